@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// The `joinlab` command. The sources are TypeScript; tsx's loader compiles them on import so a
+// checkout runs without a build step (`npx joinlab …`).
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../adapters/cli/main.ts');
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,99 @@
+/**
+ * The configuration: one flat object of dotted keys (`hash.mode`, `pushdown.keyRangeBitmap`),
+ * validated with zod.
+ *
+ * Files may nest (`hash: { mode: partitioned }`) or use dotted keys; both flatten to the same
+ * object before validation, and `--set k=v` overrides are applied on top. Strategy *names*
+ * (`join`, `pushdown`, `hashmap`, …) are only checked to be words here: which names exist depends
+ * on the extensions loaded, so the registry checks them when a run resolves its strategies.
+ * Unknown keys are an error naming the key (a typo must not silently run the default).
+ */
+import { z } from 'zod';
+import { ConfigError } from '../errors.ts';
+import { parseByteSize } from '../memory/pool.ts';
+
+const strategyName = z.string().regex(/^[A-Za-z0-9_.\-]+$/, 'a strategy name (letters, digits, . _ -)');
+const positiveInt = z.coerce.number().int().positive();
+const bool = z.preprocess((v) => {
+  if (typeof v !== 'string') return v;
+  const s = v.trim().toLowerCase();
+  if (['true', 'yes', 'on', '1'].includes(s)) return true;
+  if (['false', 'no', 'off', '0'].includes(s)) return false;
+  return v;
+}, z.boolean());
+const byteSize = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  try {
+    return parseByteSize(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+
+export const configSchema = z
+  .object({
+    extensions: z.array(z.string()).default([]),
+    join: strategyName.default('nested-loop'),
+    'hash.mode': z.enum(['collect-left', 'partitioned']).default('collect-left'),
+    'hash.partitions': positiveInt.max(1024).default(4),
+    'hash.build': z.enum(['left', 'right', 'auto']).default('auto'),
+    hashmap: strategyName.default('auto'),
+    pushdown: strategyName.default('none'),
+    'pushdown.keyRangeBitmap': bool.default(true),
+    'pushdown.inlistMaxDistinct': positiveInt.default(150),
+    'pushdown.inlistMaxBytes': positiveInt.default(131072),
+    'smj.existence': strategyName.default('bitwise'),
+    'pwmj.search': strategyName.default('binary'),
+    'pwmj.prefilter': bool.default(true),
+    batchSize: positiveInt.max(1 << 24).default(8192),
+    memoryLimit: byteSize.default(Infinity),
+  })
+  .strict();
+
+export type Config = z.output<typeof configSchema>;
+export type ConfigInput = z.input<typeof configSchema>;
+export const CONFIG_KEYS = Object.keys(configSchema.shape) as (keyof Config)[];
+
+/** Nested objects become dotted keys: `{hash: {mode: 'x'}}` -> `{'hash.mode': 'x'}`. Arrays stay. */
+export function flattenConfig(input: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new ConfigError(`configuration must be an object${prefix ? ` at '${prefix}'` : ''}`);
+  }
+  for (const [k, v] of Object.entries(input)) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !(CONFIG_KEYS as string[]).includes(key)) {
+      flattenConfig(v, key, out);
+    } else {
+      out[key] = v;
+    }
+  }
+  return out;
+}
+
+/** Validates (and fills defaults of) a possibly nested config object. */
+export function parseConfig(input: unknown = {}): Config {
+  const flat = flattenConfig(input);
+  const result = configSchema.safeParse(flat);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    throw new ConfigError(`unknown config key '${key}'; known keys: ${CONFIG_KEYS.join(', ')}`, key);
+  }
+  const key = issue.path.join('.');
+  const value = key in flat ? ` (got ${JSON.stringify(flat[key])})` : '';
+  throw new ConfigError(`invalid config value for '${key}'${value}: ${issue.message}`, key);
+}
+
+/** Applies `key=value` overrides (from `--set`) on top of a flat or nested config object. */
+export function applyOverrides(base: unknown, overrides: readonly string[]): Record<string, unknown> {
+  const flat = flattenConfig(base ?? {});
+  for (const o of overrides) {
+    const eq = o.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--set expects KEY=VALUE, got '${o}'`);
+    const key = o.slice(0, eq).trim();
+    const value = o.slice(eq + 1).trim();
+    flat[key] = key === 'extensions' ? value.split(',').filter(Boolean) : value;
+  }
+  return flat;
+}

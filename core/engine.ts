@@ -1,0 +1,141 @@
+/**
+ * The engine: a validated configuration plus a registry with the built-in and configured
+ * extensions loaded. It binds a join spec to its inputs, resolves the configured algorithm and
+ * runs it, returning the output (as a stream or a table) and the metrics.
+ *
+ * Everything the CLI does goes through here, so a library user gets the same checks, errors and
+ * metrics as the command line.
+ */
+import { Table, type RecordBatch, type Schema } from 'apache-arrow';
+import { parseConfig, type Config } from './config/schema.ts';
+import { UnsupportedJoinError } from './errors.ts';
+import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
+import { MemoryPool } from './memory/pool.ts';
+import { SpillManager } from './memory/spill.ts';
+import { newOperatorMetrics, type OperatorMetrics, type ScanMetrics } from './metrics.ts';
+import { bindJoin, type BoundJoin } from './plan.ts';
+import { BUILTIN_EXTENSIONS } from './registry/builtins.ts';
+import { loadExtensions } from './registry/extensions.ts';
+import { Registry } from './registry/registry.ts';
+import { ALL_SLOTS, JOIN } from './registry/slots.ts';
+import { toJoinSpec, type JoinSpecInput } from './spec.ts';
+import type { JoinSpec } from './types.ts';
+import { openScan } from '../operators/scan/open.ts';
+import type { Scan } from '../operators/scan/types.ts';
+
+/** A join input: an Arrow table, a file path (.parquet, .arrow), or an already opened scan. */
+export type JoinInput = Table | string | Scan;
+
+export interface JoinMetrics {
+  rows: number;
+  elapsedMs: number;
+  algorithm: string;
+  config: Config;
+  scans: { left: ScanMetrics; right: ScanMetrics };
+  operators: Record<string, OperatorMetrics>;
+}
+
+export interface JoinStream {
+  readonly schema: Schema;
+  readonly batches: AsyncIterable<RecordBatch>;
+  /** Filled while `batches` is consumed; final once it is exhausted. */
+  readonly metrics: JoinMetrics;
+}
+
+export interface JoinResult {
+  readonly table: Table;
+  readonly metrics: JoinMetrics;
+}
+
+export interface EngineOptions {
+  /** Directory relative extension paths resolve against (default: the working directory). */
+  readonly baseDir?: string;
+}
+
+function isScan(x: JoinInput): x is Scan {
+  return typeof x === 'object' && !(x instanceof Table) && typeof (x as Scan).batches === 'function';
+}
+
+async function toScan(input: JoinInput, name: string): Promise<Scan> {
+  return isScan(input) ? input : openScan(input, name);
+}
+
+export class Engine {
+  private constructor(
+    readonly config: Config,
+    readonly registry: Registry,
+  ) {}
+
+  /** Validates `config` (nested or dotted keys), loads built-in then configured extensions. */
+  static async create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
+    const parsed = parseConfig(config);
+    const registry = new Registry();
+    for (const slot of ALL_SLOTS) registry.declareSlot(slot);
+    await loadExtensions(registry, BUILTIN_EXTENSIONS);
+    await loadExtensions(registry, parsed.extensions, options.baseDir);
+    const engine = new Engine(parsed, registry);
+    engine.algorithm(); // fail fast on an unknown `join`
+    return engine;
+  }
+
+  /** The same engine with some config keys changed (e.g. one experiment variant). */
+  async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
+    return Engine.create({ ...this.config, ...overrides }, options);
+  }
+
+  algorithm(name = this.config.join): JoinAlgorithm {
+    return this.registry.resolve(JOIN, name);
+  }
+
+  /** Checks a spec against two schemas and the configured algorithm, without reading data. */
+  bind(spec: JoinSpec | JoinSpecInput, leftSchema: Schema, rightSchema: Schema): BoundJoin {
+    const bound = bindJoin(normalizeSpec(spec), leftSchema, rightSchema);
+    const reason = this.algorithm().unsupportedReason(bound);
+    if (reason) throw new UnsupportedJoinError(`join algorithm '${this.config.join}' cannot run this join: ${reason}`);
+    return bound;
+  }
+
+  async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinStream> {
+    const [leftScan, rightScan] = await Promise.all([toScan(left, 'left'), toScan(right, 'right')]);
+    const bound = this.bind(spec, leftScan.schema, rightScan.schema);
+    const algorithm = this.algorithm();
+    const pool = new MemoryPool(this.config.memoryLimit);
+    const spill = new SpillManager();
+    const opMetrics = newOperatorMetrics(algorithm.name);
+    const operators: Record<string, OperatorMetrics> = { join: opMetrics };
+    const metrics: JoinMetrics = {
+      rows: 0,
+      elapsedMs: 0,
+      algorithm: algorithm.name,
+      config: this.config,
+      scans: { left: leftScan.metrics, right: rightScan.metrics },
+      operators,
+    };
+    const ctx: JoinContext = { config: this.config, registry: this.registry, pool, spill, metrics: opMetrics, operators, signal: options.signal };
+    async function* run(): AsyncIterable<RecordBatch> {
+      const started = performance.now();
+      try {
+        for await (const b of algorithm.execute(bound, { left: leftScan, right: rightScan }, ctx)) {
+          metrics.rows += b.numRows;
+          yield b;
+        }
+      } finally {
+        metrics.elapsedMs = performance.now() - started;
+        opMetrics.peakReservedBytes = Math.max(opMetrics.peakReservedBytes, pool.peak);
+        await spill.close();
+      }
+    }
+    return { schema: bound.outputSchema, batches: run(), metrics };
+  }
+
+  async join(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinResult> {
+    const s = await this.stream(spec, left, right, options);
+    const batches: RecordBatch[] = [];
+    for await (const b of s.batches) batches.push(b);
+    return { table: new Table(s.schema, batches), metrics: s.metrics };
+  }
+}
+
+function normalizeSpec(spec: JoinSpec | JoinSpecInput): JoinSpec {
+  return 'nullEquality' in spec ? spec : toJoinSpec(spec);
+}

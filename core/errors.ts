@@ -1,0 +1,147 @@
+/**
+ * Typed errors, one class per kind of failure a user can cause.
+ *
+ * Every message names the thing at fault (column, type, file, setting) so the CLI can print it as
+ * one line and exit 2. Anything that is *not* a `JoinlabError` is a bug in joinlab and keeps its
+ * stack trace.
+ */
+
+export type ErrorKind =
+  | 'usage'
+  | 'config'
+  | 'unknown-strategy'
+  | 'missing-column'
+  | 'key-type-mismatch'
+  | 'unsupported-type'
+  | 'file-not-found'
+  | 'corrupt-file'
+  | 'memory-limit'
+  | 'expression'
+  | 'unsupported-join'
+  | 'cancelled';
+
+export abstract class JoinlabError extends Error {
+  abstract readonly kind: ErrorKind;
+  /** Exit code the CLI uses for this error. */
+  readonly exitCode: number = 2;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Malformed command line or API call (e.g. `--on a` without `=`). */
+export class UsageError extends JoinlabError {
+  readonly kind = 'usage' as const;
+}
+
+/** A configuration key or value that fails validation. */
+export class ConfigError extends JoinlabError {
+  readonly kind = 'config' as const;
+  constructor(
+    message: string,
+    readonly key?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A strategy name that is not registered in its slot; the message lists the registered names. */
+export class UnknownStrategyError extends JoinlabError {
+  readonly kind = 'unknown-strategy' as const;
+  constructor(
+    readonly slot: string,
+    readonly requested: string,
+    readonly available: readonly string[],
+  ) {
+    super(
+      `unknown ${slot} strategy '${requested}'; registered: ${available.length ? available.join(', ') : '(none)'}`,
+    );
+  }
+}
+
+export class MissingColumnError extends JoinlabError {
+  readonly kind = 'missing-column' as const;
+  constructor(
+    readonly column: string,
+    readonly where: string,
+    readonly available: readonly string[],
+  ) {
+    super(`column '${column}' not found in ${where}; columns: ${available.join(', ')}`);
+  }
+}
+
+export class KeyTypeMismatchError extends JoinlabError {
+  readonly kind = 'key-type-mismatch' as const;
+  constructor(
+    readonly leftColumn: string,
+    readonly leftType: string,
+    readonly rightColumn: string,
+    readonly rightType: string,
+    detail = 'cannot be compared',
+  ) {
+    super(`key types do not match: left.${leftColumn} (${leftType}) and right.${rightColumn} (${rightType}) ${detail}`);
+  }
+}
+
+export class UnsupportedTypeError extends JoinlabError {
+  readonly kind = 'unsupported-type' as const;
+  constructor(
+    readonly column: string,
+    readonly type: string,
+    readonly context: string,
+  ) {
+    super(`column '${column}' has type ${type}, which is not supported ${context}`);
+  }
+}
+
+export class FileNotFoundError extends JoinlabError {
+  readonly kind = 'file-not-found' as const;
+  constructor(readonly path: string) {
+    super(`file not found: ${path}`);
+  }
+}
+
+/** A file that exists but cannot be decoded (truncated Parquet, bad magic, broken IPC stream). */
+export class CorruptFileError extends JoinlabError {
+  readonly kind = 'corrupt-file' as const;
+  constructor(
+    readonly path: string,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot read ${path}: ${detail}`, options);
+  }
+}
+
+export class MemoryLimitError extends JoinlabError {
+  readonly kind = 'memory-limit' as const;
+  constructor(
+    readonly consumer: string,
+    readonly requested: number,
+    readonly reserved: number,
+    readonly limit: number,
+  ) {
+    super(
+      `memory limit exceeded: ${consumer} asked for ${requested} bytes with ${reserved} of ${limit} reserved (memoryLimit=${limit})`,
+    );
+  }
+}
+
+/** A residual-filter expression that does not parse or does not type-check. */
+export class ExpressionError extends JoinlabError {
+  readonly kind = 'expression' as const;
+}
+
+/** A join spec the chosen algorithm cannot run (e.g. piecewise merge join without a range). */
+export class UnsupportedJoinError extends JoinlabError {
+  readonly kind = 'unsupported-join' as const;
+}
+
+export class CancelledError extends JoinlabError {
+  readonly kind = 'cancelled' as const;
+}
+
+export function isJoinlabError(e: unknown): e is JoinlabError {
+  return e instanceof JoinlabError;
+}

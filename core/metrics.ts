@@ -1,0 +1,53 @@
+/**
+ * Metrics: plain counters, one object per scan and per operator, filled while a join runs and
+ * reported by the CLI (`--json`) and the experiment runner. Counters only ever grow; a metric
+ * object is never shared between two concurrent runs.
+ */
+
+export interface ScanMetrics {
+  /** Containers (Parquet row groups / in-memory record batches) the scan could have read. */
+  containersTotal: number;
+  /** Containers skipped without decoding because the dynamic filter said "cannot match". */
+  containersPruned: number;
+  /** Rows decoded from kept containers. */
+  rowsDecoded: number;
+  /** Rows left after the row-level dynamic filter. */
+  rowsAfterFilter: number;
+  /** Bytes decoded (Parquet: uncompressed column-chunk sizes; memory: buffer bytes of kept batches). */
+  bytesDecoded: number;
+  /** Bytes in pruned containers (what the filter saved). */
+  bytesSkipped: number;
+  elapsedMs: number;
+}
+
+export function newScanMetrics(): ScanMetrics {
+  return {
+    containersTotal: 0,
+    containersPruned: 0,
+    rowsDecoded: 0,
+    rowsAfterFilter: 0,
+    bytesDecoded: 0,
+    bytesSkipped: 0,
+    elapsedMs: 0,
+  };
+}
+
+export interface OperatorMetrics {
+  name: string;
+  outputRows: number;
+  outputBatches: number;
+  elapsedMs: number;
+  peakReservedBytes: number;
+  spilledBytes: number;
+  spillFiles: number;
+  /** Free-form counters specific to one operator (e.g. `buildRows`, `probeRows`, `pairsTested`). */
+  counters: Record<string, number>;
+}
+
+export function newOperatorMetrics(name: string): OperatorMetrics {
+  return { name, outputRows: 0, outputBatches: 0, elapsedMs: 0, peakReservedBytes: 0, spilledBytes: 0, spillFiles: 0, counters: {} };
+}
+
+export function bump(m: OperatorMetrics, counter: string, by = 1): void {
+  m.counters[counter] = (m.counters[counter] ?? 0) + by;
+}

@@ -1,0 +1,74 @@
+/**
+ * Binding a join spec to two input schemas: every check that can fail on user input happens
+ * here, once, before any data is read — missing key/filter columns, key types that cannot be
+ * compared, a null-aware anti join with more than one key — so operators can assume a valid plan.
+ *
+ * The bound join carries the reconciled `KeyKind` per key pair (so both sides normalise to the
+ * same representation), the compiled residual filter and the output schema.
+ */
+import type { Schema } from 'apache-arrow';
+import { MissingColumnError, UnsupportedJoinError } from './errors.ts';
+import { compileFilter, type CompiledFilter } from './expr/evaluate.ts';
+import { resolveKeyKind } from './keys/resolve.ts';
+import type { KeyKind } from './keys/types.ts';
+import { joinOutputSchema } from './output-schema.ts';
+import { isAntiJoin, type JoinSpec, type Side } from './types.ts';
+
+export interface BoundJoin {
+  readonly spec: JoinSpec;
+  readonly leftSchema: Schema;
+  readonly rightSchema: Schema;
+  readonly outputSchema: Schema;
+  /** Key column names per side, in key-pair order. */
+  readonly leftKeys: readonly string[];
+  readonly rightKeys: readonly string[];
+  /** Common kind per key pair. */
+  readonly keyKinds: readonly KeyKind[];
+  /** Common kind of the range predicate's two columns. */
+  readonly rangeKind?: KeyKind;
+  readonly filter?: CompiledFilter;
+}
+
+export function requireColumn(schema: Schema, name: string, side: Side): void {
+  if (!schema.fields.some((f) => f.name === name)) {
+    throw new MissingColumnError(
+      name,
+      `the ${side} input`,
+      schema.fields.map((f) => f.name),
+    );
+  }
+}
+
+function typeOf(schema: Schema, name: string) {
+  return schema.fields.find((f) => f.name === name)!.type;
+}
+
+export function bindJoin(spec: JoinSpec, leftSchema: Schema, rightSchema: Schema): BoundJoin {
+  for (const k of spec.on) {
+    requireColumn(leftSchema, k.left, 'left');
+    requireColumn(rightSchema, k.right, 'right');
+  }
+  const keyKinds = spec.on.map((k) => resolveKeyKind(typeOf(leftSchema, k.left), typeOf(rightSchema, k.right), k.left, k.right));
+  let rangeKind: KeyKind | undefined;
+  if (spec.range) {
+    requireColumn(leftSchema, spec.range.left, 'left');
+    requireColumn(rightSchema, spec.range.right, 'right');
+    rangeKind = resolveKeyKind(typeOf(leftSchema, spec.range.left), typeOf(rightSchema, spec.range.right), spec.range.left, spec.range.right);
+  }
+  if (spec.nullAware) {
+    if (!isAntiJoin(spec.type)) throw new UnsupportedJoinError(`null-aware (NOT IN) applies only to left-anti or right-anti joins, not ${spec.type}`);
+    if (spec.on.length !== 1) throw new UnsupportedJoinError(`null-aware (NOT IN) anti join needs exactly one key pair, got ${spec.on.length}`);
+  }
+  const filter = spec.filter ? compileFilter(spec.filter, leftSchema, rightSchema) : undefined;
+  return {
+    spec,
+    leftSchema,
+    rightSchema,
+    outputSchema: joinOutputSchema(spec.type, leftSchema, rightSchema),
+    leftKeys: spec.on.map((k) => k.left),
+    rightKeys: spec.on.map((k) => k.right),
+    keyKinds,
+    rangeKind,
+    filter,
+  };
+}

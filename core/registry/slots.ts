@@ -1,0 +1,17 @@
+/**
+ * The slots of the registry and the config key that picks a strategy in each.
+ *
+ * Only `join` and `pushdown` have their full contracts here yet; the other slots are declared so
+ * `joinlab strategies` shows the whole shape of the system, and extensions can already fill them.
+ */
+import type { JoinAlgorithm } from '../join-algorithm.ts';
+import type { PushdownPolicy } from '../pushdown.ts';
+import { defineSlot, type Strategy } from './registry.ts';
+
+export const JOIN = defineSlot<JoinAlgorithm>('join', 'join algorithm (config key: join)');
+export const PUSHDOWN = defineSlot<PushdownPolicy>('pushdown', 'dynamic-filter pushdown policy (config key: pushdown)');
+export const HASHMAP = defineSlot<Strategy>('hashmap', 'hash-table layout for hash-join builds (config key: hashmap)');
+export const SMJ_EXISTENCE = defineSlot<Strategy>('smj.existence', 'sort-merge join stream for semi/anti/mark (config key: smj.existence)');
+export const PWMJ_SEARCH = defineSlot<Strategy>('pwmj.search', 'piecewise merge join first-match search (config key: pwmj.search)');
+
+export const ALL_SLOTS = [JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH] as const;

@@ -1,0 +1,24 @@
+/**
+ * joinlab's library entry point. Build an engine from a config object, run a join spec on Arrow
+ * tables or files, get back an Arrow table (or a stream of record batches) plus the metrics:
+ *
+ *   const engine = await Engine.create({ join: 'nested-loop', batchSize: 4096 });
+ *   const { table, metrics } = await engine.join({ type: 'inner', on: 'id=id' }, leftTable, 'right.parquet');
+ */
+export { Engine, type EngineOptions, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream } from './core/engine.ts';
+export { parseConfig, CONFIG_KEYS, type Config, type ConfigInput } from './core/config/schema.ts';
+export { loadConfig } from './core/config/load.ts';
+export { toJoinSpec, parseOn, parseRange, type JoinSpecInput } from './core/spec.ts';
+export * from './core/types.ts';
+export * from './core/errors.ts';
+export * as expr from './core/expr/ast.ts';
+export { parseExpr } from './core/expr/parse.ts';
+export { Registry, defineSlot, type Slot, type Strategy, type StrategyInfo, type SlotInfo } from './core/registry/registry.ts';
+export { ALL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH } from './core/registry/slots.ts';
+export type { Extension } from './core/registry/extensions.ts';
+export type { JoinAlgorithm, JoinContext, JoinInputs } from './core/join-algorithm.ts';
+export type { PushdownPolicy, BuildSummary } from './core/pushdown.ts';
+export type { BoundJoin } from './core/plan.ts';
+export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './operators/scan/types.ts';
+export { DynamicFilter } from './operators/scan/types.ts';
+export type { ScanMetrics, OperatorMetrics } from './core/metrics.ts';

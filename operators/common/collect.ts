@@ -1,0 +1,20 @@
+/**
+ * Draining a scan into memory under the memory pool: the operators that must see a whole side
+ * (the nested-loop join both, a hash join its build) reserve each batch's bytes before keeping it,
+ * so a too-large input fails with a `MemoryLimitError` naming the operator instead of exhausting
+ * the process.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import { batchByteSize } from '../../core/arrow/size.ts';
+import type { Reservation } from '../../core/memory/pool.ts';
+import type { Scan, ScanOptions } from '../scan/types.ts';
+
+export async function collectScan(scan: Scan, reservation: Reservation, options?: ScanOptions): Promise<RecordBatch[]> {
+  const out: RecordBatch[] = [];
+  for await (const b of scan.batches(options)) {
+    if (b.numRows === 0) continue;
+    reservation.grow(batchByteSize(b));
+    out.push(b);
+  }
+  return out;
+}

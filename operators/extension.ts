@@ -1,0 +1,15 @@
+/**
+ * The built-in join algorithms, registered exactly the way a third-party extension registers
+ * its own (see core/registry/extensions.ts).
+ */
+import type { Extension } from '../core/registry/extensions.ts';
+import { JOIN } from '../core/registry/slots.ts';
+import { NestedLoopJoin } from './nested-loop-join.ts';
+
+const extension: Extension = {
+  name: 'joinlab.joins',
+  load(registry) {
+    registry.register(JOIN, new NestedLoopJoin());
+  },
+};
+export default extension;

@@ -1,0 +1,243 @@
+/**
+ * The nested-loop join: the oracle every other algorithm is fuzzed against.
+ *
+ * It is deliberately the most literal reading of the semantics: both inputs are collected, every
+ * (left row, right row) pair is tested — keys column by column with explicit NULL rules, then the
+ * range predicate, then the residual filter — and the join type decides what is emitted. Work is
+ * still batch-wise: comparators are built once per (left batch, right batch) pair and candidate
+ * pairs are evaluated against the residual filter in blocks.
+ *
+ * NULL rules: under `null-equals-nothing` a NULL in any key column never matches; under
+ * `null-equals-null` two NULLs in the same key column are equal. A range predicate with a NULL
+ * operand is false. Null-aware anti (`outer NOT IN (SELECT inner.k … WHERE filter)`) is evaluated
+ * per outer row o over S(o) = the inner rows passing the filter: o is kept iff S(o) is empty, or
+ * o's key is not NULL, no key in S(o) is NULL and none equals o's key.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import { RowSource } from '../core/arrow/gather.ts';
+import { Bitset } from '../core/bitset.ts';
+import type { JoinAlgorithm, JoinContext, JoinInputs } from '../core/join-algorithm.ts';
+import { makeKeyComparator } from '../core/keys/compare.ts';
+import { normalizeKeys } from '../core/keys/normalize.ts';
+import type { KeyColumn, KeyComparator } from '../core/keys/types.ts';
+import { bump } from '../core/metrics.ts';
+import type { BoundJoin } from '../core/plan.ts';
+import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../core/types.ts';
+import { collectScan } from './common/collect.ts';
+import { OutputAssembler } from './common/output.ts';
+
+/** Candidate pairs evaluated against the residual filter at once. */
+const FILTER_BLOCK = 4096;
+
+/** Per key column: a comparator and both sides' NULL masks, for one (left, right) batch pair. */
+interface ColumnTest {
+  readonly cmp: KeyComparator;
+  readonly leftNulls: Uint8Array | null;
+  readonly rightNulls: Uint8Array | null;
+}
+
+function columnTests(left: readonly KeyColumn[], right: readonly KeyColumn[]): ColumnTest[] {
+  return left.map((l, c) => ({ cmp: makeKeyComparator([l], [right[c]!]), leftNulls: l.nulls, rightNulls: right[c]!.nulls }));
+}
+
+function keysEqual(tests: readonly ColumnTest[], i: number, j: number, nullEqualsNull: boolean): boolean {
+  for (let c = 0; c < tests.length; c++) {
+    const t = tests[c]!;
+    const ln = t.leftNulls !== null && t.leftNulls[i] === 1;
+    const rn = t.rightNulls !== null && t.rightNulls[j] === 1;
+    if (ln || rn) {
+      if (nullEqualsNull && ln && rn) continue;
+      return false;
+    }
+    if (!t.cmp.equal(i, j)) return false;
+  }
+  return true;
+}
+
+function rangeHolds(t: ColumnTest, op: RangeOp, i: number, j: number): boolean {
+  if ((t.leftNulls !== null && t.leftNulls[i] === 1) || (t.rightNulls !== null && t.rightNulls[j] === 1)) return false;
+  const c = t.cmp.compare(i, j);
+  switch (op) {
+    case '<':
+      return c < 0;
+    case '<=':
+      return c <= 0;
+    case '>':
+      return c > 0;
+    case '>=':
+      return c >= 0;
+  }
+}
+
+/** Per-side facts gathered while testing pairs. */
+class SideState {
+  readonly matched: Bitset;
+  /** Null-aware anti only: the outer row saw a filter-passing inner row / one with a NULL key. */
+  readonly nonEmpty: Bitset;
+  readonly sawNull: Bitset;
+  constructor(readonly rows: number) {
+    this.matched = new Bitset(rows);
+    this.nonEmpty = new Bitset(rows);
+    this.sawNull = new Bitset(rows);
+  }
+}
+
+export class NestedLoopJoin implements JoinAlgorithm {
+  readonly name = 'nested-loop';
+  readonly description = 'tests every (left, right) pair; the simple oracle all other algorithms are checked against';
+
+  unsupportedReason(): string | null {
+    return null; // every join type, keys, range, filter and null-aware anti
+  }
+
+  async *execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch> {
+    const started = performance.now();
+    const reservation = ctx.pool.reservation('nested-loop-join');
+    try {
+      const leftBatches = await collectScan(inputs.left, reservation, { signal: ctx.signal });
+      const rightBatches = await collectScan(inputs.right, reservation, { signal: ctx.signal });
+      bump(ctx.metrics, 'leftRows', sum(leftBatches));
+      bump(ctx.metrics, 'rightRows', sum(rightBatches));
+      for (const b of this.#join(join, leftBatches, rightBatches, ctx)) {
+        ctx.metrics.outputRows += b.numRows;
+        ctx.metrics.outputBatches++;
+        yield b;
+      }
+    } finally {
+      ctx.metrics.peakReservedBytes = Math.max(ctx.metrics.peakReservedBytes, reservation.size);
+      reservation.free();
+      ctx.metrics.elapsedMs += performance.now() - started;
+    }
+  }
+
+  *#join(join: BoundJoin, leftBatches: RecordBatch[], rightBatches: RecordBatch[], ctx: JoinContext): Generator<RecordBatch> {
+    const { spec } = join;
+    const left = new RowSource(leftBatches, join.leftSchema);
+    const right = new RowSource(rightBatches, join.rightSchema);
+    const leftState = new SideState(left.numRows);
+    const rightState = new SideState(right.numRows);
+    const sides = outputSides(spec.type);
+    const batchSize = ctx.config.batchSize;
+    const out =
+      sides === 'both'
+        ? OutputAssembler.pairs(join.outputSchema, batchSize, left, right)
+        : OutputAssembler.oneSide(join.outputSchema, batchSize, sides === 'left' ? left : right, isMarkJoin(spec.type));
+    const emitPairs = sides === 'both';
+    const nullEqualsNull = spec.nullEquality === 'null-equals-null';
+    const nullAware = spec.nullAware;
+    const outer: Side = sides === 'right' ? 'right' : 'left';
+
+    const leftKeys = leftBatches.map((b) => normalizeKeys(b, join.leftKeys as string[], join.keyKinds as never));
+    const rightKeys = rightBatches.map((b) => normalizeKeys(b, join.rightKeys as string[], join.keyKinds as never));
+    const range = spec.range;
+    const leftRange = range ? leftBatches.map((b) => normalizeKeys(b, [range.left], [join.rangeKind!])) : null;
+    const rightRange = range ? rightBatches.map((b) => normalizeKeys(b, [range.right], [join.rangeKind!])) : null;
+
+    const blockL = new Int32Array(FILTER_BLOCK);
+    const blockR = new Int32Array(FILTER_BLOCK);
+    let pairsTested = 0;
+
+    let leftBase = 0;
+    for (let lb = 0; lb < leftBatches.length; lb++) {
+      const lBatch = leftBatches[lb]!;
+      let rightBase = 0;
+      for (let rb = 0; rb < rightBatches.length; rb++) {
+        if (ctx.signal?.aborted) throw ctx.signal.reason;
+        const rBatch = rightBatches[rb]!;
+        const keyTests = columnTests(leftKeys[lb]!, rightKeys[rb]!);
+        const rangeTest = range ? columnTests(leftRange![lb]!, rightRange![rb]!)[0]! : null;
+        let n = 0;
+
+        // Tests the block of candidate pairs against the filter and records the outcomes.
+        const settle = function* (): Generator<RecordBatch> {
+          const pass = join.filter ? join.filter.evaluate(lBatch, blockL, rBatch, blockR, n) : null;
+          for (let k = 0; k < n; k++) {
+            if (pass !== null && pass[k] !== 1) continue;
+            const i = blockL[k]!;
+            const j = blockR[k]!;
+            if (nullAware) {
+              // The filter decides membership in S(o); the inner key decides NULL / equality.
+              const outerIsLeft = outer === 'left';
+              const state = outerIsLeft ? leftState : rightState;
+              const g = outerIsLeft ? leftBase + i : rightBase + j;
+              const innerNulls = outerIsLeft ? keyTests[0]!.rightNulls : keyTests[0]!.leftNulls;
+              state.nonEmpty.set(g);
+              if (innerNulls !== null && innerNulls[outerIsLeft ? j : i] === 1) state.sawNull.set(g);
+              else if (keysEqual(keyTests, i, j, false)) state.matched.set(g);
+              continue;
+            }
+            leftState.matched.set(leftBase + i);
+            rightState.matched.set(rightBase + j);
+            if (emitPairs && out.addPair(leftBase + i, rightBase + j)) yield out.flush()!;
+          }
+          n = 0;
+        };
+
+        for (let i = 0; i < lBatch.numRows; i++) {
+          for (let j = 0; j < rBatch.numRows; j++) {
+            pairsTested++;
+            if (!nullAware) {
+              if (!keysEqual(keyTests, i, j, nullEqualsNull)) continue;
+              if (rangeTest && !rangeHolds(rangeTest, range!.op, i, j)) continue;
+            }
+            blockL[n] = i;
+            blockR[n] = j;
+            if (++n === FILTER_BLOCK) yield* settle();
+          }
+        }
+        if (n > 0) yield* settle();
+        rightBase += rBatch.numRows;
+      }
+      leftBase += lBatch.numRows;
+    }
+    bump(ctx.metrics, 'pairsTested', pairsTested);
+
+    if (emitPairs) {
+      if (keepsUnmatched(spec.type, 'left')) {
+        for (let i = 0; i < left.numRows; i++) if (!leftState.matched.get(i) && out.addPair(i, -1)) yield out.flush()!;
+      }
+      if (keepsUnmatched(spec.type, 'right')) {
+        for (let j = 0; j < right.numRows; j++) if (!rightState.matched.get(j) && out.addPair(-1, j)) yield out.flush()!;
+      }
+    } else {
+      const state = sides === 'left' ? leftState : rightState;
+      const keys = sides === 'left' ? leftKeys : rightKeys;
+      const keep = nullAware ? nullAwareKeep(state, keys) : null;
+      const mark = isMarkJoin(spec.type);
+      const semi = isSemiJoin(spec.type);
+      for (let r = 0; r < state.rows; r++) {
+        const matched = state.matched.get(r);
+        let emit: boolean;
+        if (mark) emit = true;
+        else if (keep) emit = keep.get(r);
+        else emit = semi ? matched : !matched;
+        if (emit && out.addRow(r, matched)) yield out.flush()!;
+      }
+    }
+    const last = out.flush();
+    if (last) yield last;
+  }
+}
+
+/** The NOT IN decision per outer row (see the module comment). */
+function nullAwareKeep(state: SideState, keys: readonly (readonly KeyColumn[])[]): Bitset {
+  const keep = new Bitset(state.rows);
+  let base = 0;
+  for (const cols of keys) {
+    const nulls = cols[0]!.nulls;
+    const len = cols[0]!.length;
+    for (let r = 0; r < len; r++) {
+      const g = base + r;
+      if (!state.nonEmpty.get(g)) keep.set(g);
+      else if (!(nulls !== null && nulls[r] === 1) && !state.sawNull.get(g) && !state.matched.get(g)) keep.set(g);
+    }
+    base += len;
+  }
+  return keep;
+}
+
+function sum(batches: readonly RecordBatch[]): number {
+  let n = 0;
+  for (const b of batches) n += b.numRows;
+  return n;
+}

@@ -1,0 +1,93 @@
+/**
+ * The scan contract: a scan reads a table as a sequence of *containers* — units it can skip
+ * without decoding (a Parquet row group, or one record batch of an in-memory table) — and asks
+ * the current dynamic filter, per container, whether it may hold a match before decoding it.
+ *
+ * A pruning answer may only ever be "maybe": `mayContain` returns false only when *no* row of the
+ * container can pass the row-level predicate. Missing or unusable statistics mean "maybe".
+ *
+ * The filter is *dynamic*: a join publishes it once its build side is complete, possibly while
+ * the scan is already running, so the scan re-reads `DynamicFilter.current()` before every
+ * container.
+ */
+import type { RecordBatch, Schema } from 'apache-arrow';
+import type { ScanMetrics } from '../../core/metrics.ts';
+
+/**
+ * A min/max statistic in a type-stable form: 8/16/32-bit ints, floats, dates (days) as `number`;
+ * 64-bit ints, timestamps (in the column's unit) and decimals (unscaled) as `bigint`; strings as
+ * `string`; binary as `Uint8Array`; booleans as `boolean`.
+ */
+export type StatValue = number | bigint | string | boolean | Uint8Array;
+
+export interface ColumnStats {
+  /** `null` when unknown (or the column is all NULL). */
+  readonly min: StatValue | null;
+  readonly max: StatValue | null;
+  /** `null` when unknown. */
+  readonly nullCount: number | null;
+}
+
+export interface ContainerStats {
+  readonly index: number;
+  readonly numRows: number;
+  /** Bytes the container costs to decode (uncompressed size, or Arrow buffer bytes). */
+  readonly bytes: number;
+  /** Stats of one column, or `undefined` when the container carries none for it. */
+  column(name: string): ColumnStats | undefined;
+}
+
+/** What a published dynamic filter offers a scan. */
+export interface ScanPredicate {
+  /** Human-readable, e.g. `k BETWEEN 3 AND 90 AND k IN MAP(1000 keys)`. */
+  readonly description: string;
+  /** Columns the predicate reads (the scan must decode them even if the query does not). */
+  readonly columns: readonly string[];
+  /** false only if no row of the container can pass `selectRows`. */
+  mayContain(stats: ContainerStats): boolean;
+  /**
+   * Row-level test over a decoded batch: the ascending indices of rows that may pass, or `null`
+   * to keep every row. Must never drop a row that can match.
+   */
+  selectRows(batch: RecordBatch): Int32Array | null;
+}
+
+/**
+ * A slot a producer (a join's build side) publishes a predicate into and a consumer (a scan)
+ * reads. Until something is published the scan keeps everything.
+ */
+export class DynamicFilter {
+  #current: ScanPredicate | null = null;
+  #version = 0;
+  current(): ScanPredicate | null {
+    return this.#current;
+  }
+  /** Increments on every publish, so a consumer can tell the filter changed. */
+  get version(): number {
+    return this.#version;
+  }
+  publish(p: ScanPredicate | null): void {
+    this.#current = p;
+    this.#version++;
+  }
+}
+
+export interface ScanOptions {
+  /** Columns to produce, in this order; default: all. */
+  readonly columns?: readonly string[];
+  readonly filter?: DynamicFilter;
+  readonly signal?: AbortSignal;
+}
+
+/** A table the operators can read container by container. */
+export interface Scan {
+  /** Where the data comes from (file path or `memory:<name>`), for errors and reports. */
+  readonly source: string;
+  readonly schema: Schema;
+  /** Row count from metadata, without decoding (used e.g. to pick the build side). */
+  readonly numRows: number;
+  readonly numContainers: number;
+  readonly metrics: ScanMetrics;
+  /** Batches of the kept containers with the row filter applied; empty batches are skipped. */
+  batches(options?: ScanOptions): AsyncIterable<RecordBatch>;
+}
