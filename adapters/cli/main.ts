@@ -1,0 +1,99 @@
+/**
+ * The `joinlab` command line (commander): a thin layer over the library.
+ *
+ * Contract: a usage or input error prints ONE line `joinlab: <message>` to stderr and exits 2,
+ * with no stack trace and no output file (outputs are written atomically, after the join has
+ * completed). Anything else that escapes is a bug and is printed with its stack (exit 1).
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { loadConfig } from '../../core/config/load.ts';
+import { isJoinlabError, UsageError } from '../../core/errors.ts';
+import { JOIN_TYPES } from '../../core/types.ts';
+import { runDemo } from './demo.ts';
+import { runJoinCommand, type JoinCommandOptions } from './join-command.ts';
+import { runStrategiesCommand } from './strategies-command.ts';
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+function buildProgram(): Command {
+  const program = new Command()
+    .name('joinlab')
+    .description('Join operators over Apache Arrow data, with pluggable strategies and DuckDB parity checks.')
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({ outputError: () => {} });
+
+  program
+    .command('join')
+    .description('run one join over two files (.parquet, .arrow) and write or summarise the result')
+    .requiredOption('--left <file>', 'left input (.parquet or .arrow)')
+    .requiredOption('--right <file>', 'right input (.parquet or .arrow)')
+    .option('--on <pairs>', 'equi-keys: LEFT=RIGHT[,LEFT2=RIGHT2...]')
+    .option('--range <pred>', 'range predicate: "LEFT OP RIGHT" with OP in < <= > >=')
+    .addOption(new Option('--type <type>', 'join type').choices(JOIN_TYPES).default('inner'))
+    .option('--algorithm <name>', 'join algorithm (overrides config key join)')
+    .option('--filter <expr>', 'residual filter, e.g. "l.amount > r.limit AND r.region IS NOT NULL"')
+    .option('--null-equals-null', 'keys compare with IS NOT DISTINCT FROM (NULL matches NULL)', false)
+    .option('--null-aware', 'anti join with NOT IN semantics', false)
+    .option('--config <file>', 'config file (JSON or YAML)')
+    .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
+    .option('--out <file>', 'write the result (.parquet, .arrow or .csv)')
+    .option('--json', 'print rows, timing, config and metrics as one JSON object', false)
+    .action(async (opts: JoinCommandOptions) => {
+      if (!opts.on && !opts.range) throw new UsageError('join needs --on LEFT=RIGHT[,…] or --range "LEFT OP RIGHT"');
+      await runJoinCommand(opts);
+    });
+
+  program
+    .command('strategies')
+    .description('list every registry slot and the strategies registered in it')
+    .option('--config <file>', 'config file (its extensions are loaded too)')
+    .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
+    .option('--json', 'machine-readable output', false)
+    .action(async (opts: { config?: string; set: string[]; json: boolean }) => {
+      const config = await loadConfig({ file: opts.config, set: opts.set });
+      await runStrategiesCommand(config, opts.json);
+    });
+
+  program
+    .command('demo')
+    .description('generate a small built-in data set, run every join algorithm and join type, check each against DuckDB')
+    .option('--rows <n>', 'left rows (the right side gets a quarter)', '20000')
+    .option('--seed <n>', 'data seed', '7')
+    .option('--config <file>', 'config file')
+    .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
+    .action(async (opts: { rows: string; seed: string; config?: string; set: string[] }) => {
+      const config = await loadConfig({ file: opts.config, set: opts.set });
+      const ok = await runDemo(config, { rows: positiveInt(opts.rows, '--rows'), seed: positiveInt(opts.seed, '--seed') });
+      if (!ok) process.exitCode = 1;
+    });
+
+  return program;
+}
+
+export function positiveInt(text: string, flag: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} expects a non-negative integer, got '${text}'`);
+  return n;
+}
+
+/** Runs the CLI; returns the process exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.exitCode === 0) return 0; // --help, --version
+      process.stderr.write(`joinlab: ${e.message.replace(/^error: /, '')}\n`);
+      return 2;
+    }
+    if (isJoinlabError(e)) {
+      process.stderr.write(`joinlab: ${e.message}\n`);
+      return e.exitCode;
+    }
+    process.stderr.write(`joinlab: internal error (please report): ${(e as Error)?.stack ?? String(e)}\n`);
+    return 1;
+  }
+}

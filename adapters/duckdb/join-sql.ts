@@ -1,0 +1,134 @@
+/**
+ * Translate a `JoinSpec` into the DuckDB SQL that means exactly the same join.
+ *
+ * This is the other half of parity testing: joinlab runs the spec, DuckDB runs this text, and the
+ * two results are compared as multisets. So the SQL mirrors joinlab's semantics clause by clause:
+ * `=` vs `IS NOT DISTINCT FROM` for the two null-equality modes, `EXISTS` / `NOT EXISTS` for
+ * semi/anti, `NOT IN` for the null-aware anti join, `EXISTS (…) AS mark` for mark joins, and the
+ * residual filter inside the join condition (so an outer join null-pads a row whose filter fails).
+ *
+ * Output column names come from the same function joinlab's operators use
+ * (`core/output-schema.ts`, re-exported here), so both agree by construction, not by convention.
+ *
+ * `l` and `r` are always the aliases of the left and right input, whichever side is returned.
+ */
+import type { JoinSpec, JoinType, KeyPair } from '../../core/types.ts';
+import { isAntiJoin, isMarkJoin, isSemiJoin, outputSides } from '../../core/types.ts';
+import { exprToSql, qualifiedColumn, quoteIdent } from '../../core/expr/sql.ts';
+import { UnsupportedJoinError, UsageError } from '../../core/errors.ts';
+import { MARK_COLUMN, outputColumnNames } from '../../core/output-schema.ts';
+
+/**
+ * The naming rule is owned by `core/output-schema.ts` (joinlab's operators build their output
+ * schema with it); re-exported here so SQL and operators cannot drift apart:
+ * left names unchanged, then right names, a right name already taken getting `_right` appended
+ * until unique (left [k, v], right [k, w] -> [k, v, k_right, w]); mark joins append `mark`.
+ */
+export { MARK_COLUMN, outputColumnNames };
+
+export const LEFT_ALIAS = 'l';
+export const RIGHT_ALIAS = 'r';
+
+export interface JoinInput {
+  /** Table (or view) name; quoted as one identifier. */
+  readonly table: string;
+  /** The input's columns, in order. */
+  readonly columns: readonly string[];
+}
+
+function keyConjunct(k: KeyPair, spec: JoinSpec): string {
+  const l = qualifiedColumn(LEFT_ALIAS, k.left);
+  const r = qualifiedColumn(RIGHT_ALIAS, k.right);
+  return spec.nullEquality === 'null-equals-null' ? `(${l} IS NOT DISTINCT FROM ${r})` : `(${l} = ${r})`;
+}
+
+function rangeConjunct(spec: JoinSpec): string[] {
+  if (!spec.range) return [];
+  const { left, op, right } = spec.range;
+  return [`(${qualifiedColumn(LEFT_ALIAS, left)} ${op} ${qualifiedColumn(RIGHT_ALIAS, right)})`];
+}
+
+function filterConjunct(spec: JoinSpec): string[] {
+  return spec.filter ? [exprToSql(spec.filter, LEFT_ALIAS, RIGHT_ALIAS)] : [];
+}
+
+function conjunction(parts: readonly string[]): string {
+  return parts.length === 0 ? 'TRUE' : parts.join(' AND ');
+}
+
+/** The full join condition: key pairs, then the range predicate, then the residual filter. */
+export function joinCondition(spec: JoinSpec): string {
+  return conjunction([...spec.on.map((k) => keyConjunct(k, spec)), ...rangeConjunct(spec), ...filterConjunct(spec)]);
+}
+
+function from(input: JoinInput, alias: string): string {
+  return `${quoteIdent(input.table)} AS ${alias}`;
+}
+
+function projection(alias: string, cols: readonly string[], names: readonly string[]): string[] {
+  return cols.map((c, i) => `${qualifiedColumn(alias, c)} AS ${quoteIdent(names[i]!)}`);
+}
+
+const JOIN_KEYWORDS: Partial<Record<JoinType, string>> = {
+  inner: 'INNER JOIN',
+  left: 'LEFT OUTER JOIN',
+  right: 'RIGHT OUTER JOIN',
+  full: 'FULL OUTER JOIN',
+};
+
+/**
+ * The DuckDB SQL for `spec` over two tables. Output columns: for inner/left/right/full, every left
+ * column then every right column (named by `outputColumnNames`); for semi/anti, the returned
+ * side's columns; for mark, the returned side's columns plus a boolean `mark`.
+ */
+export function joinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): string {
+  const side = outputSides(spec.type);
+  if (side === 'both') {
+    const names = outputColumnNames(left.columns, right.columns);
+    const cols = [
+      ...projection(LEFT_ALIAS, left.columns, names.slice(0, left.columns.length)),
+      ...projection(RIGHT_ALIAS, right.columns, names.slice(left.columns.length)),
+    ];
+    if (cols.length === 0) throw new UsageError('a join needs at least one output column');
+    return (
+      `SELECT ${cols.join(', ')} FROM ${from(left, LEFT_ALIAS)} ` +
+      `${JOIN_KEYWORDS[spec.type]} ${from(right, RIGHT_ALIAS)} ON ${joinCondition(spec)}`
+    );
+  }
+
+  // One-sided: `outer` is the side whose rows come back, `inner` the side only tested.
+  const [outer, outerAlias, inner, innerAlias] =
+    side === 'left'
+      ? ([left, LEFT_ALIAS, right, RIGHT_ALIAS] as const)
+      : ([right, RIGHT_ALIAS, left, LEFT_ALIAS] as const);
+  const cols = projection(outerAlias, outer.columns, outer.columns);
+
+  if (isMarkJoin(spec.type)) {
+    const exists = `EXISTS (SELECT 1 FROM ${from(inner, innerAlias)} WHERE ${joinCondition(spec)})`;
+    cols.push(`${exists} AS ${quoteIdent(MARK_COLUMN)}`);
+    return `SELECT ${cols.join(', ')} FROM ${from(outer, outerAlias)}`;
+  }
+  if (cols.length === 0) throw new UsageError(`a ${spec.type} join needs at least one output column`);
+  const head = `SELECT ${cols.join(', ')} FROM ${from(outer, outerAlias)}`;
+
+  if (isAntiJoin(spec.type) && spec.nullAware) {
+    if (spec.on.length !== 1) {
+      throw new UnsupportedJoinError(
+        `a null-aware (NOT IN) ${spec.type} join needs exactly one key pair, got ${spec.on.length}`,
+      );
+    }
+    const k = spec.on[0]!;
+    const [outerKey, innerKey] = side === 'left' ? [k.left, k.right] : [k.right, k.left];
+    const where = [...rangeConjunct(spec), ...filterConjunct(spec)];
+    const sub =
+      `SELECT ${qualifiedColumn(innerAlias, innerKey)} FROM ${from(inner, innerAlias)}` +
+      (where.length ? ` WHERE ${conjunction(where)}` : '');
+    return `${head} WHERE ${qualifiedColumn(outerAlias, outerKey)} NOT IN (${sub})`;
+  }
+
+  if (isSemiJoin(spec.type) || isAntiJoin(spec.type)) {
+    const not = isAntiJoin(spec.type) ? 'NOT ' : '';
+    return `${head} WHERE ${not}EXISTS (SELECT 1 FROM ${from(inner, innerAlias)} WHERE ${joinCondition(spec)})`;
+  }
+  throw new UnsupportedJoinError(`join type '${spec.type}' has no SQL translation`);
+}

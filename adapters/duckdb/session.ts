@@ -1,0 +1,752 @@
+/**
+ * One in-memory DuckDB database that speaks Arrow: load an Arrow table (or a Parquet file) as a
+ * DuckDB table, run SQL, get the result back as an Arrow table.
+ *
+ * Parity testing is only as good as this bridge: if a value changed on its way into DuckDB (an
+ * Int64 squeezed through a JS number, a NaN turned into NULL, a microsecond timestamp rounded to
+ * milliseconds, -0.0 turned into 0.0), DuckDB would answer a different question. So every Arrow
+ * type maps to its *exact* DuckDB equivalent, values are read from the raw Arrow buffers (never
+ * through Arrow's lossy getters for 64-bit temporal values), and results are converted back
+ * column-wise with matching Arrow types.
+ *
+ * Arrow -> DuckDB (loadTable):
+ *   Int8/16/32/64 -> TINYINT/SMALLINT/INTEGER/BIGINT, UInt8..64 -> UTINYINT..UBIGINT,
+ *   Float32 -> FLOAT, Float64 -> DOUBLE, Bool -> BOOLEAN,
+ *   Utf8/LargeUtf8/Utf8View -> VARCHAR, Binary/LargeBinary/BinaryView -> BLOB,
+ *   Dictionary<T> -> the mapping of T (decoded), Date32/Date64 -> DATE (Date64 floored to days),
+ *   Timestamp s/ms/us/ns -> TIMESTAMP_S/TIMESTAMP_MS/TIMESTAMP/TIMESTAMP_NS;
+ *   Timestamp with a timezone -> TIMESTAMPTZ (microseconds; ns are floored to us),
+ *   Decimal(p, s) of any bit width with 1 <= p <= 38, 0 <= s <= p -> DECIMAL(p, s).
+ * DuckDB -> Arrow (query):
+ *   integers/floats/BOOLEAN -> the same-width Arrow type, VARCHAR/ENUM/UUID -> Utf8, BLOB -> Binary,
+ *   DATE -> Date32 (DateDay), TIMESTAMP_S/MS/(us)/NS -> Timestamp(unit), TIMESTAMPTZ ->
+ *   Timestamp(us, 'UTC'), DECIMAL(w, s) -> Decimal128(w, s),
+ *   HUGEINT/UHUGEINT -> Decimal128(38, 0), which is what DuckDB's own Arrow export does: every
+ *   HUGEINT bit pattern is stored exactly, though values beyond 38 digits exceed the declared
+ *   precision; a UHUGEINT >= 2^127 cannot be represented and is an error.
+ *   SQLNULL -> Null. Anything else (TIME, INTERVAL, LIST, STRUCT, …) -> UnsupportedTypeError.
+ * Not loadable (UnsupportedTypeError naming the column): Float16, Time, Duration, Interval,
+ * FixedSizeBinary, nested types, Null, Decimal precision > 38. A timestamp's zone name is not kept
+ * (DuckDB stores the instant; it comes back as 'UTC'). DuckDB identifiers are case-insensitive, so
+ * two columns differing only in case cannot be loaded into one table.
+ */
+import { existsSync } from 'node:fs';
+import * as arrow from 'apache-arrow';
+import {
+  BIGINT,
+  BLOB,
+  BOOLEAN,
+  DATE,
+  DECIMAL,
+  DOUBLE,
+  DuckDBBlobValue,
+  DuckDBDataChunk,
+  DuckDBDateValue,
+  DuckDBDecimalValue,
+  DuckDBInstance,
+  DuckDBTimestampMillisecondsValue,
+  DuckDBTimestampNanosecondsValue,
+  DuckDBTimestampSecondsValue,
+  DuckDBTimestampTZValue,
+  DuckDBTimestampValue,
+  DuckDBTypeId,
+  DuckDBVector,
+  FLOAT,
+  INTEGER,
+  SMALLINT,
+  TIMESTAMP,
+  TIMESTAMP_MS,
+  TIMESTAMP_NS,
+  TIMESTAMP_S,
+  TIMESTAMPTZ,
+  TINYINT,
+  UBIGINT,
+  UINTEGER,
+  USMALLINT,
+  UTINYINT,
+  VARCHAR,
+} from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBType, DuckDBValue, JS } from '@duckdb/node-api';
+import { CorruptFileError, FileNotFoundError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
+import { quoteIdent, quoteString } from '../../core/expr/sql.ts';
+
+/** Rows per DuckDB data chunk when appending (DuckDB's standard vector size). */
+export const APPEND_CHUNK_ROWS = 2048;
+
+const MS_PER_DAY = 86_400_000n;
+
+// ---------------------------------------------------------------------------------------------
+// Arrow -> DuckDB
+// ---------------------------------------------------------------------------------------------
+
+/** Reads row `i` (known to be valid) of one Arrow Data as a DuckDB value. */
+type ValueReader = (i: number) => DuckDBValue;
+
+interface ColumnMapping {
+  /** DuckDB type, for the data chunk. */
+  readonly duck: DuckDBType;
+  /** The same type as SQL text, for CREATE TABLE. */
+  readonly sql: string;
+  /** Builds a reader over one Data of this column (once per batch). */
+  readonly reader: (data: arrow.Data) => ValueReader;
+}
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/** Two's-complement integer stored little-endian in `stride` 32-bit words starting at `start`. */
+export function bigIntFromWords(words: Uint32Array, start: number, stride: number): bigint {
+  let v = 0n;
+  for (let k = stride - 1; k >= 0; k--) v = (v << 32n) | BigInt(words[start + k]!);
+  return BigInt.asIntN(stride * 32, v);
+}
+
+/** Writes `v` as a 128-bit two's-complement integer into 4 little-endian words at `start`. */
+export function writeInt128Words(words: Uint32Array, start: number, v: bigint): void {
+  let x = BigInt.asUintN(128, v);
+  for (let k = 0; k < 4; k++) {
+    words[start + k] = Number(x & 0xffffffffn);
+    x >>= 32n;
+  }
+}
+
+function unsupported(field: arrow.Field, context: string): never {
+  throw new UnsupportedTypeError(field.name, String(field.type), context);
+}
+
+/** Reader for plain typed-array values (`values` is already sliced to the Data's offset). */
+const direct = (data: arrow.Data): ValueReader => {
+  const values = data.values as ArrayLike<number | bigint>;
+  return (i) => values[i]!;
+};
+
+function mapType(field: arrow.Field, type: arrow.DataType, context: string): ColumnMapping {
+  switch (type.typeId) {
+    case arrow.Type.Int: {
+      const t = type as arrow.Int;
+      const table: Record<string, [DuckDBType, string]> = {
+        'true8': [TINYINT, 'TINYINT'],
+        'true16': [SMALLINT, 'SMALLINT'],
+        'true32': [INTEGER, 'INTEGER'],
+        'true64': [BIGINT, 'BIGINT'],
+        'false8': [UTINYINT, 'UTINYINT'],
+        'false16': [USMALLINT, 'USMALLINT'],
+        'false32': [UINTEGER, 'UINTEGER'],
+        'false64': [UBIGINT, 'UBIGINT'],
+      };
+      const m = table[`${t.isSigned}${t.bitWidth}`];
+      if (!m) unsupported(field, context);
+      return { duck: m[0], sql: m[1], reader: direct };
+    }
+    case arrow.Type.Float: {
+      const t = type as arrow.Float;
+      if (t.precision === arrow.Precision.SINGLE) return { duck: FLOAT, sql: 'FLOAT', reader: direct };
+      if (t.precision === arrow.Precision.DOUBLE) return { duck: DOUBLE, sql: 'DOUBLE', reader: direct };
+      return unsupported(field, context); // Float16: DuckDB has no half-precision type
+    }
+    case arrow.Type.Bool:
+      return {
+        duck: BOOLEAN,
+        sql: 'BOOLEAN',
+        reader: (data) => {
+          const bits = data.values as Uint8Array;
+          const off = data.offset; // Bool values are not pre-sliced: the offset counts bits
+          return (i) => ((bits[(off + i) >> 3]! >> ((off + i) & 7)) & 1) === 1;
+        },
+      };
+    case arrow.Type.Utf8:
+    case arrow.Type.LargeUtf8:
+    case arrow.Type.Utf8View:
+      return {
+        duck: VARCHAR,
+        sql: 'VARCHAR',
+        reader: (data) => {
+          const v = arrow.makeVector(data);
+          return (i) => v.get(i) as string;
+        },
+      };
+    case arrow.Type.Binary:
+    case arrow.Type.LargeBinary:
+    case arrow.Type.BinaryView:
+      return {
+        duck: BLOB,
+        sql: 'BLOB',
+        reader: (data) => {
+          const v = arrow.makeVector(data);
+          return (i) => new DuckDBBlobValue(v.get(i) as Uint8Array);
+        },
+      };
+    case arrow.Type.Date: {
+      const t = type as arrow.Date_;
+      if (t.unit === arrow.DateUnit.DAY) {
+        return {
+          duck: DATE,
+          sql: 'DATE',
+          reader: (data) => {
+            const days = data.values as Int32Array;
+            return (i) => new DuckDBDateValue(days[i]!);
+          },
+        };
+      }
+      return {
+        duck: DATE,
+        sql: 'DATE',
+        reader: (data) => {
+          const ms = data.values as BigInt64Array;
+          return (i) => new DuckDBDateValue(Number(floorDiv(ms[i]!, MS_PER_DAY)));
+        },
+      };
+    }
+    case arrow.Type.Timestamp:
+      return mapTimestamp(field, type as arrow.Timestamp, context);
+    case arrow.Type.Decimal: {
+      const t = type as arrow.Decimal;
+      if (!(t.precision >= 1 && t.precision <= 38 && t.scale >= 0 && t.scale <= t.precision) || t.bitWidth % 32 !== 0) {
+        unsupported(field, `${context} (DuckDB DECIMAL needs 1 <= precision <= 38 and 0 <= scale <= precision)`);
+      }
+      const { precision, scale } = t;
+      const stride = t.bitWidth / 32;
+      return {
+        duck: DECIMAL(precision, scale),
+        sql: `DECIMAL(${precision},${scale})`,
+        reader: (data) => {
+          const words = data.values as Uint32Array;
+          return (i) => new DuckDBDecimalValue(bigIntFromWords(words, i * stride, stride), precision, scale);
+        },
+      };
+    }
+    case arrow.Type.Dictionary: {
+      const t = type as arrow.Dictionary;
+      const inner = mapType(field, t.dictionary, context);
+      return {
+        duck: inner.duck,
+        sql: inner.sql,
+        reader: (data) => dictionaryReader(data, inner),
+      };
+    }
+    default:
+      return unsupported(field, context);
+  }
+}
+
+/** Decodes dictionary codes lazily, each distinct entry once per Data. */
+function dictionaryReader(data: arrow.Data, inner: ColumnMapping): ValueReader {
+  const codes = data.values as ArrayLike<number | bigint>;
+  const dict = data.dictionary;
+  if (!dict) throw new UsageError('dictionary-encoded column without a dictionary');
+  const chunks = dict.data;
+  const readers: (ValueReader | undefined)[] = new Array(chunks.length);
+  const starts: number[] = [];
+  let n = 0;
+  for (const c of chunks) {
+    starts.push(n);
+    n += c.length;
+  }
+  const cache: (DuckDBValue | undefined)[] = new Array(n);
+  const decode = (k: number): DuckDBValue => {
+    let c = chunks.length - 1;
+    while (c > 0 && starts[c]! > k) c--;
+    const chunk = chunks[c]!;
+    const j = k - starts[c]!;
+    if (!chunk.getValid(j)) return null;
+    const r = (readers[c] ??= inner.reader(chunk));
+    return r(j);
+  };
+  return (i) => {
+    const k = Number(codes[i]!);
+    let v = cache[k];
+    if (v === undefined) v = cache[k] = decode(k);
+    return v;
+  };
+}
+
+function mapTimestamp(field: arrow.Field, t: arrow.Timestamp, context: string): ColumnMapping {
+  const tz = t.timezone != null && t.timezone !== '';
+  const U = arrow.TimeUnit;
+  if (tz) {
+    const toMicros: Record<number, (v: bigint) => bigint> = {
+      [U.SECOND]: (v) => v * 1_000_000n,
+      [U.MILLISECOND]: (v) => v * 1_000n,
+      [U.MICROSECOND]: (v) => v,
+      [U.NANOSECOND]: (v) => floorDiv(v, 1_000n),
+    };
+    const f = toMicros[t.unit];
+    if (!f) unsupported(field, context);
+    return {
+      duck: TIMESTAMPTZ,
+      sql: 'TIMESTAMPTZ',
+      reader: (data) => {
+        const values = data.values as BigInt64Array;
+        return (i) => new DuckDBTimestampTZValue(f(values[i]!));
+      },
+    };
+  }
+  switch (t.unit) {
+    case U.SECOND:
+      return {
+        duck: TIMESTAMP_S,
+        sql: 'TIMESTAMP_S',
+        reader: (data) => {
+          const values = data.values as BigInt64Array;
+          return (i) => new DuckDBTimestampSecondsValue(values[i]!);
+        },
+      };
+    case U.MILLISECOND:
+      return {
+        duck: TIMESTAMP_MS,
+        sql: 'TIMESTAMP_MS',
+        reader: (data) => {
+          const values = data.values as BigInt64Array;
+          return (i) => new DuckDBTimestampMillisecondsValue(values[i]!);
+        },
+      };
+    case U.MICROSECOND:
+      return {
+        duck: TIMESTAMP,
+        sql: 'TIMESTAMP',
+        reader: (data) => {
+          const values = data.values as BigInt64Array;
+          return (i) => new DuckDBTimestampValue(values[i]!);
+        },
+      };
+    case U.NANOSECOND:
+      return {
+        duck: TIMESTAMP_NS,
+        sql: 'TIMESTAMP_NS',
+        reader: (data) => {
+          const values = data.values as BigInt64Array;
+          return (i) => new DuckDBTimestampNanosecondsValue(values[i]!);
+        },
+      };
+    default:
+      return unsupported(field, context);
+  }
+}
+
+/** The DuckDB SQL type each field of `schema` is loaded as (throws UnsupportedTypeError). */
+export function duckdbTypesFor(schema: arrow.Schema): { name: string; sql: string }[] {
+  return schema.fields.map((f) => ({ name: f.name, sql: mapType(f, f.type, 'by the DuckDB loader').sql }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// DuckDB -> Arrow
+// ---------------------------------------------------------------------------------------------
+
+interface ColumnWriter {
+  /** Copies `vec` (a whole chunk column) into rows [at, at + vec.itemCount). */
+  write(vec: DuckDBVector, at: number): void;
+  finish(): arrow.Data;
+}
+
+class Validity {
+  readonly bitmap: Uint8Array;
+  nullCount = 0;
+  constructor(readonly length: number) {
+    this.bitmap = new Uint8Array((length + 7) >> 3).fill(0xff);
+  }
+  setNull(i: number): void {
+    this.bitmap[i >> 3]! &= ~(1 << (i & 7));
+    this.nullCount++;
+  }
+  props(): { nullCount: number; nullBitmap?: Uint8Array } {
+    return this.nullCount ? { nullCount: this.nullCount, nullBitmap: this.bitmap } : { nullCount: 0 };
+  }
+}
+
+type TypedArray =
+  | Int8Array
+  | Int16Array
+  | Int32Array
+  | BigInt64Array
+  | Uint8Array
+  | Uint16Array
+  | Uint32Array
+  | BigUint64Array
+  | Float32Array
+  | Float64Array;
+
+function fixedWriter<V>(
+  type: arrow.DataType,
+  values: TypedArray,
+  length: number,
+  set: (values: TypedArray, i: number, v: V) => void,
+): ColumnWriter {
+  const validity = new Validity(length);
+  return {
+    write(vec, at) {
+      const n = vec.itemCount;
+      for (let i = 0; i < n; i++) {
+        const v = vec.getItem(i);
+        if (v === null) validity.setNull(at + i);
+        else set(values, at + i, v as V);
+      }
+    },
+    finish: () => arrow.makeData({ type, length, ...validity.props(), data: values } as never),
+  };
+}
+
+function bitWriter(length: number): ColumnWriter {
+  const validity = new Validity(length);
+  const bits = new Uint8Array((length + 7) >> 3);
+  return {
+    write(vec, at) {
+      const n = vec.itemCount;
+      for (let i = 0; i < n; i++) {
+        const v = vec.getItem(i);
+        if (v === null) validity.setNull(at + i);
+        else if (v) bits[(at + i) >> 3]! |= 1 << ((at + i) & 7);
+      }
+    },
+    finish: () => arrow.makeData({ type: new arrow.Bool(), length, ...validity.props(), data: bits }),
+  };
+}
+
+/** Utf8 / Binary: offsets + one growing byte buffer. */
+function varWriter(type: arrow.Utf8 | arrow.Binary, length: number, toBytes: (v: DuckDBValue) => string | Uint8Array): ColumnWriter {
+  const validity = new Validity(length);
+  const offsets = new Int32Array(length + 1);
+  const encoder = new TextEncoder();
+  let bytes = new Uint8Array(1024);
+  let pos = 0;
+  let last = 0; // rows written so far (offsets are filled up to here)
+  const ensure = (extra: number) => {
+    if (pos + extra <= bytes.length) return;
+    if (pos + extra > 0x7fffffff) throw new RangeError('result column exceeds 2 GiB of string data');
+    let cap = bytes.length * 2;
+    while (cap < pos + extra) cap *= 2;
+    const next = new Uint8Array(Math.min(cap, 0x7fffffff));
+    next.set(bytes.subarray(0, pos));
+    bytes = next;
+  };
+  return {
+    write(vec, at) {
+      const n = vec.itemCount;
+      for (let k = last; k < at; k++) offsets[k + 1] = pos;
+      for (let i = 0; i < n; i++) {
+        const v = vec.getItem(i);
+        if (v === null) validity.setNull(at + i);
+        else {
+          const b = toBytes(v);
+          if (typeof b === 'string') {
+            ensure(b.length * 3);
+            pos += encoder.encodeInto(b, bytes.subarray(pos)).written;
+          } else {
+            ensure(b.length);
+            bytes.set(b, pos);
+            pos += b.length;
+          }
+        }
+        offsets[at + i + 1] = pos;
+      }
+      last = at + n;
+    },
+    finish() {
+      for (let k = last; k < length; k++) offsets[k + 1] = pos;
+      return arrow.makeData({
+        type,
+        length,
+        ...validity.props(),
+        valueOffsets: offsets,
+        data: bytes.subarray(0, pos),
+      } as never);
+    },
+  };
+}
+
+function decimalWriter(type: arrow.Decimal, length: number, scaled: (v: DuckDBValue) => bigint): ColumnWriter {
+  const validity = new Validity(length);
+  const words = new Uint32Array(length * 4);
+  return {
+    write(vec, at) {
+      const n = vec.itemCount;
+      for (let i = 0; i < n; i++) {
+        const v = vec.getItem(i);
+        if (v === null) validity.setNull(at + i);
+        else writeInt128Words(words, (at + i) * 4, scaled(v));
+      }
+    },
+    finish: () => arrow.makeData({ type, length, ...validity.props(), data: words }),
+  };
+}
+
+const INT128_MAX = (1n << 127n) - 1n;
+
+/** The Arrow column writer for one DuckDB result column (throws UnsupportedTypeError). */
+function writerFor(name: string, type: DuckDBType, length: number): { type: arrow.DataType; writer: ColumnWriter } {
+  const num = <T extends arrow.DataType>(t: T, values: TypedArray) => ({
+    type: t,
+    writer: fixedWriter<number | bigint>(t, values, length, (a, i, v) => {
+      (a as unknown as (number | bigint)[])[i] = v;
+    }),
+  });
+  const U = arrow.TimeUnit;
+  const ts = (unit: arrow.TimeUnit, get: (v: never) => bigint, tz?: string) => {
+    const t = new arrow.Timestamp(unit, tz ?? null);
+    return {
+      type: t,
+      writer: fixedWriter<never>(t, new BigInt64Array(length), length, (a, i, v) => {
+        (a as BigInt64Array)[i] = get(v);
+      }),
+    };
+  };
+  switch (type.typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return { type: new arrow.Bool(), writer: bitWriter(length) };
+    case DuckDBTypeId.TINYINT:
+      return num(new arrow.Int8(), new Int8Array(length));
+    case DuckDBTypeId.SMALLINT:
+      return num(new arrow.Int16(), new Int16Array(length));
+    case DuckDBTypeId.INTEGER:
+      return num(new arrow.Int32(), new Int32Array(length));
+    case DuckDBTypeId.BIGINT:
+      return num(new arrow.Int64(), new BigInt64Array(length));
+    case DuckDBTypeId.UTINYINT:
+      return num(new arrow.Uint8(), new Uint8Array(length));
+    case DuckDBTypeId.USMALLINT:
+      return num(new arrow.Uint16(), new Uint16Array(length));
+    case DuckDBTypeId.UINTEGER:
+      return num(new arrow.Uint32(), new Uint32Array(length));
+    case DuckDBTypeId.UBIGINT:
+      return num(new arrow.Uint64(), new BigUint64Array(length));
+    case DuckDBTypeId.FLOAT:
+      return num(new arrow.Float32(), new Float32Array(length));
+    case DuckDBTypeId.DOUBLE:
+      return num(new arrow.Float64(), new Float64Array(length));
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UHUGEINT: {
+      const t = new arrow.Decimal(0, 38, 128);
+      return {
+        type: t,
+        writer: decimalWriter(t, length, (v) => {
+          const b = v as bigint;
+          if (b > INT128_MAX) {
+            throw new UnsupportedTypeError(name, String(type), `for value ${b} (does not fit a signed 128-bit Arrow Decimal)`);
+          }
+          return b;
+        }),
+      };
+    }
+    case DuckDBTypeId.DECIMAL: {
+      const t = new arrow.Decimal(type.scale, type.width, 128);
+      return { type: t, writer: decimalWriter(t, length, (v) => (v as DuckDBDecimalValue).value) };
+    }
+    case DuckDBTypeId.VARCHAR:
+    case DuckDBTypeId.ENUM:
+    case DuckDBTypeId.UUID:
+      return { type: new arrow.Utf8(), writer: varWriter(new arrow.Utf8(), length, (v) => (typeof v === 'string' ? v : String(v))) };
+    case DuckDBTypeId.BLOB:
+      return { type: new arrow.Binary(), writer: varWriter(new arrow.Binary(), length, (v) => (v as DuckDBBlobValue).bytes) };
+    case DuckDBTypeId.DATE: {
+      const t = new arrow.DateDay();
+      return {
+        type: t,
+        writer: fixedWriter<DuckDBDateValue>(t, new Int32Array(length), length, (a, i, v) => {
+          (a as Int32Array)[i] = v.days;
+        }),
+      };
+    }
+    case DuckDBTypeId.TIMESTAMP:
+      return ts(U.MICROSECOND, (v: DuckDBTimestampValue) => v.micros);
+    case DuckDBTypeId.TIMESTAMP_S:
+      return ts(U.SECOND, (v: DuckDBTimestampSecondsValue) => v.seconds);
+    case DuckDBTypeId.TIMESTAMP_MS:
+      return ts(U.MILLISECOND, (v: DuckDBTimestampMillisecondsValue) => v.millis);
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return ts(U.NANOSECOND, (v: DuckDBTimestampNanosecondsValue) => v.nanos);
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return ts(U.MICROSECOND, (v: DuckDBTimestampTZValue) => v.micros, 'UTC');
+    case DuckDBTypeId.SQLNULL: {
+      const t = new arrow.Null();
+      return { type: t, writer: { write() {}, finish: () => arrow.makeData({ type: t, length, nullCount: length }) } };
+    }
+    default:
+      throw new UnsupportedTypeError(name, String(type), 'when converting a DuckDB result to Arrow');
+  }
+}
+
+/** Converts a materialized DuckDB result into one Arrow table (a single record batch). */
+export function resultToArrow(result: DuckDBMaterializedResult): arrow.Table {
+  const names = result.columnNames();
+  const types = result.columnTypes();
+  const length = result.rowCount;
+  const cols = names.map((n, c) => writerFor(n, types[c]!, length));
+  let at = 0;
+  for (let k = 0; k < result.chunkCount; k++) {
+    const chunk = result.getChunk(k);
+    const n = chunk.rowCount;
+    for (let c = 0; c < cols.length; c++) cols[c]!.writer.write(chunk.getColumnVector(c), at);
+    at += n;
+  }
+  const fields = names.map((n, c) => new arrow.Field(n, cols[c]!.type, true));
+  const schema = new arrow.Schema(fields);
+  const children = cols.map((c) => c.writer.finish());
+  const struct = arrow.makeData({ type: new arrow.Struct(fields), length, nullCount: 0, children });
+  return new arrow.Table(schema, [new arrow.RecordBatch(schema, struct)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The session
+// ---------------------------------------------------------------------------------------------
+
+export interface DuckDBSessionOptions {
+  /** DuckDB worker threads (DuckDB's default: all cores). */
+  readonly threads?: number;
+  /** DuckDB memory limit, e.g. '2GB'. */
+  readonly memoryLimit?: string;
+}
+
+function isLocalPlainPath(p: string): boolean {
+  return !/[*?[]/.test(p) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(p);
+}
+
+function parquetSource(path: string | readonly string[]): string {
+  const paths = typeof path === 'string' ? [path] : path;
+  for (const p of paths) {
+    if (isLocalPlainPath(p) && !existsSync(p)) throw new FileNotFoundError(p);
+  }
+  const arg = typeof path === 'string' ? quoteString(path) : `[${paths.map(quoteString).join(', ')}]`;
+  return `read_parquet(${arg})`;
+}
+
+export class DuckDBSession {
+  private closed = false;
+
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  /** Opens a fresh in-memory database. */
+  static async open(options: DuckDBSessionOptions = {}): Promise<DuckDBSession> {
+    const config: Record<string, string> = {};
+    if (options.threads !== undefined) config['threads'] = String(options.threads);
+    if (options.memoryLimit !== undefined) config['memory_limit'] = options.memoryLimit;
+    const instance = await DuckDBInstance.create(':memory:', config);
+    const connection = await instance.connect();
+    return new DuckDBSession(instance, connection);
+  }
+
+  private conn(): DuckDBConnection {
+    if (this.closed) throw new UsageError('DuckDB session is closed');
+    return this.connection;
+  }
+
+  /**
+   * Creates (or replaces) table `name` with the exact DuckDB equivalents of `table`'s Arrow types
+   * and appends every row, in data chunks of 2048 rows.
+   */
+  async loadTable(name: string, table: arrow.Table): Promise<void> {
+    const conn = this.conn();
+    const fields = table.schema.fields;
+    if (fields.length === 0) throw new UsageError(`cannot load table '${name}': it has no columns`);
+    const mappings = fields.map((f) => mapType(f, f.type, 'by the DuckDB loader'));
+    const ddl = fields.map((f, c) => `${quoteIdent(f.name)} ${mappings[c]!.sql}`).join(', ');
+    await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(name)} (${ddl})`);
+    if (table.numRows === 0) return;
+
+    const types = mappings.map((m) => m.duck);
+    const chunkRows = Math.min(APPEND_CHUNK_ROWS, DuckDBVector.standardSize());
+    const pending: DuckDBValue[][] = fields.map(() => new Array<DuckDBValue>(chunkRows));
+    let fill = 0;
+    const appender = await conn.createAppender(name);
+    try {
+      const flush = () => {
+        if (fill === 0) return;
+        const chunk = DuckDBDataChunk.create(types, fill);
+        for (let c = 0; c < fields.length; c++) {
+          const col = pending[c]!;
+          try {
+            chunk.setColumnValues(c, fill === chunkRows ? col : col.slice(0, fill));
+          } catch (cause) {
+            throw new UnsupportedTypeError(fields[c]!.name, String(fields[c]!.type), `by the DuckDB loader: ${String(cause)}`);
+          }
+        }
+        appender.appendDataChunk(chunk);
+        fill = 0;
+      };
+      for (const batch of table.batches) {
+        const datas = fields.map((_, c) => batch.data.children[c]!);
+        const readers = datas.map((d, c) => mappings[c]!.reader(d));
+        const n = batch.numRows;
+        let row = 0;
+        while (row < n) {
+          const take = Math.min(chunkRows - fill, n - row);
+          for (let c = 0; c < fields.length; c++) {
+            const d = datas[c]!;
+            const read = readers[c]!;
+            const out = pending[c]!;
+            const hasNulls = d.nullCount > 0;
+            for (let k = 0; k < take; k++) {
+              const i = row + k;
+              out[fill + k] = hasNulls && !d.getValid(i) ? null : read(i);
+            }
+          }
+          fill += take;
+          row += take;
+          if (fill === chunkRows) flush();
+        }
+      }
+      flush();
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+  }
+
+  /** CREATE OR REPLACE TABLE `name` AS SELECT * FROM read_parquet(path): the fast path for big data. */
+  async loadParquet(name: string, path: string | readonly string[]): Promise<void> {
+    await this.runOnParquet(`CREATE OR REPLACE TABLE ${quoteIdent(name)} AS SELECT * FROM `, path);
+  }
+
+  /** A view over Parquet file(s): nothing is loaded; every query scans the files. */
+  async createViewOnParquet(name: string, path: string | readonly string[]): Promise<void> {
+    await this.runOnParquet(`CREATE OR REPLACE VIEW ${quoteIdent(name)} AS SELECT * FROM `, path);
+  }
+
+  private async runOnParquet(prefix: string, path: string | readonly string[]): Promise<void> {
+    const source = parquetSource(path);
+    try {
+      await this.conn().run(prefix + source);
+    } catch (cause) {
+      const shown = typeof path === 'string' ? path : path.join(', ');
+      throw new CorruptFileError(shown, cause instanceof Error ? cause.message : String(cause), { cause });
+    }
+  }
+
+  /** Runs `sql` and returns the whole result as an Arrow table (see the type mapping above). */
+  async query(sql: string): Promise<arrow.Table> {
+    const result = await this.conn().run(sql);
+    return resultToArrow(result);
+  }
+
+  /**
+   * Runs `sql` and returns rows of plain JS values (bigint for 64-bit integers, number for
+   * DECIMAL, Date for timestamps, Uint8Array for BLOB). Lossy for DECIMAL and sub-millisecond
+   * timestamps: use `query` for exact values. For small results.
+   */
+  async queryRows(sql: string): Promise<JS[][]> {
+    const reader = await this.conn().runAndReadAll(sql);
+    return reader.getRowsJS();
+  }
+
+  /** Runs `sql` and returns rows of DuckDB's exact value objects. For small results. */
+  async queryValues(sql: string): Promise<DuckDBValue[][]> {
+    const reader = await this.conn().runAndReadAll(sql);
+    return reader.getRows();
+  }
+
+  /** Runs a statement, discarding any result. */
+  async run(sql: string): Promise<void> {
+    await this.conn().run(sql);
+  }
+
+  /** Closes the connection and the database; safe to call twice. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * CSV output (joinlab never reads CSV: types would have to be guessed; convert to Parquet/Arrow).
+ *
+ * Conventions, chosen so DuckDB's `read_csv` reads the file back to the same values:
+ * - RFC 4180 quoting: a field is quoted when it contains the delimiter, `"`, CR or LF; quotes are
+ *   doubled. NULL is an empty unquoted field; an empty *string* is written `""` so the two stay
+ *   distinguishable (DuckDB does the same).
+ * - integers, Int64/UInt64 and decimals as exact decimal digits (bigints never go through a
+ *   double); Float32 with the shortest digits that round-trip as float32; NaN / Infinity /
+ *   -Infinity spelled out; -0.0 as `-0`.
+ * - dates `YYYY-MM-DD` (proleptic Gregorian, computed arithmetically so any Int32 day count
+ *   works; years outside 0..9999 use the ISO 8601 expanded form `±YYYYYY`); timestamps
+ *   `YYYY-MM-DDTHH:MM:SS[.fraction]` with the fraction in the column's unit, trailing zeros
+ *   trimmed, and `Z` appended when the column has a time zone (Arrow stores UTC instants).
+ * - binary as DuckDB's blob text: printable ASCII as is, other bytes and `\` as `\xHH`.
+ * - dictionary columns print their values. Nested/interval/duration/time types throw
+ *   `UnsupportedTypeError` naming the column.
+ * Lines end with `\n` (configurable); the file is written batch by batch, atomically.
+ */
+import { open } from 'node:fs/promises';
+import { Data, DataType, type RecordBatch, type Table, type Vector } from 'apache-arrow';
+import { UnsupportedTypeError } from '../../core/errors.ts';
+import { writeFileAtomic } from './atomic.ts';
+
+export const CSV_EXTENSIONS: readonly string[] = ['.csv'];
+
+export function isCsvPath(path: string): boolean {
+  return path.toLowerCase().endsWith('.csv');
+}
+
+export interface CsvOptions {
+  /** Default `,`. */
+  readonly delimiter?: string;
+  /** Write a header line with the column names (default true). */
+  readonly header?: boolean;
+  /** Default `\n`. */
+  readonly newline?: '\n' | '\r\n';
+}
+
+/** Quote a (non-NULL) field when RFC 4180 requires it; the empty string is always quoted. */
+export function csvField(s: string, delimiter = ','): string {
+  if (s.length === 0) return '""';
+  if (s.includes(delimiter) || s.includes('"') || s.includes('\n') || s.includes('\r')) {
+    return `"${s.replaceAll('"', '""')}"`;
+  }
+  return s;
+}
+
+const utf8 = new TextDecoder();
+
+function pad(n: number, w: number): string {
+  return String(n).padStart(w, '0');
+}
+
+/** Days since 1970-01-01 -> `YYYY-MM-DD` (H. Hinnant's civil_from_days). */
+export function formatDate(days: number): string {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? '-' : '+') + pad(Math.abs(y), 6);
+  return `${year}-${pad(m, 2)}-${pad(d, 2)}`;
+}
+
+const UNIT_PER_SECOND = [1n, 1_000n, 1_000_000n, 1_000_000_000n];
+const UNIT_DIGITS = [0, 3, 6, 9];
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
+}
+
+/** A timestamp in `unit` (0 = s .. 3 = ns) -> ISO 8601. */
+export function formatTimestamp(v: bigint, unit: number, utc: boolean): string {
+  const per = UNIT_PER_SECOND[unit]!;
+  const sec = floorDiv(v, per);
+  const frac = v - sec * per;
+  const days = floorDiv(sec, 86400n);
+  const sod = Number(sec - days * 86400n);
+  let s = `${formatDate(Number(days))}T${pad(Math.floor(sod / 3600), 2)}:${pad(Math.floor(sod / 60) % 60, 2)}:${pad(sod % 60, 2)}`;
+  if (frac !== 0n) s += '.' + frac.toString().padStart(UNIT_DIGITS[unit]!, '0').replace(/0+$/, '');
+  return utc ? s + 'Z' : s;
+}
+
+function formatFloat(v: number, single: boolean): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'Infinity';
+  if (v === -Infinity) return '-Infinity';
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  if (!single) return String(v);
+  for (let p = 1; p <= 9; p++) {
+    const s = v.toPrecision(p);
+    if (Math.fround(Number(s)) === v) return String(Number(s));
+  }
+  return String(v);
+}
+
+export function formatDecimal(unscaled: bigint, scale: number): string {
+  if (scale <= 0) return (unscaled * 10n ** BigInt(-scale)).toString();
+  const neg = unscaled < 0n;
+  const digits = (neg ? -unscaled : unscaled).toString().padStart(scale + 1, '0');
+  return `${neg ? '-' : ''}${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
+}
+
+function formatBlob(b: Uint8Array): string {
+  let s = '';
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!;
+    s += c >= 0x20 && c < 0x7f && c !== 0x5c ? String.fromCharCode(c) : '\\x' + c.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return s;
+}
+
+/** Formatted, already-quoted cells of one column (`''` for NULL). */
+function formatColumn(d: Data, name: string, delimiter: string): string[] {
+  const n = d.length;
+  const out: string[] = new Array(n);
+  const t = d.type;
+  const bm = d.nullCount > 0 && d.nullBitmap && d.nullBitmap.length > 0 ? d.nullBitmap : null;
+  const valid = (i: number): boolean => bm === null || ((bm[(d.offset + i) >> 3]! >> ((d.offset + i) & 7)) & 1) === 1;
+  if (DataType.isNull(t)) return out.fill('');
+  if (DataType.isDictionary(t)) {
+    const dict = d.dictionary as Vector;
+    const formatted: string[] = [];
+    for (const chunk of dict.data) for (const s of formatColumn(chunk, name, delimiter)) formatted.push(s);
+    const idx = d.values as ArrayLike<number | bigint>;
+    for (let i = 0; i < n; i++) out[i] = valid(i) ? formatted[Number(idx[i]!)]! : '';
+    return out;
+  }
+  let cell: (i: number) => string;
+  if (DataType.isInt(t) || DataType.isDate(t) || DataType.isTimestamp(t)) {
+    const v = d.values as ArrayLike<number | bigint>;
+    if (DataType.isTimestamp(t)) {
+      const utc = t.timezone !== null && t.timezone !== undefined && t.timezone !== '';
+      cell = (i) => formatTimestamp(v[i] as bigint, t.unit, utc);
+    } else if (DataType.isDate(t)) {
+      cell = t.unit === 0 ? (i) => formatDate(v[i] as number) : (i) => formatDate(Number(floorDiv(BigInt(v[i]!), 86_400_000n)));
+    } else cell = (i) => String(v[i]);
+  } else if (DataType.isFloat(t) && t.precision !== 0) {
+    const v = d.values as Float32Array | Float64Array;
+    const single = t.precision === 1;
+    cell = (i) => formatFloat(v[i]!, single);
+  } else if (DataType.isBool(t)) {
+    const bits = d.values as Uint8Array;
+    cell = (i) => (((bits[(d.offset + i) >> 3]! >> ((d.offset + i) & 7)) & 1) === 1 ? 'true' : 'false');
+  } else if (DataType.isDecimal(t)) {
+    const w = t.bitWidth / 32;
+    const words = d.values as Uint32Array;
+    cell = (i) => {
+      let x = 0n;
+      for (let k = w - 1; k >= 0; k--) x = (x << 32n) | BigInt(words[i * w + k]!);
+      return formatDecimal(BigInt.asIntN(t.bitWidth, x), t.scale);
+    };
+  } else if (DataType.isUtf8(t) || DataType.isLargeUtf8(t) || DataType.isBinary(t) || DataType.isLargeBinary(t)) {
+    const v = d.values as Uint8Array;
+    const o = d.valueOffsets;
+    const str = DataType.isUtf8(t) || DataType.isLargeUtf8(t);
+    cell = (i) => {
+      const bytes = v.subarray(Number(o[i]!), Number(o[i + 1]!));
+      return csvField(str ? utf8.decode(bytes) : formatBlob(bytes), delimiter);
+    };
+  } else {
+    throw new UnsupportedTypeError(name, String(t), 'in CSV output');
+  }
+  for (let i = 0; i < n; i++) out[i] = valid(i) ? cell(i) : '';
+  return out;
+}
+
+function batchToCsv(batch: RecordBatch, delimiter: string, newline: string): string {
+  const cols = batch.schema.fields.map((f, c) => formatColumn(batch.data.children[c]!, f.name, delimiter));
+  const lines: string[] = new Array(batch.numRows);
+  for (let r = 0; r < batch.numRows; r++) {
+    let line = '';
+    for (let c = 0; c < cols.length; c++) line += (c > 0 ? delimiter : '') + cols[c]![r];
+    lines[r] = line + newline;
+  }
+  return lines.join('');
+}
+
+function headerLine(table: Table, delimiter: string, newline: string): string {
+  return table.schema.fields.map((f) => csvField(f.name, delimiter)).join(delimiter) + newline;
+}
+
+/** The whole table as CSV text (for tests and small outputs). */
+export function tableToCsv(table: Table, options: CsvOptions = {}): string {
+  const delimiter = options.delimiter ?? ',';
+  const newline = options.newline ?? '\n';
+  let s = options.header === false ? '' : headerLine(table, delimiter, newline);
+  for (const b of table.batches) s += batchToCsv(b, delimiter, newline);
+  return s;
+}
+
+/** Write the table as CSV, batch by batch, atomically. */
+export async function writeCsvFile(path: string, table: Table, options: CsvOptions = {}): Promise<void> {
+  const delimiter = options.delimiter ?? ',';
+  const newline = options.newline ?? '\n';
+  await writeFileAtomic(path, async (tmp) => {
+    const fh = await open(tmp, 'wx');
+    try {
+      if (options.header !== false) await fh.write(headerLine(table, delimiter, newline));
+      for (const b of table.batches) await fh.write(batchToCsv(b, delimiter, newline));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  });
+}

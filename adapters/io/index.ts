@@ -1,0 +1,71 @@
+/**
+ * File I/O by extension: the one place the CLI and the engine turn a path into a Table, a Scan,
+ * or an output file.
+ *
+ * Formats: `.parquet`/`.pq` (read, scan with row-group pruning, write), `.arrow`/`.ipc`/`.feather`
+ * (Arrow IPC: read file or stream format, write file format), `.csv` (write only). Matching is
+ * case-insensitive.
+ *
+ * Error choice: reading a `.csv`, or any unknown extension, is a `UsageError` — the file may be
+ * perfectly fine, the request is what cannot be served (`CorruptFileError` would blame the file,
+ * `UnsupportedTypeError` is about column types). The message lists the supported extensions.
+ * Every write is atomic (temp file + rename, see atomic.ts).
+ */
+import type { Table } from 'apache-arrow';
+import { UsageError } from '../../core/errors.ts';
+import { openScan } from '../../operators/scan/open.ts';
+import type { Scan } from '../../operators/scan/types.ts';
+import { CSV_EXTENSIONS, isCsvPath, writeCsvFile } from './csv.ts';
+import { IPC_EXTENSIONS, isIpcPath, readIpcFile, writeIpcFile } from './ipc.ts';
+import { isParquetPath, PARQUET_EXTENSIONS, readParquetFile, writeParquetFile, type ParquetWriteOptions } from './parquet.ts';
+
+export type FileFormat = 'parquet' | 'arrow' | 'csv';
+
+const SUPPORTED = `${[...PARQUET_EXTENSIONS, ...IPC_EXTENSIONS].join(', ')} (read/write), ${CSV_EXTENSIONS.join(', ')} (write only)`;
+
+/** The format a path's extension names; unknown extensions are a UsageError. */
+export function formatOf(path: string): FileFormat {
+  if (isParquetPath(path)) return 'parquet';
+  if (isIpcPath(path)) return 'arrow';
+  if (isCsvPath(path)) return 'csv';
+  throw new UsageError(`cannot tell the file format of '${path}' from its extension; supported: ${SUPPORTED}`);
+}
+
+function csvIsWriteOnly(path: string): never {
+  throw new UsageError(`cannot read '${path}': CSV is write-only in joinlab (column types would have to be guessed); convert it to Parquet or Arrow IPC, e.g. with DuckDB`);
+}
+
+/** Read a whole file into a Table. */
+export async function readTable(path: string): Promise<Table> {
+  switch (formatOf(path)) {
+    case 'parquet':
+      return readParquetFile(path);
+    case 'arrow':
+      return readIpcFile(path);
+    case 'csv':
+      return csvIsWriteOnly(path);
+  }
+}
+
+/** A Scan over a file (Parquet: row groups pruned by footer stats; IPC: record batches). */
+export async function openScanFor(path: string, name?: string): Promise<Scan> {
+  if (formatOf(path) === 'csv') csvIsWriteOnly(path);
+  return openScan(path, name);
+}
+
+export interface WriteTableOptions {
+  /** Parquet only. */
+  readonly parquet?: ParquetWriteOptions;
+}
+
+/** Write a Table to `path` in the format its extension names, atomically. */
+export async function writeTable(path: string, table: Table, options: WriteTableOptions = {}): Promise<void> {
+  switch (formatOf(path)) {
+    case 'parquet':
+      return writeParquetFile(path, table, options.parquet);
+    case 'arrow':
+      return writeIpcFile(path, table);
+    case 'csv':
+      return writeCsvFile(path, table);
+  }
+}

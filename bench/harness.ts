@@ -1,0 +1,57 @@
+/**
+ * Side-by-side measurement: each benchmark case runs joinlab's real operator and DuckDB
+ * (`threads=1`) on the same data in this one process, through tinybench, and reports both
+ * medians and their ratio (joinlab / DuckDB; below 1 means joinlab was faster).
+ *
+ * Timings live here and in `npm run bench` output only — never as assertions in unit tests.
+ */
+import { Bench } from 'tinybench';
+
+export interface CaseResult {
+  name: string;
+  joinlabMs: number;
+  duckdbMs: number;
+  ratio: number;
+  /** Output rows of each side, so a benchmark that computes the wrong thing is visible. */
+  joinlabRows: number;
+  duckdbRows: number;
+}
+
+export interface BenchCase {
+  readonly name: string;
+  /** Runs the joinlab operator once; returns its output row count (or aggregate row count). */
+  joinlab(): Promise<number>;
+  /** Runs the equivalent DuckDB query once; returns its row count. */
+  duckdb(): Promise<number>;
+}
+
+export interface MeasureOptions {
+  iterations: number;
+  warmupIterations: number;
+  /** Time budget per task, in ms. */
+  time: number;
+}
+
+export async function measureCase(c: BenchCase, o: MeasureOptions): Promise<CaseResult> {
+  let joinlabRows = -1;
+  let duckdbRows = -1;
+  const bench = new Bench({ iterations: o.iterations, warmupIterations: o.warmupIterations, time: o.time, warmupTime: 0 });
+  bench.add('joinlab', async () => {
+    joinlabRows = await c.joinlab();
+  });
+  bench.add('duckdb', async () => {
+    duckdbRows = await c.duckdb();
+  });
+  await bench.run();
+  const [jl, dd] = bench.tasks.map((t) => {
+    const r = t.result;
+    if (r.state === 'errored') throw r.error;
+    if (r.state !== 'completed') throw new Error(`benchmark task ${t.name} did not complete (${r.state})`);
+    return r.latency.p50 ?? r.latency.mean;
+  });
+  return { name: c.name, joinlabMs: round(jl!), duckdbMs: round(dd!), ratio: round(jl! / dd!), joinlabRows, duckdbRows };
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,56 @@
+/**
+ * `npm run bench -- [--suite NAME] [--json] [--scale X]`: runs benchmark suites, joinlab beside
+ * DuckDB (threads=1) in one process on the same data, and prints time per side and the ratio.
+ * `--json` prints `{ suite, cases: [{ name, joinlabMs, duckdbMs, ratio, … }] }` per suite.
+ */
+import { Command } from 'commander';
+import { DuckDBSession } from '../adapters/duckdb/session.ts';
+import { formatTable } from '../adapters/cli/format.ts';
+import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
+import { nestedLoopCases } from './suites/nested-loop.ts';
+
+const SUITES: Record<string, (duck: DuckDBSession, scale: number) => Promise<BenchCase[]>> = {
+  'nested-loop': nestedLoopCases,
+};
+
+const program = new Command()
+  .name('bench')
+  .option('--suite <name>', `suite to run (${Object.keys(SUITES).join(', ')}, or all)`, 'all')
+  .option('--json', 'print JSON', false)
+  .option('--scale <x>', 'data size multiplier', '1')
+  .option('--iterations <n>', 'minimum iterations per side', '5')
+  .parse(process.argv.slice(2), { from: 'user' });
+const opts = program.opts<{ suite: string; json: boolean; scale: string; iterations: string }>();
+
+const names = opts.suite === 'all' ? Object.keys(SUITES) : [opts.suite];
+for (const n of names) {
+  if (!SUITES[n]) {
+    process.stderr.write(`bench: unknown suite '${n}'; suites: ${Object.keys(SUITES).join(', ')}\n`);
+    process.exit(2);
+  }
+}
+
+const duck = await DuckDBSession.open({ threads: 1 });
+try {
+  for (const suite of names) {
+    const cases = await SUITES[suite]!(duck, Number(opts.scale));
+    const results: CaseResult[] = [];
+    for (const c of cases) {
+      if (!opts.json) process.stderr.write(`  running ${c.name}…\n`);
+      results.push(await measureCase(c, { iterations: Number(opts.iterations), warmupIterations: 1, time: 0 }));
+    }
+    if (opts.json) {
+      process.stdout.write(`${JSON.stringify({ suite, cases: results }, null, 2)}\n`);
+    } else {
+      process.stdout.write(`\nsuite ${suite} (median ms; ratio = joinlab / duckdb, DuckDB threads=1)\n`);
+      process.stdout.write(
+        `${formatTable(
+          ['case', 'joinlab ms', 'duckdb ms', 'ratio', 'rows'],
+          results.map((r) => [r.name, r.joinlabMs, r.duckdbMs, r.ratio, r.joinlabRows === r.duckdbRows ? r.joinlabRows : `${r.joinlabRows} vs ${r.duckdbRows}!`]),
+        )}\n`,
+      );
+    }
+  }
+} finally {
+  await duck.close();
+}

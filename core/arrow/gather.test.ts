@@ -1,0 +1,324 @@
+import {
+  Binary,
+  BinaryView,
+  Bool,
+  DateDay,
+  DateMillisecond,
+  Decimal,
+  Dictionary,
+  Field,
+  FixedSizeBinary,
+  Float16,
+  Float32,
+  Float64,
+  Int16,
+  Int32,
+  Int64,
+  Int8,
+  LargeBinary,
+  LargeUtf8,
+  Null,
+  RecordBatch,
+  Schema,
+  Table,
+  TimestampMicrosecond,
+  TimestampMillisecond,
+  TimestampNanosecond,
+  TimestampSecond,
+  Uint16,
+  Uint32,
+  Uint64,
+  Uint8,
+  Utf8,
+  Utf8View,
+  Vector,
+  makeBuilder,
+  makeData,
+  tableFromIPC,
+  tableToIPC,
+} from 'apache-arrow';
+import type { Data, DataType } from 'apache-arrow';
+import { describe, expect, it } from 'vitest';
+import { Bitset } from '../bitset.ts';
+import { RowSource, boolData, concatBatches, gatherColumn, gatherColumns, makeRecordBatch } from './gather.ts';
+
+// --- deterministic data ----------------------------------------------------------------------------
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const dictType = new Dictionary(new Utf8(), new Int16());
+const sharedDictionary = vectorOf(new Utf8(), ['red', 'green', 'blue', 'a rather long dictionary entry']);
+
+const FIELDS: readonly [string, DataType][] = [
+  ['i8', new Int8()],
+  ['i16', new Int16()],
+  ['i32', new Int32()],
+  ['i64', new Int64()],
+  ['u8', new Uint8()],
+  ['u16', new Uint16()],
+  ['u32', new Uint32()],
+  ['u64', new Uint64()],
+  ['f16', new Float16()],
+  ['f32', new Float32()],
+  ['f64', new Float64()],
+  ['bool', new Bool()],
+  ['utf8', new Utf8()],
+  ['lutf8', new LargeUtf8()],
+  ['bin', new Binary()],
+  ['lbin', new LargeBinary()],
+  ['view', new Utf8View()],
+  ['bview', new BinaryView()],
+  ['fsb', new FixedSizeBinary(3)],
+  ['d32', new DateDay()],
+  ['d64', new DateMillisecond()],
+  ['ts_s', new TimestampSecond()],
+  ['ts_ms', new TimestampMillisecond()],
+  ['ts_us', new TimestampMicrosecond()],
+  ['ts_ns', new TimestampNanosecond()],
+  ['dec', new Decimal(3, 30, 128)],
+  ['dict', dictType],
+  ['null', new Null()],
+];
+const SCHEMA = new Schema(FIELDS.map(([name, type]) => new Field(name, type, true)));
+
+function vectorOf(type: DataType, values: readonly unknown[]): Vector {
+  const b = makeBuilder({ type, nullValues: [null, undefined] });
+  for (const v of values) b.append(v as never);
+  return b.finish().toVector();
+}
+
+function bitmapOf(valid: readonly boolean[]): Uint8Array {
+  const bm = new Uint8Array(Math.ceil(valid.length / 8) + 1);
+  valid.forEach((v, i) => v && (bm[i >> 3]! |= 1 << (i & 7)));
+  return bm;
+}
+
+function randomString(r: () => number): string {
+  const alphabet = ['a', 'b', 'é', '日', 'z', ' '];
+  const n = Math.floor(r() * 20);
+  let s = '';
+  for (let i = 0; i < n; i++) s += alphabet[Math.floor(r() * alphabet.length)];
+  return s;
+}
+const randomBytes = (r: () => number, n = Math.floor(r() * 16)) => Uint8Array.from({ length: n }, () => Math.floor(r() * 256));
+
+/** One column of `n` random rows (about 1/5 NULL). */
+function column(type: DataType, n: number, r: () => number): Data {
+  const valid = Array.from({ length: n }, () => r() > 0.2);
+  const pick = <T>(f: () => T) => Array.from({ length: n }, (_, i) => (valid[i] ? f() : null));
+  const fixed = (data: ArrayBufferView) => makeData({ type, data, length: n, nullBitmap: bitmapOf(valid) } as never) as Data;
+  const big = () => BigInt(Math.floor(r() * 2 ** 53)) * (r() < 0.5 ? -1n : 1n) * 1000n;
+  switch (type.typeId) {
+    case new Int8().typeId: {
+      const bits = (type as Int8).bitWidth as number;
+      if (bits === 64) return fixed(BigInt64Array.from({ length: n }, big));
+      const span = 2 ** bits;
+      const signed = (type as Int8).isSigned;
+      const values = Array.from({ length: n }, () => Math.floor(r() * span) - (signed ? span / 2 : 0));
+      return fixed(new (type.ArrayType as unknown as { new (a: number[]): ArrayBufferView })(values));
+    }
+    case new Float64().typeId:
+      return vectorOf(type, pick(() => (r() - 0.5) * 1000)).data[0]!;
+    case new Bool().typeId:
+      return vectorOf(type, pick(() => r() < 0.5)).data[0]!;
+    case new Utf8().typeId:
+    case new LargeUtf8().typeId:
+    case new Utf8View().typeId:
+      return vectorOf(type, pick(() => randomString(r))).data[0]!;
+    case new Binary().typeId:
+    case new LargeBinary().typeId:
+    case new BinaryView().typeId:
+      return vectorOf(type, pick(() => randomBytes(r))).data[0]!;
+    case new FixedSizeBinary(3).typeId:
+      return fixed(randomBytes(r, 3 * n));
+    case new DateDay().typeId:
+      return (type as DateDay).unit === 0
+        ? fixed(Int32Array.from({ length: n }, () => Math.floor((r() - 0.5) * 1e6)))
+        : fixed(BigInt64Array.from({ length: n }, () => BigInt(Math.floor((r() - 0.5) * 1e6)) * 86_400_000n));
+    case new TimestampSecond().typeId: // small enough for Vector.get's conversion to ms
+      return fixed(BigInt64Array.from({ length: n }, () => BigInt(Math.floor((r() - 0.5) * 2 ** 40))));
+    case new Decimal(0, 1).typeId:
+      return fixed(Uint32Array.from({ length: 4 * n }, () => Math.floor(r() * 2 ** 32)));
+    case dictType.typeId:
+      return makeData({ type: dictType, data: Int16Array.from({ length: n }, () => Math.floor(r() * 4)), length: n, nullBitmap: bitmapOf(valid), dictionary: sharedDictionary });
+    case new Null().typeId:
+      return makeData({ type: new Null(), length: n });
+    default:
+      throw new Error(`no generator for ${type}`);
+  }
+}
+
+function randomBatch(n: number, seed: number): RecordBatch {
+  const r = rng(seed);
+  return makeRecordBatch(SCHEMA, FIELDS.map(([, type]) => column(type, n, r)), n);
+}
+
+/** A comparable plain value for `Vector.get` results. */
+function plain(v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'bigint') return `${v}n`;
+  if (ArrayBuffer.isView(v)) return Array.from(v as Uint8Array, (x) => (typeof x === 'bigint' ? `${x}n` : x));
+  if (v instanceof Date) return v.getTime();
+  return v;
+}
+
+/** The expected value of output row k: the source row of global index g, or NULL. */
+function expectGathered(batches: readonly RecordBatch[], column: number, indices: Int32Array, out: Data): void {
+  const starts = [0];
+  for (const b of batches) starts.push(starts[starts.length - 1]! + b.numRows);
+  const got = new Vector([out]);
+  let nulls = 0;
+  for (let k = 0; k < indices.length; k++) {
+    const g = indices[k]!;
+    let want: unknown = null;
+    if (g >= 0) {
+      let b = 0;
+      while (starts[b + 1]! <= g) b++;
+      want = batches[b]!.getChildAt(column)!.get(g - starts[b]!);
+    }
+    if (want === null) nulls++;
+    expect(plain(got.get(k)), `${FIELDS[column]![0]} row ${k} (g=${g})`).toEqual(plain(want));
+  }
+  expect(out.nullCount, `${FIELDS[column]![0]} nullCount`).toBe(nulls);
+}
+
+function randomIndices(n: number, rows: number, seed: number, nullShare = 0.1): Int32Array {
+  const r = rng(seed);
+  return Int32Array.from({ length: n }, () => (rows === 0 || r() < nullShare ? -1 : Math.floor(r() * rows)));
+}
+
+// --- tests ---------------------------------------------------------------------------------------
+
+describe('gatherColumn', () => {
+  it('gathers every type from a single batch, -1 giving NULL', () => {
+    const batch = randomBatch(50, 1);
+    const src = new RowSource([batch]);
+    const indices = randomIndices(80, 50, 2);
+    for (let c = 0; c < FIELDS.length; c++) expectGathered([batch], c, indices, gatherColumn(src, c, indices, 0, indices.length));
+  });
+
+  it('gathers every type across several batches, including empty and sliced ones', () => {
+    const batches = [randomBatch(40, 3).slice(5, 33), randomBatch(0, 4), randomBatch(1, 5), randomBatch(64, 6).slice(13), randomBatch(30, 7)];
+    const src = new RowSource(batches);
+    expect(src.numRows).toBe(28 + 0 + 1 + 51 + 30);
+    const indices = randomIndices(300, src.numRows, 8);
+    indices.set([0, src.numRows - 1, 28, 29, -1], 0); // batch edges
+    for (let c = 0; c < FIELDS.length; c++) expectGathered(batches, c, indices, gatherColumn(src, c, indices, 0, indices.length));
+  });
+
+  it('honours start/count and sorted runs', () => {
+    const batches = [randomBatch(10, 9), randomBatch(10, 10), randomBatch(10, 11)];
+    const src = new RowSource(batches);
+    const indices = Int32Array.from({ length: 30 }, (_, i) => i);
+    const out = gatherColumn(src, 2, indices, 7, 15);
+    expectGathered(batches, 2, indices.subarray(7, 22), out);
+  });
+
+  it('gathers from a source with no batches (all NULL)', () => {
+    const src = new RowSource([], SCHEMA);
+    const indices = new Int32Array([-1, -1, -1]);
+    const cols = gatherColumns(src, indices, 0, 3);
+    cols.forEach((d, c) => {
+      expect(d.length, FIELDS[c]![0]).toBe(3);
+      expect(d.nullCount, FIELDS[c]![0]).toBe(3);
+    });
+  });
+
+  it('produces no validity bitmap when nothing is NULL', () => {
+    const batch = makeRecordBatch(new Schema([new Field('x', new Int32())]), [vectorOf(new Int32(), [1, 2, 3]).data[0]!], 3);
+    const out = gatherColumn(new RowSource([batch]), 0, new Int32Array([2, 0]), 0, 2);
+    expect(out.nullCount).toBe(0);
+    expect(Array.from(new Vector([out]))).toEqual([3, 1]);
+  });
+
+  it('rejects indices outside the source', () => {
+    const src = new RowSource([randomBatch(5, 12)]);
+    expect(() => gatherColumn(src, 0, new Int32Array([5]), 0, 1)).toThrow(RangeError);
+    const multi = new RowSource([randomBatch(5, 12), randomBatch(5, 13)]);
+    expect(() => gatherColumn(multi, 0, new Int32Array([10]), 0, 1)).toThrow(RangeError);
+  });
+});
+
+describe('dictionaries', () => {
+  const schema = new Schema([new Field('d', dictType, true)]);
+  const batchWith = (dictionary: Vector, codes: number[]) =>
+    makeRecordBatch(schema, [makeData({ type: dictType, data: Int16Array.from(codes), length: codes.length, dictionary })], codes.length);
+
+  it('shares the dictionary of the source batches', () => {
+    const batches = [batchWith(sharedDictionary, [0, 1]), batchWith(sharedDictionary, [2, 3])];
+    const out = gatherColumn(new RowSource(batches), 0, new Int32Array([3, 0, -1]), 0, 3);
+    expect(out.dictionary).toBe(sharedDictionary);
+    expect(Array.from(new Vector([out]))).toEqual(['a rather long dictionary entry', 'red', null]);
+  });
+
+  it('uses the largest dictionary when the others are its prefix (IPC deltas)', () => {
+    const extended = sharedDictionary.concat(vectorOf(new Utf8(), ['purple']));
+    const batches = [batchWith(sharedDictionary, [1]), batchWith(extended, [4])];
+    const out = gatherColumn(new RowSource(batches), 0, new Int32Array([1, 0]), 0, 2);
+    expect(out.dictionary).toBe(extended);
+    expect(Array.from(new Vector([out]))).toEqual(['purple', 'green']);
+  });
+
+  it('merges unrelated dictionaries and rebases the codes', () => {
+    const batches = [batchWith(vectorOf(new Utf8(), ['a', 'b']), [1, 0]), batchWith(vectorOf(new Utf8(), ['c', 'd']), [0, 1])];
+    const out = gatherColumn(new RowSource(batches), 0, new Int32Array([3, 0, 2, 1]), 0, 4);
+    expect(Array.from(new Vector([out]))).toEqual(['d', 'b', 'c', 'a']);
+  });
+});
+
+describe('makeRecordBatch / concatBatches / IPC', () => {
+  it('builds batches that survive an Arrow IPC round trip', () => {
+    const batches = [randomBatch(20, 14), randomBatch(17, 15).slice(3)];
+    const src = new RowSource(batches);
+    const indices = randomIndices(50, src.numRows, 16);
+    const out = makeRecordBatch(SCHEMA, gatherColumns(src, indices, 0, indices.length), indices.length);
+    const back = tableFromIPC(tableToIPC(new Table([out])));
+    expect(back.numRows).toBe(50);
+    for (let c = 0; c < FIELDS.length; c++) {
+      for (let k = 0; k < 50; k++) expect(plain(back.getChildAt(c)!.get(k))).toEqual(plain(out.getChildAt(c)!.get(k)));
+    }
+  });
+
+  it('concatenates batches', () => {
+    const batches = [randomBatch(4, 17), randomBatch(3, 18).slice(1)];
+    const all = concatBatches(batches, SCHEMA);
+    expect(all.numRows).toBe(6);
+    const identity = Int32Array.from({ length: 6 }, (_, i) => i);
+    for (let c = 0; c < FIELDS.length; c++) expectGathered(batches, c, identity, all.data.children[c]!);
+  });
+
+  it('checks column lengths', () => {
+    expect(() => makeRecordBatch(new Schema([new Field('x', new Int32())]), [vectorOf(new Int32(), [1]).data[0]!], 2)).toThrow(RangeError);
+  });
+});
+
+describe('boolData', () => {
+  it('copies bits of a Bitset at any offset', () => {
+    const bits = new Bitset(100);
+    for (let i = 0; i < 100; i += 3) bits.set(i);
+    for (const [start, count] of [
+      [0, 100],
+      [1, 40],
+      [33, 67],
+      [31, 2],
+    ] as const) {
+      const v = new Vector([boolData(bits, start, count)]);
+      expect(v.nullCount).toBe(0);
+      expect(Array.from(v)).toEqual(Array.from({ length: count }, (_, k) => (start + k) % 3 === 0));
+    }
+  });
+
+  it('packs byte-per-row marks', () => {
+    const marks = new Uint8Array([0, 1, 1, 0, 1, 0, 0, 0, 1, 1]);
+    expect(Array.from(new Vector([boolData(marks, 1, 9)]))).toEqual([true, true, false, true, false, false, false, true, true]);
+  });
+});

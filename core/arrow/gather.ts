@@ -1,0 +1,447 @@
+/**
+ * Gathering rows by index: every join materialises its output as "row i of the left input, row j
+ * of the right input" pairs held in `Int32Array`s, then builds each output column with one
+ * columnar gather per column.
+ *
+ * A `RowSource` is a list of record batches (one schema) seen as one row sequence with global
+ * indices (batch start offsets precomputed). Gathering first *locates* the requested rows once —
+ * (batch, local row) pairs, `-1` for a NULL-padded output row — with a cursor that stays in the
+ * current batch for runs of nearby indices and binary-searches otherwise; the single-batch case
+ * skips this entirely and uses the indices as they are. The per-type kernels then loop over typed
+ * arrays only: fixed-width values are copied as 32/16/8-bit words (64/128-bit values never become
+ * BigInts), booleans bit by bit, strings as offsets + bytes, views as 16-byte views (buffer ids
+ * rebased when batches are merged). Dictionary columns gather their codes and keep the dictionary:
+ * the output shares it when every batch has the same one (or a prefix of the largest, as IPC
+ * dictionary deltas produce); otherwise the dictionaries are concatenated and the codes rebased.
+ *
+ * Arrow JS conventions relied on: `values` / `valueOffsets` of a sliced Data already start at its
+ * row 0, while validity bitmaps and boolean values are addressed at bit `offset + row`.
+ */
+import { Bool, Data, RecordBatch, Struct, Type, Vector, makeBuilder, makeData } from 'apache-arrow';
+import type { DataType, Dictionary, Int, Schema } from 'apache-arrow';
+import { Bitset } from '../bitset.ts';
+import { UnsupportedTypeError } from '../errors.ts';
+
+type Located = {
+  /** Batch of each output row; `null` when the source has at most one batch. */
+  readonly batch: Int32Array | null;
+  /** Row within its batch, or -1 for NULL. */
+  readonly local: Int32Array;
+};
+
+export class RowSource {
+  readonly batches: readonly RecordBatch[];
+  readonly schema: Schema;
+  readonly numRows: number;
+  /** starts[b] = global index of batch b's first row; starts[batches.length] = numRows. */
+  readonly starts: Int32Array;
+  readonly #columns: (Data[] | undefined)[] = [];
+
+  constructor(batches: readonly RecordBatch[], schema?: Schema) {
+    const s = schema ?? batches[0]?.schema;
+    if (s === undefined) throw new RangeError('RowSource over no batches needs a schema');
+    this.batches = batches;
+    this.schema = s;
+    this.starts = new Int32Array(batches.length + 1);
+    let total = 0;
+    for (let b = 0; b < batches.length; b++) {
+      this.starts[b] = total;
+      total += batches[b]!.numRows;
+    }
+    if (total > 0x7fffffff) throw new RangeError(`RowSource holds ${total} rows; global indices are 32-bit`);
+    this.starts[batches.length] = total;
+    this.numRows = total;
+  }
+
+  /** The batch holding global row `row` (empty batches are never returned). */
+  batchOf(row: number): number {
+    if (row < 0 || row >= this.numRows) throw new RangeError(`row ${row} outside RowSource of ${this.numRows} rows`);
+    const starts = this.starts;
+    let lo = 0;
+    let hi = this.batches.length; // first index with starts[idx] > row lies in (lo, hi]
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= row) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Column `c` of every batch (an empty placeholder when there are no batches). */
+  columnData(c: number): Data[] {
+    let parts = this.#columns[c];
+    if (parts === undefined) {
+      if (c < 0 || c >= this.schema.fields.length) throw new RangeError(`column ${c} outside schema of ${this.schema.fields.length}`);
+      parts = this.batches.length > 0 ? this.batches.map((b) => b.data.children[c]!) : [emptyData(this.schema.fields[c]!.type)];
+      this.#columns[c] = parts;
+    }
+    return parts;
+  }
+
+  /** (batch, local row) of indices[start, start + count). */
+  locate(indices: Int32Array, start: number, count: number): Located {
+    if (start < 0 || count < 0 || start + count > indices.length) {
+      throw new RangeError(`index range ${start}+${count} outside ${indices.length} indices`);
+    }
+    if (this.batches.length <= 1) {
+      const local = indices.subarray(start, start + count);
+      for (let k = 0; k < count; k++) {
+        if (local[k]! >= this.numRows) throw new RangeError(`row ${local[k]} outside RowSource of ${this.numRows} rows`);
+      }
+      return { batch: null, local };
+    }
+    return this.#locateMulti(indices, start, count);
+  }
+
+  #locateMulti(indices: Int32Array, start: number, count: number): Located {
+    const batch = new Int32Array(count);
+    const local = new Int32Array(count);
+    const starts = this.starts;
+    let b = 0;
+    let lo = starts[0]!;
+    let hi = starts[1]!;
+    for (let k = 0; k < count; k++) {
+      const g = indices[start + k]!;
+      if (g < 0) {
+        local[k] = -1;
+        continue;
+      }
+      if (g < lo || g >= hi) {
+        b = this.batchOf(g);
+        lo = starts[b]!;
+        hi = starts[b + 1]!;
+      }
+      batch[k] = b;
+      local[k] = g - lo;
+    }
+    return { batch, local };
+  }
+}
+
+/** Rows indices[start, start + count) of one column; index -1 gives NULL. */
+export function gatherColumn(src: RowSource, column: number, indices: Int32Array, start: number, count: number): Data {
+  return gatherLocated(src, column, src.locate(indices, start, count), count);
+}
+
+/** Several columns (default: all) of the same rows, locating the rows once. */
+export function gatherColumns(
+  src: RowSource,
+  indices: Int32Array,
+  start: number,
+  count: number,
+  columns: readonly number[] = src.schema.fields.map((_, c) => c),
+): Data[] {
+  const loc = src.locate(indices, start, count);
+  return columns.map((c) => gatherLocated(src, c, loc, count));
+}
+
+/** A record batch over `columns` (each of `length` rows). */
+export function makeRecordBatch(schema: Schema, columns: readonly Data[], length: number): RecordBatch {
+  for (let c = 0; c < columns.length; c++) {
+    if (columns[c]!.length !== length) throw new RangeError(`column ${c} has ${columns[c]!.length} rows, batch has ${length}`);
+  }
+  const data = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children: columns as Data[] });
+  return new RecordBatch(schema, data);
+}
+
+/** Non-null boolean column of rows [start, start + count) of a bitset or a byte-per-row array. */
+export function boolData(bits: Bitset | Uint8Array, start: number, count: number): Data<Bool> {
+  let packed: Bitset;
+  if (bits instanceof Bitset) {
+    packed = new Bitset(count);
+    packed.orRange(bits, start, 0, count);
+  } else {
+    packed = Bitset.fromBytes(bits.subarray(start, start + count));
+  }
+  return makeData({ type: new Bool(), data: packed.bytes(), length: count, nullCount: 0 });
+}
+
+/** All rows of `batches` as one batch (dictionaries shared or merged as in `gatherColumn`). */
+export function concatBatches(batches: readonly RecordBatch[], schema: Schema): RecordBatch {
+  if (batches.length === 1) return batches[0]!;
+  const src = new RowSource(batches, schema);
+  const all = new Int32Array(src.numRows);
+  for (let i = 0; i < all.length; i++) all[i] = i;
+  return makeRecordBatch(schema, gatherColumns(src, all, 0, all.length), all.length);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** makeData's overloads need a concrete type; the kernels are generic over it. */
+const make = makeData as unknown as (props: Record<string, unknown>) => Data;
+
+function emptyData(type: DataType): Data {
+  const builder = makeBuilder({ type, nullValues: [null, undefined] });
+  return builder.finish().flush();
+}
+
+function gatherLocated(src: RowSource, column: number, loc: Located, count: number): Data {
+  const parts = src.columnData(column);
+  const type = parts[0]!.type;
+  if (type.typeId === Type.Null) return make({ type, length: count });
+  const { bitmap, nullCount } = gatherValidity(parts, loc, count);
+  const base = { type, length: count, nullCount, nullBitmap: bitmap };
+  switch (type.typeId) {
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Interval:
+    case Type.Decimal:
+    case Type.FixedSizeBinary:
+      return make({ ...base, data: typedOutput(type.ArrayType, gatherFixed(parts, loc, count)) });
+    case Type.Bool:
+      return make({ ...base, data: gatherBools(parts, loc, count) });
+    case Type.Utf8:
+    case Type.Binary:
+    case Type.LargeUtf8:
+    case Type.LargeBinary:
+      return make({ ...base, ...gatherVariable(parts, loc, count, type, src.schema.fields[column]!.name) });
+    case Type.Utf8View:
+    case Type.BinaryView:
+      return make({ ...base, ...gatherViews(parts, loc, count) });
+    case Type.Dictionary:
+      return gatherDictionary(parts, loc, count, base, src.schema.fields[column]!.name);
+    default:
+      throw new UnsupportedTypeError(src.schema.fields[column]!.name, String(type), 'in gathered join output');
+  }
+}
+
+// --- validity --------------------------------------------------------------------------------
+
+function gatherValidity(parts: readonly Data[], loc: Located, count: number): { bitmap: Uint8Array | null; nullCount: number } {
+  const { batch, local } = loc;
+  let sourceNulls = false;
+  for (const p of parts) if (p.nullCount > 0) sourceNulls = true;
+  let padded = false;
+  for (let k = 0; k < count && !padded; k++) padded = local[k]! < 0;
+  if (!sourceNulls && !padded) return { bitmap: null, nullCount: 0 };
+
+  const bitmaps = parts.map((p) => (p.nullCount > 0 ? p.nullBitmap : null));
+  const offsets = parts.map((p) => p.offset);
+  const out = new Uint8Array(((count + 63) >>> 6) << 3);
+  let valid = 0;
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l < 0) continue;
+    const b = batch === null ? 0 : batch[k]!;
+    const bm = bitmaps[b]!;
+    if (bm !== null) {
+      const p = offsets[b]! + l;
+      if (((bm[p >> 3]! >> (p & 7)) & 1) === 0) continue;
+    }
+    out[k >> 3]! |= 1 << (k & 7);
+    valid++;
+  }
+  return { bitmap: out, nullCount: count - valid };
+}
+
+// --- fixed width -----------------------------------------------------------------------------
+
+type WordArray = Int32Array | Uint16Array | Uint8Array;
+type WordCtor = Int32ArrayConstructor | Uint16ArrayConstructor | Uint8ArrayConstructor;
+
+function valuesOf(d: Data): ArrayBufferView & { readonly length: number; readonly BYTES_PER_ELEMENT: number } {
+  return d.values as unknown as ArrayBufferView & { readonly length: number; readonly BYTES_PER_ELEMENT: number };
+}
+
+/** Widest word unit dividing the row width and every part's alignment. */
+function wordUnit(parts: readonly Data[], rowBytes: number): WordCtor {
+  let unit = rowBytes % 4 === 0 ? 4 : rowBytes % 2 === 0 ? 2 : 1;
+  for (const p of parts) while (valuesOf(p).byteOffset % unit !== 0) unit >>= 1;
+  return unit === 4 ? Int32Array : unit === 2 ? Uint16Array : Uint8Array;
+}
+
+/** Copies each located row's `rowBytes` bytes; NULL rows stay zero. Returns the output buffer. */
+function gatherFixed(parts: readonly Data[], loc: Located, count: number): ArrayBuffer {
+  const first = valuesOf(parts[0]!);
+  const rowBytes = first.BYTES_PER_ELEMENT * parts[0]!.stride;
+  const Ctor = wordUnit(parts, rowBytes);
+  const stride = rowBytes / Ctor.BYTES_PER_ELEMENT;
+  const buffer = new ArrayBuffer(Math.ceil((count * rowBytes) / 8) * 8);
+  const out = new Ctor(buffer);
+  const views = parts.map((p) => {
+    const v = valuesOf(p);
+    return new Ctor(v.buffer as ArrayBuffer, v.byteOffset, (v.length * v.BYTES_PER_ELEMENT) / Ctor.BYTES_PER_ELEMENT);
+  });
+  if (stride === 1) copyRows1(views, out, loc, count);
+  else copyRowsN(views, out, loc, count, stride);
+  return buffer;
+}
+
+function copyRows1(views: readonly WordArray[], out: WordArray, loc: Located, count: number): void {
+  const { batch, local } = loc;
+  if (batch === null) {
+    const v = views[0]!;
+    for (let k = 0; k < count; k++) {
+      const l = local[k]!;
+      if (l >= 0) out[k] = v[l]!;
+    }
+    return;
+  }
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l >= 0) out[k] = views[batch[k]!]![l]!;
+  }
+}
+
+function copyRowsN(views: readonly WordArray[], out: WordArray, loc: Located, count: number, stride: number): void {
+  const { batch, local } = loc;
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l < 0) continue;
+    const v = views[batch === null ? 0 : batch[k]!]!;
+    for (let s = 0; s < stride; s++) out[k * stride + s] = v[l * stride + s]!;
+  }
+}
+
+function typedOutput(ArrayType: unknown, buffer: ArrayBuffer): ArrayBufferView {
+  const Ctor = ArrayType as { new (b: ArrayBuffer): ArrayBufferView };
+  return new Ctor(buffer);
+}
+
+// --- booleans --------------------------------------------------------------------------------
+
+function gatherBools(parts: readonly Data[], loc: Located, count: number): Uint8Array {
+  const { batch, local } = loc;
+  const values = parts.map((p) => p.values as Uint8Array);
+  const offsets = parts.map((p) => p.offset);
+  const out = new Uint8Array(((count + 63) >>> 6) << 3);
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l < 0) continue;
+    const b = batch === null ? 0 : batch[k]!;
+    const p = offsets[b]! + l;
+    if ((values[b]![p >> 3]! >> (p & 7)) & 1) out[k >> 3]! |= 1 << (k & 7);
+  }
+  return out;
+}
+
+// --- variable width --------------------------------------------------------------------------
+
+const TWO_32 = 4294967296;
+
+/** Offsets of a part as int32 words: 1 word per offset, or 2 (lo, hi) for Large types. */
+function offsetWords(d: Data, large: boolean): Int32Array {
+  const vo = d.valueOffsets as unknown as ArrayBufferView & { length: number };
+  return large ? new Int32Array(vo.buffer, vo.byteOffset, vo.length * 2) : (vo as Int32Array);
+}
+
+function offsetAt(words: Int32Array, large: boolean, i: number): number {
+  return large ? words[2 * i + 1]! * TWO_32 + (words[2 * i]! >>> 0) : words[i]!;
+}
+
+function gatherVariable(parts: readonly Data[], loc: Located, count: number, type: DataType, name: string) {
+  const large = type.typeId === Type.LargeUtf8 || type.typeId === Type.LargeBinary;
+  const { batch, local } = loc;
+  const offs = parts.map((p) => offsetWords(p, large));
+  const vals = parts.map((p) => p.values as Uint8Array);
+  let total = 0;
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l < 0) continue;
+    const o = offs[batch === null ? 0 : batch[k]!]!;
+    total += offsetAt(o, large, l + 1) - offsetAt(o, large, l);
+  }
+  if (!large && total > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), `with ${total} bytes in one output batch (use LargeUtf8/LargeBinary)`);
+  const data = new Uint8Array(total);
+  const outOffsets = large ? new BigInt64Array(count + 1) : new Int32Array(count + 1);
+  const ow = large ? new Int32Array(outOffsets.buffer) : (outOffsets as Int32Array);
+  let pos = 0;
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l >= 0) {
+      const b = batch === null ? 0 : batch[k]!;
+      const s = offsetAt(offs[b]!, large, l);
+      const size = offsetAt(offs[b]!, large, l + 1) - s;
+      copyBytes(vals[b]!, s, size, data, pos);
+      pos += size;
+    }
+    if (large) {
+      ow[2 * k + 2] = pos | 0;
+      ow[2 * k + 3] = Math.floor(pos / TWO_32);
+    } else ow[k + 1] = pos;
+  }
+  return { valueOffsets: outOffsets, data };
+}
+
+/** Byte copy without allocating a subarray for short values. */
+function copyBytes(src: Uint8Array, from: number, size: number, dst: Uint8Array, to: number): void {
+  if (size > 64) {
+    dst.set(src.subarray(from, from + size), to);
+    return;
+  }
+  for (let k = 0; k < size; k++) dst[to + k] = src[from + k]!;
+}
+
+const VIEW_INLINE = 12;
+
+/** Utf8View/BinaryView: copy the 16-byte views, keep the data buffers (ids rebased per batch). */
+function gatherViews(parts: readonly Data[], loc: Located, count: number) {
+  const views = new Int32Array(gatherFixed(parts, loc, count), 0, 4 * count);
+  const buffers: Uint8Array[] = [];
+  const bufferBase = parts.map((p) => {
+    const b = buffers.length;
+    buffers.push(...p.variadicBuffers);
+    return b;
+  });
+  const { batch, local } = loc;
+  if (batch !== null) {
+    for (let k = 0; k < count; k++) {
+      if (local[k]! >= 0 && views[4 * k]! > VIEW_INLINE) views[4 * k + 2]! += bufferBase[batch[k]!]!;
+    }
+  }
+  return { views: new Uint8Array(views.buffer, 0, 16 * count), variadicBuffers: buffers };
+}
+
+// --- dictionaries ----------------------------------------------------------------------------
+
+function gatherDictionary(parts: readonly Data[], loc: Located, count: number, base: object, name: string): Data {
+  const type = parts[0]!.type as Dictionary;
+  const codes = typedOutput(type.indices.ArrayType, gatherFixed(parts, loc, count));
+  const { dictionary, shift } = commonDictionary(parts, type, name);
+  if (shift !== null && loc.batch !== null) rebaseCodes(codes, type.indices, loc, count, shift);
+  return make({ ...base, data: codes, dictionary });
+}
+
+/**
+ * One dictionary for all parts: the shared one, the largest when every other is a prefix of it
+ * (same leading Data chunks, as dictionary deltas build them), else all of them concatenated with
+ * a code shift per part.
+ */
+function commonDictionary(parts: readonly Data[], type: Dictionary, name: string): { dictionary: Vector; shift: Int32Array | null } {
+  const first = parts[0]!.dictionary!;
+  if (parts.every((p) => p.dictionary === first)) return { dictionary: first, shift: null };
+  let largest = first;
+  for (const p of parts) if (p.dictionary!.data.length > largest.data.length) largest = p.dictionary!;
+  const isPrefix = (v: Vector) => v.data.every((d, i) => largest.data[i] === d);
+  if (parts.every((p) => isPrefix(p.dictionary!))) return { dictionary: largest, shift: null };
+
+  const chunks: Data[] = [];
+  const shift = new Int32Array(parts.length);
+  let size = 0;
+  parts.forEach((p, b) => {
+    shift[b] = size;
+    chunks.push(...p.dictionary!.data);
+    size += p.dictionary!.length;
+  });
+  const maxCode = type.indices.isSigned ? 2 ** (type.indices.bitWidth - 1) - 1 : 2 ** type.indices.bitWidth - 1;
+  if (size - 1 > maxCode) {
+    throw new UnsupportedTypeError(name, String(type), `when merging batches with different dictionaries (${size} entries)`);
+  }
+  return { dictionary: new Vector(chunks), shift };
+}
+
+function rebaseCodes(codes: ArrayBufferView, indices: Int, loc: Located, count: number, shift: Int32Array): void {
+  const { batch, local } = loc;
+  const bits: number = indices.bitWidth;
+  if (bits === 64) {
+    const words = new Int32Array(codes.buffer, codes.byteOffset, 2 * count);
+    for (let k = 0; k < count; k++) if (local[k]! >= 0) words[2 * k] = words[2 * k]! + shift[batch![k]!]!;
+    return;
+  }
+  const c = codes as unknown as { [i: number]: number };
+  for (let k = 0; k < count; k++) if (local[k]! >= 0) c[k] = c[k]! + shift[batch![k]!]!;
+}

@@ -1,0 +1,212 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ExpressionError } from '../errors.ts';
+import { and, arith, cmp, col, type Expr, isNull, lit, not, or } from './ast.ts';
+import { formatExpr, parseExpr } from './parse.ts';
+
+const la = col('left', 'a');
+const lb = col('left', 'b');
+const ra = col('right', 'a');
+const rb = col('right', 'b');
+
+function parseError(text: string): string {
+  try {
+    parseExpr(text);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ExpressionError);
+    return (e as Error).message;
+  }
+  throw new Error(`expected '${text}' to fail`);
+}
+
+describe('parseExpr: precedence', () => {
+  it('OR < AND < NOT < comparison < +- < */ < unary minus', () => {
+    expect(parseExpr('l.a + r.a * 2 > 3 AND NOT l.b OR r.b IS NULL')).toEqual(
+      or(and(cmp('>', arith('+', la, arith('*', ra, lit(2))), lit(3)), not(lb)), isNull(rb)),
+    );
+    expect(parseExpr('l.a OR l.b AND r.a')).toEqual(or(la, and(lb, ra)));
+    expect(parseExpr('NOT l.a = 1')).toEqual(not(cmp('=', la, lit(1))));
+    expect(parseExpr('-l.a * 2')).toEqual(arith('*', arith('*', lit(-1), la), lit(2)));
+    expect(parseExpr('2 - -3')).toEqual(arith('-', lit(2), lit(-3)));
+    expect(parseExpr('l.a - r.a - 1')).toEqual(arith('-', arith('-', la, ra), lit(1)));
+    expect(parseExpr('l.a / r.a * 2')).toEqual(arith('*', arith('/', la, ra), lit(2)));
+    expect(parseExpr('l.a - (r.a - 1)')).toEqual(arith('-', la, arith('-', ra, lit(1))));
+    expect(parseExpr('(l.a OR l.b) AND r.a')).toEqual(and(or(la, lb), ra));
+  });
+
+  it('IS NULL binds looser than comparison and tighter than NOT (as in DuckDB)', () => {
+    expect(parseExpr('l.a = 1 IS NULL')).toEqual(isNull(cmp('=', la, lit(1))));
+    expect(parseExpr('NOT l.a IS NULL')).toEqual(not(isNull(la)));
+    expect(parseExpr('l.a IS NOT NULL IS NULL')).toEqual(isNull(isNull(la, true)));
+  });
+
+  it('flattens AND / OR chains into one n-ary node', () => {
+    expect(parseExpr('l.a AND l.b AND r.a AND r.b')).toEqual(and(la, lb, ra, rb));
+    expect(parseExpr('l.a or l.b or r.a')).toEqual(or(la, lb, ra));
+  });
+});
+
+describe('parseExpr: tokens', () => {
+  it('numbers', () => {
+    const num = (t: string) => (parseExpr(t) as { value: number }).value;
+    expect(num('42')).toBe(42);
+    expect(num('1.5')).toBe(1.5);
+    expect(num('.5')).toBe(0.5);
+    expect(num('2.')).toBe(2);
+    expect(num('1e3')).toBe(1000);
+    expect(num('1.5E-2')).toBe(0.015);
+    expect(num('2e+2')).toBe(200);
+    expect(num('-7')).toBe(-7);
+    expect(num('+7')).toBe(7);
+    expect(Object.is(num('-0'), -0)).toBe(true);
+    expect(num('9007199254740992')).toBe(2 ** 53);
+    expect(num('1152921504606846976')).toBe(2 ** 60);
+  });
+
+  it("strings with '' escaping, booleans and NULL in any case", () => {
+    expect(parseExpr("'it''s'")).toEqual(lit("it's"));
+    expect(parseExpr("''")).toEqual(lit(''));
+    expect(parseExpr("'héllo wörld ✓'")).toEqual(lit('héllo wörld ✓'));
+    expect(parseExpr('TRUE')).toEqual(lit(true));
+    expect(parseExpr('false')).toEqual(lit(false));
+    expect(parseExpr('Null')).toEqual(lit(null));
+  });
+
+  it('column references: l/r/left/right, quoted names with "" escaping, keywords as names', () => {
+    expect(parseExpr('l.x')).toEqual(col('left', 'x'));
+    expect(parseExpr('R.x')).toEqual(col('right', 'x'));
+    expect(parseExpr('left.Price')).toEqual(col('left', 'Price'));
+    expect(parseExpr('right . qty')).toEqual(col('right', 'qty'));
+    expect(parseExpr('l."odd name"')).toEqual(col('left', 'odd name'));
+    expect(parseExpr('r."say ""hi"""')).toEqual(col('right', 'say "hi"'));
+    expect(parseExpr('l.and')).toEqual(col('left', 'and'));
+    expect(parseExpr('l."1st"')).toEqual(col('left', '1st'));
+  });
+
+  it('every comparison operator (!= and == as aliases)', () => {
+    const ops = { '=': '=', '==': '=', '<>': '<>', '!=': '<>', '<': '<', '<=': '<=', '>': '>', '>=': '>=' } as const;
+    for (const [text, op] of Object.entries(ops)) expect(parseExpr(`l.a ${text} r.a`)).toEqual(cmp(op, la, ra));
+    expect(parseExpr('l.a>=r.a')).toEqual(cmp('>=', la, ra));
+  });
+
+  it('keywords are case-insensitive; whitespace is free', () => {
+    expect(parseExpr('l.a is not null And not l.b oR r.a')).toEqual(or(and(isNull(la, true), not(lb)), ra));
+    expect(parseExpr('\n\t( l.a )  ')).toEqual(la);
+  });
+});
+
+describe('parseExpr: errors name the position and what was expected', () => {
+  it('missing operand', () => {
+    expect(parseError('l.a > ')).toBe("expected a column like l.x at position 7 in 'l.a > '");
+    expect(parseError('l.a > foo')).toBe("expected a column like l.x at position 7 in 'l.a > foo', found 'foo'");
+    expect(parseError('x.a = 1')).toBe("expected a column like l.x at position 1 in 'x.a = 1', found 'x'");
+    expect(parseError('')).toBe("expected an expression at position 1 in ''");
+  });
+
+  it('bad tokens', () => {
+    expect(parseError("l.a = 'abc")).toBe("unterminated string literal starting at position 7 in 'l.a = 'abc'");
+    expect(parseError('l."abc = 1')).toMatch(/^unterminated quoted identifier starting at position 3/);
+    expect(parseError('l.a # 1')).toBe("unexpected character '#' at position 5 in 'l.a # 1'");
+    expect(parseError('l.a = 1e')).toBe("expected exponent digits in number at position 9 in 'l.a = 1e'");
+    expect(parseError('l.a = 12abc')).toMatch(/unexpected 'a' after number at position 9/);
+  });
+
+  it('structure', () => {
+    expect(parseError('(l.a = 1')).toBe("expected ')' at position 9 in '(l.a = 1' (to close the '(' at position 1)");
+    expect(parseError('l.a = 1)')).toBe("expected end of input (unbalanced ')') at position 8 in 'l.a = 1)', found ')'");
+    expect(parseError('l.a = 1 r.b')).toMatch(/^expected an operator, AND, OR, or end of input at position 9 .*found 'r'$/);
+    expect(parseError('l.a IS 5')).toBe("expected NULL or NOT NULL after IS at position 8 in 'l.a IS 5', found '5'");
+    expect(parseError('l.a IS NOT')).toBe("expected NULL after IS NOT at position 11 in 'l.a IS NOT'");
+    expect(parseError('l. = 1')).toBe("expected a column name after 'l.' at position 4 in 'l. = 1', found '='");
+    expect(parseError('l.a < r.a < 3')).toMatch(/^comparison operators do not chain: add parentheses before '<' at position 11/);
+    expect(parseError('l.a AND')).toMatch(/position 8/);
+    expect(parseError('(l.a = 1 r.b)')).toBe("expected ')' at position 10 in '(l.a = 1 r.b)', found 'r' (to close the '(' at position 1)");
+  });
+
+  it('literals that float64 cannot hold exactly', () => {
+    expect(parseError('l.a = 9007199254740993')).toMatch(/integer literal 9007199254740993 cannot be represented exactly .* position 7/);
+    expect(parseError('l.a = 1e400')).toBe("number 1e400 is out of range at position 7 in 'l.a = 1e400'");
+  });
+});
+
+describe('formatExpr', () => {
+  it('prints the fewest parentheses', () => {
+    const cases: [string, string][] = [
+      ['l.a + (r.a * 2)', 'l.a + r.a * 2'],
+      ['(l.a + r.a) * 2', '(l.a + r.a) * 2'],
+      ['l.a - (r.a - 1)', 'l.a - (r.a - 1)'],
+      ['((l.a)) AND (l.b OR r.a)', 'l.a AND (l.b OR r.a)'],
+      ['NOT (l.a = 1)', 'NOT l.a = 1'],
+      ['(NOT l.a) = r.b', '(NOT l.a) = r.b'],
+      ['(l.a = 1) IS NULL', 'l.a = 1 IS NULL'],
+      ['(l.a IS NULL) = r.b', '(l.a IS NULL) = r.b'],
+      ["l.\"odd name\" <> 'it''s'", "l.\"odd name\" <> 'it''s'"],
+      ['left.x != -5', 'l.x <> -5'],
+      ['-r.x', '-1 * r.x'],
+      ['l.a = TRUE or r.b is not null', 'l.a = TRUE OR r.b IS NOT NULL'],
+    ];
+    for (const [input, expected] of cases) expect(formatExpr(parseExpr(input))).toBe(expected);
+  });
+
+  it('degenerate n-ary nodes and non-finite literals', () => {
+    expect(formatExpr(and())).toBe('TRUE');
+    expect(formatExpr(or())).toBe('FALSE');
+    expect(formatExpr(and(la))).toBe('l.a');
+    expect(formatExpr(and(or(la, lb), or(ra)))).toBe('(l.a OR l.b) AND r.a');
+    expect(() => formatExpr(lit(NaN))).toThrow(ExpressionError);
+    expect(() => formatExpr(cmp('<', la, lit(Infinity)))).toThrow(/no SQL spelling/);
+  });
+
+  it('prints exact digits for large integers', () => {
+    expect(formatExpr(lit(2 ** 60))).toBe('1152921504606846976');
+    expect(formatExpr(lit(-(2 ** 60)))).toBe('-1152921504606846976');
+    expect(formatExpr(lit(1e21))).toBe('1e+21');
+    expect(formatExpr(lit(-0))).toBe('-0');
+  });
+});
+
+// ---- round trip over generated ASTs ----------------------------------------------------------------
+
+const literalArb: fc.Arbitrary<Expr> = fc
+  .oneof(
+    fc.integer({ min: -1000, max: 1000 }),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.constantFrom(2 ** 53, 2 ** 60, -(2 ** 63), 1e21, 5e-324, -0),
+    fc.string({ maxLength: 8 }),
+    fc.constantFrom("it's", "''", '"', 'ünï©ødé', ''),
+    fc.boolean(),
+    fc.constant(null),
+  )
+  .map((v) => lit(v));
+
+const nameArb = fc.oneof(fc.constantFrom('a', 'price', 'and', 'NULL', 'x_1', 'odd name', 'say "hi"', 'ü'), fc.string({ minLength: 1, maxLength: 6 }));
+const columnArb: fc.Arbitrary<Expr> = fc.tuple(fc.constantFrom('left' as const, 'right' as const), nameArb).map(([s, n]) => col(s, n));
+
+const { expr: exprArb } = fc.letrec<{ expr: Expr }>((tie) => ({
+  expr: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    columnArb,
+    literalArb,
+    fc
+      .tuple(fc.constantFrom('=', '<>', '<', '<=', '>', '>=' as const), tie('expr'), tie('expr'))
+      .map(([op, l, r]) => cmp(op as '=', l, r)),
+    fc.tuple(fc.constantFrom('+', '-', '*', '/' as const), tie('expr'), tie('expr')).map(([op, l, r]) => arith(op as '+', l, r)),
+    fc.array(tie('expr'), { minLength: 2, maxLength: 4 }).map((args) => and(...args)),
+    fc.array(tie('expr'), { minLength: 2, maxLength: 4 }).map((args) => or(...args)),
+    tie('expr').map((e) => not(e)),
+    fc.tuple(tie('expr'), fc.boolean()).map(([e, n]) => isNull(e, n)),
+  ),
+}));
+
+describe('formatExpr / parseExpr round trip', () => {
+  it('parseExpr(formatExpr(e)) deep-equals e for generated ASTs (seeded)', () => {
+    fc.assert(
+      fc.property(exprArb, (e) => {
+        const text = formatExpr(e);
+        expect(parseExpr(text)).toEqual(e);
+        expect(formatExpr(parseExpr(text))).toBe(text);
+      }),
+      { seed: 20240531, numRuns: 2000 },
+    );
+  });
+});

@@ -1,0 +1,432 @@
+/**
+ * Text <-> Expr for residual filters (`--filter "l.price * 1.1 < r.budget AND r.tag IS NOT NULL"`).
+ *
+ * Why hand-written: the grammar is tiny, and a recursive-descent parser gives errors that say
+ * exactly where and what was expected (`expected a column like l.x at position 7 in 'l.a > '`;
+ * positions are 1-based characters, end of input is `length + 1`).
+ *
+ * Grammar, loosest first (SQL / DuckDB precedence):
+ *   or     := and (OR and)*                    -- a chain becomes one n-ary `or` node
+ *   and    := not (AND not)*                   -- likewise one n-ary `and` node
+ *   not    := NOT not | is
+ *   is     := cmp (IS [NOT] NULL)*             -- `a = b IS NULL` is `(a = b) IS NULL`
+ *   cmp    := add [(= | <> | != | == | < | <= | > | >=) add]   -- does not chain, like SQL
+ *   add    := mul ((+ | -) mul)*
+ *   mul    := unary ((* | /) unary)*
+ *   unary  := (- | +) unary | primary
+ *   primary:= number | 'string' | TRUE | FALSE | NULL | ( or ) | side . name
+ *   side   := l | r | left | right             -- keywords and sides are case-insensitive
+ *   name   := identifier | "quoted identifier"  -- `""` escapes a quote; `''` in strings likewise
+ *
+ * Degenerate cases and invariants:
+ * - Unary minus on a number literal folds into a negative literal (`-5` is `lit(-5)`); on anything
+ *   else it becomes `-1 * x` (exact IEEE negation, keeps -0.0 and NaN right), because the AST has
+ *   no negation node.
+ * - Integer literals must be exactly representable as float64 (|n| <= 2^53 or a multiple of the
+ *   spacing there); otherwise an ExpressionError, rather than a silently rounded comparison.
+ *   Literals that overflow float64 (`1e400`) are errors too.
+ * - `formatExpr` prints the fewest parentheses that make `parseExpr(formatExpr(e))` deep-equal `e`
+ *   for every AST with finite number literals and `and`/`or` nodes of >= 2 arguments. A 0-ary
+ *   `and`/`or` prints as TRUE/FALSE and a 1-ary one as its argument (same meaning, different
+ *   shape). Non-finite literals (NaN, Infinity) have no SQL spelling: formatExpr throws.
+ */
+import { ExpressionError } from '../errors.ts';
+import type { Side } from '../types.ts';
+import type { ArithOp, CompareOp, Expr, Literal } from './ast.ts';
+
+type TokKind = 'ident' | 'qident' | 'number' | 'string' | 'op' | 'eof';
+
+interface Token {
+  readonly kind: TokKind;
+  /** Raw text for ident/number/op; decoded content for qident/string. */
+  readonly text: string;
+  /** 0-based offset of the first character. */
+  readonly pos: number;
+  readonly end: number;
+}
+
+const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false']);
+const SIDES: Record<string, Side> = { l: 'left', left: 'left', r: 'right', right: 'right' };
+const COMPARE_OPS: Record<string, CompareOp> = {
+  '=': '=',
+  '==': '=',
+  '<>': '<>',
+  '!=': '<>',
+  '<': '<',
+  '<=': '<=',
+  '>': '>',
+  '>=': '>=',
+};
+const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '==']);
+const ONE_CHAR_OPS = new Set(['=', '<', '>', '+', '-', '*', '/', '(', ')', '.']);
+
+function isIdentStart(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+}
+function isIdentPart(c: number): boolean {
+  return isIdentStart(c) || isDigit(c);
+}
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  const n = text.length;
+  let i = 0;
+  const fail = (msg: string, at: number): never => {
+    throw new ExpressionError(`${msg} at position ${at + 1} in '${text}'`);
+  };
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13) {
+      i++;
+      continue;
+    }
+    const start = i;
+    if (isIdentStart(c)) {
+      while (i < n && isIdentPart(text.charCodeAt(i))) i++;
+      tokens.push({ kind: 'ident', text: text.slice(start, i), pos: start, end: i });
+    } else if (isDigit(c) || (c === 46 && i + 1 < n && isDigit(text.charCodeAt(i + 1)))) {
+      while (i < n && isDigit(text.charCodeAt(i))) i++;
+      if (i < n && text.charCodeAt(i) === 46) {
+        i++;
+        while (i < n && isDigit(text.charCodeAt(i))) i++;
+      }
+      if (i < n && (text.charCodeAt(i) | 32) === 101) {
+        // exponent: e[+-]digits
+        let j = i + 1;
+        if (j < n && (text[j] === '+' || text[j] === '-')) j++;
+        if (j >= n || !isDigit(text.charCodeAt(j))) fail('expected exponent digits in number', j);
+        while (j < n && isDigit(text.charCodeAt(j))) j++;
+        i = j;
+      }
+      if (i < n && isIdentStart(text.charCodeAt(i))) fail(`unexpected '${text[i]}' after number`, i);
+      tokens.push({ kind: 'number', text: text.slice(start, i), pos: start, end: i });
+    } else if (c === 39 /* ' */ || c === 34 /* " */) {
+      const quote = text[i]!;
+      let value = '';
+      i++;
+      for (;;) {
+        const q = text.indexOf(quote, i);
+        if (q < 0) {
+          fail(quote === "'" ? 'unterminated string literal starting' : 'unterminated quoted identifier starting', start);
+        }
+        value += text.slice(i, q);
+        if (text[q + 1] === quote) {
+          value += quote;
+          i = q + 2;
+        } else {
+          i = q + 1;
+          break;
+        }
+      }
+      if (quote === '"' && value.length === 0) fail('empty quoted identifier', start);
+      tokens.push({ kind: quote === "'" ? 'string' : 'qident', text: value, pos: start, end: i });
+    } else {
+      const two = text.slice(i, i + 2);
+      if (TWO_CHAR_OPS.has(two)) {
+        i += 2;
+        tokens.push({ kind: 'op', text: two, pos: start, end: i });
+      } else if (ONE_CHAR_OPS.has(text[i]!)) {
+        i++;
+        tokens.push({ kind: 'op', text: text[start]!, pos: start, end: i });
+      } else {
+        fail(`unexpected character '${text[i]}'`, i);
+      }
+    }
+  }
+  tokens.push({ kind: 'eof', text: '', pos: n, end: n });
+  return tokens;
+}
+
+class Parser {
+  private i = 0;
+  constructor(
+    private readonly text: string,
+    private readonly tokens: Token[],
+  ) {}
+
+  private get tok(): Token {
+    return this.tokens[this.i]!;
+  }
+
+  private fail(expected: string, t: Token = this.tok, note?: string): never {
+    const found = t.kind === 'eof' ? '' : `, found ${describe(t)}`;
+    throw new ExpressionError(`expected ${expected} at position ${t.pos + 1} in '${this.text}'${found}${note ? ` (${note})` : ''}`);
+  }
+
+  private isKeyword(word: string): boolean {
+    const t = this.tok;
+    return t.kind === 'ident' && t.text.toLowerCase() === word;
+  }
+
+  private isOp(op: string): boolean {
+    const t = this.tok;
+    return t.kind === 'op' && t.text === op;
+  }
+
+  parseAll(): Expr {
+    if (this.tokens.length === 1) this.fail('an expression');
+    const e = this.parseOr();
+    const rest = this.tok;
+    if (rest.kind !== 'eof') {
+      this.fail(rest.kind === 'op' && rest.text === ')' ? "end of input (unbalanced ')')" : 'an operator, AND, OR, or end of input');
+    }
+    return e;
+  }
+
+  private parseOr(): Expr {
+    const first = this.parseAnd();
+    if (!this.isKeyword('or')) return first;
+    const args = [first];
+    while (this.isKeyword('or')) {
+      this.i++;
+      args.push(this.parseAnd());
+    }
+    return { kind: 'or', args };
+  }
+
+  private parseAnd(): Expr {
+    const first = this.parseNot();
+    if (!this.isKeyword('and')) return first;
+    const args = [first];
+    while (this.isKeyword('and')) {
+      this.i++;
+      args.push(this.parseNot());
+    }
+    return { kind: 'and', args };
+  }
+
+  private parseNot(): Expr {
+    if (this.isKeyword('not')) {
+      this.i++;
+      return { kind: 'not', arg: this.parseNot() };
+    }
+    return this.parseIs();
+  }
+
+  private parseIs(): Expr {
+    let e = this.parseCompare();
+    while (this.isKeyword('is')) {
+      this.i++;
+      let negated = false;
+      if (this.isKeyword('not')) {
+        this.i++;
+        negated = true;
+      }
+      if (!this.isKeyword('null')) this.fail(negated ? 'NULL after IS NOT' : 'NULL or NOT NULL after IS');
+      this.i++;
+      e = { kind: 'is-null', arg: e, negated };
+    }
+    return e;
+  }
+
+  private parseCompare(): Expr {
+    const left = this.parseAdd();
+    const t = this.tok;
+    if (t.kind !== 'op') return left;
+    const op = COMPARE_OPS[t.text];
+    if (op === undefined) return left;
+    this.i++;
+    const right = this.parseAdd();
+    const next = this.tok;
+    if (next.kind === 'op' && next.text in COMPARE_OPS) {
+      throw new ExpressionError(
+        `comparison operators do not chain: add parentheses before '${next.text}' at position ${next.pos + 1} in '${this.text}'`,
+      );
+    }
+    return { kind: 'compare', op, left, right };
+  }
+
+  private parseAdd(): Expr {
+    let e = this.parseMul();
+    while (this.isOp('+') || this.isOp('-')) {
+      const op = this.tok.text as ArithOp;
+      this.i++;
+      e = { kind: 'arith', op, left: e, right: this.parseMul() };
+    }
+    return e;
+  }
+
+  private parseMul(): Expr {
+    let e = this.parseUnary();
+    while (this.isOp('*') || this.isOp('/')) {
+      const op = this.tok.text as ArithOp;
+      this.i++;
+      e = { kind: 'arith', op, left: e, right: this.parseUnary() };
+    }
+    return e;
+  }
+
+  private parseUnary(): Expr {
+    if (this.isOp('-')) {
+      this.i++;
+      const arg = this.parseUnary();
+      if (arg.kind === 'literal' && typeof arg.value === 'number') return { kind: 'literal', value: -arg.value };
+      return { kind: 'arith', op: '*', left: { kind: 'literal', value: -1 }, right: arg };
+    }
+    if (this.isOp('+')) {
+      this.i++;
+      return this.parseUnary();
+    }
+    return this.parsePrimary();
+  }
+
+  private parsePrimary(): Expr {
+    const t = this.tok;
+    switch (t.kind) {
+      case 'number':
+        this.i++;
+        return { kind: 'literal', value: this.number(t) };
+      case 'string':
+        this.i++;
+        return { kind: 'literal', value: t.text };
+      case 'op':
+        if (t.text === '(') {
+          this.i++;
+          const e = this.parseOr();
+          if (!this.isOp(')')) this.fail("')'", this.tok, `to close the '(' at position ${t.pos + 1}`);
+          this.i++;
+          return e;
+        }
+        break;
+      case 'ident': {
+        const word = t.text.toLowerCase();
+        if (word === 'true' || word === 'false') {
+          this.i++;
+          return { kind: 'literal', value: word === 'true' };
+        }
+        if (word === 'null') {
+          this.i++;
+          return { kind: 'literal', value: null };
+        }
+        const side = SIDES[word];
+        if (side !== undefined && this.tokens[this.i + 1]!.kind === 'op' && this.tokens[this.i + 1]!.text === '.') {
+          this.i += 2;
+          const nameTok = this.tok;
+          if (nameTok.kind !== 'ident' && nameTok.kind !== 'qident') {
+            this.fail(`a column name after '${t.text}.'`);
+          }
+          this.i++;
+          return { kind: 'column', side, name: nameTok.text };
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return this.fail('a column like l.x');
+  }
+
+  private number(t: Token): number {
+    const v = Number(t.text);
+    if (!Number.isFinite(v)) {
+      throw new ExpressionError(`number ${t.text} is out of range at position ${t.pos + 1} in '${this.text}'`);
+    }
+    if (/^[0-9]+$/.test(t.text) && !Number.isSafeInteger(v) && BigInt(t.text) !== BigInt(v)) {
+      throw new ExpressionError(
+        `integer literal ${t.text} cannot be represented exactly (float64 literals are exact only up to 2^53) at position ${t.pos + 1} in '${this.text}'`,
+      );
+    }
+    return v;
+  }
+}
+
+function describe(t: Token): string {
+  switch (t.kind) {
+    case 'string':
+      return `string '${t.text.replaceAll("'", "''")}'`;
+    case 'qident':
+      return `"${t.text.replaceAll('"', '""')}"`;
+    case 'eof':
+      return 'end of input';
+    default:
+      return `'${t.text}'`;
+  }
+}
+
+/** Parse a residual-filter expression; throws ExpressionError naming the position and what was expected. */
+export function parseExpr(text: string): Expr {
+  return new Parser(text, tokenize(text)).parseAll();
+}
+
+// ---- formatting -------------------------------------------------------------------------------
+
+/** Binding strength; a child printed at a lower level than its slot requires gets parentheses. */
+const Level = { Or: 1, And: 2, Not: 3, Is: 4, Compare: 5, Add: 6, Mul: 7, Unary: 8, Atom: 9 } as const;
+type Level = number;
+
+function levelOf(e: Expr): Level {
+  switch (e.kind) {
+    case 'or':
+      return e.args.length === 0 ? Level.Atom : e.args.length === 1 ? levelOf(e.args[0]!) : Level.Or;
+    case 'and':
+      return e.args.length === 0 ? Level.Atom : e.args.length === 1 ? levelOf(e.args[0]!) : Level.And;
+    case 'not':
+      return Level.Not;
+    case 'is-null':
+      return Level.Is;
+    case 'compare':
+      return Level.Compare;
+    case 'arith':
+      return e.op === '+' || e.op === '-' ? Level.Add : Level.Mul;
+    case 'literal':
+      return typeof e.value === 'number' && (e.value < 0 || Object.is(e.value, -0)) ? Level.Unary : Level.Atom;
+    case 'column':
+      return Level.Atom;
+  }
+}
+
+const PLAIN_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function formatLiteral(v: Literal): string {
+  if (v === null) return 'NULL';
+  if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'string') return `'${v.replaceAll("'", "''")}'`;
+  if (!Number.isFinite(v)) throw new ExpressionError(`cannot format number literal ${v}: it has no SQL spelling`);
+  if (Object.is(v, -0)) return '-0';
+  // Beyond 2^53 String() prints the shortest round-trip digits padded with zeros, which is not
+  // the exact value (and the parser rejects inexact integer literals): print the exact integer.
+  if (Number.isInteger(v) && !Number.isSafeInteger(v) && Math.abs(v) < 1e21) return BigInt(v).toString();
+  return String(v);
+}
+
+function formatName(name: string): string {
+  return PLAIN_IDENT.test(name) ? name : `"${name.replaceAll('"', '""')}"`;
+}
+
+/** `e` printed where the grammar needs at least `min`: parenthesised when it binds looser. */
+function formatAt(e: Expr, min: Level): string {
+  const s = formatExpr(e);
+  return levelOf(e) < min ? `(${s})` : s;
+}
+
+/** Print an expression in the syntax `parseExpr` reads (see the module comment for round-trip rules). */
+export function formatExpr(e: Expr): string {
+  switch (e.kind) {
+    case 'column':
+      return `${e.side === 'left' ? 'l' : 'r'}.${formatName(e.name)}`;
+    case 'literal':
+      return formatLiteral(e.value);
+    case 'or':
+    case 'and': {
+      if (e.args.length === 0) return e.kind === 'and' ? 'TRUE' : 'FALSE';
+      if (e.args.length === 1) return formatExpr(e.args[0]!);
+      const lvl = e.kind === 'and' ? Level.And : Level.Or;
+      // Operands of an n-ary node bind tighter than it; a nested node of the same kind keeps its
+      // own parentheses so the tree shape survives the round trip.
+      return e.args.map((a) => formatAt(a, lvl + 1)).join(e.kind === 'and' ? ' AND ' : ' OR ');
+    }
+    case 'not':
+      return `NOT ${formatAt(e.arg, Level.Not)}`;
+    case 'is-null':
+      return `${formatAt(e.arg, Level.Is)} IS ${e.negated ? 'NOT ' : ''}NULL`;
+    case 'compare':
+      return `${formatAt(e.left, Level.Add)} ${e.op} ${formatAt(e.right, Level.Add)}`;
+    case 'arith': {
+      const lvl = e.op === '+' || e.op === '-' ? Level.Add : Level.Mul;
+      return `${formatAt(e.left, lvl)} ${e.op} ${formatAt(e.right, lvl + 1)}`;
+    }
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Vectorised key hashing: one 32-bit hash per row over all key columns, computed column by column
+ * into one `Uint32Array` (murmur3's block mix per 32-bit word, `fmix32` at the end).
+ *
+ * Why it can be this simple: normalisation already made equal keys equal words (widened ints,
+ * folded -0.0/NaN, rescaled decimals and timestamps), so hashing never looks at types. Two more
+ * invariants make hashes comparable across sides and layouts:
+ *  - a 3-word (HUGEINT) int whose top word is only the sign extension of the middle word hashes
+ *    exactly like the 2-word value, so an int's hash does not depend on the width it was widened to;
+ *  - bytes hash as `hashBytes(value, seed)` whether the column is plain or dictionary-encoded. A
+ *    dictionary's distinct entries are hashed once (and cached per normalised dictionary and seed,
+ *    so batches sharing a dictionary do not re-hash it) and gathered by code.
+ * A NULL row contributes a fixed per-column constant (NULL = NULL under IS NOT DISTINCT FROM must
+ * land in the same bucket). The seed initialises every row's state and every byte hash, so a
+ * different seed gives unrelated hashes (a membership filter built with another seed rejects all).
+ */
+import type { BytesKeyColumn, FixedKeyColumn, KeyColumn } from './types.ts';
+import { isBytesKey } from './types.ts';
+
+const C1 = 0xcc9e2d51;
+const C2 = 0x1b873593;
+const NULL_WORD = 0x6e756c6c; // "null"
+
+/** murmur3 block step: mix one 32-bit word `k` into state `h`. */
+function mix(h: number, k: number): number {
+  k = Math.imul(k, C1);
+  k = (k << 15) | (k >>> 17);
+  k = Math.imul(k, C2);
+  h ^= k;
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+/** murmur3 finaliser: full avalanche of the state. */
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** murmur3_x86_32 of bytes[start, end) (reads little-endian blocks without a DataView). */
+export function hashBytes(bytes: Uint8Array, start: number, end: number, seed: number): number {
+  let h = seed | 0;
+  const len = end - start;
+  const blockEnd = start + (len & ~3);
+  let p = start;
+  for (; p < blockEnd; p += 4) {
+    h = mix(h, bytes[p]! | (bytes[p + 1]! << 8) | (bytes[p + 2]! << 16) | (bytes[p + 3]! << 24));
+  }
+  const tail = len & 3;
+  if (tail !== 0) {
+    let k = bytes[p]!;
+    if (tail > 1) k |= bytes[p + 1]! << 8;
+    if (tail > 2) k |= bytes[p + 2]! << 16;
+    k = Math.imul(k, C1);
+    k = (k << 15) | (k >>> 17);
+    h ^= Math.imul(k, C2);
+  }
+  return fmix(h ^ len);
+}
+
+/**
+ * One hash per row over all key columns. When `out` has at least `rows` entries it is filled (its
+ * first `rows` entries) and returned; otherwise a new array is allocated.
+ */
+export function hashKeys(cols: readonly KeyColumn[], seed: number, out?: Uint32Array): Uint32Array {
+  if (cols.length === 0) throw new RangeError('hashKeys needs at least one key column');
+  const n = cols[0]!.length;
+  const h = out !== undefined && out.length >= n ? out : new Uint32Array(n);
+  h.fill(seed >>> 0, 0, n);
+  for (let c = 0; c < cols.length; c++) {
+    const col = cols[c]!;
+    const nullWord = NULL_WORD ^ Math.imul(c + 1, 0x9e3779b9);
+    if (isBytesKey(col)) mixBytesColumn(h, col, seed);
+    else if (col.kind.width === 2) mixWords2(h, col);
+    else if (col.kind.width === 3) mixWords3(h, col);
+    else mixWordsN(h, col);
+    if (col.nulls !== null) mixNulls(h, col.nulls, n, nullWord);
+  }
+  for (let i = 0; i < n; i++) h[i] = fmix(h[i]!);
+  return h;
+}
+
+/**
+ * A NULL row's state gets the column's NULL constant. Fixed columns hashed the row's words first,
+ * which are all zero (normalisation guarantees it); bytes columns skipped the row (its bytes or
+ * code are garbage in Arrow). Either way the contribution is the same for every NULL row.
+ */
+function mixNulls(h: Uint32Array, nulls: Uint8Array, n: number, k: number): void {
+  for (let i = 0; i < n; i++) if (nulls[i] !== 0) h[i] = mix(h[i]!, k) >>> 0;
+}
+
+function mixWords2(h: Uint32Array, col: FixedKeyColumn): void {
+  const w = col.words;
+  for (let i = 0; i < col.length; i++) h[i] = mix(mix(h[i]!, w[2 * i]!), w[2 * i + 1]!) >>> 0;
+}
+
+/** HUGEINT: hash as 2 words when the top word is just the sign extension (width-invariant). */
+function mixWords3(h: Uint32Array, col: FixedKeyColumn): void {
+  const w = col.words;
+  for (let i = 0; i < col.length; i++) {
+    const mid = w[3 * i + 1]!;
+    const top = w[3 * i + 2]!;
+    let s = mix(mix(h[i]!, w[3 * i]!), mid);
+    if (top !== mid >> 31) s = mix(s, top);
+    h[i] = s >>> 0;
+  }
+}
+
+function mixWordsN(h: Uint32Array, col: FixedKeyColumn): void {
+  const w = col.words;
+  const width = col.kind.width;
+  for (let i = 0; i < col.length; i++) {
+    let s = h[i]!;
+    for (let k = 0; k < width; k++) s = mix(s, w[i * width + k]!);
+    h[i] = s >>> 0;
+  }
+}
+
+/** Bytes: hash each distinct dictionary entry once when that is cheaper, else each row. */
+function mixBytesColumn(h: Uint32Array, col: BytesKeyColumn, seed: number): void {
+  const { offsets, bytes, codes, nulls } = col;
+  const n = col.length;
+  const entries = offsets.length - 1;
+  if (codes !== null && (entries <= 2 * n + 64 || entryHashCache.get(offsets)?.seed === seed)) {
+    const eh = entryHashes(col, seed);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] !== 0) continue;
+      h[i] = mix(h[i]!, eh[codes[i]!]! | 0) >>> 0;
+    }
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] !== 0) continue;
+    const e = codes === null ? i : codes[i]!;
+    h[i] = mix(h[i]!, hashBytes(bytes, offsets[e]!, offsets[e + 1]!, seed) | 0) >>> 0;
+  }
+}
+
+/** Per-entry byte hashes of a dictionary, cached by its (shared, normalised) offsets array. */
+const entryHashCache = new WeakMap<Int32Array, { seed: number; hashes: Uint32Array }>();
+
+function entryHashes(col: BytesKeyColumn, seed: number): Uint32Array {
+  const cached = entryHashCache.get(col.offsets);
+  if (cached !== undefined && cached.seed === seed) return cached.hashes;
+  const { offsets, bytes } = col;
+  const entries = offsets.length - 1;
+  const hashes = new Uint32Array(entries);
+  for (let e = 0; e < entries; e++) hashes[e] = hashBytes(bytes, offsets[e]!, offsets[e + 1]!, seed);
+  entryHashCache.set(offsets, { seed, hashes });
+  return hashes;
+}

@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Engine } from '../engine.ts';
+import { ConfigError, UnknownStrategyError } from '../errors.ts';
+import { loadExtensions } from './extensions.ts';
+import { defineSlot, Registry, type Strategy } from './registry.ts';
+import { ALL_SLOTS, JOIN, PUSHDOWN } from './slots.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'joinlab-ext-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const COLOR = defineSlot<Strategy & { paint(): string }>('color', 'test slot');
+
+describe('registry', () => {
+  it('resolves registered strategies by name through the container', () => {
+    const r = new Registry();
+    r.register(COLOR, { name: 'red', description: 'r', paint: () => 'RED' });
+    r.register(COLOR, { name: 'blue', description: 'b', paint: () => 'BLUE' });
+    expect(r.resolve(COLOR, 'blue').paint()).toBe('BLUE');
+    expect(r.names(COLOR)).toEqual(['red', 'blue']);
+    expect(r.has(COLOR, 'green')).toBe(false);
+  });
+
+  it('an unknown name fails with the list of registered names', () => {
+    const r = new Registry();
+    r.register(COLOR, { name: 'red', description: 'r', paint: () => 'RED' });
+    const e = (() => {
+      try {
+        r.resolve(COLOR, 'green');
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(e).toBeInstanceOf(UnknownStrategyError);
+    expect((e as Error).message).toBe("unknown color strategy 'green'; registered: red");
+  });
+
+  it('rejects a duplicate name in one slot', () => {
+    const r = new Registry();
+    r.register(COLOR, { name: 'red', description: 'r', paint: () => '' });
+    expect(() => r.register(COLOR, { name: 'red', description: 'again', paint: () => '' })).toThrow(/already registered/);
+  });
+
+  it('loads built-ins through the extension path and lists every slot', async () => {
+    const engine = await Engine.create();
+    const slots = engine.registry.slots();
+    expect(slots.map((s) => s.name)).toEqual(ALL_SLOTS.map((s) => s.name));
+    expect(engine.registry.names(JOIN)).toContain('nested-loop');
+    expect(engine.registry.names(PUSHDOWN)).toContain('none');
+    const nl = slots.find((s) => s.name === 'join')!.strategies.find((s) => s.name === 'nested-loop')!;
+    expect(nl.extension).toBe('joinlab.joins');
+  });
+
+  it('a user extension from a file adds a strategy without touching core', async () => {
+    const file = join(dir, 'my-policy.mjs');
+    writeFileSync(
+      file,
+      `export default { name: 'my-ext', load(registry) {
+         registry.register({ id: Symbol.for('joinlab.slot.pushdown'), name: 'pushdown', description: '' },
+           { name: 'everything', description: 'keeps every row', plan: () => null });
+       } };`,
+    );
+    const engine = await Engine.create({ extensions: [file], pushdown: 'everything' });
+    expect(engine.registry.names(PUSHDOWN)).toEqual(['none', 'everything']);
+    expect(engine.registry.slots().find((s) => s.name === 'pushdown')!.strategies[1]!.extension).toBe('my-ext');
+  });
+
+  it('unknown join algorithm in config fails at engine creation', async () => {
+    await expect(Engine.create({ join: 'quantum' })).rejects.toThrow("unknown join strategy 'quantum'; registered: nested-loop");
+  });
+
+  it('a module without the extension shape, or that cannot load, is a ConfigError', async () => {
+    const bad = join(dir, 'bad.mjs');
+    writeFileSync(bad, 'export const x = 1;');
+    await expect(loadExtensions(new Registry(), [bad])).rejects.toThrow(ConfigError);
+    await expect(loadExtensions(new Registry(), [join(dir, 'missing.mjs')])).rejects.toThrow(/cannot load extension/);
+  });
+});

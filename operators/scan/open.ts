@@ -1,0 +1,29 @@
+/**
+ * `openScan`: one entry point from "what the user gave us" to a Scan.
+ *
+ * - an Arrow Table -> `MemoryScan` (`memory:<name>`), one container per record batch;
+ * - `.parquet`/`.pq` -> `ParquetScan` (row groups, pruned by footer statistics before decoding);
+ * - `.arrow`/`.ipc`/`.feather` -> the IPC file read into memory, then a `MemoryScan` whose
+ *   `source` is the path (IPC has no footer statistics, so zone maps are computed per batch).
+ * Anything else (including `.csv`, which joinlab only writes) is a `UsageError`.
+ */
+import type { Table } from 'apache-arrow';
+import { UsageError } from '../../core/errors.ts';
+import { isIpcPath, readIpcFile } from '../../adapters/io/ipc.ts';
+import { isParquetPath } from '../../adapters/io/parquet.ts';
+import { MemoryScan } from './memory-scan.ts';
+import { ParquetScan, type ParquetScanOptions } from './parquet-scan.ts';
+import type { Scan } from './types.ts';
+
+export interface OpenScanOptions {
+  readonly parquet?: ParquetScanOptions;
+}
+
+export async function openScan(source: string | Table, name?: string, options: OpenScanOptions = {}): Promise<Scan> {
+  if (typeof source !== 'string') return new MemoryScan(source, name ?? 'table');
+  if (isParquetPath(source)) return ParquetScan.open(source, options.parquet);
+  if (isIpcPath(source)) return new MemoryScan(await readIpcFile(source), name ?? source, { source });
+  throw new UsageError(
+    `cannot scan '${source}': expected an Arrow Table or a .parquet/.pq/.arrow/.ipc/.feather file (CSV is write-only)`,
+  );
+}

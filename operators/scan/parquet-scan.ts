@@ -1,0 +1,155 @@
+/**
+ * `ParquetScan`: the Scan contract over a Parquet file. Containers are row groups; each is
+ * checked against the current dynamic filter with the footer's statistics *before* anything is
+ * decoded, and only kept row groups and only the needed columns (requested ∪ predicate columns)
+ * are decoded.
+ *
+ * Kept row groups are decoded in small *runs* of consecutive row groups (at most `runRows` rows /
+ * `runBytes` uncompressed bytes, always at least one row group) — one wasm call per run, so
+ * memory stays bounded by a run, not the file. A run is only assembled after the previous one
+ * has been fully consumed, so a filter published mid-scan prunes every row group not yet in a
+ * run; the row-level filter is re-read for every decoded batch, so even rows of the current run
+ * see it (when the columns it reads were decoded — otherwise rows are kept, which is always safe).
+ *
+ * Metrics: `bytesDecoded` charges the footer's uncompressed sizes of the column chunks actually
+ * decoded (a fallback decode of whole row groups charges every column); `bytesSkipped` the same
+ * sizes of the needed columns of pruned row groups; `containersTotal = pruned + kept` for the
+ * row groups visited.
+ */
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { MissingColumnError } from '../../core/errors.ts';
+import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
+import { ParquetFileHandle, type ParquetRowGroupInfo } from '../../adapters/io/parquet.ts';
+import { filterAndProject, neededColumns, throwIfAborted } from './memory-scan.ts';
+import type { ColumnStats, ContainerStats, Scan, ScanOptions } from './types.ts';
+
+export interface ParquetScanOptions {
+  /** Max rows per decode run (default 65536). */
+  readonly runRows?: number;
+  /** Max uncompressed bytes (of the requested columns) per decode run (default 32 MiB). */
+  readonly runBytes?: number;
+  /** Rows per decoded batch (default: a whole run in one batch). */
+  readonly batchSize?: number;
+}
+
+class RowGroupContainer implements ContainerStats {
+  readonly #rg: ParquetRowGroupInfo;
+  constructor(rg: ParquetRowGroupInfo) {
+    this.#rg = rg;
+  }
+  get index(): number {
+    return this.#rg.index;
+  }
+  get numRows(): number {
+    return this.#rg.numRows;
+  }
+  get bytes(): number {
+    return this.#rg.uncompressedBytes;
+  }
+  column(name: string): ColumnStats | undefined {
+    return this.#rg.columnStats(name);
+  }
+}
+
+export class ParquetScan implements Scan {
+  readonly source: string;
+  readonly schema: Schema;
+  readonly numRows: number;
+  readonly numContainers: number;
+  readonly metrics: ScanMetrics = newScanMetrics();
+  readonly handle: ParquetFileHandle;
+  readonly #runRows: number;
+  readonly #runBytes: number;
+  readonly #batchSize: number | undefined;
+  readonly #containers: readonly RowGroupContainer[];
+
+  constructor(handle: ParquetFileHandle, options: ParquetScanOptions = {}) {
+    this.handle = handle;
+    this.source = handle.path;
+    this.schema = handle.schema;
+    this.numRows = handle.numRows;
+    this.numContainers = handle.rowGroups.length;
+    this.#runRows = Math.max(1, options.runRows ?? 65_536);
+    this.#runBytes = Math.max(1, options.runBytes ?? 32 * 1024 * 1024);
+    this.#batchSize = options.batchSize;
+    this.#containers = handle.rowGroups.map((rg) => new RowGroupContainer(rg));
+  }
+
+  static async open(path: string, options?: ParquetScanOptions): Promise<ParquetScan> {
+    return new ParquetScan(await ParquetFileHandle.open(path), options);
+  }
+
+  async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+    const { filter, signal } = options;
+    const h = this.handle;
+    const names = h.columnNames;
+    const columns = options.columns ?? names;
+    for (const c of columns) if (!names.includes(c)) throw new MissingColumnError(c, this.source, names);
+    const m = this.metrics;
+    const rgs = h.rowGroups;
+    let run: number[] = [];
+    let runRows = 0;
+    let runBytes = 0;
+    const runColumns = new Set<string>();
+
+    let t0 = performance.now();
+    let inScan = true;
+    const self = this;
+    async function* emit(): AsyncGenerator<RecordBatch> {
+      throwIfAborted(signal, self.source);
+      const decoded = await h.decodeRowGroups(run, [...runColumns], { batchSize: self.#batchSize });
+      for (const r of run) {
+        m.rowsDecoded += rgs[r]!.numRows;
+        for (const c of decoded.columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
+      }
+      run = [];
+      runRows = 0;
+      runBytes = 0;
+      runColumns.clear();
+      for (const batch of decoded.batches) {
+        throwIfAborted(signal, self.source);
+        let predicate = filter?.current() ?? null;
+        if (predicate && !predicate.columns.every((c) => batch.schema.fields.some((f) => f.name === c))) {
+          predicate = null; // its columns were not decoded: keep the rows (always safe)
+        }
+        const out = filterAndProject(batch, predicate, columns, self.source);
+        m.rowsAfterFilter += out.numRows;
+        if (out.numRows === 0) continue;
+        m.elapsedMs += performance.now() - t0;
+        inScan = false;
+        yield out;
+        inScan = true;
+        t0 = performance.now();
+      }
+    }
+
+    try {
+      for (let i = 0; i < rgs.length; i++) {
+        throwIfAborted(signal, this.source);
+        const rg = rgs[i]!;
+        let estimate = 0;
+        for (const c of columns) estimate += rg.columnBytes(c);
+        if (run.length > 0 && (runRows + rg.numRows > this.#runRows || runBytes + estimate > this.#runBytes)) {
+          yield* emit();
+        }
+        m.containersTotal++;
+        const predicate = filter?.current() ?? null;
+        const needed = neededColumns(columns, predicate, names, this.source);
+        let bytes = 0;
+        for (const c of needed) bytes += rg.columnBytes(c);
+        if (predicate && !predicate.mayContain(this.#containers[i]!)) {
+          m.containersPruned++;
+          m.bytesSkipped += bytes;
+          continue;
+        }
+        run.push(i);
+        runRows += rg.numRows;
+        runBytes += estimate;
+        for (const c of needed) runColumns.add(c);
+      }
+      if (run.length > 0) yield* emit();
+    } finally {
+      if (inScan) m.elapsedMs += performance.now() - t0;
+    }
+  }
+}
