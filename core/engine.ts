@@ -100,8 +100,8 @@ export class Engine {
     const bound = this.bind(spec, leftScan.schema, rightScan.schema);
     const algorithm = this.algorithm();
     const pool = new MemoryPool(this.config.memoryLimit);
-    const spill = new SpillManager();
     const opMetrics = newOperatorMetrics(algorithm.name);
+    const spill = new SpillManager({ metrics: opMetrics });
     const operators: Record<string, OperatorMetrics> = { join: opMetrics };
     const metrics: JoinMetrics = {
       rows: 0,

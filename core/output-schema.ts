@@ -6,7 +6,7 @@
  * - semi/anti: that side's columns; mark: that side's columns plus a non-null boolean `mark`.
  * Columns that an outer join can pad with NULLs become nullable.
  */
-import { Bool, Field, Schema } from 'apache-arrow';
+import { Bool, DataType, Dictionary, Field, Schema } from 'apache-arrow';
 import { isMarkJoin, keepsUnmatched, outputSides, type JoinType } from './types.ts';
 
 export const MARK_COLUMN = 'mark';
@@ -24,8 +24,11 @@ export function outputColumnNames(leftCols: readonly string[], rightCols: readon
   return out;
 }
 
-function renamed(f: Field, name: string, nullable: boolean): Field {
-  return new Field(name, f.type, nullable || f.nullable, f.metadata);
+function renamed(f: Field, name: string, nullable: boolean, freshDictionary = false): Field {
+  const t = f.type;
+  // Arrow dictionary ids must be unique within a schema; inputs from two files can collide.
+  const type = freshDictionary && DataType.isDictionary(t) ? new Dictionary(t.dictionary, t.indices, undefined, t.isOrdered) : t;
+  return new Field(name, type, nullable || f.nullable, f.metadata);
 }
 
 export function joinOutputSchema(type: JoinType, left: Schema, right: Schema): Schema {
@@ -43,7 +46,7 @@ export function joinOutputSchema(type: JoinType, left: Schema, right: Schema): S
   const leftNullable = keepsUnmatched(type, 'right');
   const rightNullable = keepsUnmatched(type, 'left');
   return new Schema([
-    ...left.fields.map((f, i) => renamed(f, names[i]!, leftNullable)),
-    ...right.fields.map((f, i) => renamed(f, names[left.fields.length + i]!, rightNullable)),
+    ...left.fields.map((f, i) => renamed(f, names[i]!, leftNullable, true)),
+    ...right.fields.map((f, i) => renamed(f, names[left.fields.length + i]!, rightNullable, true)),
   ]);
 }

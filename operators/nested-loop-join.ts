@@ -127,8 +127,8 @@ export class NestedLoopJoin implements JoinAlgorithm {
     const nullAware = spec.nullAware;
     const outer: Side = sides === 'right' ? 'right' : 'left';
 
-    const leftKeys = leftBatches.map((b) => normalizeKeys(b, join.leftKeys as string[], join.keyKinds as never));
-    const rightKeys = rightBatches.map((b) => normalizeKeys(b, join.rightKeys as string[], join.keyKinds as never));
+    const leftKeys = leftBatches.map((b) => normalizeKeys(b, join.leftKeys, join.keyKinds));
+    const rightKeys = rightBatches.map((b) => normalizeKeys(b, join.rightKeys, join.keyKinds));
     const range = spec.range;
     const leftRange = range ? leftBatches.map((b) => normalizeKeys(b, [range.left], [join.rangeKind!])) : null;
     const rightRange = range ? rightBatches.map((b) => normalizeKeys(b, [range.right], [join.rangeKind!])) : null;

@@ -58,7 +58,7 @@ function buildProgram(): Command {
   program
     .command('demo')
     .description('generate a small built-in data set, run every join algorithm and join type, check each against DuckDB')
-    .option('--rows <n>', 'left rows (the right side gets a quarter)', '20000')
+    .option('--rows <n>', 'left rows (the right side gets a quarter)', '10000')
     .option('--seed <n>', 'data seed', '7')
     .option('--config <file>', 'config file')
     .option('--set <key=value>', 'override one config key (repeatable)', collect, [])

@@ -17,8 +17,8 @@
  * Arrow JS conventions relied on: `values` / `valueOffsets` of a sliced Data already start at its
  * row 0, while validity bitmaps and boolean values are addressed at bit `offset + row`.
  */
-import { Bool, Data, RecordBatch, Struct, Type, Vector, makeBuilder, makeData } from 'apache-arrow';
-import type { DataType, Dictionary, Int, Schema } from 'apache-arrow';
+import { Bool, Data, DataType, RecordBatch, Struct, Type, Vector, makeBuilder, makeData } from 'apache-arrow';
+import type { Dictionary, Int, Schema } from 'apache-arrow';
 import { Bitset } from '../bitset.ts';
 import { UnsupportedTypeError } from '../errors.ts';
 
@@ -140,7 +140,14 @@ export function makeRecordBatch(schema: Schema, columns: readonly Data[], length
   for (let c = 0; c < columns.length; c++) {
     if (columns[c]!.length !== length) throw new RangeError(`column ${c} has ${columns[c]!.length} rows, batch has ${length}`);
   }
-  const data = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children: columns as Data[] });
+  // A join output may carry two dictionary columns that came from one input id (both sides read
+  // from files numbering dictionaries from 0): the output schema gives each its own id, and the
+  // gathered data is re-typed to match so IPC/Parquet writers see distinct dictionaries.
+  const children = columns.map((d, c) => {
+    const t = schema.fields[c]!.type;
+    return DataType.isDictionary(t) && DataType.isDictionary(d.type) && t.id !== d.type.id ? d.clone(t) : d;
+  });
+  const data = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children });
   return new RecordBatch(schema, data);
 }
 

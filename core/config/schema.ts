@@ -21,9 +21,9 @@ const bool = z.preprocess((v) => {
   if (['false', 'no', 'off', '0'].includes(s)) return false;
   return v;
 }, z.boolean());
-const byteSize = z.union([z.number(), z.string()]).transform((v, ctx) => {
+const byteSize = z.unknown().transform((v, ctx) => {
   try {
-    return parseByteSize(v);
+    return parseByteSize(v as number | string);
   } catch (e) {
     ctx.addIssue({ code: 'custom', message: (e as Error).message });
     return z.NEVER;

@@ -1,0 +1,150 @@
+/**
+ * The command line end to end, in-process: every join type over Parquet files for every key type
+ * matches DuckDB, `strategies --json` lists the slots, and each kind of bad input exits 2 with
+ * one clear stderr line and leaves no output file.
+ */
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Rng } from '../../core/random.ts';
+import { toJoinSpec } from '../../core/spec.ts';
+import { JOIN_TYPES } from '../../core/types.ts';
+import { LOGICAL_TYPES, randomTable, type ColumnGen } from '../../bench/data/random-tables.ts';
+import { compareResults, formatComparison } from '../duckdb/compare.ts';
+import { joinToSql } from '../duckdb/join-sql.ts';
+import { DuckDBSession } from '../duckdb/session.ts';
+import { readParquetFile, writeParquetFile } from '../io/parquet.ts';
+import { main } from './main.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'joinlab-cli-'));
+const L = join(dir, 'left.parquet');
+const R = join(dir, 'right.parquet');
+
+async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
+  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
+  try {
+    const code = await main(argv);
+    return { code, stdout, stderr };
+  } finally {
+    o.mockRestore();
+    e.mockRestore();
+    process.exitCode = undefined;
+  }
+}
+
+const columns = (seedSide: number): ColumnGen[] =>
+  LOGICAL_TYPES.map((t) => ({ name: `k_${t.replace('-', '_')}`, type: t, domain: 6, nullRate: 0.15, skew: seedSide ? 0.3 : 0 }));
+
+let duck: DuckDBSession;
+const rng = new Rng(99);
+const left = randomTable(rng, columns(0), 60, 17);
+const right = randomTable(rng, columns(1), 45, 8);
+
+beforeAll(async () => {
+  await writeParquetFile(L, left, { rowGroupSize: 16 });
+  await writeParquetFile(R, right, { rowGroupSize: 10 });
+  duck = await DuckDBSession.open({ threads: 1 });
+  await duck.loadTable('lt', left);
+  await duck.loadTable('rt', right);
+});
+afterAll(async () => {
+  await duck?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('joinlab join --algorithm nested-loop --out x.parquet', () => {
+  const names = columns(0).map((c) => c.name);
+  it.each(JOIN_TYPES)('%s matches DuckDB for every key type', async (type) => {
+    for (const key of names) {
+      const out = join(dir, `out-${type}-${key}.parquet`);
+      const r = await run('join', '--left', L, '--right', R, '--on', `${key}=${key}`, '--type', type, '--algorithm', 'nested-loop', '--out', out);
+      expect(r.stderr, `${type} on ${key}`).toBe('');
+      expect(r.code).toBe(0);
+      const actual = await readParquetFile(out);
+      const sql = joinToSql(toJoinSpec({ type, on: `${key}=${key}` }), { table: 'lt', columns: names }, { table: 'rt', columns: names });
+      const cmp = compareResults(actual, await duck.query(sql));
+      expect(cmp.equal, `${type} on ${key}\n${formatComparison(cmp)}`).toBe(true);
+      rmSync(out);
+    }
+  });
+
+  it('--json reports rows, timing, config and per-scan metrics', async () => {
+    const r = await run('join', '--left', L, '--right', R, '--on', 'k_int64=k_int64', '--type', 'inner', '--json', '--set', 'batchSize=7');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.config.batchSize).toBe(7);
+    expect(report.config.join).toBe('nested-loop');
+    expect(typeof report.elapsedMs).toBe('number');
+    expect(report.scans.left).toEqual({ containersTotal: 4, containersPruned: 0, rowsDecoded: 60, rowsAfterFilter: 60, bytesDecoded: expect.any(Number) });
+    expect(report.scans.right.containersTotal).toBe(5);
+    expect(report.operators.join.outputRows).toBe(report.rows);
+  });
+
+  it('writes .arrow and .csv too', async () => {
+    for (const ext of ['arrow', 'csv']) {
+      const out = join(dir, `x.${ext}`);
+      const r = await run('join', '--left', L, '--right', R, '--range', 'k_int32 < k_int32', '--type', 'left-semi', '--out', out);
+      expect(r.code).toBe(0);
+      expect(existsSync(out)).toBe(true);
+    }
+    expect(readFileSync(join(dir, 'x.csv'), 'utf8').split('\n')[0]).toContain('k_int8');
+  });
+});
+
+describe('joinlab strategies', () => {
+  it('--json lists every slot with its strategies', async () => {
+    const r = await run('strategies', '--json');
+    expect(r.code).toBe(0);
+    const { slots } = JSON.parse(r.stdout);
+    expect(slots.map((s: { name: string }) => s.name)).toEqual(['join', 'pushdown', 'hashmap', 'smj.existence', 'pwmj.search']);
+    expect(slots[0].strategies[0]).toMatchObject({ name: 'nested-loop', extension: 'joinlab.joins' });
+  });
+});
+
+describe('bad input: exit 2, one line on stderr, no output file', () => {
+  const truncated = join(dir, 'truncated.parquet');
+  const garbage = join(dir, 'garbage.parquet');
+  beforeAll(() => {
+    const bytes = readFileSync(L);
+    writeFileSync(truncated, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    writeFileSync(garbage, Buffer.from('PAR1 this is not a parquet file PAR1'));
+  });
+
+  const cases: [string, string[], RegExp][] = [
+    ['missing file', ['--left', join(dir, 'nope.parquet'), '--right', R, '--on', 'k_int32=k_int32'], /file not found: .*nope\.parquet/],
+    ['truncated parquet', ['--left', truncated, '--right', R, '--on', 'k_int32=k_int32'], /cannot read .*truncated\.parquet/],
+    ['corrupt parquet', ['--left', L, '--right', garbage, '--on', 'k_int32=k_int32'], /cannot read .*garbage\.parquet/],
+    ['missing column', ['--left', L, '--right', R, '--on', 'nope=k_int32'], /column 'nope' not found in the left input/],
+    ['string vs int keys', ['--left', L, '--right', R, '--on', 'k_utf8=k_int32'], /key types do not match: left\.k_utf8 \(Utf8\) and right\.k_int32 \(Int32\)/],
+    ['unknown strategy', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--algorithm', 'quantum'], /unknown join strategy 'quantum'; registered: nested-loop/],
+    ['malformed --on', ['--left', L, '--right', R, '--on', 'k_int32'], /--on expects LEFT=RIGHT/],
+    ['neither --on nor --range', ['--left', L, '--right', R], /needs --on/],
+    ['bad join type', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--type', 'outer'], /outer/],
+    ['unknown config key', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--set', 'batchsize=3'], /unknown config key 'batchsize'/],
+    ['bad filter', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--filter', 'l.k_int32 >'], /expected/],
+    ['filter column missing', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--filter', 'r.zzz > 1'], /column 'zzz' not found/],
+    ['memory limit', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--set', 'memoryLimit=1KB'], /memory limit exceeded: nested-loop-join/],
+    ['unsupported output format', ['--left', L, '--right', R, '--on', 'k_int32=k_int32'], /\.txt/],
+  ];
+
+  it.each(cases)('%s', async (_name, args, message) => {
+    const out = join(dir, _name === 'unsupported output format' ? 'bad-out.txt' : 'bad-out.parquet');
+    const r = await run('join', ...args, '--out', out);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('an unknown option is a usage error', async () => {
+    const r = await run('join', '--left', L, '--right', R, '--on', 'a=b', '--frobnicate');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/unknown option '--frobnicate'/);
+  });
+});
