@@ -17,7 +17,9 @@ export { Registry, defineSlot, type Slot, type Strategy, type StrategyInfo, type
 export { ALL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH } from './core/registry/slots.ts';
 export type { Extension } from './core/registry/extensions.ts';
 export type { JoinAlgorithm, JoinContext, JoinInputs } from './core/join-algorithm.ts';
-export type { PushdownPolicy, BuildSummary } from './core/pushdown.ts';
+export type { PushdownPolicy, BuildPartition, KeyFilter, PushdownContext } from './core/pushdown.ts';
+export type { HashMapLayout, JoinHashTable, BuildInput, ProbeInput } from './core/hashmap.ts';
+export { ProbeCursor } from './core/hashmap.ts';
 export type { BoundJoin } from './core/plan.ts';
 export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './operators/scan/types.ts';
 export { DynamicFilter } from './operators/scan/types.ts';

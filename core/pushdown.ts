@@ -1,25 +1,62 @@
 /**
- * The pushdown-policy contract: after a join's build side is complete, the policy turns what the
- * build saw into a `ScanPredicate` for the probe-side scan (or `null`: publish nothing).
+ * The pushdown-policy contract: once a hash join's build side is complete, a policy turns each
+ * build partition into a `KeyFilter` over the probe side's key columns; the hash join composes
+ * the partitions' filters into the one `ScanPredicate` the probe scan executes
+ * (strategies/pushdown/compose.ts: partition routing, empty/failed partitions, NULL keeping).
  *
- * A published predicate may only ever answer "maybe" for a row or container that could match —
- * a dropped row is the worst bug a policy can have. `BuildSummary` is deliberately small here;
- * the hash-join work extends it with the build's hash table, distinct keys and bounds.
+ * A filter may only ever answer "maybe" for a row or container that could match — a dropped row
+ * is the worst bug a policy can have. It sees normalised key columns (`KeyKind` per key pair, the
+ * same representation as the build's), so widened and mixed-width keys compare correctly.
+ * NULL keys are handled by the composer, never by a KeyFilter: rows with a NULL key are dropped
+ * (or kept, under null-equals-null / null-aware anti) before `test` sees them.
  */
-import type { BoundJoin } from './plan.ts';
 import type { Config } from './config/schema.ts';
+import type { JoinHashTable } from './hashmap.ts';
+import type { KeyColumn, KeyKind } from './keys/types.ts';
 import type { Strategy } from './registry/registry.ts';
-import type { ScanPredicate } from '../operators/scan/types.ts';
-import type { Side } from './types.ts';
+import type { ColumnStats } from '../operators/scan/types.ts';
+import type { DataType } from 'apache-arrow';
 
-export interface BuildSummary {
-  readonly join: BoundJoin;
-  /** Which input was built; the other one is probed and receives the filter. */
-  readonly buildSide: Side;
-  readonly buildRows: number;
+/** What one build partition saw. */
+export interface BuildPartition {
+  readonly index: number;
+  /** Build rows in this partition (0: the partition is empty and can match nothing). */
+  readonly rows: number;
+  /** Normalised build keys, contiguous over the partition's rows. */
+  readonly keys: readonly KeyColumn[];
+  /** The partition's hash table, and the seed its hashes were computed with. */
+  readonly table: JoinHashTable;
+  readonly seed: number;
+}
+
+export interface PushdownContext {
+  readonly config: Config;
+  /** Common kind per key pair (probe keys are normalised to these). */
+  readonly keyKinds: readonly KeyKind[];
+  /** The probe side's Arrow type per key column (container stats come in this type). */
+  readonly probeTypes: readonly DataType[];
+  readonly probeColumns: readonly string[];
+}
+
+/** A test over the probe key columns for one build partition. */
+export interface KeyFilter {
+  /** e.g. `k BETWEEN 0 AND 99`, `k IN (3 values)`, `k IN MAP(1000) + BITMAP(1024 buckets)`. */
+  readonly description: string;
+  /** Whether `test` needs the probe rows' hashes (computed with the partition's seed). */
+  readonly needsHashes: boolean;
+  /**
+   * Container level: `stats[c]` are the stats of probe key column c in the container (in the
+   * probe column's own type, `undefined` when unknown). false only if no row can pass `test`.
+   */
+  mayContain(stats: readonly (ColumnStats | undefined)[]): boolean;
+  /**
+   * Row level: for each row r listed in `rows` (all rows if null), clear `keep[r]` to 0 if row r
+   * cannot match; never set a 0 to 1. Rows tested have no NULL in any key column.
+   */
+  test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void;
 }
 
 export interface PushdownPolicy extends Strategy {
-  /** The predicate for the probe scan, or `null` for "keep everything". */
-  plan(build: BuildSummary, config: Config): ScanPredicate | null;
+  /** The filter for one non-empty build partition, or `null` for "keep everything". */
+  planPartition(build: BuildPartition, ctx: PushdownContext): KeyFilter | null;
 }

@@ -59,7 +59,7 @@ describe('registry', () => {
       file,
       `export default { name: 'my-ext', load(registry) {
          registry.register({ id: Symbol.for('joinlab.slot.pushdown'), name: 'pushdown', description: '' },
-           { name: 'everything', description: 'keeps every row', plan: () => null });
+           { name: 'everything', description: 'keeps every row', planPartition: () => null });
        } };`,
     );
     const engine = await Engine.create({ extensions: [file], pushdown: 'everything' });

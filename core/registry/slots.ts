@@ -6,11 +6,12 @@
  */
 import type { JoinAlgorithm } from '../join-algorithm.ts';
 import type { PushdownPolicy } from '../pushdown.ts';
+import type { HashMapLayout } from '../hashmap.ts';
 import { defineSlot, type Strategy } from './registry.ts';
 
 export const JOIN = defineSlot<JoinAlgorithm>('join', 'join algorithm (config key: join)');
 export const PUSHDOWN = defineSlot<PushdownPolicy>('pushdown', 'dynamic-filter pushdown policy (config key: pushdown)');
-export const HASHMAP = defineSlot<Strategy>('hashmap', 'hash-table layout for hash-join builds (config key: hashmap)');
+export const HASHMAP = defineSlot<HashMapLayout>('hashmap', 'hash-table layout for hash-join builds (config key: hashmap)');
 export const SMJ_EXISTENCE = defineSlot<Strategy>('smj.existence', 'sort-merge join stream for semi/anti/mark (config key: smj.existence)');
 export const PWMJ_SEARCH = defineSlot<Strategy>('pwmj.search', 'piecewise merge join first-match search (config key: pwmj.search)');
 

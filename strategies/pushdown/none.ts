@@ -7,5 +7,5 @@ import type { PushdownPolicy } from '../../core/pushdown.ts';
 export const nonePushdown: PushdownPolicy = {
   name: 'none',
   description: 'publish no dynamic filter (baseline)',
-  plan: () => null,
+  planPartition: () => null,
 };

@@ -1,0 +1,75 @@
+/**
+ * The hash-map contract of the hash join (slot `hashmap`).
+ *
+ * A layout builds a `JoinHashTable` over the build side's normalised key columns — contiguous,
+ * one row per build row, row ids 0..rows-1 — and the hashes of those keys (computed by the join
+ * with `hashKeys(keys, seed)`; layouts that address by hash use them, `array` ignores them).
+ * The same table serves two readers: the join's probe (all matching build rows per probe row)
+ * and the `map` pushdown policy (does *any* build row match?), which is why the pushdown must
+ * hash probe keys with the build's seed: a different seed rejects every row.
+ *
+ * NULL rules are the table's business: under `null-equals-nothing` build rows with a NULL in any
+ * key column are not inserted and probe rows with a NULL never match; under `null-equals-null`
+ * a NULL equals a NULL in the same column (the comparator never looks at NULLs, so layouts check
+ * `nulls` themselves).
+ */
+import type { KeyColumn } from './keys/types.ts';
+import type { Strategy } from './registry/registry.ts';
+
+export interface BuildInput {
+  readonly keys: readonly KeyColumn[];
+  /** One hash per build row (`hashKeys(keys, seed)`). */
+  readonly hashes: Uint32Array;
+  readonly rows: number;
+  readonly nullEqualsNull: boolean;
+}
+
+/** One probe batch as the table sees it. */
+export interface ProbeInput {
+  readonly keys: readonly KeyColumn[];
+  /** Hashes with the build's seed (may be ignored by layouts that do not hash). */
+  readonly hashes: Uint32Array;
+  readonly rows: number;
+}
+
+/**
+ * Where a probe stopped when its output buffers filled up: `row` is the next probe row to look
+ * at, `next` the build row to continue from within that probe row's chain (-1: start afresh).
+ */
+export class ProbeCursor {
+  row = 0;
+  next = -1;
+  reset(): void {
+    this.row = 0;
+    this.next = -1;
+  }
+  get done(): boolean {
+    return this.row < 0;
+  }
+}
+
+export interface JoinHashTable {
+  /** Layout name, for metrics. */
+  readonly layout: string;
+  /** Build rows inserted (rows with NULL keys are excluded under null-equals-nothing). */
+  readonly inserted: number;
+  /** Bytes held by the table's own arrays (not the key columns). */
+  readonly memoryBytes: number;
+  /**
+   * Writes (probeRow, buildRow) pairs for every equal-key match, probe rows in order and build
+   * rows in insertion order within one probe row, resuming at `cursor`; stops when `capacity`
+   * pairs are written. Returns the count; `cursor.row` becomes -1 once every probe row is done.
+   */
+  probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number;
+  /**
+   * Membership: `out[r] = 1` if some build row's key equals probe row r's, else 0 — for the rows
+   * listed in `rows` (or all rows when `rows` is null; unlisted entries are left untouched).
+   */
+  contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void;
+}
+
+export interface HashMapLayout extends Strategy {
+  /** Why this layout cannot index these keys (e.g. `array` needs one integer key), or null. */
+  unsupportedReason(input: BuildInput): string | null;
+  build(input: BuildInput): JoinHashTable;
+}
