@@ -7,9 +7,11 @@ import { Command } from 'commander';
 import { DuckDBSession } from '../adapters/duckdb/session.ts';
 import { formatTable } from '../adapters/cli/format.ts';
 import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
+import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number) => Promise<BenchCase[]>> = {
+  'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
 };
 

@@ -117,6 +117,8 @@ export class Engine {
       try {
         for await (const b of algorithm.execute(bound, { left: leftScan, right: rightScan }, ctx)) {
           metrics.rows += b.numRows;
+          opMetrics.outputRows += b.numRows;
+          opMetrics.outputBatches++;
           yield b;
         }
       } finally {

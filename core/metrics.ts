@@ -42,10 +42,12 @@ export interface OperatorMetrics {
   spillFiles: number;
   /** Free-form counters specific to one operator (e.g. `buildRows`, `probeRows`, `pairsTested`). */
   counters: Record<string, number>;
+  /** Free-form facts (e.g. `hashmap: chained`, `dynamicFilter: k BETWEEN 0 AND 9`). */
+  details: Record<string, string>;
 }
 
 export function newOperatorMetrics(name: string): OperatorMetrics {
-  return { name, outputRows: 0, outputBatches: 0, elapsedMs: 0, peakReservedBytes: 0, spilledBytes: 0, spillFiles: 0, counters: {} };
+  return { name, outputRows: 0, outputBatches: 0, elapsedMs: 0, peakReservedBytes: 0, spilledBytes: 0, spillFiles: 0, counters: {}, details: {} };
 }
 
 export function bump(m: OperatorMetrics, counter: string, by = 1): void {

@@ -4,11 +4,13 @@
  */
 import type { Extension } from '../core/registry/extensions.ts';
 import { JOIN } from '../core/registry/slots.ts';
+import { HashJoin } from './hash-join/hash-join.ts';
 import { NestedLoopJoin } from './nested-loop-join.ts';
 
 const extension: Extension = {
   name: 'joinlab.joins',
   load(registry) {
+    registry.register(JOIN, new HashJoin());
     registry.register(JOIN, new NestedLoopJoin());
   },
 };

@@ -98,11 +98,7 @@ export class NestedLoopJoin implements JoinAlgorithm {
       const rightBatches = await collectScan(inputs.right, reservation, { signal: ctx.signal });
       bump(ctx.metrics, 'leftRows', sum(leftBatches));
       bump(ctx.metrics, 'rightRows', sum(rightBatches));
-      for (const b of this.#join(join, leftBatches, rightBatches, ctx)) {
-        ctx.metrics.outputRows += b.numRows;
-        ctx.metrics.outputBatches++;
-        yield b;
-      }
+      yield* this.#join(join, leftBatches, rightBatches, ctx);
     } finally {
       ctx.metrics.peakReservedBytes = Math.max(ctx.metrics.peakReservedBytes, reservation.size);
       reservation.free();

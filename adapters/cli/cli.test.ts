@@ -56,12 +56,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('joinlab join --algorithm nested-loop --out x.parquet', () => {
+describe('joinlab join --algorithm A --out x.parquet', () => {
   const names = columns(0).map((c) => c.name);
-  it.each(JOIN_TYPES)('%s matches DuckDB for every key type', async (type) => {
+  const matrix = ['nested-loop', 'hash'].flatMap((a) => JOIN_TYPES.map((t) => [a, t] as const));
+  it.each(matrix)('%s %s matches DuckDB for every key type', async (algorithm, type) => {
     for (const key of names) {
       const out = join(dir, `out-${type}-${key}.parquet`);
-      const r = await run('join', '--left', L, '--right', R, '--on', `${key}=${key}`, '--type', type, '--algorithm', 'nested-loop', '--out', out);
+      const r = await run('join', '--left', L, '--right', R, '--on', `${key}=${key}`, '--type', type, '--algorithm', algorithm, '--out', out);
       expect(r.stderr, `${type} on ${key}`).toBe('');
       expect(r.code).toBe(0);
       const actual = await readParquetFile(out);
@@ -73,21 +74,26 @@ describe('joinlab join --algorithm nested-loop --out x.parquet', () => {
   });
 
   it('--json reports rows, timing, config and per-scan metrics', async () => {
-    const r = await run('join', '--left', L, '--right', R, '--on', 'k_int64=k_int64', '--type', 'inner', '--json', '--set', 'batchSize=7');
+    const r = await run('join', '--left', L, '--right', R, '--on', 'k_int64=k_int64', '--type', 'inner', '--json', '--set', 'batchSize=7', '--set', 'pushdown=none');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.config.batchSize).toBe(7);
-    expect(report.config.join).toBe('nested-loop');
+    expect(report.config.join).toBe('hash');
     expect(typeof report.elapsedMs).toBe('number');
     expect(report.scans.left).toEqual({ containersTotal: 4, containersPruned: 0, rowsDecoded: 60, rowsAfterFilter: 60, bytesDecoded: expect.any(Number) });
     expect(report.scans.right.containersTotal).toBe(5);
     expect(report.operators.join.outputRows).toBe(report.rows);
+    // With a pushdown policy the probe scan (left: more rows) drops rows that cannot match.
+    const auto = JSON.parse((await run('join', '--left', L, '--right', R, '--on', 'k_int64=k_int64', '--json', '--set', 'pushdown=auto')).stdout);
+    expect(auto.rows, JSON.stringify(auto)).toBe(report.rows);
+    expect(auto.scans.left.rowsAfterFilter).toBeLessThan(auto.scans.left.rowsDecoded);
+    expect(auto.operators.join.details.dynamicFilter).not.toBe('none');
   });
 
   it('writes .arrow and .csv too', async () => {
     for (const ext of ['arrow', 'csv']) {
       const out = join(dir, `x.${ext}`);
-      const r = await run('join', '--left', L, '--right', R, '--range', 'k_int32 < k_int32', '--type', 'left-semi', '--out', out);
+      const r = await run('join', '--left', L, '--right', R, '--range', 'k_int32 < k_int32', '--type', 'left-semi', '--algorithm', 'nested-loop', '--out', out);
       expect(r.code).toBe(0);
       expect(existsSync(out)).toBe(true);
     }
@@ -101,7 +107,7 @@ describe('joinlab strategies', () => {
     expect(r.code).toBe(0);
     const { slots } = JSON.parse(r.stdout);
     expect(slots.map((s: { name: string }) => s.name)).toEqual(['join', 'pushdown', 'hashmap', 'smj.existence', 'pwmj.search']);
-    expect(slots[0].strategies[0]).toMatchObject({ name: 'nested-loop', extension: 'joinlab.joins' });
+    expect(slots[0].strategies[0]).toMatchObject({ name: 'hash', extension: 'joinlab.joins' });
   });
 });
 
@@ -120,14 +126,14 @@ describe('bad input: exit 2, one line on stderr, no output file', () => {
     ['corrupt parquet', ['--left', L, '--right', garbage, '--on', 'k_int32=k_int32'], /cannot read .*garbage\.parquet/],
     ['missing column', ['--left', L, '--right', R, '--on', 'nope=k_int32'], /column 'nope' not found in the left input/],
     ['string vs int keys', ['--left', L, '--right', R, '--on', 'k_utf8=k_int32'], /key types do not match: left\.k_utf8 \(Utf8\) and right\.k_int32 \(Int32\)/],
-    ['unknown strategy', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--algorithm', 'quantum'], /unknown join strategy 'quantum'; registered: nested-loop/],
+    ['unknown strategy', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--algorithm', 'quantum'], /unknown join strategy 'quantum'; registered: hash, nested-loop/],
     ['malformed --on', ['--left', L, '--right', R, '--on', 'k_int32'], /--on expects LEFT=RIGHT/],
     ['neither --on nor --range', ['--left', L, '--right', R], /needs --on/],
     ['bad join type', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--type', 'outer'], /outer/],
     ['unknown config key', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--set', 'batchsize=3'], /unknown config key 'batchsize'/],
     ['bad filter', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--filter', 'l.k_int32 >'], /expected/],
     ['filter column missing', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--filter', 'r.zzz > 1'], /column 'zzz' not found/],
-    ['memory limit', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--set', 'memoryLimit=1KB'], /memory limit exceeded: nested-loop-join/],
+    ['memory limit', ['--left', L, '--right', R, '--on', 'k_int32=k_int32', '--set', 'memoryLimit=1KB'], /memory limit exceeded: hash-join build/],
     ['unsupported output format', ['--left', L, '--right', R, '--on', 'k_int32=k_int32'], /\.txt/],
   ];
 

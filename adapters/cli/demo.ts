@@ -6,6 +6,7 @@
  */
 import type { Config } from '../../core/config/schema.ts';
 import { Engine } from '../../core/engine.ts';
+import { bindJoin } from '../../core/plan.ts';
 import { JOIN } from '../../core/registry/slots.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
@@ -41,6 +42,11 @@ export async function runDemo(config: Config, options: { rows: number; seed: num
       const engine = await base.with({ join: algorithm });
       for (const c of demoCases()) {
         const spec = toJoinSpec(c.spec);
+        const unsupported = engine.algorithm().unsupportedReason(bindJoin(spec, orders.schema, customers.schema));
+        if (unsupported) {
+          rows.push([algorithm, c.label, undefined, undefined, undefined, 'n/a (unsupported)']);
+          continue;
+        }
         const { table, metrics } = await engine.join(spec, orders, customers);
         const sql = joinToSql(
           spec,

@@ -11,7 +11,8 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 }
 
 function cellText(v: unknown): string {
-  if (v === null || v === undefined) return 'NULL';
+  if (v === undefined) return '-'; // "not applicable", as opposed to a NULL value
+  if (v === null) return 'NULL';
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toPrecision(6).replace(/\.?0+$/, '');
   if (v instanceof Uint8Array) return `\\x${Buffer.from(v).toString('hex')}`;
   if (v instanceof Date) return v.toISOString();

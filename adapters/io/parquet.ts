@@ -397,8 +397,8 @@ function twith(s: TStruct, updates: ReadonlyArray<readonly [number, number, TVal
 
 const MAGIC = 0x31524150; // "PAR1" little-endian
 const MAGIC_ENCRYPTED = 0x45524150; // "PARE"
-const utf8 = new TextDecoder();
-const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is data, not a byte-order mark
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A top-level field: its subtree in the flat schema list and its leaf (column chunk) range. */
 interface TopField {

@@ -33,12 +33,12 @@ const byteSize = z.unknown().transform((v, ctx) => {
 export const configSchema = z
   .object({
     extensions: z.array(z.string()).default([]),
-    join: strategyName.default('nested-loop'),
+    join: strategyName.default('hash'),
     'hash.mode': z.enum(['collect-left', 'partitioned']).default('collect-left'),
     'hash.partitions': positiveInt.max(1024).default(4),
     'hash.build': z.enum(['left', 'right', 'auto']).default('auto'),
     hashmap: strategyName.default('auto'),
-    pushdown: strategyName.default('none'),
+    pushdown: strategyName.default('auto'),
     'pushdown.keyRangeBitmap': bool.default(true),
     'pushdown.inlistMaxDistinct': positiveInt.default(150),
     'pushdown.inlistMaxBytes': positiveInt.default(131072),

@@ -4,5 +4,6 @@
  */
 export const BUILTIN_EXTENSIONS: readonly string[] = [
   new URL('../../operators/extension.ts', import.meta.url).href,
-  new URL('../../strategies/extension.ts', import.meta.url).href,
+  new URL('../../strategies/hashmap/extension.ts', import.meta.url).href,
+  new URL('../../strategies/pushdown/extension.ts', import.meta.url).href,
 ];

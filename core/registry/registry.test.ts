@@ -63,12 +63,12 @@ describe('registry', () => {
        } };`,
     );
     const engine = await Engine.create({ extensions: [file], pushdown: 'everything' });
-    expect(engine.registry.names(PUSHDOWN)).toEqual(['none', 'everything']);
-    expect(engine.registry.slots().find((s) => s.name === 'pushdown')!.strategies[1]!.extension).toBe('my-ext');
+    expect(engine.registry.names(PUSHDOWN).at(-1)).toBe('everything');
+    expect(engine.registry.slots().find((s) => s.name === 'pushdown')!.strategies.at(-1)!.extension).toBe('my-ext');
   });
 
   it('unknown join algorithm in config fails at engine creation', async () => {
-    await expect(Engine.create({ join: 'quantum' })).rejects.toThrow("unknown join strategy 'quantum'; registered: nested-loop");
+    await expect(Engine.create({ join: 'quantum' })).rejects.toThrow("unknown join strategy 'quantum'; registered: hash, nested-loop");
   });
 
   it('a module without the extension shape, or that cannot load, is a ConfigError', async () => {

@@ -1,13 +1,36 @@
 /**
- * Assembling join output: operators push row references (global row indices into each side's
- * `RowSource`, -1 for "NULL-padded") one at a time into preallocated typed arrays, and every
- * `batchSize` references become one output RecordBatch by a columnar gather. No per-row objects.
+ * Assembling join output. Operators describe output rows as row references — indices into each
+ * side's `RowSource`, -1 for a NULL-padded side — held in typed arrays, and every batch of
+ * references becomes one output RecordBatch by a columnar gather. No per-row objects.
  *
- * Two shapes: `pairs` (inner/outer joins: left columns then right columns) and one side plus an
- * optional boolean `mark` column (semi/anti/mark joins).
+ * Two shapes: pairs (inner/outer joins: left columns then right columns) and one side plus an
+ * optional boolean `mark` column (semi/anti/mark joins). `pairBatch`/`sideBatch` gather one
+ * batch directly (streaming operators, whose probe source changes every batch);
+ * `OutputAssembler` buffers references pushed one at a time and cuts batches of `batchSize`.
  */
 import type { Data, RecordBatch, Schema } from 'apache-arrow';
-import { boolData, gatherColumn, makeRecordBatch, type RowSource } from '../../core/arrow/gather.ts';
+import { boolData, gatherColumns, makeRecordBatch, type RowSource } from '../../core/arrow/gather.ts';
+
+/** Output rows `left[leftIdx[k]] ++ right[rightIdx[k]]` for k in [start, start + count). */
+export function pairBatch(
+  schema: Schema,
+  left: RowSource,
+  leftIdx: Int32Array,
+  right: RowSource,
+  rightIdx: Int32Array,
+  start: number,
+  count: number,
+): RecordBatch {
+  const columns: Data[] = [...gatherColumns(left, leftIdx, start, count), ...gatherColumns(right, rightIdx, start, count)];
+  return makeRecordBatch(schema, columns, count);
+}
+
+/** Output rows `src[idx[k]]` (+ `mark[k]` when given) for k in [start, start + count). */
+export function sideBatch(schema: Schema, src: RowSource, idx: Int32Array, start: number, count: number, mark: Uint8Array | null): RecordBatch {
+  const columns: Data[] = gatherColumns(src, idx, start, count);
+  if (mark) columns.push(boolData(mark, start, count));
+  return makeRecordBatch(schema, columns, count);
+}
 
 export class OutputAssembler {
   readonly #left: Int32Array;
@@ -18,7 +41,7 @@ export class OutputAssembler {
   private constructor(
     readonly schema: Schema,
     readonly batchSize: number,
-    private readonly leftSource: RowSource | null,
+    private readonly leftSource: RowSource,
     private readonly rightSource: RowSource | null,
     withMark: boolean,
   ) {
@@ -59,15 +82,9 @@ export class OutputAssembler {
   flush(): RecordBatch | null {
     const n = this.#count;
     if (n === 0) return null;
-    const columns: Data[] = [];
-    const ls = this.leftSource!;
-    for (let c = 0; c < ls.schema.fields.length; c++) columns.push(gatherColumn(ls, c, this.#left, 0, n));
-    if (this.rightSource) {
-      const rs = this.rightSource;
-      for (let c = 0; c < rs.schema.fields.length; c++) columns.push(gatherColumn(rs, c, this.#right, 0, n));
-    }
-    if (this.#mark) columns.push(boolData(this.#mark, 0, n));
     this.#count = 0;
-    return makeRecordBatch(this.schema, columns, n);
+    return this.rightSource
+      ? pairBatch(this.schema, this.leftSource, this.#left, this.rightSource, this.#right, 0, n)
+      : sideBatch(this.schema, this.leftSource, this.#left, 0, n, this.#mark);
   }
 }

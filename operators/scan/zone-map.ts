@@ -24,7 +24,7 @@
 import { Data, DataType, type Decimal, type RecordBatch, type Vector } from 'apache-arrow';
 import type { ColumnStats, ContainerStats, StatValue } from './types.ts';
 
-const utf8 = new TextDecoder();
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is data, not a byte-order mark
 
 /** A container view of one batch; `columnBytes` is what decoding the column "costs" (buffer bytes). */
 export interface BatchContainerStats extends ContainerStats {

@@ -1,0 +1,119 @@
+/**
+ * The build phase of the hash join: collect the build input under the memory pool, split it into
+ * `hash.partitions` partitions by key hash (one partition in collect-left mode), and build one
+ * hash table per partition over that partition's rows.
+ *
+ * Each partition owns a contiguous copy of its rows (one RecordBatch) so build row ids are plain
+ * indices into that batch — for the table, the residual filter and the output gather alike — and
+ * partitions share nothing mutable: each could be handed to a worker thread as typed arrays.
+ * An empty partition has no table (`EMPTY_TABLE` never matches) and publishes `false`.
+ */
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { concatBatches, RowSource } from '../../core/arrow/gather.ts';
+import { batchByteSize } from '../../core/arrow/size.ts';
+import { Bitset } from '../../core/bitset.ts';
+import { UnsupportedJoinError } from '../../core/errors.ts';
+import type { HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
+import { hashKeys } from '../../core/keys/hash.ts';
+import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
+import { partitionIds, TABLE_SEED } from '../../core/keys/partition.ts';
+import type { KeyColumn, KeyKind } from '../../core/keys/types.ts';
+import type { Reservation } from '../../core/memory/pool.ts';
+import { sideBatch } from '../common/output.ts';
+
+export interface PartitionBuild {
+  readonly index: number;
+  readonly rows: number;
+  /** This partition's build rows (`null` when empty). */
+  readonly batch: RecordBatch | null;
+  readonly source: RowSource;
+  readonly keys: readonly KeyColumn[];
+  /** Row has a NULL in some key column (`null`: no NULLs). */
+  readonly nullKeys: Uint8Array | null;
+  readonly table: JoinHashTable;
+  /** Build rows that found a partner (outer, semi, anti and mark joins on the build side). */
+  readonly matched: Bitset;
+}
+
+export const EMPTY_TABLE: JoinHashTable = {
+  layout: 'empty',
+  inserted: 0,
+  memoryBytes: 0,
+  probe: (_input, cursor) => {
+    cursor.row = -1;
+    return 0;
+  },
+  contains: (input, out, rows) => {
+    if (rows) for (let k = 0; k < rows.length; k++) out[rows[k]!] = 0;
+    else out.fill(0, 0, input.rows);
+  },
+};
+
+export interface BuildOptions {
+  readonly schema: Schema;
+  readonly keyColumns: readonly string[];
+  readonly kinds: readonly KeyKind[];
+  readonly partitions: number;
+  readonly layout: HashMapLayout;
+  readonly nullEqualsNull: boolean;
+  readonly reservation: Reservation;
+}
+
+/** Splits one batch into `count` batches by key partition (row order kept within each). */
+export function splitByPartition(batch: RecordBatch, keys: readonly KeyColumn[], count: number): (RecordBatch | null)[] {
+  const n = batch.numRows;
+  const ids = new Int32Array(n);
+  partitionIds(keys, count, ids);
+  const sizes = new Int32Array(count + 1);
+  for (let r = 0; r < n; r++) sizes[ids[r]! + 1]!++;
+  for (let p = 0; p < count; p++) sizes[p + 1]! += sizes[p]!;
+  const order = new Int32Array(n);
+  const fill = sizes.slice(0, count);
+  for (let r = 0; r < n; r++) order[fill[ids[r]!]!++] = r;
+  const src = new RowSource([batch], batch.schema);
+  const out: (RecordBatch | null)[] = [];
+  for (let p = 0; p < count; p++) {
+    const start = sizes[p]!;
+    const len = sizes[p + 1]! - start;
+    out.push(len === 0 ? null : sideBatch(batch.schema, src, order, start, len, null));
+  }
+  return out;
+}
+
+function buildPartition(index: number, batch: RecordBatch | null, o: BuildOptions): PartitionBuild {
+  if (batch === null || batch.numRows === 0) {
+    return { index, rows: 0, batch: null, source: new RowSource([], o.schema), keys: [], nullKeys: null, table: EMPTY_TABLE, matched: new Bitset(0) };
+  }
+  const keys = normalizeKeys(batch, o.keyColumns, o.kinds);
+  const hashes = hashKeys(keys, TABLE_SEED);
+  const input = { keys, hashes, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull };
+  const reason = o.layout.unsupportedReason(input);
+  if (reason) throw new UnsupportedJoinError(`hashmap '${o.layout.name}' cannot index this build side: ${reason}`);
+  const table = o.layout.build(input);
+  o.reservation.grow(table.memoryBytes + hashes.byteLength);
+  return { index, rows: batch.numRows, batch, source: new RowSource([batch], o.schema), keys, nullKeys: anyNullMask(keys), table, matched: new Bitset(batch.numRows) };
+}
+
+/**
+ * Builds every partition from the collected build batches (whose bytes `reservation` already
+ * holds). Each copy made on the way — the concatenation, the partition split — is reserved
+ * before the bytes it replaces are released, so the peak is accounted honestly.
+ */
+export function buildPartitions(batches: readonly RecordBatch[], o: BuildOptions): PartitionBuild[] {
+  const rows = batches.reduce((n, b) => n + b.numRows, 0);
+  if (rows === 0) return Array.from({ length: o.partitions }, (_, p) => buildPartition(p, null, o));
+  let all = batches[0]!;
+  if (batches.length > 1) {
+    all = concatBatches(batches, o.schema);
+    swapReserved(o.reservation, batchByteSize(all), batches.reduce((n, b) => n + batchByteSize(b), 0));
+  }
+  if (o.partitions === 1) return [buildPartition(0, all, o)];
+  const parts = splitByPartition(all, normalizeKeys(all, o.keyColumns, o.kinds), o.partitions);
+  swapReserved(o.reservation, parts.reduce((n, b) => n + (b ? batchByteSize(b) : 0), 0), batchByteSize(all));
+  return parts.map((b, p) => buildPartition(p, b, o));
+}
+
+function swapReserved(r: Reservation, grow: number, release: number): void {
+  r.grow(grow);
+  r.shrink(Math.min(release, r.size));
+}

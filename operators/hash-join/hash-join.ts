@@ -1,0 +1,288 @@
+/**
+ * The hash join (`join=hash`): build a hash table over one input, publish a dynamic filter for
+ * the other, then stream the other input through the table.
+ *
+ * - `hash.build` = left | right | auto (auto: the side with fewer rows by metadata, left on a
+ *   tie); the other side is the probe and is the one the dynamic filter is pushed into.
+ * - `hash.mode` = collect-left (one build shared by every probe batch) | partitioned (both sides
+ *   hash-partitioned on the key into `hash.partitions` independent builds; each probe batch is
+ *   split and each piece probes its own partition's table).
+ * - The filter is composed from every partition's filter only once *all* partitions are built
+ *   (a filter from some partitions would drop rows that belong to the others), and only when
+ *   unmatched probe rows cannot reach the output (see roles.ts).
+ *
+ * Per probe batch: normalise + hash the keys once, walk the table in chunks of `batchSize` pairs
+ * (a probe row with a million matches does not blow up one batch), apply the residual filter to
+ * each chunk, record matches (a byte per probe row, a bit per build row), and gather output.
+ * Build-side results (unmatched rows of an outer join, build-side semi/anti/mark) are emitted
+ * after the probe input is exhausted.
+ *
+ * NOT IN (null-aware anti): with the probe side returned, a probe row survives iff the build is
+ * empty, or its key is not NULL, no build key is NULL and it matched nothing. With the build side
+ * returned, the same rule over the probe input — whose emptiness is judged from metadata
+ * (`numRows`), because the dynamic filter may legitimately remove every probe row.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import { RowSource } from '../../core/arrow/gather.ts';
+import { ProbeCursor } from '../../core/hashmap.ts';
+import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
+import { hashKeys } from '../../core/keys/hash.ts';
+import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
+import { TABLE_SEED } from '../../core/keys/partition.ts';
+import { bump } from '../../core/metrics.ts';
+import type { BoundJoin } from '../../core/plan.ts';
+import { HASHMAP, PUSHDOWN } from '../../core/registry/slots.ts';
+import type { Side } from '../../core/types.ts';
+import { composeDynamicFilter } from '../../strategies/pushdown/compose.ts';
+import { collectScan } from '../common/collect.ts';
+import { pairBatch, sideBatch } from '../common/output.ts';
+import { DynamicFilter, type Scan } from '../scan/types.ts';
+import { buildPartitions, splitByPartition, type PartitionBuild } from './build.ts';
+import { joinRoles, type JoinRoles } from './roles.ts';
+
+/** Everything one run of the join shares across probe batches. */
+interface RunState {
+  readonly join: BoundJoin;
+  readonly roles: JoinRoles;
+  readonly ctx: JoinContext;
+  readonly parts: readonly PartitionBuild[];
+  readonly probeKeys: readonly string[];
+  readonly buildRowsTotal: number;
+  readonly buildHasNullKey: boolean;
+  readonly batchSize: number;
+  readonly outProbe: Int32Array;
+  readonly outBuild: Int32Array;
+  probeSawNullKey: boolean;
+}
+
+export class HashJoin implements JoinAlgorithm {
+  readonly name = 'hash';
+  readonly description = 'hash join: build a hash table on one side, publish a dynamic filter, stream the other side';
+
+  unsupportedReason(join: BoundJoin): string | null {
+    if (join.spec.on.length === 0) return 'it needs at least one equi-key (--on); use nested-loop or piecewise for a pure range predicate';
+    if (join.spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
+    if (join.spec.nullAware && join.filter) return 'a null-aware anti join with a residual filter is not supported';
+    return null;
+  }
+
+  async *execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch> {
+    const started = performance.now();
+    const { config } = ctx;
+    const build: Side = config['hash.build'] === 'auto' ? (inputs.right.numRows < inputs.left.numRows ? 'right' : 'left') : config['hash.build'];
+    const roles = joinRoles(join.spec, build);
+    const buildScan = inputs[build];
+    const probeScan = inputs[roles.probe];
+    const partitions = config['hash.mode'] === 'partitioned' ? config['hash.partitions'] : 1;
+    const reservation = ctx.pool.reservation('hash-join build');
+    const m = ctx.metrics;
+    m.details.build = build;
+    m.details.mode = config['hash.mode'];
+    try {
+      const layout = ctx.registry.resolve(HASHMAP, config.hashmap);
+      const policy = ctx.registry.resolve(PUSHDOWN, config.pushdown);
+      const buildKeys = build === 'left' ? join.leftKeys : join.rightKeys;
+      const probeKeys = build === 'left' ? join.rightKeys : join.leftKeys;
+      const buildStarted = performance.now();
+      const parts = buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal }), {
+        schema: buildScan.schema,
+        keyColumns: buildKeys,
+        kinds: join.keyKinds,
+        partitions,
+        layout,
+        nullEqualsNull: join.spec.nullEquality === 'null-equals-null',
+        reservation,
+      });
+      const state: RunState = {
+        join,
+        roles,
+        ctx,
+        parts,
+        probeKeys,
+        buildRowsTotal: parts.reduce((n, p) => n + p.rows, 0),
+        buildHasNullKey: parts.some((p) => p.nullKeys !== null && p.nullKeys.includes(1)),
+        batchSize: config.batchSize,
+        outProbe: new Int32Array(config.batchSize),
+        outBuild: new Int32Array(config.batchSize),
+        probeSawNullKey: false,
+      };
+      bump(m, 'buildRows', state.buildRowsTotal);
+      bump(m, 'partitions', partitions);
+      bump(m, 'hashTableBytes', parts.reduce((n, p) => n + p.table.memoryBytes, 0));
+      bump(m, 'buildMs', performance.now() - buildStarted);
+      m.details.hashmap = [...new Set(parts.filter((p) => p.rows > 0).map((p) => p.table.layout))].join(',') || 'empty';
+      m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
+
+      const filter = new DynamicFilter();
+      if (roles.canPushDown) {
+        const predicate = composeDynamicFilter({
+          policy,
+          partitions: parts.map((p) => ({ index: p.index, rows: p.rows, keys: p.keys, table: p.table, seed: TABLE_SEED })),
+          ctx: {
+            config,
+            keyKinds: join.keyKinds,
+            probeTypes: probeKeys.map((k) => probeScan.schema.fields.find((f) => f.name === k)!.type),
+            probeColumns: probeKeys,
+          },
+          routed: partitions > 1,
+          keepNullKeys: roles.keepProbeNullKeys,
+        });
+        filter.publish(predicate);
+        m.details.dynamicFilter = predicate?.description ?? 'none';
+      } else {
+        m.details.dynamicFilter = `none (${join.spec.type} keeps unmatched ${roles.probe} rows)`;
+      }
+
+      for await (const batch of probeScan.batches({ filter, signal: ctx.signal })) {
+        bump(m, 'probeRows', batch.numRows);
+        yield* this.#probeBatch(state, batch);
+      }
+      yield* this.#buildSideOutput(state, probeScan);
+    } finally {
+      m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
+      reservation.free();
+      m.elapsedMs += performance.now() - started;
+    }
+  }
+
+  *#probeBatch(s: RunState, batch: RecordBatch): Generator<RecordBatch> {
+    if (batch.numRows === 0) return;
+    const keys = normalizeKeys(batch, s.probeKeys, s.join.keyKinds);
+    if (s.parts.length === 1) {
+      yield* this.#probePart(s, s.parts[0]!, batch, keys);
+      return;
+    }
+    const pieces = splitByPartition(batch, keys, s.parts.length);
+    for (let p = 0; p < pieces.length; p++) {
+      const piece = pieces[p];
+      if (piece) yield* this.#probePart(s, s.parts[p]!, piece, normalizeKeys(piece, s.probeKeys, s.join.keyKinds));
+    }
+  }
+
+  /** Probes one batch (or one partition's piece of it) against one partition's table. */
+  *#probePart(s: RunState, part: PartitionBuild, batch: RecordBatch, keys: ReturnType<typeof normalizeKeys>): Generator<RecordBatch> {
+    const { roles, join, outProbe, outBuild } = s;
+    const rows = batch.numRows;
+    const probeNulls = anyNullMask(keys);
+    if (probeNulls !== null && probeNulls.includes(1)) s.probeSawNullKey = true;
+    const needProbeMatched = roles.keepUnmatchedProbe || roles.probeRows !== null;
+    const probeMatched = needProbeMatched ? new Uint8Array(rows) : null;
+    const probeSource = new RowSource([batch], batch.schema);
+    const [leftSrc, rightSrc] = roles.probe === 'left' ? [probeSource, part.source] : [part.source, probeSource];
+    const [leftIdx, rightIdx] = roles.probe === 'left' ? [outProbe, outBuild] : [outBuild, outProbe];
+    const markBuild = roles.keepUnmatchedBuild || roles.buildRows !== null;
+
+    if (part.rows > 0) {
+      const input = { keys, hashes: hashKeys(keys, TABLE_SEED), rows };
+      const cursor = new ProbeCursor();
+      while (!cursor.done) {
+        let n = part.table.probe(input, cursor, outProbe, outBuild, s.batchSize);
+        if (n === 0) continue;
+        if (join.filter) n = this.#applyFilter(s, batch, part, n);
+        bump(s.ctx.metrics, 'pairsMatched', n);
+        if (probeMatched) for (let k = 0; k < n; k++) probeMatched[outProbe[k]!] = 1;
+        if (markBuild) for (let k = 0; k < n; k++) part.matched.set(outBuild[k]!);
+        if (roles.emitPairs && n > 0) yield pairBatch(join.outputSchema, leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
+      }
+    }
+    if (roles.keepUnmatchedProbe) {
+      const unmatched = rowsWhere(probeMatched!, 0);
+      outBuild.fill(-1);
+      for (let start = 0; start < unmatched.length; start += s.batchSize) {
+        const n = Math.min(s.batchSize, unmatched.length - start);
+        outProbe.set(unmatched.subarray(start, start + n));
+        yield pairBatch(join.outputSchema, leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
+      }
+    }
+    if (roles.probeRows !== null) {
+      const notIn = roles.nullAwareOuter === 'probe' ? notInSurvivors(probeMatched!, probeNulls, s.buildRowsTotal === 0, s.buildHasNullKey) : null;
+      yield* this.#rowOutput(s, probeSource, roles.probeRows, probeMatched!, notIn);
+    }
+  }
+
+  /** Keeps the first `n` pairs that pass the residual filter (compacted in place); returns the count. */
+  #applyFilter(s: RunState, probe: RecordBatch, part: PartitionBuild, n: number): number {
+    const { outProbe, outBuild } = s;
+    const pass =
+      s.roles.probe === 'left'
+        ? s.join.filter!.evaluate(probe, outProbe, part.batch!, outBuild, n)
+        : s.join.filter!.evaluate(part.batch!, outBuild, probe, outProbe, n);
+    let w = 0;
+    for (let k = 0; k < n; k++) {
+      if (pass[k] === 1) {
+        outProbe[w] = outProbe[k]!;
+        outBuild[w++] = outBuild[k]!;
+      }
+    }
+    return w;
+  }
+
+  /** semi / anti / mark rows of one source; `notIn` (null-aware anti) replaces the anti rule. */
+  *#rowOutput(s: RunState, src: RowSource, kind: 'semi' | 'anti' | 'mark', matched: Uint8Array, notIn: Uint8Array | null): Generator<RecordBatch> {
+    const schema = s.join.outputSchema;
+    const idx = new Int32Array(Math.min(s.batchSize, Math.max(1, src.numRows)));
+    const mark = kind === 'mark' ? new Uint8Array(idx.length) : null;
+    let n = 0;
+    for (let r = 0; r < src.numRows; r++) {
+      const m = matched[r] === 1;
+      const emit = kind === 'mark' || (kind === 'semi' ? m : notIn !== null ? notIn[r] === 1 : !m);
+      if (!emit) continue;
+      idx[n] = r;
+      if (mark) mark[n] = m ? 1 : 0;
+      if (++n === idx.length) {
+        yield sideBatch(schema, src, idx, 0, n, mark);
+        n = 0;
+      }
+    }
+    if (n > 0) yield sideBatch(schema, src, idx, 0, n, mark);
+  }
+
+  *#buildSideOutput(s: RunState, probeScan: Scan): Generator<RecordBatch> {
+    const { roles, join } = s;
+    if (!roles.keepUnmatchedBuild && roles.buildRows === null) return;
+    const probeEmpty = new RowSource([], probeScan.schema);
+    for (const part of s.parts) {
+      if (part.rows === 0) continue;
+      const matched = part.matched.bytes();
+      const asBytes = new Uint8Array(part.rows);
+      for (let r = 0; r < part.rows; r++) asBytes[r] = (matched[r >> 3]! >> (r & 7)) & 1;
+      if (roles.keepUnmatchedBuild) {
+        const unmatched = rowsWhere(asBytes, 0);
+        const none = new Int32Array(Math.min(s.batchSize, unmatched.length)).fill(-1);
+        for (let start = 0; start < unmatched.length; start += s.batchSize) {
+          const n = Math.min(s.batchSize, unmatched.length - start);
+          const ids = unmatched.subarray(start, start + n);
+          yield roles.build === 'left'
+            ? pairBatch(join.outputSchema, part.source, ids, probeEmpty, none, 0, n)
+            : pairBatch(join.outputSchema, probeEmpty, none, part.source, ids, 0, n);
+        }
+      }
+      if (roles.buildRows !== null) {
+        const notIn = roles.nullAwareOuter === 'build' ? notInSurvivors(asBytes, part.nullKeys, probeScan.numRows === 0, s.probeSawNullKey) : null;
+        yield* this.#rowOutput(s, part.source, roles.buildRows, asBytes, notIn);
+      }
+    }
+  }
+}
+
+/** Ascending indices r with `flags[r] === value`. */
+function rowsWhere(flags: Uint8Array, value: number): Int32Array {
+  let n = 0;
+  for (let r = 0; r < flags.length; r++) if (flags[r] === value) n++;
+  const out = new Int32Array(n);
+  n = 0;
+  for (let r = 0; r < flags.length; r++) if (flags[r] === value) out[n++] = r;
+  return out;
+}
+
+/**
+ * NOT IN survivors among the outer rows: all of them when the inner input is empty; otherwise
+ * those with a non-NULL key that matched nothing, and none at all if the inner input has a NULL.
+ */
+function notInSurvivors(matched: Uint8Array, outerNulls: Uint8Array | null, innerEmpty: boolean, innerHasNull: boolean): Uint8Array {
+  const keep = new Uint8Array(matched.length);
+  if (innerEmpty) return keep.fill(1);
+  if (innerHasNull) return keep;
+  for (let r = 0; r < matched.length; r++) keep[r] = matched[r] === 0 && !(outerNulls !== null && outerNulls[r] === 1) ? 1 : 0;
+  return keep;
+}

@@ -1,0 +1,55 @@
+/**
+ * `auto`: DataFusion's choice between ArrayMap and JoinHashMap, made once per build.
+ *
+ * The array layout wins whenever it applies and is not mostly empty: it never hashes, never
+ * compares keys, and a miss costs one subtraction. It loses when the key range is wide and sparse
+ * — the slot array would dwarf the rows (1M keys spread over 2^26 values = 256 MB of slots for
+ * 4 MB of rows) and every probe would touch a cold cache line of it. DataFusion's rule, kept here:
+ *
+ *   array  iff  supported  AND  (span <= 1024  OR  rows / span > 0.15)
+ *
+ * with span = max - min + 1 and rows the non-NULL build rows (the rows the table holds). A small
+ * span costs at most 4 kB whatever the density; above it, 0.15 bounds the slot array to
+ * ~27 bytes per row. Anything the array layout refuses (several keys, non-integers, a span over
+ * 2^26, NULL = NULL with NULL build keys) goes to `chained`, which indexes every key.
+ *
+ * The table built is the chosen layout's own (its `layout` says `array` or `chained`, which is
+ * what metrics should show); `explainLayout` gives the decision with its reason.
+ */
+import type { BuildInput, HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
+import { analyzeArrayKeys, buildArrayTable } from './array.ts';
+import { buildChainedTable } from './chained.ts';
+
+/** Spans up to this many values always use the array layout (DataFusion's small-build threshold). */
+export const AUTO_SMALL_SPAN = 1024;
+/** Above the small span, the array layout needs more than this many rows per slot. */
+export const AUTO_MIN_DENSITY = 0.15;
+
+export interface LayoutChoice {
+  readonly layout: 'array' | 'chained';
+  readonly reason: string;
+}
+
+/** The layout `auto` builds for `input`, with a one-line reason (for metrics and EXPLAIN). */
+export function explainLayout(input: BuildInput): LayoutChoice {
+  const a = analyzeArrayKeys(input);
+  if (a.reason !== null) return { layout: 'chained', reason: a.reason };
+  if (a.span <= AUTO_SMALL_SPAN) return { layout: 'array', reason: `key range ${a.span} <= ${AUTO_SMALL_SPAN}` };
+  const density = a.count / a.span;
+  const d = density.toPrecision(3);
+  if (density > AUTO_MIN_DENSITY) return { layout: 'array', reason: `dense keys: ${a.count} rows over a range of ${a.span} (${d} > ${AUTO_MIN_DENSITY})` };
+  return { layout: 'chained', reason: `sparse keys: ${a.count} rows over a range of ${a.span} (${d} <= ${AUTO_MIN_DENSITY})` };
+}
+
+export function chooseLayout(input: BuildInput): 'array' | 'chained' {
+  return explainLayout(input).layout;
+}
+
+export const autoLayout: HashMapLayout = {
+  name: 'auto',
+  description: `array when one integer key spans <= ${AUTO_SMALL_SPAN} values or is dense (rows/range > ${AUTO_MIN_DENSITY}), else chained`,
+  unsupportedReason: (input) => (input.keys.length === 0 ? 'no key columns' : null),
+  build(input): JoinHashTable {
+    return chooseLayout(input) === 'array' ? buildArrayTable(input, analyzeArrayKeys(input)) : buildChainedTable(input);
+  },
+};

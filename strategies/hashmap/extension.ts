@@ -1,0 +1,20 @@
+/**
+ * The built-in hash-map layouts (slot `hashmap`: `chained`, `array`, `auto`), registered through
+ * the same extension path a third-party layout would use. The lead wires it into the built-ins.
+ */
+import type { Extension } from '../../core/registry/extensions.ts';
+import { HASHMAP } from '../../core/registry/slots.ts';
+import { arrayLayout } from './array.ts';
+import { autoLayout } from './auto.ts';
+import { chainedLayout } from './chained.ts';
+
+const extension: Extension = {
+  name: 'joinlab.hashmaps',
+  load(registry) {
+    registry.register(HASHMAP, chainedLayout);
+    registry.register(HASHMAP, arrayLayout);
+    registry.register(HASHMAP, autoLayout);
+  },
+};
+export default extension;
+export { extension };

@@ -1,0 +1,79 @@
+/**
+ * Combinators over `KeyFilter`s: AND (DataFusion publishes `bounds AND membership`) and the
+ * constant FALSE filter.
+ *
+ * AND semantics: a row / container passes only if every operand lets it pass. Each operand may
+ * only say "maybe", so their conjunction may only say "maybe" too. `null` operands mean "keep
+ * everything" and are dropped; an AND of nothing is `null`. Operands run in the given order on the
+ * rows the previous ones kept (put the cheap ones — bounds — first), so a membership probe only
+ * sees rows that survived the range check.
+ *
+ * FALSE is what a build partition with rows but no non-NULL key publishes: NULL keys never reach
+ * a KeyFilter (the composer keeps or drops them), and a NULL-free probe row cannot equal a build
+ * row that has a NULL, so nothing a filter sees can match.
+ */
+import type { KeyFilter } from '../../core/pushdown.ts';
+import type { KeyColumn } from '../../core/keys/types.ts';
+
+/** The conjunction of `filters` (nulls ignored), or null when none is left. */
+export function andFilters(filters: readonly (KeyFilter | null)[]): KeyFilter | null {
+  const parts = filters.filter((f): f is KeyFilter => f !== null);
+  if (parts.length === 0) return null;
+  if (parts.length === 1) return parts[0]!;
+  const flat: KeyFilter[] = [];
+  for (const p of parts) {
+    if (p === FALSE_FILTER) return FALSE_FILTER;
+    if (p instanceof AndFilter) flat.push(...p.parts);
+    else flat.push(p);
+  }
+  return new AndFilter(flat);
+}
+
+class AndFilter implements KeyFilter {
+  readonly description: string;
+  readonly needsHashes: boolean;
+  constructor(readonly parts: readonly KeyFilter[]) {
+    this.description = parts.map((p) => p.description).join(' AND ');
+    this.needsHashes = parts.some((p) => p.needsHashes);
+  }
+  mayContain(stats: Parameters<KeyFilter['mayContain']>[0]): boolean {
+    for (const p of this.parts) if (!p.mayContain(stats)) return false;
+    return true;
+  }
+  test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    const n = keys.length > 0 ? keys[0]!.length : 0;
+    let live = rows;
+    for (let i = 0; i < this.parts.length; i++) {
+      if (i > 0) {
+        live = liveRows(live, keep, n);
+        if (live.length === 0) return;
+      }
+      this.parts[i]!.test(keys, hashes, live, keep);
+    }
+  }
+}
+
+/** The listed rows (all `n` rows when `rows` is null) whose `keep` entry is still 1. */
+export function liveRows(rows: Int32Array | null, keep: Uint8Array, n: number): Int32Array {
+  const count = rows === null ? n : rows.length;
+  let live = 0;
+  for (let i = 0; i < count; i++) live += keep[rows === null ? i : rows[i]!]! !== 0 ? 1 : 0;
+  const out = new Int32Array(live);
+  let j = 0;
+  for (let i = 0; i < count; i++) {
+    const r = rows === null ? i : rows[i]!;
+    if (keep[r] !== 0) out[j++] = r;
+  }
+  return out;
+}
+
+/** Rejects every row and container: nothing non-NULL can match. */
+export const FALSE_FILTER: KeyFilter = Object.freeze({
+  description: 'false',
+  needsHashes: false,
+  mayContain: () => false,
+  test(keys: readonly KeyColumn[], _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    if (rows === null) keep.fill(0, 0, keys.length > 0 ? keys[0]!.length : keep.length);
+    else for (let i = 0; i < rows.length; i++) keep[rows[i]!] = 0;
+  },
+});

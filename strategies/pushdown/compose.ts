@@ -1,0 +1,282 @@
+/**
+ * The composer: turns a policy's per-partition `KeyFilter`s into the ONE `ScanPredicate` the probe
+ * scan executes, and `publishWhenComplete`, the barrier that publishes it only once every build
+ * partition has reported.
+ *
+ * Each rule below was a real bug in a mature engine (DataFusion) and has a named test:
+ *  - EMPTY partition (0 build rows): its probe rows can match nothing -> `false` for its rows.
+ *  - FAILED partition (build cancelled / errored): its contents are unknown -> `true` for its
+ *    rows, and every container may contain a match. Guessing "empty" would drop rows.
+ *  - ROUTING (partitioned mode): a probe row is tested ONLY against its own partition's filter,
+ *    the partition `partitionIds` gives it — the exact routing function the join uses. Partition
+ *    k's filter knows nothing about partition j's keys; testing against it drops j's matches.
+ *  - CONTAINERS: `mayContain` is the OR over partitions (a container's rows may route anywhere);
+ *    any failed or keep-everything partition => true.
+ *  - NULL keys: a probe row with a NULL in any key column never reaches a KeyFilter. Under
+ *    null-equals-null or a null-aware anti join (`keepNullKeys`) it is KEPT (it may match a build
+ *    NULL / must reach NOT IN's three-valued logic), and a container that may hold a NULL key
+ *    (nullCount > 0 or unknown) may contain; otherwise NULL rows are dropped, and a container
+ *    whose key column is entirely NULL (nullCount == numRows) is pruned.
+ *  - BARRIER: a filter built from N-1 of N partitions drops the N-th partition's matches, so
+ *    nothing is published before the N-th report.
+ * The `none` policy publishes nothing at all (null), so it stays a true baseline.
+ *
+ * Per batch (`selectRows`): normalise the probe key columns to the join's key kinds (the same
+ * words the build has), compute the NULL mask, route, and run each partition's filter over the
+ * rows routed to it, with hashes computed only if that filter needs them and with THAT
+ * partition's seed. Returns ascending kept row indices, or null when every row is kept.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
+import { hashKeys } from '../../core/keys/hash.ts';
+import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
+import { partitionIds } from '../../core/keys/partition.ts';
+import type { KeyColumn } from '../../core/keys/types.ts';
+import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../../operators/scan/types.ts';
+
+/** What a build partition reports: its contents, or that it failed (unknown contents). */
+export type PartitionReport = BuildPartition | 'failed';
+
+export interface ComposeArgs {
+  readonly policy: PushdownPolicy;
+  /** One report per build partition (length 1 for collect-left). */
+  readonly partitions: readonly PartitionReport[];
+  readonly ctx: PushdownContext;
+  /** Partitioned mode: route each probe row to `partitionIds(keys, partitions.length)`. */
+  readonly routed: boolean;
+  /** Keep probe rows with a NULL key (null-equals-null, null-aware anti join). */
+  readonly keepNullKeys: boolean;
+}
+
+const KEEP = 0;
+const DROP = 1;
+const FILTER = 2;
+
+interface Plan {
+  readonly mode: typeof KEEP | typeof DROP | typeof FILTER;
+  readonly filter: KeyFilter | null;
+  readonly seed: number;
+  readonly label: string;
+}
+
+/**
+ * The dynamic filter of a completed build, or null when the policy publishes none (`none`, or
+ * every partition keeps everything and NULL keys are kept too).
+ */
+export function composeDynamicFilter(args: ComposeArgs): ScanPredicate | null {
+  const { policy, partitions, ctx } = args;
+  if (partitions.length === 0) throw new RangeError('composeDynamicFilter needs at least one partition report');
+  if (ctx.probeColumns.length === 0 || ctx.probeColumns.length !== ctx.keyKinds.length) {
+    throw new RangeError(`pushdown context: ${ctx.probeColumns.length} probe columns for ${ctx.keyKinds.length} key kinds`);
+  }
+  if (policy.name === 'none') return null;
+  const plans: Plan[] = partitions.map((p) => planOf(policy, p, ctx));
+  const allKeep = plans.every((p) => p.mode === KEEP);
+  if (allKeep && args.keepNullKeys) return null;
+  return new ComposedPredicate(plans, ctx, args.routed && plans.length > 1, args.keepNullKeys);
+}
+
+function planOf(policy: PushdownPolicy, p: PartitionReport, ctx: PushdownContext): Plan {
+  if (p === 'failed') return { mode: KEEP, filter: null, seed: 0, label: 'true (failed)' };
+  if (p.rows === 0) return { mode: DROP, filter: null, seed: p.seed, label: 'false (empty)' };
+  const filter = policy.planPartition(p, ctx);
+  if (filter === null) return { mode: KEEP, filter: null, seed: p.seed, label: 'true' };
+  return { mode: FILTER, filter, seed: p.seed, label: filter.description };
+}
+
+class ComposedPredicate implements ScanPredicate {
+  readonly description: string;
+  readonly columns: readonly string[];
+  readonly #plans: readonly Plan[];
+  readonly #ctx: PushdownContext;
+  readonly #routed: boolean;
+  readonly #keepNulls: boolean;
+  /** Some partition keeps every row routed to it (failed, or no filter). */
+  readonly #anyKeep: boolean;
+
+  constructor(plans: readonly Plan[], ctx: PushdownContext, routed: boolean, keepNulls: boolean) {
+    this.#plans = plans;
+    this.#ctx = ctx;
+    this.#routed = routed;
+    this.#keepNulls = keepNulls;
+    this.#anyKeep = plans.some((p) => p.mode === KEEP);
+    this.columns = [...ctx.probeColumns];
+    const cols = ctx.probeColumns.length === 1 ? ctx.probeColumns[0]! : `(${ctx.probeColumns.join(', ')})`;
+    let body: string;
+    if (plans.length === 1) body = plans[0]!.label;
+    else if (routed) body = `CASE partition(${cols}) ${plans.map((p, i) => `WHEN ${i} THEN ${p.label}`).join(' ')} END`;
+    else body = plans.map((p) => `(${p.label})`).join(' OR ');
+    this.description = keepNulls ? `(${body}) OR ${cols} HAS NULL` : body;
+  }
+
+  mayContain(stats: ContainerStats): boolean {
+    if (stats.numRows === 0) return false;
+    if (this.#anyKeep) return true;
+    const names = this.columns;
+    const cols: (ColumnStats | undefined)[] = [];
+    let mayHaveNull = false;
+    let allNull = false;
+    for (let c = 0; c < names.length; c++) {
+      const s = stats.column(names[c]!);
+      cols.push(s);
+      if (s === undefined || s.nullCount === null) mayHaveNull = true;
+      else if (s.nullCount > 0) {
+        mayHaveNull = true;
+        if (s.nullCount >= stats.numRows) allNull = true;
+      }
+    }
+    if (this.#keepNulls && mayHaveNull) return true;
+    if (allNull) return false; // every row has a NULL key and NULL rows are dropped
+    for (const p of this.#plans) {
+      if (p.mode === FILTER && p.filter!.mayContain(cols)) return true;
+    }
+    return false;
+  }
+
+  selectRows(batch: RecordBatch): Int32Array | null {
+    const n = batch.numRows;
+    if (n === 0) return null;
+    const ctx = this.#ctx;
+    const keys = normalizeKeys(batch, ctx.probeColumns, ctx.keyKinds);
+    const keep = new Uint8Array(n).fill(1);
+    const nulls = anyNullMask(keys);
+    if (nulls !== null && !this.#keepNulls) for (let r = 0; r < n; r++) if (nulls[r] !== 0) keep[r] = 0;
+    const hashes = new HashCache(keys);
+    const plans = this.#plans;
+    if (this.#routed) this.#routedRows(keys, nulls, keep, hashes);
+    else {
+      const rows = nulls === null ? null : nonNullRows(nulls, n);
+      if (plans.length === 1) applyPlan(plans[0]!, keys, rows, keep, hashes);
+      else orOverPlans(plans, keys, rows, keep, hashes);
+    }
+    let kept = 0;
+    for (let r = 0; r < n; r++) kept += keep[r]!;
+    if (kept === n) return null;
+    const out = new Int32Array(kept);
+    let j = 0;
+    for (let r = 0; r < n; r++) if (keep[r] !== 0) out[j++] = r;
+    return out;
+  }
+
+  /** Counting-sort the non-NULL rows by partition, then run each partition's plan on its rows. */
+  #routedRows(keys: readonly KeyColumn[], nulls: Uint8Array | null, keep: Uint8Array, hashes: HashCache): void {
+    const plans = this.#plans;
+    const P = plans.length;
+    const n = keys[0]!.length;
+    const pid = new Int32Array(n);
+    partitionIds(keys, P, pid);
+    const start = new Int32Array(P + 1);
+    for (let r = 0; r < n; r++) if (nulls === null || nulls[r] === 0) start[pid[r]! + 1]++;
+    for (let p = 0; p < P; p++) start[p + 1] += start[p]!;
+    const pos = start.slice(0, P);
+    const sorted = new Int32Array(start[P]!);
+    for (let r = 0; r < n; r++) if (nulls === null || nulls[r] === 0) sorted[pos[pid[r]!]!++] = r;
+    for (let p = 0; p < P; p++) {
+      if (start[p + 1] === start[p]) continue;
+      applyPlan(plans[p]!, keys, sorted.subarray(start[p]!, start[p + 1]!), keep, hashes);
+    }
+  }
+}
+
+/** Rows of one (unrouted) batch that pass SOME partition's plan (OR). */
+function orOverPlans(plans: readonly Plan[], keys: readonly KeyColumn[], rows: Int32Array | null, keep: Uint8Array, hashes: HashCache): void {
+  const n = keep.length;
+  const any = new Uint8Array(n);
+  for (const p of plans) {
+    const mine = keep.slice();
+    applyPlan(p, keys, rows, mine, hashes);
+    for (let r = 0; r < n; r++) any[r] |= mine[r]!;
+  }
+  const count = rows === null ? n : rows.length;
+  for (let i = 0; i < count; i++) {
+    const r = rows === null ? i : rows[i]!;
+    keep[r] = any[r]!;
+  }
+}
+
+function applyPlan(plan: Plan, keys: readonly KeyColumn[], rows: Int32Array | null, keep: Uint8Array, hashes: HashCache): void {
+  if (plan.mode === KEEP) return;
+  if (plan.mode === DROP) {
+    if (rows === null) keep.fill(0);
+    else for (let i = 0; i < rows.length; i++) keep[rows[i]!] = 0;
+    return;
+  }
+  const f = plan.filter!;
+  f.test(keys, f.needsHashes ? hashes.get(plan.seed) : null, rows, keep);
+}
+
+function nonNullRows(nulls: Uint8Array, n: number): Int32Array {
+  let count = 0;
+  for (let r = 0; r < n; r++) count += nulls[r] === 0 ? 1 : 0;
+  const out = new Int32Array(count);
+  let j = 0;
+  for (let r = 0; r < n; r++) if (nulls[r] === 0) out[j++] = r;
+  return out;
+}
+
+/** Probe hashes of one batch, computed at most once per seed and only when asked for. */
+class HashCache {
+  readonly #keys: readonly KeyColumn[];
+  #seeds: number[] = [];
+  #hashes: Uint32Array[] = [];
+  constructor(keys: readonly KeyColumn[]) {
+    this.#keys = keys;
+  }
+  get(seed: number): Uint32Array {
+    const i = this.#seeds.indexOf(seed);
+    if (i >= 0) return this.#hashes[i]!;
+    const h = hashKeys(this.#keys, seed);
+    this.#seeds.push(seed);
+    this.#hashes.push(h);
+    return h;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the barrier
+
+export interface PartitionReporter {
+  /** Partition `index` finished building (or failed). Each index reports exactly once. */
+  report(index: number, partition: PartitionReport): void;
+  /** Reports received so far. */
+  readonly reported: number;
+  /** Whether all partitions reported (and the filter was published). */
+  readonly complete: boolean;
+}
+
+/**
+ * Collects the reports of `count` build partitions and publishes the composed filter into
+ * `target` exactly once, when the last one arrives — never a filter of some partitions. A second
+ * report for the same index or an index out of range is a bug and throws.
+ */
+export function publishWhenComplete(target: DynamicFilter, args: Omit<ComposeArgs, 'partitions'> & { readonly count: number }): PartitionReporter {
+  const { count } = args;
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`publishWhenComplete: partition count must be >= 1, got ${count}`);
+  const reports: (PartitionReport | undefined)[] = new Array(count).fill(undefined);
+  let reported = 0;
+  return {
+    report(index: number, partition: PartitionReport): void {
+      if (!Number.isInteger(index) || index < 0 || index >= count) {
+        throw new RangeError(`partition ${index} reported, but there are ${count} partitions`);
+      }
+      if (reports[index] !== undefined) throw new RangeError(`partition ${index} reported twice`);
+      reports[index] = partition;
+      if (++reported < count) return;
+      target.publish(
+        composeDynamicFilter({
+          policy: args.policy,
+          ctx: args.ctx,
+          routed: args.routed,
+          keepNullKeys: args.keepNullKeys,
+          partitions: reports as PartitionReport[],
+        }),
+      );
+    },
+    get reported() {
+      return reported;
+    },
+    get complete() {
+      return reported === count;
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * `map`: membership against the build partition's own hash table — the filter for builds too big
+ * for an IN list. The table is already built and warm, so the filter costs what the join's probe
+ * would have cost anyway (one hash + one lookup per row), hoisted into the scan so a row that
+ * cannot match is never decoded further.
+ *
+ * Invariants:
+ *  - Probe hashes MUST be computed with the partition's `seed` (the composer does it, because
+ *    `needsHashes` is true): a table built with another seed rejects every row.
+ *  - A table answers `contains` for the rows listed; the rows the filter sees have no NULL key.
+ *  - With `pushdown.keyRangeBitmap` and one integer key column, a KeyRangeBitmap is checked first
+ *    per row (cheap, no hashing needed for its rejects) and prunes containers through their
+ *    min/max (`mayContainRange`). Without a bitmap a membership test cannot use min/max, so the
+ *    filter never prunes a container by itself: the `map` policy ANDs bounds in for that.
+ */
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
+import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
+import { isBytesKey } from '../../core/keys/types.ts';
+import type { ColumnStats } from '../../operators/scan/types.ts';
+import { andFilters, FALSE_FILTER, liveRows } from './and.ts';
+import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
+import { KeyRangeBitmap } from './key-range-bitmap.ts';
+import { statsToKeyRange } from './stats.ts';
+
+/** The bitmap for a single integer key column when enabled and useful, else null. */
+export function keyRangeBitmapFor(build: BuildPartition, ctx: PushdownContext, usable: UsableRows): KeyRangeBitmap | null {
+  if (!ctx.config['pushdown.keyRangeBitmap'] || build.keys.length !== 1) return null;
+  const col = build.keys[0]!;
+  if (isBytesKey(col)) return null;
+  return KeyRangeBitmap.build(col, usable.skip);
+}
+
+/**
+ * The membership filter of one partition (no bounds). `note` is appended to the description
+ * (e.g. why an IN list fell back to the map).
+ */
+export function mapFilter(build: BuildPartition, ctx: PushdownContext, usable: UsableRows = usableRows(build), note = ''): KeyFilter {
+  if (usable.count === 0) return FALSE_FILTER;
+  return new MapFilter(build, ctx, keyRangeBitmapFor(build, ctx, usable), note);
+}
+
+export class MapFilter implements KeyFilter {
+  readonly description: string;
+  readonly needsHashes = true;
+  readonly bitmap: KeyRangeBitmap | null;
+  readonly #build: BuildPartition;
+  readonly #ctx: PushdownContext;
+  #out = new Uint8Array(0);
+
+  constructor(build: BuildPartition, ctx: PushdownContext, bitmap: KeyRangeBitmap | null, note = '') {
+    this.#build = build;
+    this.#ctx = ctx;
+    this.bitmap = bitmap;
+    const cols = ctx.probeColumns.length === 1 ? ctx.probeColumns[0]! : `(${ctx.probeColumns.join(', ')})`;
+    const map = `${cols} IN MAP(${build.table.inserted} rows, ${build.table.layout})`;
+    this.description = `${map}${bitmap !== null ? ` + ${bitmap.description}` : ''}${note}`;
+  }
+
+  mayContain(stats: readonly (ColumnStats | undefined)[]): boolean {
+    const bm = this.bitmap;
+    if (bm === null) return true;
+    const type = this.#ctx.probeTypes[0];
+    if (type === undefined) return true;
+    const range = statsToKeyRange(stats[0], type, this.#build.keys[0]!.kind);
+    return bm.mayContainRange(range.lo as bigint | null, range.hi as bigint | null);
+  }
+
+  test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    if (hashes === null) throw new RangeError('the map filter needs the probe hashes (computed with the partition seed)');
+    const n = keys[0]!.length;
+    if (this.bitmap !== null) this.bitmap.test(keys[0] as FixedKeyColumn, rows, keep);
+    const live = liveRows(rows, keep, n);
+    if (live.length === 0) return;
+    if (this.#out.length < n) this.#out = new Uint8Array(n);
+    const out = this.#out;
+    this.#build.table.contains({ keys, hashes, rows: n }, out, live);
+    for (let i = 0; i < live.length; i++) {
+      const r = live[i]!;
+      if (out[r] === 0) keep[r] = 0;
+    }
+  }
+}
+
+export const mapPushdown: PushdownPolicy = {
+  name: 'map',
+  description:
+    "membership test against the build's own hash table (same seed), with a KeyRangeBitmap for one integer key when pushdown.keyRangeBitmap; bounds ANDed in",
+  planPartition(build, ctx) {
+    const usable = usableRows(build);
+    if (usable.count === 0) return FALSE_FILTER;
+    return andFilters([boundsFilter(build, ctx, usable), mapFilter(build, ctx, usable)]);
+  },
+};
