@@ -15,6 +15,8 @@ export interface CaseResult {
   /** Output rows of each side, so a benchmark that computes the wrong thing is visible. */
   joinlabRows: number;
   duckdbRows: number;
+  /** What the case wants said beside the timing (e.g. containers pruned). */
+  notes?: string;
 }
 
 export interface BenchCase {
@@ -23,6 +25,8 @@ export interface BenchCase {
   joinlab(): Promise<number>;
   /** Runs the equivalent DuckDB query once; returns its row count. */
   duckdb(): Promise<number>;
+  /** Facts about the last joinlab run, reported beside the timing. */
+  notes?(): string;
 }
 
 export interface MeasureOptions {
@@ -49,7 +53,8 @@ export async function measureCase(c: BenchCase, o: MeasureOptions): Promise<Case
     if (r.state !== 'completed') throw new Error(`benchmark task ${t.name} did not complete (${r.state})`);
     return r.latency.p50 ?? r.latency.mean;
   });
-  return { name: c.name, joinlabMs: round(jl!), duckdbMs: round(dd!), ratio: round(jl! / dd!), joinlabRows, duckdbRows };
+  const notes = c.notes?.();
+  return { name: c.name, joinlabMs: round(jl!), duckdbMs: round(dd!), ratio: round(jl! / dd!), joinlabRows, duckdbRows, ...(notes ? { notes } : {}) };
 }
 
 function round(x: number): number {

@@ -9,10 +9,12 @@ import { formatTable } from '../adapters/cli/format.ts';
 import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
+import { parquetPruningCases } from './suites/parquet-pruning.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number) => Promise<BenchCase[]>> = {
   'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
+  'parquet-pruning': parquetPruningCases,
 };
 
 const program = new Command()
@@ -51,6 +53,7 @@ try {
           results.map((r) => [r.name, r.joinlabMs, r.duckdbMs, r.ratio, r.joinlabRows === r.duckdbRows ? r.joinlabRows : `${r.joinlabRows} vs ${r.duckdbRows}!`]),
         )}\n`,
       );
+      for (const r of results) if (r.notes) process.stdout.write(`  ${r.name}: ${r.notes}\n`);
     }
   }
 } finally {

@@ -296,11 +296,30 @@ function copyRows1(views: readonly WordArray[], out: WordArray, loc: Located, co
 
 function copyRowsN(views: readonly WordArray[], out: WordArray, loc: Located, count: number, stride: number): void {
   const { batch, local } = loc;
+  if (batch === null && stride <= 2) return copyRowsSingle(views[0]!, out, local, count, stride);
   for (let k = 0; k < count; k++) {
     const l = local[k]!;
     if (l < 0) continue;
     const v = views[batch === null ? 0 : batch[k]!]!;
     for (let s = 0; s < stride; s++) out[k * stride + s] = v[l * stride + s]!;
+  }
+}
+
+/** The common case — one source batch, 1 or 2 words per row — as tight monomorphic loops. */
+function copyRowsSingle(v: WordArray, out: WordArray, local: Int32Array, count: number, stride: number): void {
+  if (stride === 1) {
+    for (let k = 0; k < count; k++) {
+      const l = local[k]!;
+      if (l >= 0) out[k] = v[l]!;
+    }
+    return;
+  }
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l >= 0) {
+      out[2 * k] = v[2 * l]!;
+      out[2 * k + 1] = v[2 * l + 1]!;
+    }
   }
 }
 

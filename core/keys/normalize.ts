@@ -109,7 +109,24 @@ function isBitSet(bits: Uint8Array, p: number): number {
 // ---------------------------------------------------------------------------------------------
 // Fixed-width kinds
 
+/**
+ * A single chunk of Int64/UInt64 without NULLs is already in the normalised layout (two
+ * little-endian words per row): view its buffer instead of copying it. Key columns are read-only,
+ * so sharing the input's buffer is safe.
+ */
+function viewAsWords(chunks: readonly Data[], kind: KeyKind): Int32Array | null {
+  if (chunks.length !== 1 || kind.width !== 2) return null;
+  const d = chunks[0]!;
+  if (d.typeId !== Type.Int || d.nullCount !== 0) return null;
+  const t = d.type as unknown as { bitWidth: number; isSigned: boolean };
+  if (t.bitWidth !== 64 || t.isSigned !== (kind.order === 'int') || (kind.order !== 'int' && kind.order !== 'uint')) return null;
+  const v = d.values as BigInt64Array;
+  return new Int32Array(v.buffer, v.byteOffset, d.length * 2);
+}
+
 function normalizeFixed(chunks: readonly Data[], length: number, kind: KeyKind, name: string): FixedKeyColumn {
+  const view = viewAsWords(chunks, kind);
+  if (view !== null) return { kind, length, words: view, nulls: null };
   const w = kind.width;
   const words = new Int32Array(length * w);
   const mask = new NullMask(length);

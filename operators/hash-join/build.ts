@@ -57,6 +57,8 @@ export interface BuildOptions {
   readonly layout: HashMapLayout;
   readonly nullEqualsNull: boolean;
   readonly reservation: Reservation;
+  /** Called as each partition's table is complete (the pushdown barrier counts these). */
+  readonly onBuilt?: (part: PartitionBuild) => void;
 }
 
 /** Splits one batch into `count` batches by key partition (row order kept within each). */
@@ -81,9 +83,16 @@ export function splitByPartition(batch: RecordBatch, keys: readonly KeyColumn[],
 }
 
 function buildPartition(index: number, batch: RecordBatch | null, o: BuildOptions): PartitionBuild {
-  if (batch === null || batch.numRows === 0) {
-    return { index, rows: 0, batch: null, source: new RowSource([], o.schema), keys: [], nullKeys: null, table: EMPTY_TABLE, matched: new Bitset(0) };
-  }
+  const part = batch === null || batch.numRows === 0 ? emptyPartition(index, o) : buildTable(index, batch, o);
+  o.onBuilt?.(part);
+  return part;
+}
+
+function emptyPartition(index: number, o: BuildOptions): PartitionBuild {
+  return { index, rows: 0, batch: null, source: new RowSource([], o.schema), keys: [], nullKeys: null, table: EMPTY_TABLE, matched: new Bitset(0) };
+}
+
+function buildTable(index: number, batch: RecordBatch, o: BuildOptions): PartitionBuild {
   const keys = normalizeKeys(batch, o.keyColumns, o.kinds);
   const hashes = hashKeys(keys, TABLE_SEED);
   const input = { keys, hashes, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull };

@@ -33,7 +33,7 @@ import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { HASHMAP, PUSHDOWN } from '../../core/registry/slots.ts';
 import type { Side } from '../../core/types.ts';
-import { composeDynamicFilter } from '../../strategies/pushdown/compose.ts';
+import { publishWhenComplete } from '../../strategies/pushdown/compose.ts';
 import { collectScan } from '../common/collect.ts';
 import { pairBatch, sideBatch } from '../common/output.ts';
 import { DynamicFilter, type Scan } from '../scan/types.ts';
@@ -83,6 +83,23 @@ export class HashJoin implements JoinAlgorithm {
       const policy = ctx.registry.resolve(PUSHDOWN, config.pushdown);
       const buildKeys = build === 'left' ? join.leftKeys : join.rightKeys;
       const probeKeys = build === 'left' ? join.rightKeys : join.leftKeys;
+      // The dynamic filter is published by a barrier that every partition reports to as its table
+      // completes: only the last report publishes (a filter of some partitions drops rows).
+      const filter = new DynamicFilter();
+      const barrier = roles.canPushDown
+        ? publishWhenComplete(filter, {
+            policy,
+            count: partitions,
+            ctx: {
+              config,
+              keyKinds: join.keyKinds,
+              probeTypes: probeKeys.map((k) => probeScan.schema.fields.find((f) => f.name === k)!.type),
+              probeColumns: probeKeys,
+            },
+            routed: partitions > 1,
+            keepNullKeys: roles.keepProbeNullKeys,
+          })
+        : null;
       const buildStarted = performance.now();
       const parts = buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal }), {
         schema: buildScan.schema,
@@ -92,6 +109,7 @@ export class HashJoin implements JoinAlgorithm {
         layout,
         nullEqualsNull: join.spec.nullEquality === 'null-equals-null',
         reservation,
+        onBuilt: (p) => barrier?.report(p.index, { index: p.index, rows: p.rows, keys: p.keys, table: p.table, seed: TABLE_SEED }),
       });
       const state: RunState = {
         join,
@@ -112,26 +130,9 @@ export class HashJoin implements JoinAlgorithm {
       bump(m, 'buildMs', performance.now() - buildStarted);
       m.details.hashmap = [...new Set(parts.filter((p) => p.rows > 0).map((p) => p.table.layout))].join(',') || 'empty';
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
-
-      const filter = new DynamicFilter();
-      if (roles.canPushDown) {
-        const predicate = composeDynamicFilter({
-          policy,
-          partitions: parts.map((p) => ({ index: p.index, rows: p.rows, keys: p.keys, table: p.table, seed: TABLE_SEED })),
-          ctx: {
-            config,
-            keyKinds: join.keyKinds,
-            probeTypes: probeKeys.map((k) => probeScan.schema.fields.find((f) => f.name === k)!.type),
-            probeColumns: probeKeys,
-          },
-          routed: partitions > 1,
-          keepNullKeys: roles.keepProbeNullKeys,
-        });
-        filter.publish(predicate);
-        m.details.dynamicFilter = predicate?.description ?? 'none';
-      } else {
-        m.details.dynamicFilter = `none (${join.spec.type} keeps unmatched ${roles.probe} rows)`;
-      }
+      m.details.dynamicFilter = roles.canPushDown
+        ? (filter.current()?.description ?? 'none')
+        : `none (${join.spec.type} keeps unmatched ${roles.probe} rows)`;
 
       for await (const batch of probeScan.batches({ filter, signal: ctx.signal })) {
         bump(m, 'probeRows', batch.numRows);
