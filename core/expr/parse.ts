@@ -45,7 +45,6 @@ interface Token {
   readonly end: number;
 }
 
-const KEYWORDS = new Set(['and', 'or', 'not', 'is', 'null', 'true', 'false']);
 const SIDES: Record<string, Side> = { l: 'left', left: 'left', r: 'right', right: 'right' };
 const COMPARE_OPS: Record<string, CompareOp> = {
   '=': '=',

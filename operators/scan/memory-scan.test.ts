@@ -3,16 +3,13 @@ import {
   Bool,
   Decimal,
   Dictionary,
-  Field,
   Float64,
   Int32,
   Int64,
   LargeUtf8,
-  List,
   makeData,
   makeVector,
   RecordBatch,
-  Struct,
   Table,
   Timestamp,
   TimeUnit,
@@ -23,7 +20,7 @@ import {
 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
-import { MemoryScan, projectBatch, takeData, takeRows } from './memory-scan.ts';
+import { MemoryScan, projectBatch, takeRows } from './memory-scan.ts';
 import { DynamicFilter, type ContainerStats, type ScanPredicate } from './types.ts';
 import { zoneMapOf } from './zone-map.ts';
 
@@ -192,7 +189,13 @@ function bitmap(valid: boolean[]): Uint8Array {
   return bm;
 }
 
-describe('takeRows / takeData', () => {
+/** One column gathered through takeRows (the scan's row filter). */
+function takeData(d: Data, idx: Int32Array): Data {
+  const b = new Table({ c: makeVector(d) }).batches[0]!;
+  return takeRows(b, idx).data.children[0]!;
+}
+
+describe('takeRows', () => {
   const n = 23;
   const valid = Array.from({ length: n }, (_, i) => i % 4 !== 1);
   const decWords = new Uint32Array(n * 4);
@@ -221,20 +224,6 @@ describe('takeRows / takeData', () => {
       data: BigInt64Array.from({ length: n }, (_, i) => BigInt(i) * 1_000_000_007n),
     }),
   };
-  const structType = new Struct([new Field('a', new Int32()), new Field('b', new Utf8())]);
-  columns.struct = makeData({
-    type: structType,
-    length: n,
-    nullCount: 0,
-    children: [columns.i32!, columns.utf8!],
-  });
-  columns.list = makeData({
-    type: new List(new Field('item', new Int32())),
-    length: n,
-    nullCount: 0,
-    valueOffsets: Int32Array.from({ length: n + 1 }, (_, i) => i * 2),
-    child: makeData({ type: new Int32(), length: 2 * n, data: Int32Array.from({ length: 2 * n }, (_, i) => i) }),
-  });
 
   const idx = Int32Array.from([22, 0, 5, 6, 1, 13, 13, 9, 21]);
   /** List cells come back as Vectors; compare their values. */
