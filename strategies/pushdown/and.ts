@@ -55,19 +55,23 @@ class AndFilter implements KeyFilter {
 
 /** The listed rows (all `n` rows when `rows` is null) whose `keep` entry is still 1. */
 export function liveRows(rows: Int32Array | null, keep: Uint8Array, n: number): Int32Array {
-  const count = rows === null ? n : rows.length;
+  // Two specialised loops: the branch on `rows` stays out of the per-row work.
   let live = 0;
-  for (let i = 0; i < count; i++) live += keep[rows === null ? i : rows[i]!]! !== 0 ? 1 : 0;
+  if (rows === null) {
+    for (let i = 0; i < n; i++) if (keep[i] !== 0) live++;
+    const out = new Int32Array(live);
+    for (let i = 0, j = 0; i < n; i++) if (keep[i] !== 0) out[j++] = i;
+    return out;
+  }
+  for (let i = 0; i < rows.length; i++) if (keep[rows[i]!] !== 0) live++;
   const out = new Int32Array(live);
-  let j = 0;
-  for (let i = 0; i < count; i++) {
-    const r = rows === null ? i : rows[i]!;
+  for (let i = 0, j = 0; i < rows.length; i++) {
+    const r = rows[i]!;
     if (keep[r] !== 0) out[j++] = r;
   }
   return out;
 }
 
-/** Rejects every row and container: nothing non-NULL can match. */
 export const FALSE_FILTER: KeyFilter = Object.freeze({
   description: 'false',
   needsHashes: false,
