@@ -1,13 +1,14 @@
 /**
  * Micro-benchmark of the hash-map layouts alone (not a test, not a DuckDB comparison: it measures
  * the table, not the join). Builds 1M int64 keys and probes 10M uniform int64 keys in [0, 20M)
- * in batches of 64Ki rows, for `chained` (head table at 2x and 1x rows) and `array`, over two
- * build key sets:
- *   - sparse: k = 20 i (span 20M, ~5% of probes hit; auto would pick chained, density 0.05)
- *   - dense:  k = i shuffled (span 1M, ~5% of probes hit; auto would pick array)
+ * in batches of 64Ki rows, for `chained` (head table at 2x and 1x rows), `linear` and `array`, over
+ * three build key sets:
+ *   - sparse: k = 10 i (span 10M, ~5% of probes hit; density 0.1: auto picks linear)
+ *   - sparse: k = 20 i (span 20M, ~5% of probes hit; density 0.05: auto picks linear)
+ *   - dense:  k = i shuffled (span 1M, ~5% of probes hit; auto picks array)
  * Hashing is timed separately: the join hashes both sides anyway, and `array` ignores hashes.
  *
- *   node bin/run-ts.mjs bench/hashmap-micro.ts [--runs 3] [--heads 2,1]
+ *   node bin/run-ts.mjs bench/hashmap-micro.ts [--runs 3] [--heads 2,1] [--only chained,linear]
  */
 import { Int64, makeVector } from 'apache-arrow';
 import { ProbeCursor } from '../core/hashmap.ts';
@@ -21,6 +22,7 @@ import { Rng } from '../core/random.ts';
 import { buildArrayTable } from '../strategies/hashmap/array.ts';
 import { chooseLayout } from '../strategies/hashmap/auto.ts';
 import { buildChainedTable } from '../strategies/hashmap/chained.ts';
+import { buildLinearTable } from '../strategies/hashmap/linear.ts';
 
 const BUILD_ROWS = 1_000_000;
 const PROBE_ROWS = 10_000_000;
@@ -32,6 +34,9 @@ const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
 const headsArg = process.argv.indexOf('--heads');
 /** Head slots per row to try for `chained` (the default layout uses 2). */
 const HEADS = (headsArg > 0 ? process.argv[headsArg + 1]! : '2,1').split(',').map(Number);
+const onlyArg = process.argv.indexOf('--only');
+/** Variant name prefixes to run (default: all). */
+const ONLY = onlyArg > 0 ? process.argv[onlyArg + 1]!.split(',') : null;
 
 const BIGINT = keyKindOf(new Int64(), 'k');
 
@@ -58,6 +63,8 @@ for (let i = 0; i < PROBE_ROWS; i++) probeValues[i] = Math.floor(rng.next() * PR
 const probeBatches: KeyColumn[][] = [];
 for (let s = 0; s < PROBE_ROWS; s += BATCH) probeBatches.push([int64Column(probeValues, s, Math.min(PROBE_ROWS, s + BATCH))]);
 
+const sparse10 = new Int32Array(BUILD_ROWS);
+for (let i = 0; i < BUILD_ROWS; i++) sparse10[i] = 10 * i;
 const sparse = new Int32Array(BUILD_ROWS);
 for (let i = 0; i < BUILD_ROWS; i++) sparse[i] = 20 * i;
 const dense = new Int32Array(BUILD_ROWS);
@@ -108,17 +115,19 @@ interface Variant {
   build(input: BuildInput): JoinHashTable;
 }
 
-const VARIANTS: readonly Variant[] = [
+const ALL_VARIANTS: readonly Variant[] = [
   ...HEADS.map((h): Variant => ({ name: `chained (${h}x heads)`, usesHashes: true, build: (i) => buildChainedTable(i, { slotsPerRow: h }) })),
+  { name: 'linear', usesHashes: true, build: (i) => buildLinearTable(i) },
   { name: 'array', usesHashes: false, build: (i) => buildArrayTable(i) },
 ];
+const VARIANTS = ALL_VARIANTS.filter((v) => ONLY === null || ONLY.some((o) => v.name.startsWith(o)));
 
 const ms = (x: number) => x.toFixed(1).padStart(8);
 console.log(`hashmap micro-benchmark: build ${BUILD_ROWS} int64 keys, probe ${PROBE_ROWS} uniform keys in [0, ${PROBE_DOMAIN}), batches of ${BATCH}; best of ${RUNS} runs, ms`);
 const [probeHashes, probeHashMs] = time(hashProbes);
-console.log(`hash ${PROBE_ROWS} probe keys (hashKeys, once for chained): ${probeHashMs.toFixed(1)} ms`);
+console.log(`hash ${PROBE_ROWS} probe keys (hashKeys, once for chained and linear): ${probeHashMs.toFixed(1)} ms`);
 
-for (const [setName, values] of [['sparse k=20i', sparse], ['dense k=shuffled 0..1M-1', dense]] as const) {
+for (const [setName, values] of [['sparse k=10i', sparse10], ['sparse k=20i', sparse], ['dense k=shuffled 0..1M-1', dense]] as const) {
   const keys = [int64Column(values)];
   const [buildHashes, buildHashMs] = time(() => hashKeys(keys, TABLE_SEED));
   const input: BuildInput = { keys, hashes: buildHashes, rows: BUILD_ROWS, nullEqualsNull: false };

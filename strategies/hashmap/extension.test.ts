@@ -5,10 +5,10 @@ import { HASHMAP } from '../../core/registry/slots.ts';
 import extension from './extension.ts';
 
 describe('joinlab.hashmaps extension', () => {
-  it('registers chained, array and auto in the hashmap slot', async () => {
+  it('registers chained, array, linear and auto in the hashmap slot', async () => {
     const registry = new Registry();
     await loadExtension(registry, extension);
-    expect(registry.names(HASHMAP)).toEqual(['chained', 'array', 'auto']);
+    expect(registry.names(HASHMAP)).toEqual(['chained', 'array', 'linear', 'auto']);
     expect(registry.resolve(HASHMAP, 'auto').name).toBe('auto');
     const info = registry.slots().find((s) => s.name === 'hashmap')!;
     expect(info.strategies.every((s) => s.extension === 'joinlab.hashmaps')).toBe(true);

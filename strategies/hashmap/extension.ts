@@ -1,18 +1,21 @@
 /**
- * The built-in hash-map layouts (slot `hashmap`: `chained`, `array`, `auto`), registered through
- * the same extension path a third-party layout would use. The lead wires it into the built-ins.
+ * The built-in hash-map layouts (slot `hashmap`: `chained`, `array`, `linear`, `auto`), registered
+ * through the same extension path a third-party layout would use. The lead wires it into the
+ * built-ins.
  */
 import type { Extension } from '../../core/registry/extensions.ts';
 import { HASHMAP } from '../../core/registry/slots.ts';
 import { arrayLayout } from './array.ts';
 import { autoLayout } from './auto.ts';
 import { chainedLayout } from './chained.ts';
+import { linearLayout } from './linear.ts';
 
 const extension: Extension = {
   name: 'joinlab.hashmaps',
   load(registry) {
     registry.register(HASHMAP, chainedLayout);
     registry.register(HASHMAP, arrayLayout);
+    registry.register(HASHMAP, linearLayout);
     registry.register(HASHMAP, autoLayout);
   },
 };

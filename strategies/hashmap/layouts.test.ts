@@ -1,9 +1,9 @@
 /**
- * Differential tests of every layout (chained, array, auto) against a naive nested comparison of
+ * Differential tests of every layout (chained, array, linear, auto) against a naive nested comparison of
  * the JS values: random keys of every shape, NULLs under both NULL rules, duplicates and skew,
  * probed with tiny capacities so every resumption point of the cursor is exercised.
  */
-import { Bool, Dictionary, Float64, Int16, Int32, Int64, Uint64, Utf8 } from 'apache-arrow';
+import { Bool, Dictionary, Float64, Int16, Int32, Int64, Uint64, Uint8, Utf8 } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import type { HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
 import { ARRAY_MAX_SPAN, arrayLayout } from './array.ts';
 import { AUTO_MIN_DENSITY, AUTO_SMALL_SPAN, autoLayout, chooseLayout } from './auto.ts';
 import { chainedLayout } from './chained.ts';
+import { linearLayout } from './linear.ts';
 import { oraclePairs, probeAll, rowEquals, sides } from './test-helpers.ts';
 import type { Row, Val } from './test-helpers.ts';
 
@@ -26,6 +27,8 @@ interface Case {
   readonly values: readonly fc.Arbitrary<Val>[];
   /** Whether the array layout can index this key type at all. */
   readonly arrayType: boolean;
+  /** Whether the linear layout indexes this key (one fixed-width column of 1 or 2 words). */
+  readonly linearType: boolean;
 }
 
 const smallInt = fc.integer({ min: -20, max: 20 });
@@ -34,13 +37,14 @@ const str = fc.oneof(fc.constantFrom('', 'a', 'b', 'ab', 'é', 'a\u0000', 'longe
 const dictType = () => new Dictionary(new Utf8(), new Int32());
 
 const CASES: readonly Case[] = [
-  { name: 'int32', build: [new Int32()], probe: [new Int32()], values: [smallInt], arrayType: true },
+  { name: 'int32', build: [new Int32()], probe: [new Int32()], values: [smallInt], arrayType: true, linearType: true },
   {
     name: 'int64 with negatives and extremes',
     build: [new Int64()],
     probe: [new Int64()],
     values: [big([I64_MIN, I64_MAX, I64_MIN + 1n, I64_MAX - 1n, -1n, 0n, 1n, 2n ** 53n, -(2n ** 53n) - 1n, 2n ** 32n], -5n, 5n)],
     arrayType: true,
+    linearType: true,
   },
   {
     name: 'int64 clustered near the extremes and word boundaries',
@@ -55,6 +59,7 @@ const CASES: readonly Case[] = [
       ),
     ],
     arrayType: true,
+    linearType: true,
   },
   {
     name: 'uint64 with extremes',
@@ -62,23 +67,34 @@ const CASES: readonly Case[] = [
     probe: [new Uint64()],
     values: [big([0n, 1n, U64_MAX, U64_MAX - 1n, 2n ** 63n, 2n ** 63n - 1n, 2n ** 32n, 2n ** 32n - 1n], U64_MAX - 5n, U64_MAX)],
     arrayType: true,
+    linearType: true,
   },
-  { name: 'int16 build x int64 probe (widened)', build: [new Int16()], probe: [new Int64()], values: [smallInt], arrayType: true },
-  { name: 'int32 + utf8', build: [new Int32(), new Utf8()], probe: [new Int32(), new Utf8()], values: [fc.integer({ min: -3, max: 3 }), str], arrayType: false },
-  { name: 'utf8', build: [new Utf8()], probe: [new Utf8()], values: [str], arrayType: false },
-  { name: 'dictionary utf8', build: [dictType()], probe: [dictType()], values: [str], arrayType: false },
-  { name: 'dictionary utf8 build x utf8 probe', build: [dictType()], probe: [new Utf8()], values: [str], arrayType: false },
+  { name: 'int16 build x int64 probe (widened)', build: [new Int16()], probe: [new Int64()], values: [smallInt], arrayType: true, linearType: true },
+  { name: 'int32 + utf8', build: [new Int32(), new Utf8()], probe: [new Int32(), new Utf8()], values: [fc.integer({ min: -3, max: 3 }), str], arrayType: false, linearType: false },
+  { name: 'utf8', build: [new Utf8()], probe: [new Utf8()], values: [str], arrayType: false, linearType: false },
+  { name: 'dictionary utf8', build: [dictType()], probe: [dictType()], values: [str], arrayType: false, linearType: false },
+  { name: 'dictionary utf8 build x utf8 probe', build: [dictType()], probe: [new Utf8()], values: [str], arrayType: false, linearType: false },
   {
     name: 'float64 with -0.0 / NaN',
     build: [new Float64()],
     probe: [new Float64()],
     values: [fc.oneof(fc.constantFrom(0, -0, NaN, Infinity, -Infinity, 1.5, -1.5, 2 ** 60, Number.MIN_VALUE), fc.integer({ min: -3, max: 3 }))],
     arrayType: false,
+    linearType: true,
   },
-  { name: 'bool', build: [new Bool()], probe: [new Bool()], values: [fc.boolean()], arrayType: true },
+  { name: 'bool', build: [new Bool()], probe: [new Bool()], values: [fc.boolean()], arrayType: true, linearType: true },
+  {
+    name: 'int64 build x uint64 probe (HUGEINT, 3 words)',
+    build: [new Int64()],
+    probe: [new Uint64()],
+    values: [big([0n, 1n, 2n ** 63n - 1n, 2n ** 32n, 2n ** 32n - 1n], 0n, 5n)],
+    arrayType: false,
+    linearType: false,
+  },
+  { name: 'uint8 build x int32 probe (widened)', build: [new Uint8()], probe: [new Int32()], values: [fc.integer({ min: 0, max: 255 })], arrayType: true, linearType: true },
 ];
 
-const LAYOUTS: readonly HashMapLayout[] = [chainedLayout, arrayLayout, autoLayout];
+const LAYOUTS: readonly HashMapLayout[] = [chainedLayout, arrayLayout, linearLayout, autoLayout];
 
 /** Rows with NULLs, duplicates and skew: most rows come from a small pool whose first row is hot. */
 function scenario(values: readonly fc.Arbitrary<Val>[]) {
@@ -141,6 +157,7 @@ describe('hash-map layouts: differential against a nested comparison', () => {
           for (const layout of LAYOUTS) {
             const reason = layout.unsupportedReason(s.build);
             if (layout === arrayLayout) expect(reason !== null, `array refusal: ${reason}`).toBe(expectedArrayRefusal(c, build, nullEqualsNull));
+            else if (layout === linearLayout) expect(reason !== null, `linear refusal: ${reason}`).toBe(!c.linearType);
             else expect(reason).toBeNull();
             if (reason !== null) continue;
             const table = layout.build(s.build);
@@ -148,12 +165,13 @@ describe('hash-map layouts: differential against a nested comparison', () => {
             expect(probeAll(table, s.probe, capacity)).toEqual(expected);
             checkContains(table, s.probe, member);
           }
-          // auto's decision follows DataFusion's rule
+          // auto's decision: DataFusion's rule for array, else linear when it applies, else chained
           const arrayOk = !expectedArrayRefusal(c, build, nullEqualsNull);
           const sp = arrayOk ? Number(span(build.map((r) => r[0]!))) : 0;
           const rows = build.filter((r) => r[0] !== null).length;
           const wantArray = arrayOk && (sp <= AUTO_SMALL_SPAN || rows / sp > AUTO_MIN_DENSITY);
-          expect(chooseLayout(s.build)).toBe(wantArray ? 'array' : 'chained');
+          expect(chooseLayout(s.build)).toBe(wantArray ? 'array' : c.linearType ? 'linear' : 'chained');
+          expect(autoLayout.build(s.build).layout).toBe(chooseLayout(s.build));
         }),
         { seed: 0x5eed + c.name.length, numRuns: 150 },
       );

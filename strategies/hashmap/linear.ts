@@ -1,0 +1,506 @@
+/**
+ * `linear`: open addressing with linear probing for ONE fixed-width key — DuckDB's / SwissTable's
+ * shape (salt bits checked before any key), over typed arrays.
+ *
+ *   tags   (Uint8Array, one byte per slot, a power-of-two number of slots)
+ *          0 = empty slot, else TAG_FULL | (hash & TAG_BITS): the slot's 7-bit salt. Home slot
+ *          = hash >>> shift (the hash's HIGH bits, as in chained: independent of the partition
+ *          routing, which hashes with another seed, and of the salt, the LOW bits); a collision
+ *          takes the next slot, wrapping at the end.
+ *   slots  (Int32Array, SLOT_WORDS = 3 words per slot, inline and contiguous)
+ *          slots[3s] = first build row + 1 with this key, slots[3s+1..3s+2] = the key's words
+ *          (word 1 is 0 for a 1-word key). A slot is read only after its salt matched, and then
+ *          confirms the key on its own words — never on the build's key column.
+ *   next   (Int32Array, one per build row; dropped when no key repeats)
+ *          next[r] = next build row + 1 with r's key (0 = end). One slot per DISTINCT key; its
+ *          rows form a chain in ASCENDING row order (rows are inserted from the last to the
+ *          first, each pushed in front), so a probe emits build rows in row order and a resumed
+ *          probe continues at `ProbeCursor.next`, a build row of that chain (as chained/array).
+ *
+ * Why the salt lives in its own byte array rather than beside the key (measured, 1M unique int64
+ * keys, 10M probes, ~5% hits, bench/hashmap-micro.ts): the probe is bound by random reads, and
+ * on this class of machine they are cheap only while the array read fits the last-level cache
+ * share (~8 MB: 3-5 ns per independent read; 16+ MB: 25 ns, 125-160 ns dependent). A 16-byte
+ * [hash, row, key, key] slot array is 32 MB for 1M keys, so every probe paid a DRAM miss and the
+ * layout was only ~15% faster than chained; the 2 MB tag array resolves ~99% of the probes
+ * (every miss whose salt differs — 127 of 128 — and every empty home slot) in cache, and only
+ * hits (and 1/128 salt false positives) read a 12-byte slot, ~1 line.
+ *
+ * A probe resolves a window of rows in three tight passes, no calls per row:
+ *  1. gather the home tag of every row (independent loads: their cache misses overlap);
+ *  2. scan tags from each non-empty home for the first salt match (tags only, in cache now),
+ *     listing (row, slot) candidates in row order; NULL rows are resolved here;
+ *  3. confirm each candidate's key words in its slot (few, independent loads), continuing the
+ *     scan on a salt false positive; matches are compacted in place, in row order;
+ * then the matches' chains are emitted. Only pass 3 depends on the key width (1 or 2 words).
+ *
+ * Sizing (`slotBits`): slots = nextPow2(4 x keys) while that is at most 2^20 slots (13.6 MB),
+ * else nextPow2(2 x keys); at least 16. keys = the distinct keys, so the load factor is at most
+ * 1/2 and every scan ends at an empty slot. In cache the probe's cost is the branchy tag scan,
+ * which the lower load factor shortens (1K-100K keys: 1.7-2x faster probes); beyond 2^20 slots
+ * memory wins. The table is first sized for the non-NULL rows (an upper bound of the distinct
+ * keys) and re-hashed into a smaller one when duplicates make the distinct count small enough
+ * (1M copies of one key end in 16 slots). 1M unique keys: 2^21 slots x 13 B = 26 MB, no `next`
+ * (chained: 16 MB). Duplicates add 4 bytes per build row.
+ *
+ * Usable for: exactly ONE key column of a fixed width of 1 or 2 words — int (every integer width
+ * up to 64 bits, date, time, timestamp: widened to 2 words), uint (UBIGINT), float (DOUBLE/FLOAT,
+ * -0.0 and NaN already folded by normalisation), bool (1 word). Refused (`unsupportedReason`):
+ * several key columns, bytes (VARCHAR/BLOB), decimals and HUGEINT (4 / 3 words), and more than
+ * LINEAR_MAX_ROWS build rows — `auto` then falls back to chained.
+ *
+ * NULLs are handled, not refused: under null-equals-nothing NULL build rows are not inserted and
+ * NULL probe rows miss without touching the table. Under null-equals-null the NULL build rows form
+ * one extra chain (`nullFirst` + `next`, ascending like every chain) that a NULL probe row emits;
+ * NULL rows never enter the slots, so a NULL never equals the value whose words are zero.
+ */
+import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
+import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './chained.ts';
+
+/** 32-bit words per slot: [first row + 1, key word 0, key word 1]. */
+export const SLOT_WORDS = 3;
+/** Slots per distinct key before rounding up to a power of two: load factor 1/4 .. 1/2. */
+export const SLOTS_PER_KEY = 2;
+/** Slots per key while the table stays at most ROOMY_MAX_SLOTS: load factor 1/8 .. 1/4. */
+export const ROOMY_SLOTS_PER_KEY = 4;
+/** 2^20 slots = 13.6 MB (1 MB of tags): the largest table sized at ROOMY_SLOTS_PER_KEY. */
+export const ROOMY_MAX_SLOTS = 2 ** 20;
+/** Salt bits kept per slot (the hash's low bits) and the bit that marks a slot occupied. */
+const TAG_BITS = 0x7f;
+const TAG_FULL = 0x80;
+const MIN_BITS = 4;
+const MAX_BITS = 27;
+/** Most build rows the layout indexes (2^26: 2^27 slots = 1.7 GB). */
+export const LINEAR_MAX_ROWS = 2 ** (MAX_BITS - 1);
+
+/**
+ * log2 of the slot count for `keys` distinct keys: nextPow2(4 keys) while that is at most 2^20
+ * slots, else nextPow2(2 keys) — at least 16 slots, load factor <= 1/2 always. Below the cap
+ * the lower load factor shortens the tag scans (branchy, ~2x fewer slots per miss) for at most
+ * 13.6 MB; above it memory wins (1M keys: 26 MB, not 52).
+ */
+export function slotBits(keys: number): number {
+  const roomy = bitsFor(keys * ROOMY_SLOTS_PER_KEY);
+  return 2 ** roomy <= ROOMY_MAX_SLOTS ? roomy : bitsFor(keys * SLOTS_PER_KEY);
+}
+
+function bitsFor(slots: number): number {
+  let bits = MIN_BITS;
+  while (bits < MAX_BITS && 2 ** bits < slots) bits++;
+  return bits;
+}
+
+/** Why the linear layout cannot index these keys, or null. O(1): it never scans the keys. */
+export function linearUnsupportedReason(input: BuildInput): string | null {
+  const { keys } = input;
+  if (keys.length !== 1) return `the linear layout needs exactly one key column, got ${keys.length}`;
+  const { order, width, sqlType } = keys[0]!.kind;
+  const fixed = order === 'int' || order === 'uint' || order === 'float' || order === 'bool';
+  if (!fixed || (width !== 1 && width !== 2)) {
+    return `the linear layout needs one fixed-width key of 1 or 2 words (integer, float, boolean, date, timestamp), got ${sqlType}`;
+  }
+  if (input.rows > LINEAR_MAX_ROWS) return `the linear layout indexes at most 2^${MAX_BITS - 1} build rows, got ${input.rows}`;
+  return null;
+}
+
+export class LinearHashTable implements JoinHashTable {
+  readonly layout = 'linear';
+  readonly inserted: number;
+  readonly memoryBytes: number;
+  /** Slots in the table (a power of two). */
+  readonly slots: number;
+  /** Occupied slots: the distinct non-NULL keys. */
+  readonly distinct: number;
+  /** Whether some chain holds more than one row (otherwise `next` is not kept). */
+  readonly hasDuplicates: boolean;
+  readonly #tags: Uint8Array;
+  readonly #slots: Int32Array;
+  readonly #next: Int32Array | null;
+  readonly #shift: number;
+  readonly #mask: number;
+  readonly #width: number;
+  /** First NULL build row + 1 under null-equals-null (0: none, or null-equals-nothing). */
+  readonly #nullFirst: number;
+  readonly #keys: readonly KeyColumn[];
+
+  constructor(input: BuildInput) {
+    checkBuildInput(input);
+    const reason = linearUnsupportedReason(input);
+    if (reason !== null) throw new RangeError(reason);
+    const { keys, rows, hashes, nullEqualsNull } = input;
+    const col = keys[0] as FixedKeyColumn;
+    const nulls = col.nulls;
+    this.#keys = keys;
+    this.#width = col.kind.width;
+    let nullCount = 0;
+    if (nulls !== null) for (let r = 0; r < rows; r++) nullCount += nulls[r] === 0 ? 0 : 1;
+    const valid = rows - nullCount;
+    this.inserted = nullEqualsNull ? rows : valid;
+
+    let bits = slotBits(valid);
+    let tags = new Uint8Array(1 << bits);
+    let slots = new Int32Array(SLOT_WORDS << bits);
+    const next = new Int32Array(rows);
+    const mask = (1 << bits) - 1;
+    const distinct =
+      this.#width === 2
+        ? insertW2(tags, slots, next, 32 - bits, mask, col.words, nulls, hashes, rows)
+        : insertW1(tags, slots, next, 32 - bits, mask, col.words, nulls, hashes, rows);
+    let nullFirst = 0;
+    if (nullEqualsNull && nulls !== null) {
+      for (let r = rows - 1; r >= 0; r--) {
+        if (nulls[r] === 0) continue;
+        next[r] = nullFirst;
+        nullFirst = r + 1;
+      }
+    }
+    const fewer = slotBits(distinct);
+    if (fewer < bits) {
+      const t = new Uint8Array(1 << fewer);
+      const s = new Int32Array(SLOT_WORDS << fewer);
+      rehash(tags, slots, t, s, fewer, hashes);
+      tags = t;
+      slots = s;
+      bits = fewer;
+    }
+    this.distinct = distinct;
+    this.hasDuplicates = distinct < valid || (nullEqualsNull && nullCount > 1);
+    this.#nullFirst = nullFirst;
+    this.#tags = tags;
+    this.#slots = slots;
+    this.#next = this.hasDuplicates ? next : null;
+    this.slots = 1 << bits;
+    this.#shift = 32 - bits;
+    this.#mask = (1 << bits) - 1;
+    this.memoryBytes = tags.byteLength + slots.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
+  }
+
+  probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
+    checkProbeArgs(input, this.#keys, outProbe, outBuild, capacity);
+    let r = cursor.row;
+    if (r < 0) return 0;
+    const rows = input.rows;
+    const p = input.keys[0] as FixedKeyColumn;
+    const next = this.#next;
+    const window = capacity < 16 ? 16 : capacity > WINDOW ? WINDOW : capacity;
+    const mRow = candRow;
+    const mFirst = candSlot;
+    let n = 0;
+    let j = cursor.next;
+    // finish the chain a previous call stopped in
+    if (j >= 0) {
+      do {
+        if (n === capacity) {
+          cursor.next = j;
+          return n;
+        }
+        outProbe[n] = r;
+        outBuild[n] = j;
+        n++;
+        j = next === null ? -1 : next[j]! - 1;
+      } while (j >= 0);
+      r++;
+    }
+    while (r < rows) {
+      const end = rows - r < window ? rows : r + window;
+      const c = this.#resolve(p, input.hashes, null, r, end);
+      // candRow/candSlot now hold the window's matches in row order: (row, first build row + 1)
+      for (let i = 0; i < c; i++) {
+        const q = mRow[i]!;
+        j = mFirst[i]! - 1;
+        do {
+          if (n === capacity) {
+            cursor.row = q;
+            cursor.next = j;
+            return n;
+          }
+          outProbe[n] = q;
+          outBuild[n] = j;
+          n++;
+          j = next === null ? -1 : next[j]! - 1;
+        } while (j >= 0);
+      }
+      r = end;
+    }
+    cursor.row = -1;
+    cursor.next = -1;
+    return n;
+  }
+
+  contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
+    checkProbeKeys(input, this.#keys);
+    const p = input.keys[0] as FixedKeyColumn;
+    const count = rows === null ? input.rows : rows.length;
+    const mRow = candRow;
+    for (let base = 0; base < count; base += WINDOW) {
+      const end = count - base < WINDOW ? count : base + WINDOW;
+      if (rows === null) out.fill(0, base, end);
+      else for (let k = base; k < end; k++) out[rows[k]!] = 0;
+      const c = this.#resolve(p, input.hashes, rows, base, end);
+      for (let i = 0; i < c; i++) out[mRow[i]!] = 1;
+    }
+  }
+
+  /**
+   * Resolves probe rows `row(k)` for k in [from, to) (row(k) = k, or list[k]): leaves the rows
+   * that match in candRow[0..c) (ascending k) with their first build row + 1 in candSlot, and
+   * returns c. At most WINDOW entries.
+   */
+  #resolve(p: FixedKeyColumn, ph: Uint32Array, list: Int32Array | null, from: number, to: number): number {
+    const tags = this.#tags;
+    const shift = this.#shift;
+    gatherTags(tags, ph, shift, list, from, to);
+    const c = matchTags(tags, shift, this.#mask, this.#nullFirst, p.nulls, ph, list, from, to);
+    return this.#width === 2 ? confirmW2(tags, this.#slots, this.#mask, p.words, ph, c) : confirmW1(tags, this.#slots, this.#mask, p.words, ph, c);
+  }
+}
+
+export function buildLinearTable(input: BuildInput): LinearHashTable {
+  return new LinearHashTable(input);
+}
+
+export const linearLayout: HashMapLayout = {
+  name: 'linear',
+  description: 'open addressing, linear probing: 1-byte salt per slot + inline [row, key words] (one fixed-width key)',
+  unsupportedReason: linearUnsupportedReason,
+  build: (input) => new LinearHashTable(input),
+};
+
+// --- build ---------------------------------------------------------------------------------------
+// Rows rows-1 .. 0: a row whose key already has a slot is pushed in front of that slot's chain,
+// any other row claims the first empty slot from its home. Returns the number of slots claimed.
+// `next` is all zeros on entry, so a chain's last row needs no write.
+
+function insertW2(
+  tags: Uint8Array,
+  slots: Int32Array,
+  next: Int32Array,
+  shift: number,
+  mask: number,
+  w: Int32Array,
+  nulls: Uint8Array | null,
+  hashes: Uint32Array,
+  rows: number,
+): number {
+  let distinct = 0;
+  for (let r = rows - 1; r >= 0; r--) {
+    if (nulls !== null && nulls[r] !== 0) continue;
+    const h = hashes[r]!;
+    const tag = (h & TAG_BITS) | TAG_FULL;
+    const lo = w[2 * r]!;
+    const hi = w[2 * r + 1]!;
+    let s = h >>> shift;
+    for (;;) {
+      const x = tags[s]!;
+      const o = 3 * s;
+      if (x === 0) {
+        tags[s] = tag;
+        slots[o] = r + 1;
+        slots[o + 1] = lo;
+        slots[o + 2] = hi;
+        distinct++;
+        break;
+      }
+      if (x === tag && slots[o + 1] === lo && slots[o + 2] === hi) {
+        next[r] = slots[o]!;
+        slots[o] = r + 1;
+        break;
+      }
+      s = (s + 1) & mask;
+    }
+  }
+  return distinct;
+}
+
+function insertW1(
+  tags: Uint8Array,
+  slots: Int32Array,
+  next: Int32Array,
+  shift: number,
+  mask: number,
+  w: Int32Array,
+  nulls: Uint8Array | null,
+  hashes: Uint32Array,
+  rows: number,
+): number {
+  let distinct = 0;
+  for (let r = rows - 1; r >= 0; r--) {
+    if (nulls !== null && nulls[r] !== 0) continue;
+    const h = hashes[r]!;
+    const tag = (h & TAG_BITS) | TAG_FULL;
+    const v = w[r]!;
+    let s = h >>> shift;
+    for (;;) {
+      const x = tags[s]!;
+      const o = 3 * s;
+      if (x === 0) {
+        tags[s] = tag;
+        slots[o] = r + 1;
+        slots[o + 1] = v;
+        distinct++;
+        break;
+      }
+      if (x === tag && slots[o + 1] === v) {
+        next[r] = slots[o]!;
+        slots[o] = r + 1;
+        break;
+      }
+      s = (s + 1) & mask;
+    }
+  }
+  return distinct;
+}
+
+/** Moves the occupied slots into a table of 2^bits slots (keys are distinct: no compares). */
+function rehash(oldTags: Uint8Array, oldSlots: Int32Array, tags: Uint8Array, slots: Int32Array, bits: number, hashes: Uint32Array): void {
+  const shift = 32 - bits;
+  const mask = (1 << bits) - 1;
+  for (let i = 0; i < oldTags.length; i++) {
+    const x = oldTags[i]!;
+    if (x === 0) continue;
+    const first = oldSlots[3 * i]!;
+    let s = hashes[first - 1]! >>> shift; // every row of a chain has the key's hash
+    while (tags[s] !== 0) s = (s + 1) & mask;
+    tags[s] = x;
+    slots[3 * s] = first;
+    slots[3 * s + 1] = oldSlots[3 * i + 1]!;
+    slots[3 * s + 2] = oldSlots[3 * i + 2]!;
+  }
+}
+
+// --- probe ---------------------------------------------------------------------------------------
+// Shared scratch (every call is synchronous, so one set serves all tables): the window's home
+// tags, then its candidates / matches as parallel lists in row order.
+
+/** Probe rows resolved per window. */
+const WINDOW = 1024;
+const homeTag = new Int32Array(WINDOW);
+const candRow = new Int32Array(WINDOW);
+const candSlot = new Int32Array(WINDOW);
+
+/** Pass 1: homeTag[k - from] = the tag of row(k)'s home slot (0: empty, a sure miss). */
+function gatherTags(tags: Uint8Array, ph: Uint32Array, shift: number, list: Int32Array | null, from: number, to: number): void {
+  const g = homeTag;
+  if (list === null) for (let k = from; k < to; k++) g[k - from] = tags[ph[k]! >>> shift]!;
+  else for (let k = from; k < to; k++) g[k - from] = tags[ph[list[k]!]! >>> shift]!;
+}
+
+/**
+ * Pass 2: for each row, the first slot from its home whose tag equals the row's salt (tags only).
+ * Lists (row, slot) in candRow/candSlot; a NULL row is listed with slot -1 - nullFirst when NULL
+ * build rows match it (null-equals-null), and skipped otherwise.
+ */
+function matchTags(
+  tags: Uint8Array,
+  shift: number,
+  mask: number,
+  nullFirst: number,
+  pn: Uint8Array | null,
+  ph: Uint32Array,
+  list: Int32Array | null,
+  from: number,
+  to: number,
+): number {
+  const g = homeTag;
+  const cr = candRow;
+  const cs = candSlot;
+  let c = 0;
+  for (let k = from; k < to; k++) {
+    let x = g[k - from]!;
+    const q = list === null ? k : list[k]!;
+    if (pn !== null && pn[q] !== 0) {
+      if (nullFirst !== 0) {
+        cr[c] = q;
+        cs[c] = -1 - nullFirst;
+        c++;
+      }
+      continue;
+    }
+    if (x === 0) continue;
+    const h = ph[q]!;
+    const tag = (h & TAG_BITS) | TAG_FULL;
+    let s = h >>> shift;
+    while (x !== tag) {
+      s = (s + 1) & mask;
+      x = tags[s]!;
+      if (x === 0) break;
+    }
+    if (x === 0) continue;
+    cr[c] = q;
+    cs[c] = s;
+    c++;
+  }
+  return c;
+}
+
+/**
+ * Pass 3: confirms the key words of each candidate slot; on a salt false positive the scan goes on
+ * from the next slot. Keeps the matches (row, first build row + 1) compacted in place, in order.
+ */
+function confirmW2(tags: Uint8Array, slots: Int32Array, mask: number, pw: Int32Array, ph: Uint32Array, c: number): number {
+  const cr = candRow;
+  const cs = candSlot;
+  let m = 0;
+  for (let i = 0; i < c; i++) {
+    const q = cr[i]!;
+    let s = cs[i]!;
+    if (s < 0) {
+      cr[m] = q;
+      cs[m] = -1 - s;
+      m++;
+      continue;
+    }
+    const lo = pw[2 * q]!;
+    const hi = pw[2 * q + 1]!;
+    let o = 3 * s;
+    if (slots[o + 1] !== lo || slots[o + 2] !== hi) {
+      const tag = (ph[q]! & TAG_BITS) | TAG_FULL;
+      for (;;) {
+        s = (s + 1) & mask;
+        const x = tags[s]!;
+        if (x === 0) break;
+        o = 3 * s;
+        if (x === tag && slots[o + 1] === lo && slots[o + 2] === hi) break;
+      }
+      if (tags[s] === 0) continue;
+    }
+    cr[m] = q;
+    cs[m] = slots[o]!;
+    m++;
+  }
+  return m;
+}
+
+function confirmW1(tags: Uint8Array, slots: Int32Array, mask: number, pw: Int32Array, ph: Uint32Array, c: number): number {
+  const cr = candRow;
+  const cs = candSlot;
+  let m = 0;
+  for (let i = 0; i < c; i++) {
+    const q = cr[i]!;
+    let s = cs[i]!;
+    if (s < 0) {
+      cr[m] = q;
+      cs[m] = -1 - s;
+      m++;
+      continue;
+    }
+    const v = pw[q]!;
+    let o = 3 * s;
+    if (slots[o + 1] !== v) {
+      const tag = (ph[q]! & TAG_BITS) | TAG_FULL;
+      for (;;) {
+        s = (s + 1) & mask;
+        const x = tags[s]!;
+        if (x === 0) break;
+        o = 3 * s;
+        if (x === tag && slots[o + 1] === v) break;
+      }
+      if (tags[s] === 0) continue;
+    }
+    cr[m] = q;
+    cs[m] = slots[o]!;
+    m++;
+  }
+  return m;
+}
