@@ -167,9 +167,39 @@ export function boolData(bits: Bitset | Uint8Array, start: number, count: number
 export function concatBatches(batches: readonly RecordBatch[], schema: Schema): RecordBatch {
   if (batches.length === 1) return batches[0]!;
   const src = new RowSource(batches, schema);
-  const all = new Int32Array(src.numRows);
-  for (let i = 0; i < all.length; i++) all[i] = i;
-  return makeRecordBatch(schema, gatherColumns(src, all, 0, all.length), all.length);
+  let all: Int32Array | null = null;
+  const columns = schema.fields.map((_, c) => {
+    const parts = batches.map((b) => b.data.children[c]!);
+    const fast = concatFixedNoNulls(parts, src.numRows);
+    if (fast) return fast;
+    if (all === null) {
+      all = new Int32Array(src.numRows);
+      for (let i = 0; i < all.length; i++) all[i] = i;
+    }
+    return gatherColumn(src, c, all, 0, all.length);
+  });
+  return makeRecordBatch(schema, columns, src.numRows);
+}
+
+/**
+ * Concatenation of a fixed-width column without NULLs (ints, floats, dates, timestamps,
+ * decimals) as one block copy per batch; `null` for anything else (the general gather does it).
+ */
+function concatFixedNoNulls(parts: readonly Data[], length: number): Data | null {
+  const type = parts[0]!.type;
+  const fixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isDate(type) || DataType.isTimestamp(type) || DataType.isDecimal(type);
+  if (!fixed || parts.some((p) => p.nullCount !== 0 || !p.values || p.type.typeId !== type.typeId)) return null;
+  const first = parts[0]!.values as Int32Array;
+  const stride = parts[0]!.stride;
+  const Ctor = first.constructor as { new (n: number): Int32Array };
+  const out = new Ctor(length * stride);
+  let at = 0;
+  for (const p of parts) {
+    const v = (p.values as Int32Array).subarray(0, p.length * stride);
+    out.set(v, at);
+    at += v.length;
+  }
+  return make({ type, length, nullCount: 0, data: out });
 }
 
 // ---------------------------------------------------------------------------------------------
