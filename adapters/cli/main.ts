@@ -10,6 +10,7 @@ import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
 import { runDemo } from './demo.ts';
+import { runDefaultExperiment, runRunCommand } from './run-command.ts';
 import { runJoinCommand, type JoinCommandOptions } from './join-command.ts';
 import { runStrategiesCommand } from './strategies-command.ts';
 
@@ -56,8 +57,27 @@ function buildProgram(): Command {
     });
 
   program
+    .command('run')
+    .description('run an experiment file: every variant beside DuckDB, a table, results.json and report.html')
+    .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml')
+    .option('--out <dir>', 'report directory', 'joinlab-report')
+    .action(async (file: string, opts: { out: string }) => {
+      const results = await runRunCommand(file, { out: opts.out });
+      if (!results.parityOk) process.exitCode = 1;
+    });
+
+  program
     .command('demo')
-    .description('generate a small built-in data set, run every join algorithm and join type, check each against DuckDB')
+    .description('the default experiment (star + sparse data, every pushdown policy, DuckDB side by side, parity on)')
+    .option('--out <dir>', 'report directory', 'joinlab-report')
+    .action(async (opts: { out: string }) => {
+      const results = await runDefaultExperiment({ out: opts.out });
+      if (!results.parityOk) process.exitCode = 1;
+    });
+
+  program
+    .command('check')
+    .description('built-in orders/customers data: every join algorithm x join type (+ filter, NULL = NULL, NOT IN, range) checked against DuckDB')
     .option('--rows <n>', 'left rows (the right side gets a quarter)', '10000')
     .option('--seed <n>', 'data seed', '7')
     .option('--config <file>', 'config file')

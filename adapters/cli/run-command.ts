@@ -1,0 +1,42 @@
+/**
+ * `joinlab run FILE [--out DIR]` (and the default experiment behind `joinlab demo`): run an
+ * experiment file, print one table per data set and say where the report is.
+ *
+ * Kept apart from main.ts so the command wiring stays a one-liner there, and so scripts and tests
+ * can call it directly. Progress goes to stderr (a bar on a TTY), results to stdout.
+ */
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { formatResultsTable } from '../../bench/experiments/report.ts';
+import { runExperiment, type ExperimentResults } from '../../bench/experiments/runner.ts';
+
+/** The demo experiment: star and sparse data, every pushdown policy, DuckDB side by side. */
+export const DEFAULT_EXPERIMENT_FILE = fileURLToPath(new URL('../../bench/experiments/default.yaml', import.meta.url));
+
+export interface RunCommandOptions {
+  /** Output directory (default 'joinlab-report'). */
+  readonly out?: string;
+  /** Progress bar: default when stderr is a TTY. */
+  readonly progress?: boolean;
+}
+
+/**
+ * Runs `file`, prints the tables and the report path. Resolves to the results; `parityOk` is
+ * false when any answer differed from DuckDB's (the caller should then exit non-zero).
+ */
+export async function runRunCommand(file: string, opts: RunCommandOptions = {}): Promise<ExperimentResults> {
+  const results = await runExperiment(file, {
+    out: opts.out,
+    progress: opts.progress,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  process.stdout.write(`${formatResultsTable(results)}\n\n`);
+  process.stdout.write(results.parityOk ? 'every checked answer matches DuckDB\n' : 'MISMATCH: some answers differ from DuckDB\n');
+  process.stdout.write(`report: ${join(results.out, 'report.html')} (data: ${join(results.out, 'results.json')}; ${(results.wallMs / 1000).toFixed(1)} s)\n`);
+  return results;
+}
+
+/** `joinlab demo` once wired to the experiment runner: the default experiment. */
+export async function runDefaultExperiment(opts: RunCommandOptions = {}): Promise<ExperimentResults> {
+  return runRunCommand(DEFAULT_EXPERIMENT_FILE, opts);
+}

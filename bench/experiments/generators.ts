@@ -1,0 +1,188 @@
+/**
+ * The built-in experiment data sets, written as Parquet by DuckDB.
+ *
+ * Why DuckDB writes them: it is the fastest Parquet writer at hand, it controls the row-group size
+ * (the unit a dynamic filter can skip, so the unit every pushdown experiment is about), and the
+ * same engine then reads the same files for the baseline. Why seeded hashes instead of `random()`:
+ * `hash(row, seed, stream)` is a pure function of its arguments, so a data set is reproducible
+ * whatever DuckDB's thread count or scan order. The files are cached under
+ * `os.tmpdir()/joinlab-data/<generator>-<hash>/` where the hash covers the generator, its
+ * parameters, the seed, the row-group size, the DuckDB version (its `hash()` may change between
+ * versions) and `GENERATOR_VERSION` (bumped when the SQL below changes). Each file is written to
+ * a temporary name and renamed, so an interrupted run never leaves a half-written file that a
+ * later run would mistake for a cached one.
+ *
+ * The data sets (left is always the larger, probed side; right the build side):
+ * - `star`: left `orders(order_id, customer_id, amount, status, order_date)`, sorted by
+ *   `customer_id`; right the *selected* customers `(customer_id, name, region, segment, credit)`:
+ *   `selectivity` of all customers, in runs of `clusterSize` consecutive ids scattered over the
+ *   key range (region = 'EMEA': the dimension filter already applied, as a planner would push it
+ *   into the build scan). Min/max bounds span nearly every order; a membership filter can skip
+ *   the order row groups holding none of the selected customers. Join: `customer_id=customer_id`.
+ * - `sparse`: left `(k, v)`, `rowsPerKey` rows per key over 0..probeRows/rowsPerKey, sorted by
+ *   `k`; right `(k, bv)` with the keys `k % period < islandWidth` (as bench/suites/parquet-pruning.ts).
+ *   Join: `k=k`.
+ * - `skewed`: left `(id, k, v)` in row order with `hotShare` of the rows on `hotKeys` keys and the
+ *   rest uniform over the build keys; right `(k, label)`: unique keys 0..buildRows-1, shuffled.
+ *   Join: `k=k`.
+ * - `range`: left `(id, v, payload)` with `v` uniform in [0, 1M), right `(id, v, tag)` with `v`
+ *   uniform in [(1-overlap)·1M, (2-overlap)·1M): `l.v > r.v` can only hold inside the overlap
+ *   (about overlap²/2 of all pairs). `sorted: true` writes both sides sorted by `v`.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { quoteString } from '../../core/expr/sql.ts';
+import { writeFileAtomic } from '../../adapters/io/atomic.ts';
+import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
+import type { GeneratedDataSpec, GeneratorParams } from './schema.ts';
+
+/** Bump when the SQL of any generator changes, so old caches are not reused. */
+export const GENERATOR_VERSION = 1;
+
+/** Default cache root: `os.tmpdir()/joinlab-data`. */
+export function defaultDataRoot(): string {
+  return join(tmpdir(), 'joinlab-data');
+}
+
+export interface FileInfo {
+  readonly path: string;
+  readonly rows: number;
+  readonly rowGroups: number;
+  readonly bytes: number;
+}
+
+export interface GeneratedFiles {
+  readonly dir: string;
+  readonly left: FileInfo;
+  readonly right: FileInfo;
+  /** True when both files were already in the cache. */
+  readonly cached: boolean;
+}
+
+/** The two SELECT statements (left, right) of a generated data set. */
+export function generatorSql(spec: GeneratedDataSpec): { left: string; right: string } {
+  const s = Math.trunc(spec.seed);
+  switch (spec.generator) {
+    case 'star':
+      return starSql(spec.params as GeneratorParams['star'], s);
+    case 'sparse':
+      return sparseSql(spec.params as GeneratorParams['sparse'], s);
+    case 'skewed':
+      return skewedSql(spec.params as GeneratorParams['skewed'], s);
+    case 'range':
+      return rangeSql(spec.params as GeneratorParams['range'], s);
+  }
+}
+
+function starSql(p: GeneratorParams['star'], seed: number): { left: string; right: string } {
+  const blocks = Math.ceil(p.customers / p.clusterSize);
+  const selected = Math.min(blocks, Math.max(1, Math.round((p.selectivity * p.customers) / p.clusterSize)));
+  const left =
+    `SELECT i::BIGINT AS order_id, (hash(i, ${seed}, 1) % ${p.customers})::BIGINT AS customer_id, ` +
+    `((hash(i, ${seed}, 2) % 1000000) / 100.0)::DOUBLE AS amount, ` +
+    `(['pending', 'shipped', 'delivered', 'returned', 'cancelled'])[1 + (hash(i, ${seed}, 3) % 5)::INTEGER] AS status, ` +
+    `(DATE '2024-01-01' + (hash(i, ${seed}, 4) % 365)::INTEGER) AS order_date ` +
+    `FROM range(${p.orders}) t(i) ORDER BY customer_id, order_id`;
+  const right =
+    `WITH chosen AS (SELECT b FROM range(${blocks}) t(b) ORDER BY hash(b, ${seed}, 5), b LIMIT ${selected}) ` +
+    `SELECT c::BIGINT AS customer_id, 'customer-' || c AS name, 'EMEA' AS region, ` +
+    `(['retail', 'wholesale', 'online'])[1 + (hash(c, ${seed}, 6) % 3)::INTEGER] AS segment, ` +
+    `((hash(c, ${seed}, 7) % 100000) / 10.0)::DOUBLE AS credit ` +
+    `FROM range(${p.customers}) t(c) WHERE c // ${p.clusterSize} IN (SELECT b FROM chosen) ORDER BY c`;
+  return { left, right };
+}
+
+function sparseSql(p: GeneratorParams['sparse'], seed: number): { left: string; right: string } {
+  const keys = Math.ceil(p.probeRows / p.rowsPerKey);
+  return {
+    left: `SELECT (i // ${p.rowsPerKey})::BIGINT AS k, (hash(i, ${seed}) % 1000000000)::BIGINT AS v FROM range(${p.probeRows}) t(i) ORDER BY i`,
+    right: `SELECT k::BIGINT AS k, (k * 2)::BIGINT AS bv FROM range(${keys}) t(k) WHERE k % ${p.period} < ${p.islandWidth} ORDER BY k`,
+  };
+}
+
+function skewedSql(p: GeneratorParams['skewed'], seed: number): { left: string; right: string } {
+  const hot = Math.min(p.hotKeys, p.buildRows);
+  const stride = Math.floor(p.buildRows / hot);
+  const share = Math.round(p.hotShare * 1_000_000);
+  return {
+    left:
+      `SELECT i::BIGINT AS id, (CASE WHEN hash(i, ${seed}, 1) % 1000000 < ${share} ` +
+      `THEN (hash(i, ${seed}, 2) % ${hot}) * ${stride} ELSE hash(i, ${seed}, 3) % ${p.buildRows} END)::BIGINT AS k, ` +
+      `(hash(i, ${seed}, 4) % 1000)::BIGINT AS v FROM range(${p.probeRows}) t(i) ORDER BY i`,
+    right: `SELECT k::BIGINT AS k, 'b' || k AS label FROM range(${p.buildRows}) t(k) ORDER BY hash(k, ${seed}, 5), k`,
+  };
+}
+
+const RANGE_SPAN = 1_000_000;
+
+function rangeSql(p: GeneratorParams['range'], seed: number): { left: string; right: string } {
+  const shift = Math.round((1 - p.overlap) * RANGE_SPAN);
+  const order = p.sorted ? 'ORDER BY v, id' : 'ORDER BY id';
+  return {
+    left: `SELECT i::BIGINT AS id, (hash(i, ${seed}, 1) % ${RANGE_SPAN})::BIGINT AS v, (hash(i, ${seed}, 2) % 100)::BIGINT AS payload FROM range(${p.leftRows}) t(i) ${order}`,
+    right: `SELECT i::BIGINT AS id, (${shift} + hash(i, ${seed}, 3) % ${RANGE_SPAN})::BIGINT AS v, 't' || (hash(i, ${seed}, 4) % 10) AS tag FROM range(${p.rightRows}) t(i) ${order}`,
+  };
+}
+
+/** Stable JSON (sorted keys), so the cache key does not depend on key order. */
+function stableJson(v: unknown): string {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
+    .join(',')}}`;
+}
+
+/** The cache directory of one data set: `<root>/<generator>-<16 hex digits>`. */
+export function dataDir(spec: GeneratedDataSpec, duckdbVersion: string, root = defaultDataRoot()): string {
+  const key = stableJson({
+    v: GENERATOR_VERSION,
+    generator: spec.generator,
+    params: spec.params,
+    seed: spec.seed,
+    rowGroupSize: spec.rowGroupSize,
+    duckdb: duckdbVersion,
+  });
+  return join(root, `${spec.generator}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`);
+}
+
+export async function duckdbVersion(duck: DuckDBSession): Promise<string> {
+  return String((await duck.queryRows('SELECT version()'))[0]![0]);
+}
+
+/** Row and row-group counts from the Parquet footer, plus the file size. */
+export async function parquetInfo(duck: DuckDBSession, path: string): Promise<FileInfo> {
+  const [row] = await duck.queryRows(`SELECT num_rows, num_row_groups FROM parquet_file_metadata(${quoteString(path)})`);
+  const st = await stat(path);
+  return { path, rows: Number(row![0]), rowGroups: Number(row![1]), bytes: st.size };
+}
+
+/**
+ * Writes (or finds in the cache) the left and right Parquet files of a generated data set.
+ * `root` defaults to `os.tmpdir()/joinlab-data`.
+ */
+export async function generateData(duck: DuckDBSession, spec: GeneratedDataSpec, options: { root?: string } = {}): Promise<GeneratedFiles> {
+  const dir = dataDir(spec, await duckdbVersion(duck), options.root);
+  await mkdir(dir, { recursive: true });
+  const sql = generatorSql(spec);
+  let cached = true;
+  for (const side of ['left', 'right'] as const) {
+    const path = join(dir, `${side}.parquet`);
+    if (existsSync(path)) continue;
+    cached = false;
+    await writeFileAtomic(path, (tmp) => duck.run(`COPY (${sql[side]}) TO ${quoteString(tmp)} (FORMAT parquet, ROW_GROUP_SIZE ${spec.rowGroupSize})`));
+  }
+  const meta = join(dir, 'meta.json');
+  if (!existsSync(meta)) {
+    const text = `${JSON.stringify({ generator: spec.generator, params: spec.params, seed: spec.seed, rowGroupSize: spec.rowGroupSize, sql }, null, 2)}\n`;
+    await writeFileAtomic(meta, new TextEncoder().encode(text));
+  }
+  const [left, right] = [await parquetInfo(duck, join(dir, 'left.parquet')), await parquetInfo(duck, join(dir, 'right.parquet'))];
+  return { dir, left, right, cached };
+}
+

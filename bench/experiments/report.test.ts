@@ -1,0 +1,90 @@
+/**
+ * The report renders hostile text inert (escaped, no scripts, nothing fetched) and draws the
+ * charts and terminal table from a results object alone.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../core/config/schema.ts';
+import { barChart, escapeHtml, formatBytes, formatResultsTable, renderReport } from './report.ts';
+import { configJson, stats, type DatasetResult, type ExperimentResults, type VariantResult } from './runner.ts';
+
+const EVIL = `<script>alert("x")</script> & 'quotes'`;
+
+function variant(name: string, ms: number[], pruned: number, parityOk = true): VariantResult {
+  return {
+    name,
+    status: 'ok',
+    overrides: { pushdown: name },
+    config: configJson(parseConfig({ pushdown: 'map' })),
+    algorithm: 'hash',
+    time: stats(ms),
+    joinMs: 1,
+    rows: 42,
+    probeSide: 'left',
+    probe: { containersTotal: 10, containersPruned: pruned, rowsDecoded: 1000 * (10 - pruned), rowsAfterFilter: 5, bytesDecoded: 2048, bytesSkipped: 0 },
+    peakReservedBytes: 3 * 1024 * 1024,
+    dynamicFilter: EVIL,
+    parity: { equal: parityOk, missing: parityOk ? 0 : 2, extra: parityOk ? 0 : 1, actualRows: 42, expectedRows: 43, schemaProblems: [] },
+    ratio: 2,
+  };
+}
+
+function dataset(name: string): DatasetResult {
+  return {
+    name,
+    data: { kind: 'generator', generator: 'sparse', params: { probeRows: 100, rowsPerKey: 10, period: 10, islandWidth: 2 }, seed: 1, rowGroupSize: 2048 },
+    files: { left: { path: `/d/${EVIL}/left.parquet`, rows: 100, rowGroups: 10, bytes: 999 }, right: { path: '/d/right.parquet', rows: 4, rowGroups: 1, bytes: 99 } },
+    join: { type: 'inner', on: 'k=k', filter: EVIL },
+    sql: `SELECT * FROM x WHERE a < b AND c = '${EVIL}'`,
+    variants: [
+      variant('none', [3, 1, 2], 0),
+      variant(EVIL, [5], 7, false),
+      { name: 'hash on a range', status: 'unsupported', reason: `cannot ${EVIL}`, overrides: {}, config: configJson(parseConfig({})), parity: null, ratio: null },
+    ],
+    duckdb: { name: 'duckdb', threads: 1, time: stats([1, 1.5]), rows: 42 },
+  };
+}
+
+const RESULTS: ExperimentResults = {
+  experiment: { name: EVIL, description: EVIL, source: '/x/e.yaml', copy: 'e.yaml', repeat: 3, warmup: 1, duckdb: true, parity: true, extensions: [] },
+  timestamp: '2025-01-01T00:00:00.000Z',
+  wallMs: 1234,
+  machine: { os: 'Linux', platform: 'linux', arch: 'x64', cpus: 2, cpuModel: EVIL, memoryBytes: 1 << 30, freeMemoryBytes: 1 << 29, node: 'v20', joinlab: '0.1.0', duckdb: 'v1.5.6', duckdbNodeApi: '1.5.6-r.1' },
+  datasets: [dataset('one'), dataset('two')],
+  parityOk: false,
+  out: '/out',
+};
+
+describe('report', () => {
+  it('escapes every piece of text and has no scripts', () => {
+    const html = renderReport(RESULTS);
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toContain(EVIL);
+    expect(html).toContain(escapeHtml(EVIL));
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+    expect(html).not.toMatch(/\b(src|href)=/); // nothing fetched
+  });
+
+  it('draws three charts per data set, with whiskers, the DuckDB bar and unsupported rows', () => {
+    const html = renderReport(RESULTS);
+    expect(html.match(/<svg/g)).toHaveLength(6);
+    expect(html).toContain('Some answers differ from DuckDB');
+    expect(html).toContain('✗ (2 missing, 1 extra)');
+    const chart = barChart('t', [
+      { label: 'a', value: 2, lo: 1, hi: 3, text: '2 ms' },
+      { label: 'b', value: null, text: 'unsupported' },
+    ]);
+    expect(chart.match(/<rect/g)).toHaveLength(1);
+    expect(chart.match(/<line/g)!.length).toBe(5 + 3); // 5 grid lines + one whisker (3 lines)
+    expect(chart).toContain('unsupported');
+  });
+
+  it('formats the terminal table', () => {
+    const text = formatResultsTable(RESULTS);
+    expect(text).toContain('median ms');
+    expect(text).toMatch(/none\s+2\s+1\.00–3\.00\s+2\s+42\s+0\/10\s+10000\s+2\.0 KiB\s+3\.0 MiB\s+✓/);
+    expect(text).toContain('duckdb (threads=1)');
+    expect(text).toContain('hash on a range: unsupported — cannot');
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(1536)).toBe('1.5 KiB');
+  });
+});

@@ -1,0 +1,331 @@
+/**
+ * Presenting experiment results: one self-contained HTML page, and plain-text tables.
+ *
+ * Why self-contained: a report is evidence that gets attached to issues, mailed and opened years
+ * later, so it carries everything inline — CSS, SVG charts, the data — and no scripts, fonts or
+ * network fetches (it renders the same offline, in a mail client, or with JavaScript disabled).
+ * Every piece of text that came from a file or a measurement (names, descriptions, SQL, filter
+ * descriptions, paths) is HTML-escaped, since experiment files are user input.
+ *
+ * Per data set the page shows the data and join, the results table, and three bar charts: time
+ * per variant (median bar, min–max whisker) with DuckDB as the last bar; probe containers pruned
+ * per variant (pruned/total); and rows decoded per variant.
+ */
+import { formatTable } from '../../adapters/cli/format.ts';
+import type { DatasetResult, ExperimentResults, VariantResult } from './runner.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers
+// ---------------------------------------------------------------------------------------------
+
+/** Escapes text for HTML element content and double- or single-quoted attributes. */
+export function escapeHtml(s: unknown): string {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** 1536 -> '1.5 KiB'. */
+export function formatBytes(n: number | undefined): string | undefined {
+  if (n === undefined || !Number.isFinite(n)) return undefined;
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+function fmtMs(ms: number): string {
+  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
+}
+
+function fmtInt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+function parityText(v: VariantResult): string {
+  if (v.status !== 'ok') return v.status;
+  if (!v.parity) return '-';
+  return v.parity.equal ? '✓' : `✗ (${v.parity.missing} missing, ${v.parity.extra} extra)`;
+}
+
+function prunedText(v: VariantResult): string | undefined {
+  return v.probe ? `${v.probe.containersPruned}/${v.probe.containersTotal}` : undefined;
+}
+
+/** One-line description of a join block: `inner on customer_id=customer_id filter …`. */
+export function joinSummary(d: DatasetResult): string {
+  const j = d.join;
+  const parts: string[] = [j.type];
+  if (j.on !== undefined) parts.push(`on ${typeof j.on === 'string' ? j.on : j.on.map((k) => `${k.left}=${k.right}`).join(',')}`);
+  if (j.range !== undefined) parts.push(`range ${typeof j.range === 'string' ? j.range : `${j.range.left} ${j.range.op} ${j.range.right}`}`);
+  if (j.filter !== undefined) parts.push(`filter ${j.filter}`);
+  if (j.nullEqualsNull) parts.push('null = null');
+  if (j.nullAware) parts.push('null-aware (NOT IN)');
+  return parts.join(' ');
+}
+
+/** One-line description of a data set's data. */
+export function dataSummary(d: DatasetResult): string {
+  const files = `left ${fmtInt(d.files.left.rows)} rows / ${d.files.left.rowGroups} row groups, right ${fmtInt(d.files.right.rows)} rows / ${d.files.right.rowGroups} row groups`;
+  if (d.data.kind === 'files') return `files ${d.data.left} x ${d.data.right}: ${files}`;
+  const params = Object.entries(d.data.params)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ');
+  return `generator ${d.data.generator} (${params}; seed ${d.data.seed}, rowGroupSize ${d.data.rowGroupSize}): ${files}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Terminal table
+// ---------------------------------------------------------------------------------------------
+
+const TABLE_HEADER = ['variant', 'median ms', 'min–max ms', 'x duckdb', 'rows', 'pruned/total', 'rows decoded', 'bytes decoded', 'peak memory', 'parity'];
+
+/** One plain-text table per data set (variants, then DuckDB), with notes for variants that did not run. */
+export function formatResultsTable(results: ExperimentResults): string {
+  const blocks: string[] = [];
+  for (const d of results.datasets) {
+    const rows: unknown[][] = d.variants.map((v) => [
+      v.name,
+      v.time?.medianMs,
+      v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined,
+      v.ratio ?? undefined,
+      v.rows,
+      prunedText(v),
+      v.probe?.rowsDecoded,
+      formatBytes(v.probe?.bytesDecoded),
+      formatBytes(v.peakReservedBytes),
+      parityText(v),
+    ]);
+    if (d.duckdb) {
+      const t = d.duckdb.time;
+      rows.push(['duckdb (threads=1)', t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined]);
+    }
+    const notes = [
+      ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
+      ...d.variants
+        .filter((v) => v.parity && !v.parity.equal)
+        .map((v) => `  ${v.name}: differs from DuckDB\n${(v.parity!.detail ?? '').replace(/^/gm, '    ')}`),
+    ];
+    blocks.push(
+      [
+        `${results.experiment.name} / ${d.name}: ${joinSummary(d)}`,
+        `  ${dataSummary(d)}`,
+        '',
+        formatTable(TABLE_HEADER, rows),
+        ...(notes.length ? ['', ...notes] : []),
+      ].join('\n'),
+    );
+  }
+  return blocks.join('\n\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// SVG bar charts
+// ---------------------------------------------------------------------------------------------
+
+export interface ChartBar {
+  readonly label: string;
+  /** null: nothing to draw (e.g. the variant did not run); `text` explains why. */
+  readonly value: number | null;
+  readonly lo?: number;
+  readonly hi?: number;
+  readonly text: string;
+  readonly kind?: 'joinlab' | 'duckdb';
+}
+
+const CHART_WIDTH = 760;
+const LABEL_WIDTH = 200;
+const TEXT_WIDTH = 170;
+const ROW_HEIGHT = 26;
+const PLOT_WIDTH = CHART_WIDTH - LABEL_WIDTH - TEXT_WIDTH - 20;
+/** Presentation attributes rather than CSS classes: a chart copied out of the page keeps its look. */
+const FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif"';
+const WHISKER = 'stroke="#1d2329" stroke-width="1.2"';
+
+function niceMax(x: number): number {
+  if (!(x > 0)) return 1;
+  const p = 10 ** Math.floor(Math.log10(x));
+  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= x) return m * p;
+  return 10 * p;
+}
+
+/** A horizontal bar chart as one inline <svg> (bars, optional min–max whiskers, value labels). */
+export function barChart(title: string, bars: readonly ChartBar[], options: { max?: number; axis?: (v: number) => string } = {}): string {
+  const dataMax = Math.max(0, ...bars.map((b) => Math.max(b.value ?? 0, b.hi ?? 0)));
+  const max = options.max ?? niceMax(dataMax);
+  const axis = options.axis ?? ((v: number) => fmtInt(v));
+  const top = 30;
+  const height = top + bars.length * ROW_HEIGHT + 28;
+  const x = (v: number) => LABEL_WIDTH + (max > 0 ? (Math.min(v, max) / max) * PLOT_WIDTH : 0);
+  const parts: string[] = [];
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ${height}" role="img" aria-label="${escapeHtml(title)}">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<text x="0" y="16" font-size="13" font-weight="600" ${FONT}>${escapeHtml(title)}</text>`,
+  );
+  // grid: 0, 1/4, …, max
+  for (let k = 0; k <= 4; k++) {
+    const v = (max * k) / 4;
+    const gx = x(v).toFixed(1);
+    parts.push(`<line x1="${gx}" y1="${top - 4}" x2="${gx}" y2="${top + bars.length * ROW_HEIGHT}" stroke="#eaeef2"/>`);
+    parts.push(`<text x="${gx}" y="${top + bars.length * ROW_HEIGHT + 16}" font-size="10" fill="#57606a" text-anchor="middle" ${FONT}>${escapeHtml(axis(v))}</text>`);
+  }
+  bars.forEach((b, i) => {
+    const y = top + i * ROW_HEIGHT;
+    const mid = y + ROW_HEIGHT / 2;
+    parts.push(`<text x="${LABEL_WIDTH - 8}" y="${mid + 4}" font-size="12" text-anchor="end" ${FONT}>${escapeHtml(b.label)}</text>`);
+    if (b.value !== null && Number.isFinite(b.value)) {
+      const w = Math.max(1, x(b.value) - LABEL_WIDTH);
+      parts.push(`<rect x="${LABEL_WIDTH}" y="${y + 5}" width="${w.toFixed(1)}" height="${ROW_HEIGHT - 10}" fill="${b.kind === 'duckdb' ? '#e3a008' : '#2f6fdb'}"/>`);
+      if (b.lo !== undefined && b.hi !== undefined) {
+        const x1 = x(b.lo).toFixed(1);
+        const x2 = x(b.hi).toFixed(1);
+        parts.push(
+          `<line x1="${x1}" y1="${mid}" x2="${x2}" y2="${mid}" ${WHISKER}/>`,
+          `<line x1="${x1}" y1="${mid - 5}" x2="${x1}" y2="${mid + 5}" ${WHISKER}/>`,
+          `<line x1="${x2}" y1="${mid - 5}" x2="${x2}" y2="${mid + 5}" ${WHISKER}/>`,
+        );
+      }
+    }
+    const tx = b.value !== null && Number.isFinite(b.value) ? Math.max(x(b.value), b.hi !== undefined ? x(b.hi) : 0) + 6 : LABEL_WIDTH + 6;
+    parts.push(`<text x="${tx.toFixed(1)}" y="${mid + 4}" font-size="12" fill="${b.value === null ? '#57606a' : '#1d2329'}" ${FONT}>${escapeHtml(b.text)}</text>`);
+  });
+  parts.push('</svg>');
+  return parts.join('');
+}
+
+function notRun(v: VariantResult): string {
+  return v.status === 'ok' ? 'n/a' : v.status;
+}
+
+/** The three charts of one data set. */
+export function datasetCharts(d: DatasetResult): string[] {
+  const time: ChartBar[] = d.variants.map((v) =>
+    v.time
+      ? { label: v.name, value: v.time.medianMs, lo: v.time.minMs, hi: v.time.maxMs, text: `${fmtMs(v.time.medianMs)} ms${v.ratio !== null ? ` (${v.ratio.toFixed(2)}× duckdb)` : ''}` }
+      : { label: v.name, value: null, text: notRun(v) },
+  );
+  if (d.duckdb) {
+    const t = d.duckdb.time;
+    time.push({ label: 'duckdb (threads=1)', value: t.medianMs, lo: t.minMs, hi: t.maxMs, text: `${fmtMs(t.medianMs)} ms`, kind: 'duckdb' });
+  }
+  const pruned: ChartBar[] = d.variants.map((v) =>
+    v.probe
+      ? {
+          label: v.name,
+          value: v.probe.containersTotal > 0 ? v.probe.containersPruned / v.probe.containersTotal : 0,
+          text: `${v.probe.containersPruned}/${v.probe.containersTotal} (${v.probe.containersTotal > 0 ? ((100 * v.probe.containersPruned) / v.probe.containersTotal).toFixed(1) : '0'}%)`,
+        }
+      : { label: v.name, value: null, text: notRun(v) },
+  );
+  const decoded: ChartBar[] = d.variants.map((v) =>
+    v.probe ? { label: v.name, value: v.probe.rowsDecoded, text: `${fmtInt(v.probe.rowsDecoded)} rows` } : { label: v.name, value: null, text: notRun(v) },
+  );
+  return [
+    barChart('Time per variant (median, whiskers min–max), ms', time, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) }),
+    barChart('Probe containers (row groups) pruned: pruned/total', pruned, { max: 1, axis: (v) => `${Math.round(v * 100)}%` }),
+    barChart('Probe rows decoded', decoded),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTML page
+// ---------------------------------------------------------------------------------------------
+
+const CSS = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1d2329}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:1px solid #d0d7de;padding-bottom:.3rem}
+.meta{color:#57606a}dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}
+pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}
+table{border-collapse:collapse;margin:1rem 0;font-size:13px}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.duck td{background:#fff8e6}
+.ok{color:#1a7f37;font-weight:700}.bad{color:#cf222e;font-weight:700}.na{color:#57606a}
+.filter{font-family:ui-monospace,monospace;font-size:11px;max-width:22rem}
+figure{margin:1.2rem 0}svg.chart{max-width:100%;height:auto}
+`;
+
+function td(v: unknown, numeric = false, cls = ''): string {
+  const text = v === undefined || v === null ? '-' : typeof v === 'number' ? fmtNum(v) : String(v);
+  const c = [numeric ? 'n' : '', cls].filter(Boolean).join(' ');
+  return `<td${c ? ` class="${c}"` : ''}>${escapeHtml(text)}</td>`;
+}
+
+function fmtNum(v: number): string {
+  return Number.isInteger(v) ? fmtInt(v) : String(Math.round(v * 1000) / 1000);
+}
+
+function overridesText(v: VariantResult): string {
+  const entries = Object.entries(v.overrides).filter(([k]) => k !== 'extensions');
+  return entries.length ? entries.map(([k, val]) => `${k}=${Array.isArray(val) ? val.join(',') : String(val)}`).join(' ') : '(defaults)';
+}
+
+function resultsTable(d: DatasetResult): string {
+  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', 'rows', 'probe pruned/total', 'probe rows decoded', 'probe bytes decoded', 'peak memory', 'dynamic filter', 'parity'];
+  const rows = d.variants.map((v) => {
+    const filter = v.dynamicFilter ?? (v.status === 'ok' ? '-' : (v.reason ?? ''));
+    const shown = filter.length > 200 ? `${filter.slice(0, 200)}…` : filter;
+    const pc = v.status !== 'ok' ? 'na' : !v.parity ? 'na' : v.parity.equal ? 'ok' : 'bad';
+    return (
+      `<tr>${td(v.name)}${td(overridesText(v))}${td(v.time?.medianMs, true)}` +
+      `${td(v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined, true)}${td(v.ratio, true)}${td(v.rows, true)}` +
+      `${td(prunedText(v), true)}${td(v.probe?.rowsDecoded, true)}${td(formatBytes(v.probe?.bytesDecoded), true)}` +
+      `${td(formatBytes(v.peakReservedBytes), true)}<td class="filter" title="${escapeHtml(filter)}">${escapeHtml(shown)}</td>${td(parityText(v), false, pc)}</tr>`
+    );
+  });
+  if (d.duckdb) {
+    const t = d.duckdb.time;
+    rows.push(
+      `<tr class="duck">${td('duckdb (threads=1)')}${td('same SQL, same files')}${td(t.medianMs, true)}${td(`${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, true)}` +
+        `${td(1, true)}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
+    );
+  }
+  return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+function datasetSection(d: DatasetResult, repeat: number, warmup: number): string {
+  const charts = datasetCharts(d);
+  const files = (['left', 'right'] as const)
+    .map((s) => `${s}: ${d.files[s].path} (${fmtInt(d.files[s].rows)} rows, ${d.files[s].rowGroups} row groups, ${formatBytes(d.files[s].bytes)})`)
+    .join('\n');
+  return [
+    `<section><h2>${escapeHtml(d.name)}</h2>`,
+    '<dl>',
+    `<dt>data</dt><dd>${escapeHtml(dataSummary(d))}</dd>`,
+    `<dt>files</dt><dd><pre>${escapeHtml(files)}</pre></dd>`,
+    `<dt>join</dt><dd>${escapeHtml(joinSummary(d))}</dd>`,
+    `<dt>DuckDB SQL</dt><dd><pre>${escapeHtml(d.sql)}</pre></dd>`,
+    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant; time = wall time of engine.join (open files + join + materialise) vs DuckDB CREATE TEMP TABLE AS (threads=1)`)}</dd>`,
+    '</dl>',
+    resultsTable(d),
+    ...charts.map((svg) => `<figure>${svg}</figure>`),
+    '</section>',
+  ].join('\n');
+}
+
+/** The whole report as one self-contained HTML page (inline CSS and SVG, no scripts). */
+export function renderReport(results: ExperimentResults): string {
+  const e = results.experiment;
+  const m = results.machine;
+  const machine = `${m.os} (${m.arch}), ${m.cpus} × ${m.cpuModel}, ${formatBytes(m.memoryBytes)} RAM; Node ${m.node}; joinlab ${m.joinlab}; DuckDB ${m.duckdb} (@duckdb/node-api ${m.duckdbNodeApi})`;
+  const verdict = results.datasets.some((d) => d.variants.some((v) => v.parity))
+    ? results.parityOk
+      ? '<p class="ok">Every checked answer matches DuckDB.</p>'
+      : '<p class="bad">Some answers differ from DuckDB (see the parity column).</p>'
+    : '';
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${escapeHtml(`joinlab experiment: ${e.name}`)}</title>`,
+    `<style>${CSS}</style></head><body>`,
+    `<h1>${escapeHtml(e.name)}</h1>`,
+    e.description ? `<p>${escapeHtml(e.description)}</p>` : '',
+    `<p class="meta">${escapeHtml(`${results.timestamp} · ${machine} · total ${(results.wallMs / 1000).toFixed(1)} s · experiment file ${e.copy}`)}</p>`,
+    verdict,
+    ...results.datasets.map((d) => datasetSection(d, e.repeat, e.warmup)),
+    '</body></html>',
+    '',
+  ].join('\n');
+}

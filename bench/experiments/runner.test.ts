@@ -1,0 +1,169 @@
+/**
+ * The runner end to end on tiny generated data (repeat 1, warmup 0): the files it writes, parity
+ * against DuckDB, a row (not a crash) for an algorithm that cannot run the join, fail-fast config.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tableFromArrays } from 'apache-arrow';
+import { ConfigError, FileNotFoundError } from '../../core/errors.ts';
+import { writeIpcFile } from '../../adapters/io/ipc.ts';
+import { writeParquetFile } from '../../adapters/io/parquet.ts';
+import { formatResultsTable } from './report.ts';
+import { runExperiment, type ExperimentResults } from './runner.ts';
+
+const tmp = mkdtempSync(join(tmpdir(), 'joinlab-runner-'));
+const dataRoot = join(tmp, 'data');
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+function write(name: string, text: string): string {
+  const file = join(tmp, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+const TINY_STAR = `
+name: tiny star
+description: "pushdown on a <b>tiny</b> star"
+data:
+  generator: star
+  params: { orders: 20000, customers: 1000, selectivity: 0.05, clusterSize: 10 }
+  seed: 3
+  rowGroupSize: 2048
+join: { type: inner, on: customer_id=customer_id }
+variants:
+  - { name: none, config: { pushdown: none } }
+  - { name: map, config: { pushdown: map } }
+  - { name: "map <no bitmap>", config: { pushdown: map, pushdown.keyRangeBitmap: false } }
+repeat: 1
+warmup: 0
+`;
+
+describe('runExperiment', () => {
+  it('runs a tiny experiment end to end and writes results.json, report.html and the experiment', async () => {
+    const file = write('tiny-star.yaml', TINY_STAR);
+    const out = join(tmp, 'out-star');
+    const r = await runExperiment(file, { out, progress: false, dataRoot });
+
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
+    expect(json.experiment).toMatchObject({ name: 'tiny star', repeat: 1, warmup: 0, duckdb: true, parity: true, copy: 'tiny-star.yaml' });
+    expect(json.machine.cpus).toBeGreaterThan(0);
+    expect(json.machine.node).toBe(process.version);
+    expect(json.machine.duckdb).toMatch(/^v\d/);
+    expect(json.datasets).toHaveLength(1);
+    const d = json.datasets[0]!;
+    expect(d.variants.map((v) => [v.name, v.parity?.equal, v.parity?.missing, v.parity?.extra, v.details])).toEqual(
+      d.variants.map((v) => [v.name, true, 0, 0, v.details]),
+    );
+    expect(json.parityOk).toBe(true);
+    expect(d.files.left.rows).toBe(20000);
+    expect(d.files.left.rowGroups).toBeGreaterThan(5);
+    expect(d.variants.map((v) => v.name)).toEqual(['none', 'map', 'map <no bitmap>']);
+    for (const v of d.variants) {
+      expect(v.status).toBe('ok');
+      expect(v.time!.runsMs).toHaveLength(1);
+      expect(v.parity).toMatchObject({ equal: true, missing: 0, extra: 0 });
+      expect(v.rows).toBe(d.duckdb!.rows);
+      expect(v.probeSide).toBe('left');
+      expect(v.config.memoryLimit).toBe('unlimited');
+      expect(v.ratio).toBeGreaterThan(0);
+    }
+    const [none, map, noBitmap] = d.variants;
+    expect(none!.probe!.containersPruned).toBe(0);
+    expect(none!.dynamicFilter).toBe('none');
+    expect(map!.probe!.containersPruned).toBeGreaterThan(0);
+    expect(map!.probe!.rowsDecoded).toBeLessThan(none!.probe!.rowsDecoded);
+    expect(map!.config['pushdown.keyRangeBitmap']).toBe(true);
+    expect(noBitmap!.config['pushdown.keyRangeBitmap']).toBe(false);
+    expect(d.duckdb).toMatchObject({ name: 'duckdb', threads: 1 });
+    expect(d.duckdb!.time.runsMs).toHaveLength(1);
+    expect(r.datasets[0]!.variants[1]!.probe).toEqual(map!.probe);
+
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html).not.toMatch(/<script/i);
+    expect(html).toContain('&lt;b&gt;tiny&lt;/b&gt;');
+    expect(html).toContain('map &lt;no bitmap&gt;');
+    expect(html).not.toContain('<no bitmap>');
+    expect(readFileSync(join(out, 'tiny-star.yaml'), 'utf8')).toBe(TINY_STAR);
+    expect(readdirSync(out).sort()).toEqual(['report.html', 'results.json', 'tiny-star.yaml']);
+
+    const table = formatResultsTable(r);
+    expect(table).toContain('duckdb (threads=1)');
+    expect(table).toMatch(/map\s.*✓/);
+
+    // The generated files are cached: a second run reuses them.
+    const again = await runExperiment(file, { out: join(tmp, 'out-star-2'), progress: false, dataRoot });
+    expect(again.datasets[0]!.data).toMatchObject({ cached: true });
+    expect(readdirSync(dataRoot)).toHaveLength(1);
+  });
+
+  it('gives a variant whose algorithm cannot run the join a row, not a crash', async () => {
+    const file = write(
+      'tiny-range.yaml',
+      `
+name: tiny range
+data: { generator: range, params: { leftRows: 300, rightRows: 200, overlap: 0.3 }, rowGroupSize: 2048 }
+join: { type: inner, range: l.v > r.v }
+variants:
+  - { name: hash, config: { join: hash } }
+  - { name: nested-loop, config: { join: nested-loop } }
+repeat: 1
+warmup: 0
+`,
+    );
+    const out = join(tmp, 'out-range');
+    const r = await runExperiment(file, { out, progress: false, dataRoot });
+    const [hash, nl] = r.datasets[0]!.variants;
+    expect(hash).toMatchObject({ name: 'hash', status: 'unsupported', parity: null, ratio: null });
+    expect(hash!.reason).toMatch(/equi-key/);
+    expect(nl).toMatchObject({ name: 'nested-loop', status: 'ok', parity: { equal: true } });
+    expect(nl!.rows).toBeGreaterThan(0);
+    expect(r.parityOk).toBe(true);
+    expect(formatResultsTable(r)).toMatch(/hash: unsupported — join algorithm 'hash' cannot run this join/);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html).toContain('unsupported');
+  });
+
+  it('runs on user files (Parquet and Arrow IPC) named relative to the experiment file', async () => {
+    const dir = join(tmp, 'user');
+    mkdirSync(join(dir, 'files'), { recursive: true });
+    const k = Array.from({ length: 300 }, (_, i) => BigInt(i % 50));
+    await writeParquetFile(join(dir, 'files', 'probe.parquet'), tableFromArrays({ k: BigInt64Array.from(k), v: Int32Array.from(k.keys()) }));
+    await writeIpcFile(join(dir, 'files', 'build.arrow'), tableFromArrays({ k: BigInt64Array.from([3n, 7n, 49n, 60n]), w: Float64Array.from([0.5, 1, 2, 3]) }));
+    const file = join(dir, 'user.yaml');
+    writeFileSync(
+      file,
+      `name: user files
+data: { left: files/probe.parquet, right: ./files/build.arrow }
+join: { type: left-semi, on: k=k, filter: "r.w > 0.5" }
+variants: [{ name: auto, config: {} }]
+repeat: 1
+warmup: 0
+`,
+    );
+    const r = await runExperiment(file, { out: join(tmp, 'out-user'), progress: false });
+    const d = r.datasets[0]!;
+    expect(d.name).toBe('probe.parquet x build.arrow');
+    expect(d.files.left).toMatchObject({ rows: 300 });
+    expect(d.files.right).toMatchObject({ rows: 4 });
+    expect(d.variants[0]).toMatchObject({ status: 'ok', rows: 12, parity: { equal: true } });
+    expect(d.duckdb!.rows).toBe(12);
+
+    writeFileSync(file, readFileSync(file, 'utf8').replace('probe.parquet', 'missing.parquet'));
+    await expect(runExperiment(file, { out: join(tmp, 'out-user-2'), progress: false })).rejects.toBeInstanceOf(FileNotFoundError);
+  });
+
+  it('fails before generating data when a variant names an unknown strategy', async () => {
+    const file = write('bad-strategy.yaml', TINY_STAR.replace('{ pushdown: none }', '{ join: sort-merge }'));
+    const out = join(tmp, 'out-bad');
+    const err = await runExperiment(file, { out, progress: false, dataRoot: join(tmp, 'never') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).key).toBe('variants[0].config.join');
+    expect((err as Error).message).toMatch(/unknown join strategy 'sort-merge'.*variant 'none'/);
+    expect(existsSync(join(tmp, 'never'))).toBe(false);
+    expect(existsSync(out)).toBe(false);
+  });
+});

@@ -1,0 +1,528 @@
+/**
+ * The experiment runner: one experiment file in, one directory of evidence out.
+ *
+ * Why it exists: a pushdown policy is only "better" relative to something — another policy, the
+ * same policy without its bitmap, DuckDB — on the same files, measured the same way, with the
+ * answer checked. So for every data set the runner generates (or finds) the Parquet files once,
+ * runs every variant (`warmup` untimed runs, then `repeat` timed ones) through `Engine.join`,
+ * checks the last answer against DuckDB's answer to the same SQL over the same files, times
+ * DuckDB (threads=1) on that SQL as the baseline, and writes `results.json` (everything measured,
+ * the machine, the resolved configs), `report.html` and a copy of the experiment file.
+ *
+ * What a time is: the wall time of one `engine.join(spec, leftPath, rightPath)` call — opening
+ * both files, reading footers, building, probing and materialising the result table — against
+ * DuckDB's `CREATE TEMP TABLE … AS <join SQL>` over views on the same files (also materialised,
+ * not just counted, so neither side can skip columns). The engine's own join time (without the
+ * file opening) is kept as `joinMs`.
+ *
+ * The probe side is the side the hash join streams (the one its dynamic filter prunes): the
+ * opposite of `details.build`. Algorithms without a build side (nested-loop) report the left side.
+ * A variant whose algorithm cannot run the join (UnsupportedJoinError) or runs out of its
+ * `memoryLimit` gets a row saying so; any other error stops the run.
+ */
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { arch, cpus, freemem, platform, release, totalmem, type as osType } from 'node:os';
+import { basename, extname, join, resolve } from 'node:path';
+import type { Table } from 'apache-arrow';
+import { SingleBar } from 'cli-progress';
+import type { Config } from '../../core/config/schema.ts';
+import { Engine } from '../../core/engine.ts';
+import { ConfigError, FileNotFoundError, MemoryLimitError, UnknownStrategyError, UnsupportedJoinError } from '../../core/errors.ts';
+import type { ScanMetrics } from '../../core/metrics.ts';
+import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
+import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
+import { DuckDBSession } from '../../adapters/duckdb/session.ts';
+import { writeFileAtomic } from '../../adapters/io/atomic.ts';
+import { readTable } from '../../adapters/io/index.ts';
+import { isParquetPath } from '../../adapters/io/parquet.ts';
+import { duckdbVersion, generateData, parquetInfo, type FileInfo } from './generators.ts';
+import { renderReport } from './report.ts';
+import { loadExperiment, type DataSpec, type Dataset, type Experiment, type JoinBlock, type Variant } from './schema.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Result shapes (exactly what results.json holds)
+// ---------------------------------------------------------------------------------------------
+
+export interface RunStats {
+  readonly medianMs: number;
+  readonly minMs: number;
+  readonly maxMs: number;
+  readonly runsMs: readonly number[];
+}
+
+export interface ScanSummary {
+  readonly containersTotal: number;
+  readonly containersPruned: number;
+  readonly rowsDecoded: number;
+  readonly rowsAfterFilter: number;
+  readonly bytesDecoded: number;
+  readonly bytesSkipped: number;
+}
+
+export interface ParityResult {
+  readonly equal: boolean;
+  readonly missing: number;
+  readonly extra: number;
+  readonly actualRows: number;
+  readonly expectedRows: number;
+  readonly schemaProblems: readonly string[];
+  /** When not equal: the first differing rows, as `formatComparison` prints them. */
+  readonly detail?: string;
+}
+
+/** A config as JSON: `memoryLimit` Infinity becomes 'unlimited'. */
+export type ConfigJson = Omit<Config, 'memoryLimit'> & { memoryLimit: number | 'unlimited' };
+
+export interface VariantResult {
+  readonly name: string;
+  /** `ok`: measured; `unsupported`: the algorithm cannot run this join; `failed`: memory limit. */
+  readonly status: 'ok' | 'unsupported' | 'failed';
+  readonly reason?: string;
+  readonly overrides: Record<string, unknown>;
+  readonly config: ConfigJson;
+  readonly algorithm?: string;
+  readonly time?: RunStats;
+  /** Median of the engine's own join time (metrics.elapsedMs: no file opening). */
+  readonly joinMs?: number;
+  readonly rows?: number;
+  readonly probeSide?: 'left' | 'right';
+  readonly probe?: ScanSummary;
+  readonly build?: ScanSummary;
+  readonly peakReservedBytes?: number;
+  /** The published dynamic filter (metrics.operators.join.details.dynamicFilter). */
+  readonly dynamicFilter?: string;
+  readonly details?: Record<string, string>;
+  readonly counters?: Record<string, number>;
+  /** null when parity checking is off (or the variant did not run). */
+  readonly parity: ParityResult | null;
+  /** median / DuckDB median; null without a DuckDB baseline. */
+  readonly ratio: number | null;
+}
+
+export interface DuckDBBaseline {
+  readonly name: 'duckdb';
+  readonly threads: 1;
+  readonly time: RunStats;
+  readonly rows: number;
+}
+
+export interface DatasetResult {
+  readonly name: string;
+  readonly data: DataSpec & { readonly cacheDir?: string; readonly cached?: boolean };
+  readonly files: { readonly left: FileInfo; readonly right: FileInfo };
+  readonly join: JoinBlock;
+  /** The DuckDB SQL of the join (over views `left_input` / `right_input`). */
+  readonly sql: string;
+  readonly variants: readonly VariantResult[];
+  readonly duckdb: DuckDBBaseline | null;
+}
+
+export interface MachineInfo {
+  readonly os: string;
+  readonly platform: string;
+  readonly arch: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly memoryBytes: number;
+  readonly freeMemoryBytes: number;
+  readonly node: string;
+  readonly joinlab: string;
+  readonly duckdb: string;
+  readonly duckdbNodeApi: string;
+}
+
+export interface ExperimentResults {
+  readonly experiment: {
+    readonly name: string;
+    readonly description?: string;
+    readonly source: string;
+    /** Name of the copy in the output directory. */
+    readonly copy: string;
+    readonly repeat: number;
+    readonly warmup: number;
+    readonly duckdb: boolean;
+    readonly parity: boolean;
+    readonly extensions: readonly string[];
+  };
+  readonly timestamp: string;
+  readonly wallMs: number;
+  readonly machine: MachineInfo;
+  readonly datasets: readonly DatasetResult[];
+  /** False when any parity check failed (true when none ran). */
+  readonly parityOk: boolean;
+  /** Absolute path of the output directory. */
+  readonly out: string;
+}
+
+export interface RunOptions {
+  /** Output directory (default 'joinlab-report', relative to the working directory). */
+  readonly out?: string;
+  /** Progress bar on stderr: default when stderr is a TTY; true forces it, false hides it. */
+  readonly progress?: boolean;
+  /** Status lines ("generating star data …"); shown in the progress bar instead while it runs. */
+  readonly log?: (line: string) => void;
+  /** Cache root for generated data (default os.tmpdir()/joinlab-data). */
+  readonly dataRoot?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+export function stats(runs: readonly number[]): RunStats {
+  const sorted = [...runs].sort((a, b) => a - b);
+  const n = sorted.length;
+  const median = n === 0 ? NaN : n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
+  return { medianMs: round2(median), minMs: round2(sorted[0] ?? NaN), maxMs: round2(sorted[n - 1] ?? NaN), runsMs: runs.map(round2) };
+}
+
+function round2(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+function median(xs: readonly number[]): number {
+  return stats(xs).medianMs;
+}
+
+function scanSummary(m: ScanMetrics): ScanSummary {
+  return {
+    containersTotal: m.containersTotal,
+    containersPruned: m.containersPruned,
+    rowsDecoded: m.rowsDecoded,
+    rowsAfterFilter: m.rowsAfterFilter,
+    bytesDecoded: m.bytesDecoded,
+    bytesSkipped: m.bytesSkipped,
+  };
+}
+
+export function configJson(c: Config): ConfigJson {
+  return { ...c, memoryLimit: Number.isFinite(c.memoryLimit) ? c.memoryLimit : 'unlimited' };
+}
+
+async function packageVersions(): Promise<{ joinlab: string; duckdbNodeApi: string }> {
+  try {
+    const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+      dependencies?: Record<string, string>;
+    };
+    return { joinlab: pkg.version ?? 'unknown', duckdbNodeApi: pkg.dependencies?.['@duckdb/node-api'] ?? 'unknown' };
+  } catch {
+    return { joinlab: 'unknown', duckdbNodeApi: 'unknown' };
+  }
+}
+
+export async function machineInfo(duck: DuckDBSession): Promise<MachineInfo> {
+  const cpuList = cpus();
+  const versions = await packageVersions();
+  return {
+    os: `${osType()} ${release()}`,
+    platform: platform(),
+    arch: arch(),
+    cpus: cpuList.length,
+    cpuModel: cpuList[0]?.model.trim() ?? 'unknown',
+    memoryBytes: totalmem(),
+    freeMemoryBytes: freemem(),
+    node: process.version,
+    joinlab: versions.joinlab,
+    duckdb: await duckdbVersion(duck),
+    duckdbNodeApi: versions.duckdbNodeApi,
+  };
+}
+
+/** Progress: a cli-progress bar on stderr, or plain log lines. */
+class Progress {
+  private bar: SingleBar | null = null;
+  private value = 0;
+
+  constructor(
+    enabled: boolean,
+    total: number,
+    private readonly log: (line: string) => void,
+  ) {
+    if (!enabled) return;
+    this.bar = new SingleBar({
+      stream: process.stderr,
+      format: ' {bar} {value}/{total} | {step}',
+      barsize: 30,
+      hideCursor: true,
+      clearOnComplete: true,
+      noTTYOutput: !process.stderr.isTTY,
+      notTTYSchedule: 2000,
+      etaBuffer: 20,
+    });
+    this.bar.start(total, 0, { step: 'starting' });
+  }
+
+  /** Shows `label` in the bar; without a bar logs `line` (default: the label; null: nothing). */
+  step(label: string, line: string | null = label): void {
+    if (this.bar) this.bar.update(this.value, { step: label });
+    else if (line !== null) this.log(line);
+  }
+
+  advance(n = 1): void {
+    this.value += n;
+    this.bar?.update(this.value);
+  }
+
+  stop(): void {
+    this.bar?.stop();
+    this.bar = null;
+  }
+}
+
+function stepsFor(exp: Experiment): number {
+  const perVariant = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
+  const perDataset = 1 + (exp.parity ? 1 : 0) + exp.variants.length * perVariant + (exp.duckdb ? exp.warmup + exp.repeat : 0);
+  return exp.datasets.length * perDataset;
+}
+
+const LEFT_VIEW = 'left_input';
+const RIGHT_VIEW = 'right_input';
+const RESULT_TABLE = '__joinlab_experiment_result';
+
+async function fileInfo(duck: DuckDBSession, path: string): Promise<FileInfo> {
+  if (isParquetPath(path)) return parquetInfo(duck, path);
+  const table = await readTable(path);
+  const { size } = await stat(path);
+  return { path, rows: table.numRows, rowGroups: table.batches.length, bytes: size };
+}
+
+/** Makes `name` a DuckDB view (Parquet) or table (Arrow IPC) over `path`; returns its columns. */
+async function registerInput(duck: DuckDBSession, name: string, path: string): Promise<string[]> {
+  if (isParquetPath(path)) await duck.createViewOnParquet(name, path);
+  else await duck.loadTable(name, await readTable(path));
+  const rows = await duck.queryRows(`SELECT column_name FROM (DESCRIBE "${name}")`);
+  return rows.map((r) => String(r[0]));
+}
+
+/** Creates every variant's engine before any data is generated: a bad strategy name fails fast. */
+async function createEngines(exp: Experiment): Promise<Engine[]> {
+  const engines: Engine[] = [];
+  for (const [i, v] of exp.variants.entries()) {
+    try {
+      engines.push(await Engine.create(v.config, { baseDir: exp.baseDir }));
+    } catch (e) {
+      if (e instanceof UnknownStrategyError) {
+        const key = `variants[${i}].config.${e.slot}`;
+        throw new ConfigError(`experiment ${exp.source}: ${key}: ${e.message} (variant '${v.name}')`, key);
+      }
+      if (e instanceof ConfigError) {
+        const key = `variants[${i}].config${e.key ? `.${e.key}` : ''}`;
+        throw new ConfigError(`experiment ${exp.source}: ${key}: ${e.message} (variant '${v.name}')`, key);
+      }
+      throw e;
+    }
+  }
+  return engines;
+}
+
+function parityOf(actual: Table, expected: Table): ParityResult {
+  const c = compareResults(actual, expected, { maxReported: 5 });
+  return {
+    ...(c.equal ? {} : { detail: formatComparison(c) }),
+    equal: c.equal,
+    missing: c.missingCount,
+    extra: c.extraCount,
+    actualRows: c.actualRows,
+    expectedRows: c.expectedRows,
+    schemaProblems: c.schemaProblems,
+  };
+}
+
+async function runVariant(
+  exp: Experiment,
+  ds: Dataset,
+  variant: Variant,
+  engine: Engine,
+  files: { left: string; right: string },
+  expected: Table | null,
+  progress: Progress,
+): Promise<VariantResult> {
+  const base = { name: variant.name, overrides: variant.overrides, config: configJson(variant.config), parity: null, ratio: null };
+  const steps = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
+  const wall: number[] = [];
+  const joinMs: number[] = [];
+  let last: Awaited<ReturnType<Engine['join']>> | null = null;
+  let done = 0;
+  try {
+    for (let r = 0; r < exp.warmup + exp.repeat; r++) {
+      const timed = r >= exp.warmup;
+      progress.step(
+        `${ds.name}: ${variant.name} ${timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`}`,
+        r === 0 ? `${ds.name}: ${variant.name} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
+      );
+      last = null; // let the previous result go before the next run
+      const t0 = performance.now();
+      const result = await engine.join(ds.spec, files.left, files.right);
+      const t1 = performance.now();
+      if (timed) {
+        wall.push(t1 - t0);
+        joinMs.push(result.metrics.elapsedMs);
+      }
+      last = result;
+      progress.advance();
+      done++;
+    }
+  } catch (e) {
+    progress.advance(steps - done);
+    if (e instanceof UnsupportedJoinError) return { ...base, status: 'unsupported', reason: e.message };
+    if (e instanceof MemoryLimitError) return { ...base, status: 'failed', reason: e.message };
+    throw e;
+  }
+  const { table, metrics } = last!;
+  const op = metrics.operators.join;
+  const build = op?.details.build;
+  const probeSide: 'left' | 'right' = build === 'left' ? 'right' : 'left';
+  const buildSide: 'left' | 'right' = probeSide === 'left' ? 'right' : 'left';
+  let parity: ParityResult | null = null;
+  if (expected) {
+    progress.step(`${ds.name}: ${variant.name} parity check`, null);
+    parity = parityOf(table, expected);
+    progress.advance();
+  }
+  return {
+    ...base,
+    status: 'ok',
+    algorithm: metrics.algorithm,
+    time: stats(wall),
+    joinMs: median(joinMs),
+    rows: metrics.rows,
+    probeSide,
+    probe: scanSummary(metrics.scans[probeSide]),
+    build: scanSummary(metrics.scans[buildSide]),
+    peakReservedBytes: op?.peakReservedBytes ?? 0,
+    dynamicFilter: op?.details.dynamicFilter,
+    details: { ...(op?.details ?? {}) },
+    counters: { ...(op?.counters ?? {}) },
+    parity,
+  };
+}
+
+async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: Dataset, progress: Progress): Promise<DuckDBBaseline> {
+  const runs: number[] = [];
+  for (let r = 0; r < exp.warmup + exp.repeat; r++) {
+    const timed = r >= exp.warmup;
+    progress.step(
+      `${ds.name}: duckdb ${timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`}`,
+      r === 0 ? `${ds.name}: duckdb, threads=1 (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
+    );
+    const t0 = performance.now();
+    await duck.run(`CREATE OR REPLACE TEMP TABLE ${RESULT_TABLE} AS ${sql}`);
+    const t1 = performance.now();
+    if (timed) runs.push(t1 - t0);
+    progress.advance();
+  }
+  const rows = Number((await duck.queryRows(`SELECT count(*) FROM ${RESULT_TABLE}`))[0]![0]);
+  await duck.run(`DROP TABLE IF EXISTS ${RESULT_TABLE}`);
+  return { name: 'duckdb', threads: 1, time: stats(runs), rows };
+}
+
+async function runDataset(
+  exp: Experiment,
+  ds: Dataset,
+  engines: readonly Engine[],
+  duck: DuckDBSession,
+  progress: Progress,
+  dataRoot: string | undefined,
+): Promise<DatasetResult> {
+  let data: DatasetResult['data'];
+  let files: { left: FileInfo; right: FileInfo };
+  if (ds.data.kind === 'generator') {
+    progress.step(`${ds.name}: generating ${ds.data.generator} data (cached after the first run)`);
+    const g = await generateData(duck, ds.data, { root: dataRoot });
+    data = { ...ds.data, cacheDir: g.dir, cached: g.cached };
+    files = { left: g.left, right: g.right };
+  } else {
+    progress.step(`${ds.name}: reading file footers`);
+    for (const f of [ds.data.left, ds.data.right]) if (!existsSync(f)) throw new FileNotFoundError(f);
+    data = ds.data;
+    files = { left: await fileInfo(duck, ds.data.left), right: await fileInfo(duck, ds.data.right) };
+  }
+  progress.advance();
+
+  const leftColumns = await registerInput(duck, LEFT_VIEW, files.left.path);
+  const rightColumns = await registerInput(duck, RIGHT_VIEW, files.right.path);
+  const sql = joinToSql(ds.spec, { table: LEFT_VIEW, columns: leftColumns }, { table: RIGHT_VIEW, columns: rightColumns });
+
+  let expected: Table | null = null;
+  if (exp.parity) {
+    progress.step(`${ds.name}: DuckDB's answer for the parity checks`);
+    expected = await duck.query(sql);
+    progress.advance();
+  }
+
+  const variants: VariantResult[] = [];
+  for (const [i, v] of exp.variants.entries()) {
+    variants.push(await runVariant(exp, ds, v, engines[i]!, { left: files.left.path, right: files.right.path }, expected, progress));
+  }
+  expected = null;
+
+  const duckdb = exp.duckdb ? await runDuckDB(exp, duck, sql, ds, progress) : null;
+  const withRatio = variants.map((v) => ({
+    ...v,
+    ratio: duckdb && v.time && duckdb.time.medianMs > 0 ? Math.round((v.time.medianMs / duckdb.time.medianMs) * 1000) / 1000 : null,
+  }));
+  return { name: ds.name, data, files, join: ds.join, sql, variants: withRatio, duckdb };
+}
+
+/** Name of the experiment file's copy in the output directory (never clobbering our own outputs). */
+function copyName(source: string): string {
+  const name = basename(source);
+  return ['results.json', 'report.html'].includes(name) ? `experiment${extname(name)}` : name;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Loads and validates `file`, runs every variant on every data set (plus DuckDB), and writes
+ * `results.json`, `report.html` and a copy of `file` into `options.out` (default 'joinlab-report').
+ */
+export async function runExperiment(file: string, options: RunOptions = {}): Promise<ExperimentResults> {
+  const started = performance.now();
+  const exp = await loadExperiment(file);
+  const engines = await createEngines(exp);
+  const out = resolve(options.out ?? 'joinlab-report');
+  const log = options.log ?? (() => {});
+  const showBar = options.progress ?? process.stderr.isTTY === true;
+  const duck = await DuckDBSession.open({ threads: 1 });
+  const progress = new Progress(showBar, stepsFor(exp), log);
+  let results: ExperimentResults;
+  try {
+    const machine = await machineInfo(duck);
+    const datasets: DatasetResult[] = [];
+    for (const ds of exp.datasets) datasets.push(await runDataset(exp, ds, engines, duck, progress, options.dataRoot));
+    const parityOk = datasets.every((d) => d.variants.every((v) => v.parity === null || v.parity.equal));
+    results = {
+      experiment: {
+        name: exp.name,
+        description: exp.description,
+        source: exp.source,
+        copy: copyName(exp.source),
+        repeat: exp.repeat,
+        warmup: exp.warmup,
+        duckdb: exp.duckdb,
+        parity: exp.parity,
+        extensions: exp.extensions,
+      },
+      timestamp: new Date().toISOString(),
+      wallMs: Math.round(performance.now() - started),
+      machine,
+      datasets,
+      parityOk,
+      out,
+    };
+  } finally {
+    progress.stop();
+    duck.close();
+  }
+
+  await mkdir(out, { recursive: true });
+  const enc = new TextEncoder();
+  await writeFileAtomic(join(out, 'results.json'), enc.encode(`${JSON.stringify(results, null, 2)}\n`));
+  await writeFileAtomic(join(out, 'report.html'), enc.encode(renderReport(results)));
+  await writeFileAtomic(join(out, results.experiment.copy), (tmp) => copyFile(exp.source, tmp));
+  return results;
+}

@@ -1,0 +1,455 @@
+/**
+ * Experiment files (YAML or JSON): what to join, on which data, under which configurations.
+ *
+ * Why a schema of its own: an experiment runs for minutes, so a typo must fail *before* any data
+ * is generated, and the error must say exactly where it is — `variants[1].config.pushdown.keyRangeBitmap`,
+ * not "invalid input". Every problem becomes one `ConfigError` whose message starts with the key
+ * path (the same `a.b[2].c` notation the file is written in) and says what was expected; its `key`
+ * field holds that path. Each variant's merged configuration goes through the engine's own
+ * `parseConfig`, so config keys mean exactly what they mean on the command line.
+ *
+ * Shape (see `bench/experiments/*.yaml` for examples):
+ *
+ *   name, description?
+ *   data: { generator: star|sparse|skewed|range, params?, seed? (1), rowGroupSize? (10240) }
+ *       | { left: FILE, right: FILE }             (Parquet or Arrow IPC, relative to the file)
+ *   join: { type, on?, range?, filter?, nullEqualsNull?, nullAware? }   (as `JoinSpecInput`)
+ *   -- or, to run the same variants over several data sets --
+ *   datasets: [{ name?, data, join }, …]
+ *   config?: { … }                                 (base config under every variant)
+ *   variants: [{ name, config: { … dotted or nested config keys } }, …]   (non-empty)
+ *   extensions?: [FILE, …]  (relative to the file), repeat (3), warmup (1), duckdb (true), parity (true)
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { flattenConfig, parseConfig, type Config } from '../../core/config/schema.ts';
+import { ConfigError, FileNotFoundError, isJoinlabError } from '../../core/errors.ts';
+import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
+import { JOIN_TYPES, RANGE_OPS, type JoinSpec } from '../../core/types.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Generator parameters (the defaults live here so a parsed experiment is complete)
+// ---------------------------------------------------------------------------------------------
+
+const count = z.number().int().positive();
+const fraction = z.number().min(0).max(1);
+
+/**
+ * Parameters of each built-in generator, with defaults. Every object is strict: a misspelt
+ * parameter is an error, not a silently ignored default.
+ */
+export const GENERATOR_PARAMS = {
+  /** orders (left, sorted by customer_id) x the selected customers (right). */
+  star: z
+    .object({
+      orders: count.default(2_000_000),
+      customers: count.default(100_000),
+      /** Share of customers selected into the right side. */
+      selectivity: fraction.default(0.01),
+      /** Selected customers come in runs of this many consecutive ids (real selections cluster). */
+      clusterSize: count.default(32),
+    })
+    .strict(),
+  /** probe keys sorted, `rowsPerKey` rows per key; build keys `k % period < islandWidth`. */
+  sparse: z
+    .object({
+      probeRows: count.default(2_000_000),
+      rowsPerKey: count.default(10),
+      period: count.default(10_000),
+      islandWidth: count.default(200),
+    })
+    .strict(),
+  /** probe with `hotShare` of its rows on `hotKeys` keys; build keys unique 0..buildRows-1. */
+  skewed: z
+    .object({
+      probeRows: count.default(500_000),
+      buildRows: count.default(100_000),
+      hotKeys: count.default(10),
+      hotShare: fraction.default(0.5),
+    })
+    .strict(),
+  /** two tables with a BIGINT `v` each; `overlap` is the shared fraction of their value ranges. */
+  range: z
+    .object({
+      leftRows: count.default(2_000),
+      rightRows: count.default(2_000),
+      overlap: fraction.default(0.1),
+      /** Write both sides sorted by `v` (the regime a piecewise merge join wants). */
+      sorted: z.boolean().default(false),
+    })
+    .strict(),
+} as const;
+
+export type GeneratorName = keyof typeof GENERATOR_PARAMS;
+export const GENERATOR_NAMES = Object.keys(GENERATOR_PARAMS) as GeneratorName[];
+export type GeneratorParams = { [G in GeneratorName]: z.output<(typeof GENERATOR_PARAMS)[G]> };
+
+// ---------------------------------------------------------------------------------------------
+// The parsed experiment
+// ---------------------------------------------------------------------------------------------
+
+export interface GeneratedDataSpec<G extends GeneratorName = GeneratorName> {
+  readonly kind: 'generator';
+  readonly generator: G;
+  /** Every parameter, defaults filled in. */
+  readonly params: GeneratorParams[G];
+  readonly seed: number;
+  readonly rowGroupSize: number;
+}
+
+export interface FilesDataSpec {
+  readonly kind: 'files';
+  /** Absolute paths (resolved against the experiment file's directory). */
+  readonly left: string;
+  readonly right: string;
+}
+
+export type DataSpec = GeneratedDataSpec | FilesDataSpec;
+
+/** The `join` block as written (plain JSON, kept for the report) — a `JoinSpecInput`. */
+export interface JoinBlock {
+  readonly type: JoinSpec['type'];
+  readonly on?: string | readonly { left: string; right: string }[];
+  readonly range?: string | { left: string; op: (typeof RANGE_OPS)[number]; right: string };
+  readonly filter?: string;
+  readonly nullEqualsNull?: boolean;
+  readonly nullAware?: boolean;
+}
+
+export interface Dataset {
+  readonly name: string;
+  readonly data: DataSpec;
+  readonly join: JoinBlock;
+  /** The validated spec (filter parsed, keys split). */
+  readonly spec: JoinSpec;
+}
+
+export interface Variant {
+  readonly name: string;
+  /** The variant's own overrides, flattened to dotted keys, as written. */
+  readonly overrides: Record<string, unknown>;
+  /** base config + overrides, validated, defaults filled, extensions resolved to absolute paths. */
+  readonly config: Config;
+}
+
+export interface Experiment {
+  readonly name: string;
+  readonly description?: string;
+  /** Absolute path of the experiment file, or '<inline>'. */
+  readonly source: string;
+  /** Directory relative paths (data files, extensions) resolve against. */
+  readonly baseDir: string;
+  readonly datasets: readonly Dataset[];
+  readonly variants: readonly Variant[];
+  readonly extensions: readonly string[];
+  readonly repeat: number;
+  readonly warmup: number;
+  readonly duckdb: boolean;
+  readonly parity: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// zod schemas (shape only; cross-field rules are checked below)
+// ---------------------------------------------------------------------------------------------
+
+const configObject = z.record(z.string(), z.unknown(), { error: 'expected an object of config keys (dotted or nested)' });
+const path = z.string().min(1, 'expected a file path');
+
+const topSchema = z
+  .object({
+    name: z.string().min(1, 'expected a non-empty name'),
+    description: z.string().optional(),
+    data: z.unknown().optional(),
+    join: z.unknown().optional(),
+    datasets: z.array(z.unknown()).min(1, 'expected at least one data set').optional(),
+    config: configObject.optional(),
+    variants: z.array(z.unknown()).min(1, 'expected at least one variant'),
+    extensions: z.array(path).default([]),
+    repeat: z.number().int().positive().default(3),
+    warmup: z.number().int().nonnegative().default(1),
+    duckdb: z.boolean().default(true),
+    parity: z.boolean().default(true),
+  })
+  .strict();
+
+const datasetSchema = z.object({ name: z.string().min(1).optional(), data: z.unknown(), join: z.unknown() }).strict();
+
+const generatorHead = z
+  .object({
+    generator: z.enum(GENERATOR_NAMES as [GeneratorName, ...GeneratorName[]]),
+    params: z.record(z.string(), z.unknown(), { error: 'expected an object of generator parameters' }).optional(),
+    seed: z.number().int().default(1),
+    rowGroupSize: z.number().int().positive().default(10_240),
+  })
+  .strict();
+
+const filesData = z.object({ left: path, right: path }).strict();
+
+const keyPair = z.object({ left: z.string().min(1), right: z.string().min(1) }).strict();
+const joinSchema = z
+  .object({
+    type: z.enum(JOIN_TYPES),
+    on: z
+      .union([z.string().min(1), z.array(keyPair).min(1)], { error: "expected 'a=b[,c=d]' or a list of { left, right } key pairs" })
+      .optional(),
+    range: z
+      .union([z.string().min(1), z.object({ left: z.string().min(1), op: z.enum(RANGE_OPS), right: z.string().min(1) }).strict()], {
+        error: "expected 'l.x < r.y' (one of < <= > >=) or { left, op, right }",
+      })
+      .optional(),
+    filter: z.string().min(1).optional(),
+    nullEqualsNull: z.boolean().optional(),
+    nullAware: z.boolean().optional(),
+  })
+  .strict();
+
+const variantSchema = z.object({ name: z.string().min(1, 'expected a non-empty name'), config: configObject.default({}) }).strict();
+
+// ---------------------------------------------------------------------------------------------
+// Error reporting
+// ---------------------------------------------------------------------------------------------
+
+type PathPart = string | number;
+
+/** ['variants', 1, 'config'] -> 'variants[1].config'. */
+export function formatPath(parts: readonly PathPart[]): string {
+  let s = '';
+  for (const p of parts) s += typeof p === 'number' ? `[${p}]` : s ? `.${p}` : p;
+  return s;
+}
+
+function valueAt(root: unknown, parts: readonly PathPart[]): unknown {
+  let v = root;
+  for (const p of parts) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PathPart, unknown>)[p];
+  }
+  return v;
+}
+
+class Problems {
+  constructor(readonly source: string) {}
+
+  fail(parts: readonly PathPart[], message: string): never {
+    const where = formatPath(parts);
+    throw new ConfigError(`experiment ${this.source}: ${where ? `${where}: ` : ''}${message}`, where || undefined);
+  }
+
+  /** Parses `value` (found at `at`) with `schema`, or throws naming the first bad key. */
+  parse<S extends z.ZodType>(schema: S, value: unknown, at: readonly PathPart[]): z.output<S> {
+    const r = schema.safeParse(value);
+    if (r.success) return r.data;
+    // An unknown key first: it is usually the misspelling of the key reported missing.
+    const issue = r.error.issues.find((i) => i.code === 'unrecognized_keys') ?? r.error.issues[0]!;
+    const parts = [...at, ...(issue.path as PathPart[])];
+    if (issue.code === 'unrecognized_keys') {
+      const shape = schemaKeys(schema, issue.path as PathPart[]);
+      const known = shape.length ? `; expected one of: ${shape.join(', ')}` : '';
+      this.fail([...parts, issue.keys[0]!], `unknown key${known}`);
+    }
+    const message = issue.message.replace(/^Invalid (option|input): /, '');
+    const got = valueAt(value, issue.path as PathPart[]);
+    if (got === undefined) this.fail(parts, issue.code === 'invalid_type' ? `required (expected ${issue.expected})` : `required (${message})`);
+    const shown = typeof got === 'object' && got !== null ? '' : ` (got ${JSON.stringify(got)})`;
+    this.fail(parts, `${message}${shown}`);
+  }
+}
+
+/** The keys an object schema (or the object schema at `sub` inside it) accepts, for messages. */
+function schemaKeys(schema: z.ZodType, sub: readonly PathPart[]): string[] {
+  let s: unknown = schema;
+  for (const p of sub) {
+    s = unwrap(s);
+    if (s instanceof z.ZodObject) s = s.shape[p as string];
+    else if (s instanceof z.ZodArray) s = s.element;
+    else return [];
+  }
+  s = unwrap(s);
+  return s instanceof z.ZodObject ? Object.keys(s.shape) : [];
+}
+
+function unwrap(s: unknown): unknown {
+  while (s instanceof z.ZodOptional || s instanceof z.ZodDefault) s = s.unwrap();
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------------------------
+
+export interface ParseExperimentOptions {
+  /** Directory relative paths resolve against (default: the working directory). */
+  readonly baseDir?: string;
+  /** Shown in error messages (default: '<inline>'). */
+  readonly source?: string;
+}
+
+function resolvePath(baseDir: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+/** Relative extension specifiers (`./x.js`, `../x.js`, `x.js` with a path separator or file extension) → absolute. */
+function resolveExtension(baseDir: string, p: string): string {
+  if (p.startsWith('file:') || isAbsolute(p)) return p;
+  if (p.startsWith('./') || p.startsWith('../') || /\.[cm]?[jt]s$/.test(p)) return resolve(baseDir, p);
+  return p; // a package name
+}
+
+function parseData(p: Problems, raw: unknown, at: PathPart[], baseDir: string): DataSpec {
+  if (raw === undefined) p.fail(at, 'required (expected { generator, params?, seed?, rowGroupSize? } or { left, right })');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    p.fail(at, `expected { generator: ${GENERATOR_NAMES.join('|')}, … } or { left: FILE, right: FILE }`);
+  }
+  const obj = raw as Record<string, unknown>;
+  if ('generator' in obj) {
+    const head = p.parse(generatorHead, obj, at);
+    const params = p.parse(GENERATOR_PARAMS[head.generator], head.params ?? {}, [...at, 'params']);
+    return { kind: 'generator', generator: head.generator, params, seed: head.seed, rowGroupSize: head.rowGroupSize } as GeneratedDataSpec;
+  }
+  if ('left' in obj || 'right' in obj) {
+    const f = p.parse(filesData, obj, at);
+    return { kind: 'files', left: resolvePath(baseDir, f.left), right: resolvePath(baseDir, f.right) };
+  }
+  return p.fail(at, `expected { generator: ${GENERATOR_NAMES.join('|')}, … } or { left: FILE, right: FILE }`);
+}
+
+function parseJoin(p: Problems, raw: unknown, at: PathPart[]): { join: JoinBlock; spec: JoinSpec } {
+  if (raw === undefined) p.fail(at, `required (expected { type: ${JOIN_TYPES.join('|')}, on?, range?, filter?, … })`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail(at, 'expected an object { type, on?, range?, filter?, nullEqualsNull?, nullAware? }');
+  const join = p.parse(joinSchema, raw, at) as JoinBlock;
+  if (join.on === undefined && join.range === undefined) p.fail([...at, 'on'], "required unless 'range' is given (e.g. on: customer_id=customer_id)");
+  let spec: JoinSpec;
+  try {
+    spec = toJoinSpec(join as JoinSpecInput);
+  } catch (e) {
+    if (!isJoinlabError(e)) throw e;
+    const key = e.kind === 'expression' ? 'filter' : /--range|range operator/.test(e.message) ? 'range' : /--on/.test(e.message) ? 'on' : undefined;
+    p.fail(key ? [...at, key] : at, e.message.replace(/--(on|range|filter)\b/g, '$1'));
+  }
+  return { join, spec };
+}
+
+/** Validates an already-parsed experiment object (from YAML or JSON). */
+export function parseExperiment(raw: unknown, options: ParseExperimentOptions = {}): Experiment {
+  const source = options.source ?? '<inline>';
+  const baseDir = options.baseDir ?? process.cwd();
+  const p: Problems = new Problems(source);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail([], 'expected an object with name, data, join and variants');
+  const top = p.parse(topSchema, raw, []);
+
+  // data + join, or datasets
+  const datasets: Dataset[] = [];
+  if (top.datasets !== undefined) {
+    if (top.data !== undefined) p.fail(['data'], "not allowed beside 'datasets' (put it inside each data set)");
+    if (top.join !== undefined) p.fail(['join'], "not allowed beside 'datasets' (put it inside each data set)");
+    top.datasets.forEach((d, i) => {
+      const at = ['datasets', i];
+      if (d === null || typeof d !== 'object' || Array.isArray(d)) p.fail(at, 'expected { name?, data, join }');
+      const ds = p.parse(datasetSchema, d, at);
+      const data = parseData(p, ds.data, [...at, 'data'], baseDir);
+      const { join, spec } = parseJoin(p, ds.join, [...at, 'join']);
+      datasets.push({ name: ds.name ?? defaultDatasetName(data), data, join, spec });
+    });
+  } else {
+    const data = parseData(p, top.data, ['data'], baseDir);
+    const { join, spec } = parseJoin(p, top.join, ['join']);
+    datasets.push({ name: defaultDatasetName(data), data, join, spec });
+  }
+  const seenData = new Map<string, number>();
+  datasets.forEach((d, i) => {
+    const prev = seenData.get(d.name);
+    if (prev !== undefined) p.fail(['datasets', i, 'name'], `duplicate data set name '${d.name}' (also datasets[${prev}]); give each a distinct name`);
+    seenData.set(d.name, i);
+  });
+
+  // base config + variants
+  const extensions = top.extensions.map((e) => resolveExtension(baseDir, e));
+  let base: Record<string, unknown> = {};
+  if (top.config !== undefined) {
+    try {
+      base = flattenConfig(top.config);
+    } catch (e) {
+      p.fail(['config'], (e as Error).message);
+    }
+  }
+  const variants: Variant[] = [];
+  const seenVariant = new Map<string, number>();
+  top.variants.forEach((v, i) => {
+    const at = ['variants', i];
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) p.fail(at, 'expected { name, config }');
+    const parsed = p.parse(variantSchema, v, at);
+    const prev = seenVariant.get(parsed.name);
+    if (prev !== undefined) p.fail([...at, 'name'], `duplicate variant name '${parsed.name}' (also variants[${prev}])`);
+    seenVariant.set(parsed.name, i);
+    let overrides: Record<string, unknown>;
+    try {
+      overrides = flattenConfig(parsed.config);
+    } catch (e) {
+      return p.fail([...at, 'config'], (e as Error).message);
+    }
+    const merged: Record<string, unknown> = { ...base, ...overrides };
+    const ownExt = (x: unknown) => (Array.isArray(x) ? x.map((s) => (typeof s === 'string' ? resolveExtension(baseDir, s) : s)) : x);
+    const exts = [...extensions, ...((ownExt(base.extensions) as unknown[] | undefined) ?? []), ...((ownExt(overrides.extensions) as unknown[] | undefined) ?? [])];
+    if (!Array.isArray(overrides.extensions ?? []) || !Array.isArray(base.extensions ?? [])) {
+      const where = !Array.isArray(overrides.extensions ?? []) ? [...at, 'config', 'extensions'] : ['config', 'extensions'];
+      p.fail(where, 'expected a list of extension paths');
+    }
+    merged.extensions = [...new Set(exts)];
+    let config: Config;
+    try {
+      config = parseConfig(merged);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      const key = e.key;
+      const inVariant = key === undefined || key in overrides || !(key in base);
+      const where = inVariant ? [...at, 'config', ...(key ? [key] : [])] : ['config', ...(key ? [key] : [])];
+      p.fail(where, `${e.message} (variant '${parsed.name}')`);
+    }
+    variants.push({ name: parsed.name, overrides, config });
+  });
+
+  return {
+    name: top.name,
+    description: top.description,
+    source,
+    baseDir,
+    datasets,
+    variants,
+    extensions,
+    repeat: top.repeat,
+    warmup: top.warmup,
+    duckdb: top.duckdb,
+    parity: top.parity,
+  };
+}
+
+function defaultDatasetName(data: DataSpec): string {
+  return data.kind === 'generator' ? data.generator : `${basename(data.left)} x ${basename(data.right)}`;
+}
+
+/** Parses experiment file text (JSON when the name ends in .json, else YAML, which also reads JSON). */
+export function parseExperimentText(text: string, options: ParseExperimentOptions & { format?: 'json' | 'yaml' } = {}): Experiment {
+  const source = options.source ?? '<inline>';
+  let raw: unknown;
+  try {
+    raw = options.format === 'json' ? JSON.parse(text) : parseYaml(text);
+  } catch (e) {
+    throw new ConfigError(`experiment ${source}: cannot parse: ${(e as Error).message.split('\n')[0]}`);
+  }
+  return parseExperiment(raw, { ...options, source });
+}
+
+/** Reads and validates an experiment file; relative paths inside it resolve against its directory. */
+export async function loadExperiment(file: string): Promise<Experiment> {
+  const abs = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(abs, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FileNotFoundError(file);
+    throw e;
+  }
+  return parseExperimentText(text, { source: abs, baseDir: dirname(abs), format: extname(abs).toLowerCase() === '.json' ? 'json' : 'yaml' });
+}
