@@ -24,3 +24,11 @@ export type { BoundJoin } from './core/plan.ts';
 export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './operators/scan/types.ts';
 export { DynamicFilter } from './operators/scan/types.ts';
 export type { ScanMetrics, OperatorMetrics } from './core/metrics.ts';
+
+// Building blocks for extensions (policies, layouts, algorithms).
+export { hashKeys, hashBytes } from './core/keys/hash.ts';
+export { normalizeKeys, anyNullMask } from './core/keys/normalize.ts';
+export { makeKeyComparator } from './core/keys/compare.ts';
+export type { KeyColumn, FixedKeyColumn, BytesKeyColumn, KeyKind } from './core/keys/types.ts';
+export { andFilters } from './strategies/pushdown/and.ts';
+export { boundsFilter } from './strategies/pushdown/bounds.ts';

@@ -10,6 +10,7 @@ import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
 import { runDemo } from './demo.ts';
+import { runParity } from './parity-command.ts';
 import { runDefaultExperiment, runRunCommand } from './run-command.ts';
 import { runJoinCommand, type JoinCommandOptions } from './join-command.ts';
 import { runStrategiesCommand } from './strategies-command.ts';
@@ -73,6 +74,24 @@ function buildProgram(): Command {
     .action(async (opts: { out: string }) => {
       const results = await runDefaultExperiment({ out: opts.out });
       if (!results.parityOk) process.exitCode = 1;
+    });
+
+  program
+    .command('parity')
+    .description('differential fuzzing against DuckDB across every registered algorithm, strategy and join type')
+    .option('--cases <n>', 'random cases to run', '300')
+    .option('--seed <n>', 'seed (the same seed gives the same cases)', '11')
+    .option('--algorithm <name...>', 'only these join algorithms')
+    .option('--config <file>', 'config file (its extensions are fuzzed too)')
+    .action(async (opts: { cases: string; seed: string; algorithm?: string[]; config?: string }) => {
+      const config = await loadConfig({ file: opts.config });
+      const r = await runParity({
+        cases: positiveInt(opts.cases, '--cases'),
+        seed: positiveInt(opts.seed, '--seed'),
+        algorithms: opts.algorithm,
+        extensions: config.extensions,
+      });
+      if (r.failed > 0) process.exitCode = 1;
     });
 
   program

@@ -1,0 +1,521 @@
+/**
+ * Random join cases for differential testing: one generator shared by the parity tests and the
+ * `joinlab parity` fuzzer, so "what a random case looks like" is defined once and every consumer
+ * fuzzes the same space.
+ *
+ * A case is (left table, right table, join spec, engine config), derived deterministically from
+ * (seed, index) with the repo's own `Rng` — no test framework involved, so the CLI fuzzer can use
+ * it and a failing case is reproduced by its two numbers alone. It covers:
+ *  - schemas: 1–2 key pairs from COMPATIBLE_KEY_PAIRS (widened and mixed types, strings, floats
+ *    with -0.0/NaN, timestamps of mixed units, decimals, dictionaries), payload columns `v`
+ *    (float64), `s`/`w` (the filters use them) and sometimes a payload `p` of a random type (the
+ *    same name on both sides, so output renaming is exercised);
+ *  - data: NULLs, duplicates, skew, shared or independent key domains, 0..60 rows per side
+ *    (biased towards tiny and empty inputs), input batches of 1..64 rows;
+ *  - the spec: every join type, NULL = NULL, NOT IN, residual filters, range predicates;
+ *  - the config: `join`, `pushdown`, `hashmap` drawn from the REGISTRY (so a strategy added by an
+ *    extension is fuzzed without touching this file), `hash.mode` collect-left / partitioned with
+ *    1..8 partitions, `hash.build`, `batchSize` in {1, 7, 64, 8192} (or, one case in four, any of
+ *    1..64), plus `pushdown.keyRangeBitmap` and a small `pushdown.inlistMaxDistinct` now and then
+ *    (so the IN list's fallback to the map runs).
+ *
+ * Validity is asked, never assumed: a drawn spec the chosen algorithm cannot run (per its
+ * `unsupportedReason` on the bound join) is repaired: the first runnable of the drawn spec, the
+ * same without its filter, without NOT IN, and with the range predicate swapped for the equi-keys
+ * (or the other way round) is used — and a hash-map layout is only drawn among those whose `unsupportedReason` accepts the build
+ * keys (`array` refuses floats, strings, huge spans, NULL build keys under NULL = NULL). So a
+ * case is one the engine can run; anything still unsupported is reported, not hidden.
+ *
+ * `shrinkCase` is the matching minimiser: greedy delta debugging over the rows of each side and
+ * the filter, for a predicate "does it still fail"; `describeCase` prints a case (data as JSON,
+ * bigints as strings) so a failure can be replayed by hand or in DuckDB.
+ */
+import { makeVector, Table, Type, type Data, type Decimal, type Vector } from 'apache-arrow';
+import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
+import { isJoinlabError } from '../../core/errors.ts';
+import { hashKeys } from '../../core/keys/hash.ts';
+import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
+import { TABLE_SEED } from '../../core/keys/partition.ts';
+import { bindJoin, type BoundJoin } from '../../core/plan.ts';
+import { Rng } from '../../core/random.ts';
+import type { Registry, Slot, Strategy } from '../../core/registry/registry.ts';
+import { HASHMAP, JOIN, PUSHDOWN } from '../../core/registry/slots.ts';
+import { toJoinSpec } from '../../core/spec.ts';
+import { isAntiJoin, JOIN_TYPES, RANGE_OPS, type JoinType, type RangeOp } from '../../core/types.ts';
+import { decimalText } from '../../adapters/duckdb/compare.ts';
+import { bigIntFromWords } from '../../adapters/duckdb/session.ts';
+import { COMPATIBLE_KEY_PAIRS, LOGICAL_TYPES, randomTable, rebatch, type ColumnGen, type LogicalType } from './random-tables.ts';
+
+/** Residual filters over the payload columns (`l.v`, `l.s`, `r.v`, `r.w`). */
+export const CASE_FILTERS = [
+  'l.v < r.v',
+  'l.v + r.w > 0 OR r.w IS NULL',
+  "NOT (l.s = 'a') AND r.w <> 2",
+  'l.v = r.v OR l.v IS NULL',
+] as const;
+
+/** Output batch sizes: one row, an odd size, a small power of two, the default. */
+export const CASE_BATCH_SIZES = [1, 7, 64, 8192] as const;
+
+export const MAX_CASE_ROWS = 60;
+
+/** A join spec in its text form (what `joinlab join` flags say; prints as readable JSON). */
+export interface CaseSpec {
+  readonly type: JoinType;
+  readonly on?: string;
+  readonly range?: string;
+  readonly filter?: string;
+  readonly nullEqualsNull?: boolean;
+  readonly nullAware?: boolean;
+}
+
+/** The engine configuration of a case (flat, dotted keys; accepted by `Engine.create`). */
+export interface CaseConfig {
+  readonly join: string;
+  readonly pushdown: string;
+  readonly hashmap: string;
+  readonly 'hash.mode': 'collect-left' | 'partitioned';
+  readonly 'hash.partitions': number;
+  readonly 'hash.build': 'left' | 'right' | 'auto';
+  readonly batchSize: number;
+  readonly 'pushdown.keyRangeBitmap': boolean;
+  readonly 'pushdown.inlistMaxDistinct': number;
+  readonly extensions?: readonly string[];
+}
+
+export interface JoinCase {
+  /** The run seed and case index this case was derived from. */
+  readonly seed: number;
+  readonly index: number;
+  readonly left: Table;
+  readonly right: Table;
+  /** Rows per input record batch, per side (kept when rows are dropped while shrinking). */
+  readonly leftBatch: number;
+  readonly rightBatch: number;
+  readonly spec: CaseSpec;
+  readonly config: CaseConfig;
+  /**
+   * Why the case's algorithm cannot run even the simplest variant of the drawn spec (then running
+   * it throws UnsupportedJoinError and a runner counts it as skipped); null for a runnable case.
+   */
+  readonly unsupported: string | null;
+}
+
+/** What cases are drawn from: strategy names (from a registry) and how to ask about support. */
+export interface CaseSpace {
+  readonly registry: Registry;
+  readonly joins: readonly string[];
+  readonly pushdowns: readonly string[];
+  readonly hashmaps: readonly string[];
+  /** Extension modules the registry was loaded with (absolute specifiers), copied into configs. */
+  readonly extensions: readonly string[];
+}
+
+export interface CaseSpaceOptions {
+  /** Restrict the join algorithms (default: every registered one). */
+  readonly algorithms?: readonly string[];
+  readonly pushdowns?: readonly string[];
+  readonly hashmaps?: readonly string[];
+  /** Extensions the registry was loaded with, so each case's config loads them too. */
+  readonly extensions?: readonly string[];
+}
+
+/** The space of every strategy registered in `registry` (unknown names in options throw). */
+export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): CaseSpace {
+  const pick = (slot: Slot<Strategy>, names: readonly string[] | undefined): string[] => {
+    if (names === undefined) return registry.names(slot);
+    for (const n of names) registry.resolve(slot, n); // UnknownStrategyError listing what exists
+    if (names.length === 0) throw new RangeError(`no ${slot.name} strategies to draw from`);
+    return [...names];
+  };
+  return {
+    registry,
+    joins: pick(JOIN, options.algorithms),
+    pushdowns: pick(PUSHDOWN, options.pushdowns),
+    hashmaps: pick(HASHMAP, options.hashmaps),
+    extensions: [...(options.extensions ?? [])],
+  };
+}
+
+/** The seed of case `index` of a run seeded with `seed` (well mixed: neighbouring cases are unrelated). */
+export function caseSeed(seed: number, index: number): number {
+  let h = (Math.imul(seed | 0, 0x9e3779b1) ^ Math.imul(index + 1, 0x85ebca6b)) >>> 0;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x846ca68b);
+  h ^= h >>> 16;
+  return h >>> 0 || 1;
+}
+
+function rows(rng: Rng): number {
+  const r = rng.next();
+  if (r < 0.06) return 0;
+  if (r < 0.2) return rng.int(1, 3);
+  return rng.int(0, MAX_CASE_ROWS);
+}
+
+function inputBatch(rng: Rng): number {
+  return rng.chance(0.2) ? rng.int(1, 3) : rng.int(1, 64);
+}
+
+/** Everything drawn for one case, in a fixed order (so a case depends on (seed, index) only). */
+interface Draw {
+  readonly join: string;
+  readonly pairs: readonly (readonly [LogicalType, LogicalType])[];
+  readonly leftRows: number;
+  readonly rightRows: number;
+  readonly leftBatch: number;
+  readonly rightBatch: number;
+  readonly nullRate: number;
+  readonly skew: number;
+  readonly leftDomain: number;
+  readonly rightDomain: number;
+  readonly leftExtra: LogicalType | null;
+  readonly rightExtra: LogicalType | null;
+  readonly type: JoinType;
+  readonly nullEqualsNull: boolean;
+  readonly nullAware: boolean;
+  readonly useRange: boolean;
+  readonly rangeOp: RangeOp;
+  readonly filter: string | undefined;
+  readonly pushdown: string;
+  readonly hashmapDraw: number;
+  readonly mode: 'collect-left' | 'partitioned';
+  readonly partitions: number;
+  readonly build: 'left' | 'right' | 'auto';
+  readonly batchSize: number;
+  readonly keyRangeBitmap: boolean;
+  readonly inlistMaxDistinct: number;
+  readonly tableSeed: number;
+}
+
+function draw(space: CaseSpace, rng: Rng): Draw {
+  const join = rng.pick(space.joins);
+  const pairCount = rng.int(1, 2);
+  const pairs = Array.from({ length: pairCount }, () => COMPATIBLE_KEY_PAIRS[rng.int(0, COMPATIBLE_KEY_PAIRS.length - 1)]!);
+  const leftRows = rows(rng);
+  const rightRows = rows(rng);
+  const leftBatch = inputBatch(rng);
+  const rightBatch = inputBatch(rng);
+  const nullRate = rng.pick([0, 0.1, 0.3, 0.4]);
+  const skew = rng.pick([0, 0, 0.5, 0.6]);
+  const shared = rng.chance(0.5);
+  const leftDomain = shared ? rng.int(1, 12) : rng.int(1, 40);
+  const rightDomain = shared ? leftDomain : rng.int(1, 40);
+  const leftExtra = rng.chance(0.3) ? rng.pick(LOGICAL_TYPES) : null;
+  const rightExtra = rng.chance(0.3) ? rng.pick(LOGICAL_TYPES) : null;
+  const type = rng.pick(JOIN_TYPES);
+  const nullEqualsNull = rng.chance(0.5);
+  const nullAware = rng.chance(0.5);
+  const useRange = rng.chance(0.5);
+  const rangeOp = rng.pick(RANGE_OPS);
+  const filter = rng.chance(1 / 3) ? undefined : rng.pick(CASE_FILTERS);
+  const pushdown = rng.pick(space.pushdowns);
+  const hashmapDraw = rng.next();
+  const mode = rng.chance(0.5) ? 'collect-left' : 'partitioned';
+  const partitions = rng.int(1, 8);
+  const build = rng.pick(['left', 'right', 'auto'] as const);
+  const batchSize = rng.chance(0.75) ? rng.pick(CASE_BATCH_SIZES) : rng.int(1, 64);
+  const keyRangeBitmap = rng.chance(0.8);
+  const inlistMaxDistinct = rng.chance(0.75) ? 150 : rng.int(1, 8);
+  const tableSeed = rng.int(1, 2 ** 30);
+  return {
+    join,
+    pairs,
+    leftRows,
+    rightRows,
+    leftBatch,
+    rightBatch,
+    nullRate,
+    skew,
+    leftDomain,
+    rightDomain,
+    leftExtra,
+    rightExtra,
+    type,
+    nullEqualsNull,
+    nullAware,
+    useRange,
+    rangeOp,
+    filter,
+    pushdown,
+    hashmapDraw,
+    mode,
+    partitions,
+    build,
+    batchSize,
+    keyRangeBitmap,
+    inlistMaxDistinct,
+    tableSeed,
+  };
+}
+
+function tables(d: Draw): { left: Table; right: Table } {
+  const rng = new Rng(d.tableSeed);
+  const gen = (side: 0 | 1): ColumnGen[] => {
+    const cols: ColumnGen[] = d.pairs.map((p, k) => ({
+      name: `k${k}`,
+      type: p[side],
+      domain: side ? d.rightDomain : d.leftDomain,
+      nullRate: d.nullRate,
+      skew: d.skew,
+    }));
+    cols.push({ name: 'v', type: 'float64', domain: 8, nullRate: d.nullRate });
+    cols.push(side === 0 ? { name: 's', type: 'utf8', domain: 4, nullRate: d.nullRate } : { name: 'w', type: 'int32', domain: 6, nullRate: d.nullRate });
+    const extra = side === 0 ? d.leftExtra : d.rightExtra;
+    if (extra !== null) cols.push({ name: 'p', type: extra, domain: 10, nullRate: d.nullRate });
+    return cols;
+  };
+  const left = randomTable(rng, gen(0), d.leftRows, d.leftBatch);
+  const right = randomTable(rng, gen(1), d.rightRows, d.rightBatch);
+  return { left, right };
+}
+
+/**
+ * Spec variants in order of preference: the drawn spec first, then with features dropped one by
+ * one. The first one the algorithm supports is used.
+ */
+function specVariants(d: Draw): CaseSpec[] {
+  const on = d.pairs.map((_, k) => `k${k}=k${k}`).join(',');
+  const range = `k0 ${d.rangeOp} k0`;
+  const notIn = d.nullAware && isAntiJoin(d.type) && d.pairs.length === 1;
+  const equi = (filter: string | undefined, nullAware: boolean): CaseSpec => ({
+    type: d.type,
+    on,
+    ...(filter !== undefined ? { filter } : {}),
+    nullEqualsNull: d.nullEqualsNull && !nullAware,
+    nullAware,
+  });
+  const ranged = (filter: string | undefined): CaseSpec => ({ type: d.type, range, ...(filter !== undefined ? { filter } : {}) });
+  const f = d.filter;
+  const preferred = d.useRange ? [ranged(f), ranged(undefined)] : [equi(f, notIn), equi(undefined, notIn)];
+  const all = [...preferred, equi(f, false), equi(undefined, false), ranged(f), ranged(undefined)];
+  const seen = new Set<string>();
+  return all.filter((s) => {
+    const k = JSON.stringify(s);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+function bindCase(spec: CaseSpec, left: Table, right: Table): BoundJoin | string {
+  try {
+    return bindJoin(toJoinSpec(spec), left.schema, right.schema);
+  } catch (e) {
+    if (isJoinlabError(e)) return e.message;
+    throw e;
+  }
+}
+
+/** Why `algorithm` cannot run `spec` on these tables, or null when it can. */
+export function unsupportedReason(space: CaseSpace, algorithm: string, spec: CaseSpec, left: Table, right: Table): string | null {
+  const bound = bindCase(spec, left, right);
+  if (typeof bound === 'string') return bound;
+  return space.registry.resolve(JOIN, algorithm).unsupportedReason(bound);
+}
+
+/**
+ * The hash-map layouts that can index the build keys of this join — checked on the whole side
+ * (a partition's keys are a subset, which no layout refuses when it accepts the whole), for
+ * both sides when the build side is `auto`. An empty side never reaches a layout.
+ */
+export function usableHashmaps(space: CaseSpace, bound: BoundJoin, left: Table, right: Table, build: 'left' | 'right' | 'auto'): string[] {
+  if (bound.spec.on.length === 0) return [...space.hashmaps];
+  const sides = build === 'auto' ? (['left', 'right'] as const) : [build];
+  const inputs = sides
+    .map((side) => {
+      const table = side === 'left' ? left : right;
+      if (table.numRows === 0) return null;
+      const names = side === 'left' ? bound.leftKeys : bound.rightKeys;
+      const keys = names.map((n, k) => normalizeKeyColumn(table.getChild(n)! as Vector, bound.keyKinds[k]!, n));
+      return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: table.numRows, nullEqualsNull: bound.spec.nullEquality === 'null-equals-null' };
+    })
+    .filter((x) => x !== null);
+  return space.hashmaps.filter((name) => {
+    const layout = space.registry.resolve(HASHMAP, name);
+    return inputs.every((input) => layout.unsupportedReason(input) === null);
+  });
+}
+
+/** Case `index` of the run seeded with `seed`. */
+export function randomCase(space: CaseSpace, seed: number, index: number): JoinCase {
+  const d = draw(space, new Rng(caseSeed(seed, index)));
+  const { left, right } = tables(d);
+  const variants = specVariants(d);
+  let spec = variants[0]!;
+  let unsupported = unsupportedReason(space, d.join, spec, left, right);
+  if (unsupported !== null) {
+    const runnable = variants.find((v) => unsupportedReason(space, d.join, v, left, right) === null);
+    if (runnable !== undefined) {
+      spec = runnable;
+      unsupported = null;
+    }
+  }
+  let hashmap = space.hashmaps[Math.floor(d.hashmapDraw * space.hashmaps.length)]!;
+  const bound = bindCase(spec, left, right);
+  if (typeof bound !== 'string') {
+    const usable = usableHashmaps(space, bound, left, right, d.build);
+    if (usable.length > 0) hashmap = usable[Math.floor(d.hashmapDraw * usable.length)]!;
+  }
+  const config: CaseConfig = {
+    join: d.join,
+    pushdown: d.pushdown,
+    hashmap,
+    'hash.mode': d.mode,
+    'hash.partitions': d.partitions,
+    'hash.build': d.build,
+    batchSize: d.batchSize,
+    'pushdown.keyRangeBitmap': d.keyRangeBitmap,
+    'pushdown.inlistMaxDistinct': d.inlistMaxDistinct,
+    ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
+  };
+  return { seed, index, left, right, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported };
+}
+
+// ---------------------------------------------------------------------------------------------
+// shrinking
+// ---------------------------------------------------------------------------------------------
+
+/** `table` restricted to the rows `keep` (ascending indices), re-cut into batches of `batch` rows. */
+export function takeRows(table: Table, keep: readonly number[], batch: number): Table {
+  if (keep.length === 0) return new Table(table.schema, []);
+  const src = new RowSource(table.batches, table.schema);
+  const idx = Int32Array.from(keep);
+  const cols = gatherColumns(src, idx, 0, idx.length);
+  return rebatch(new Table(table.schema, [makeRecordBatch(table.schema, cols, idx.length)]), batch);
+}
+
+/** The same case with only rows `keep` of one side. */
+export function withRows(c: JoinCase, side: 'left' | 'right', keep: readonly number[]): JoinCase {
+  return side === 'left' ? { ...c, left: takeRows(c.left, keep, c.leftBatch) } : { ...c, right: takeRows(c.right, keep, c.rightBatch) };
+}
+
+export function withoutFilter(c: JoinCase): JoinCase {
+  if (c.spec.filter === undefined) return c;
+  const { filter: _dropped, ...spec } = c.spec;
+  return { ...c, spec };
+}
+
+export interface ShrinkOptions {
+  /** Most predicate evaluations (default 400): shrinking is a convenience, never a hang. */
+  readonly maxChecks?: number;
+}
+
+/**
+ * Greedy delta debugging: while `fails` holds, drop the filter, then chunks of rows of each side
+ * (halves, quarters, … single rows), repeating until a whole pass removes nothing. Returns the
+ * smallest failing case found (`c` itself if nothing could be removed).
+ */
+export async function shrinkCase(c: JoinCase, fails: (c: JoinCase) => Promise<boolean>, options: ShrinkOptions = {}): Promise<JoinCase> {
+  let budget = options.maxChecks ?? 400;
+  const check = async (x: JoinCase): Promise<boolean> => {
+    if (budget <= 0) return false;
+    budget--;
+    return fails(x);
+  };
+  let cur = c;
+  if (cur.spec.filter !== undefined) {
+    const x = withoutFilter(cur);
+    if (await check(x)) cur = x;
+  }
+  let progress = true;
+  while (progress && budget > 0) {
+    progress = false;
+    for (const side of ['left', 'right'] as const) {
+      let n = cur[side].numRows;
+      for (let chunk = Math.ceil(n / 2); chunk >= 1 && n > 0 && budget > 0; chunk = chunk === 1 ? 0 : Math.ceil(chunk / 2)) {
+        for (let start = 0; start < n && budget > 0; ) {
+          const keep: number[] = [];
+          for (let r = 0; r < n; r++) if (r < start || r >= start + chunk) keep.push(r);
+          const x = withRows(cur, side, keep);
+          if (await check(x)) {
+            cur = x;
+            n = keep.length;
+            progress = true;
+          } else start += chunk;
+        }
+      }
+    }
+  }
+  return cur;
+}
+
+// ---------------------------------------------------------------------------------------------
+// printing
+// ---------------------------------------------------------------------------------------------
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+function jsonNumber(x: number): number | string {
+  if (Number.isNaN(x)) return 'NaN';
+  if (!Number.isFinite(x)) return x > 0 ? 'Infinity' : '-Infinity';
+  if (Object.is(x, -0)) return '-0';
+  return x;
+}
+
+/** Row i (valid) of one chunk as a JSON value: exact, bigints and other 64-bit values as strings. */
+function jsonValue(data: Data, vector: Vector, i: number): unknown {
+  const t = data.type;
+  switch (t.typeId) {
+    case Type.Int:
+    case Type.Float: {
+      const v = (data.values as ArrayLike<number | bigint>)[i]!;
+      return typeof v === 'bigint' ? v.toString() : jsonNumber(v);
+    }
+    case Type.Timestamp:
+      return String((data.values as BigInt64Array)[i]!); // raw count in the column's unit
+    case Type.Date: {
+      const raw = (data.values as ArrayLike<number | bigint>)[i]!;
+      const ms = typeof raw === 'bigint' ? Number(raw) : raw * 86_400_000;
+      return new Date(ms).toISOString().slice(0, typeof raw === 'bigint' ? 23 : 10);
+    }
+    case Type.Decimal: {
+      const d = t as Decimal;
+      const stride = d.bitWidth / 32;
+      return decimalText(bigIntFromWords(data.values as Uint32Array, i * stride, stride), d.scale, false);
+    }
+    case Type.Binary:
+    case Type.LargeBinary: {
+      const bytes = vector.get(i) as Uint8Array;
+      let s = '0x';
+      for (const b of bytes) s += HEX[b];
+      return s;
+    }
+    default: {
+      const v = vector.get(i);
+      return typeof v === 'bigint' ? v.toString() : typeof v === 'number' ? jsonNumber(v) : v;
+    }
+  }
+}
+
+/** A table as `{ types: {col: type}, columns: {col: [values]} }` (exact values, NULL as null). */
+export function tableToJson(table: Table): { types: Record<string, string>; columns: Record<string, unknown[]> } {
+  const types: Record<string, string> = {};
+  const columns: Record<string, unknown[]> = {};
+  table.schema.fields.forEach((f, c) => {
+    types[f.name] = String(f.type);
+    const out: unknown[] = [];
+    for (const b of table.batches) {
+      const data = b.data.children[c]!;
+      const vector = makeVector(data);
+      for (let i = 0; i < data.length; i++) out.push(data.getValid(i) ? jsonValue(data, vector, i) : null);
+    }
+    columns[f.name] = out;
+  });
+  return { types, columns };
+}
+
+/** A case as text: spec, config and both tables as JSON (plus `extra` lines, e.g. the SQL). */
+export function describeCase(c: JoinCase, extra: Record<string, string> = {}): string {
+  const lines = [
+    `case ${c.index} of seed ${c.seed} (${c.left.numRows} x ${c.right.numRows} rows, input batches ${c.leftBatch} / ${c.rightBatch})`,
+    `spec:   ${JSON.stringify(c.spec)}`,
+    `config: ${JSON.stringify(c.config)}`,
+    `left:   ${JSON.stringify(tableToJson(c.left))}`,
+    `right:  ${JSON.stringify(tableToJson(c.right))}`,
+  ];
+  for (const [k, v] of Object.entries(extra)) lines.push(`${`${k}:`.padEnd(7)} ${v}`);
+  return lines.join('\n');
+}
