@@ -262,6 +262,15 @@ function dictionaryReader(data: arrow.Data, inner: ColumnMapping): ValueReader {
   };
 }
 
+
+/** Arrow timestamp unit -> DuckDB type, its SQL name and its value class. */
+const TIMESTAMP_BY_UNIT: Record<number, { duck: DuckDBType; sql: string; Value: new (v: bigint) => DuckDBValue }> = {
+  [arrow.TimeUnit.SECOND]: { duck: TIMESTAMP_S, sql: 'TIMESTAMP_S', Value: DuckDBTimestampSecondsValue },
+  [arrow.TimeUnit.MILLISECOND]: { duck: TIMESTAMP_MS, sql: 'TIMESTAMP_MS', Value: DuckDBTimestampMillisecondsValue },
+  [arrow.TimeUnit.MICROSECOND]: { duck: TIMESTAMP, sql: 'TIMESTAMP', Value: DuckDBTimestampValue },
+  [arrow.TimeUnit.NANOSECOND]: { duck: TIMESTAMP_NS, sql: 'TIMESTAMP_NS', Value: DuckDBTimestampNanosecondsValue },
+};
+
 function mapTimestamp(field: arrow.Field, t: arrow.Timestamp, context: string): ColumnMapping {
   const tz = t.timezone != null && t.timezone !== '';
   const U = arrow.TimeUnit;
@@ -283,46 +292,17 @@ function mapTimestamp(field: arrow.Field, t: arrow.Timestamp, context: string): 
       },
     };
   }
-  switch (t.unit) {
-    case U.SECOND:
-      return {
-        duck: TIMESTAMP_S,
-        sql: 'TIMESTAMP_S',
-        reader: (data) => {
-          const values = data.values as BigInt64Array;
-          return (i) => new DuckDBTimestampSecondsValue(values[i]!);
-        },
-      };
-    case U.MILLISECOND:
-      return {
-        duck: TIMESTAMP_MS,
-        sql: 'TIMESTAMP_MS',
-        reader: (data) => {
-          const values = data.values as BigInt64Array;
-          return (i) => new DuckDBTimestampMillisecondsValue(values[i]!);
-        },
-      };
-    case U.MICROSECOND:
-      return {
-        duck: TIMESTAMP,
-        sql: 'TIMESTAMP',
-        reader: (data) => {
-          const values = data.values as BigInt64Array;
-          return (i) => new DuckDBTimestampValue(values[i]!);
-        },
-      };
-    case U.NANOSECOND:
-      return {
-        duck: TIMESTAMP_NS,
-        sql: 'TIMESTAMP_NS',
-        reader: (data) => {
-          const values = data.values as BigInt64Array;
-          return (i) => new DuckDBTimestampNanosecondsValue(values[i]!);
-        },
-      };
-    default:
-      return unsupported(field, context);
-  }
+  const byUnit = TIMESTAMP_BY_UNIT[t.unit];
+  if (!byUnit) return unsupported(field, context);
+  const { duck, sql, Value } = byUnit;
+  return {
+    duck,
+    sql,
+    reader: (data) => {
+      const values = data.values as BigInt64Array;
+      return (i) => new Value(values[i]!);
+    },
+  };
 }
 
 /** The DuckDB SQL type each field of `schema` is loaded as (throws UnsupportedTypeError). */
