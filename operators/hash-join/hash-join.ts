@@ -29,6 +29,7 @@ import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-alg
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
+import type { KeyColumn } from '../../core/keys/types.ts';
 import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { HASHMAP, PUSHDOWN } from '../../core/registry/slots.ts';
@@ -60,7 +61,7 @@ export class HashJoin implements JoinAlgorithm {
   readonly description = 'hash join: build a hash table on one side, publish a dynamic filter, stream the other side';
 
   unsupportedReason(join: BoundJoin): string | null {
-    if (join.spec.on.length === 0) return 'it needs at least one equi-key (--on); use nested-loop or piecewise for a pure range predicate';
+    if (join.spec.on.length === 0) return 'it needs at least one equi-key (--on); use --algorithm nested-loop for a pure range predicate';
     if (join.spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
     if (join.spec.nullAware && join.filter) return 'a null-aware anti join with a residual filter is not supported';
     return null;
@@ -132,7 +133,7 @@ export class HashJoin implements JoinAlgorithm {
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
       m.details.dynamicFilter = roles.canPushDown
         ? (filter.current()?.description ?? 'none')
-        : `none (${join.spec.type} keeps unmatched ${roles.probe} rows)`;
+        : `none (unmatched ${roles.probe} rows reach the output of a ${join.spec.type} join)`;
 
       for await (const batch of probeScan.batches({ filter, signal: ctx.signal })) {
         bump(m, 'probeRows', batch.numRows);
@@ -161,7 +162,7 @@ export class HashJoin implements JoinAlgorithm {
   }
 
   /** Probes one batch (or one partition's piece of it) against one partition's table. */
-  *#probePart(s: RunState, part: PartitionBuild, batch: RecordBatch, keys: ReturnType<typeof normalizeKeys>): Generator<RecordBatch> {
+  *#probePart(s: RunState, part: PartitionBuild, batch: RecordBatch, keys: readonly KeyColumn[]): Generator<RecordBatch> {
     const { roles, join, outProbe, outBuild } = s;
     const rows = batch.numRows;
     const probeNulls = anyNullMask(keys);
