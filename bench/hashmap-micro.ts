@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of the hash-map layouts alone (not a test, not a DuckDB comparison: it measures
  * the table, not the join). Builds 1M int64 keys and probes 10M uniform int64 keys in [0, 20M)
- * in batches of 64Ki rows, for `chained` (head table at 2x and 1x rows), `linear` and `array`, over
+ * in batches of 64Ki rows, for `chained` (head table at 2x and 1x rows), `linear`, `swiss` and `array`, over
  * three build key sets:
  *   - sparse: k = 10 i (span 10M, ~5% of probes hit; density 0.1: auto picks linear)
  *   - sparse: k = 20 i (span 20M, ~5% of probes hit; density 0.05: auto picks linear)
@@ -23,6 +23,7 @@ import { buildArrayTable } from '../strategies/hashmap/array.ts';
 import { chooseLayout } from '../strategies/hashmap/auto.ts';
 import { buildChainedTable } from '../strategies/hashmap/chained.ts';
 import { buildLinearTable } from '../strategies/hashmap/linear.ts';
+import { buildSwissTable } from '../strategies/hashmap/swiss.ts';
 
 const BUILD_ROWS = 1_000_000;
 const PROBE_ROWS = 10_000_000;
@@ -118,6 +119,7 @@ interface Variant {
 const ALL_VARIANTS: readonly Variant[] = [
   ...HEADS.map((h): Variant => ({ name: `chained (${h}x heads)`, usesHashes: true, build: (i) => buildChainedTable(i, { slotsPerRow: h }) })),
   { name: 'linear', usesHashes: true, build: (i) => buildLinearTable(i) },
+  { name: 'swiss', usesHashes: true, build: (i) => buildSwissTable(i) },
   { name: 'array', usesHashes: false, build: (i) => buildArrayTable(i) },
 ];
 const VARIANTS = ALL_VARIANTS.filter((v) => ONLY === null || ONLY.some((o) => v.name.startsWith(o)));

@@ -21,6 +21,7 @@ import { ALL_SLOTS, JOIN } from './registry/slots.ts';
 import { toJoinSpec, type JoinSpecInput } from './spec.ts';
 import type { JoinSpec } from './types.ts';
 import { openScan } from '../operators/scan/open.ts';
+import { ProjectedScan } from '../operators/scan/projected-scan.ts';
 import type { Scan } from '../operators/scan/types.ts';
 
 /** A join input: an Arrow table, a file path (.parquet, .arrow), or an already opened scan. */
@@ -96,8 +97,13 @@ export class Engine {
   }
 
   async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinStream> {
-    const [leftScan, rightScan] = await Promise.all([toScan(left, 'left'), toScan(right, 'right')]);
-    const bound = this.bind(spec, leftScan.schema, rightScan.schema);
+    const [leftInput, rightInput] = await Promise.all([toScan(left, 'left'), toScan(right, 'right')]);
+    let bound = this.bind(spec, leftInput.schema, rightInput.schema);
+    // A select list may leave input columns unread: the operators then see projected scans (and
+    // a join bound to them, with the output names of the full inputs).
+    const leftScan = projectTo(leftInput, bound.inputColumns.left);
+    const rightScan = projectTo(rightInput, bound.inputColumns.right);
+    if (leftScan !== leftInput || rightScan !== rightInput) bound = bindJoin(bound.spec, leftScan.schema, rightScan.schema, bound.output);
     const algorithm = this.algorithm();
     const pool = new MemoryPool(this.config.memoryLimit);
     const opMetrics = newOperatorMetrics(algorithm.name);
@@ -136,6 +142,13 @@ export class Engine {
     for await (const b of s.batches) batches.push(b);
     return { table: new Table(s.schema, batches), metrics: s.metrics };
   }
+}
+
+/** `scan` restricted to `columns` when they are fewer than its own. */
+function projectTo(scan: Scan, columns: readonly string[]): Scan {
+  if (columns.length === scan.schema.fields.length) return scan;
+  // a side nothing reads still has rows to count (a cross product): keep one column of it
+  return new ProjectedScan(scan, columns.length > 0 ? columns : [scan.schema.fields[0]!.name]);
 }
 
 function normalizeSpec(spec: JoinSpec | JoinSpecInput): JoinSpec {

@@ -56,6 +56,11 @@ export interface JoinHashTable {
   /** Bytes held by the table's own arrays (not the key columns). */
   readonly memoryBytes: number;
   /**
+   * Distinct non-NULL keys indexed, when the layout counted them while building (open-addressing
+   * layouts do, for free); undefined otherwise. Pushdown uses it to skip counting them again.
+   */
+  readonly distinctKeys?: number;
+  /**
    * Writes (probeRow, buildRow) pairs for every equal-key match, probe rows in order and build
    * rows in insertion order within one probe row, resuming at `cursor`; stops when `capacity`
    * pairs are written. Returns the count; `cursor.row` becomes -1 once every probe row is done.
@@ -66,6 +71,12 @@ export interface JoinHashTable {
    * listed in `rows` (or all rows when `rows` is null; unlisted entries are left untouched).
    */
   contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void;
+  /**
+   * Like `contains`, but may answer 1 for a row that no build key equals (never 0 for one that
+   * does): the cheaper membership a pushdown filter wants, since a filter only ever says "maybe".
+   * Optional: a layout with no cheaper answer omits it and callers use `contains`.
+   */
+  mayContain?(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void;
 }
 
 export interface HashMapLayout extends Strategy {

@@ -11,7 +11,7 @@ import { MissingColumnError, UnsupportedJoinError } from './errors.ts';
 import { compileFilter, type CompiledFilter } from './expr/evaluate.ts';
 import { resolveKeyKind } from './keys/resolve.ts';
 import type { KeyKind } from './keys/types.ts';
-import { joinOutputSchema } from './output-schema.ts';
+import { outputShape, type OutputShape } from './output-schema.ts';
 import { isAntiJoin, type JoinSpec, type Side } from './types.ts';
 
 export interface BoundJoin {
@@ -19,6 +19,13 @@ export interface BoundJoin {
   readonly leftSchema: Schema;
   readonly rightSchema: Schema;
   readonly outputSchema: Schema;
+  /** Per output column, the input column (or mark) it comes from; `outputSchema` is its schema. */
+  readonly output: OutputShape;
+  /**
+   * The input columns the join reads, per side, in schema order: keys, range, filter and output
+   * columns. Every column unless `spec.select` leaves some out (then the engine reads only these).
+   */
+  readonly inputColumns: { readonly left: readonly string[]; readonly right: readonly string[] };
   /** Key column names per side, in key-pair order. */
   readonly leftKeys: readonly string[];
   readonly rightKeys: readonly string[];
@@ -43,7 +50,11 @@ function typeOf(schema: Schema, name: string) {
   return schema.fields.find((f) => f.name === name)!.type;
 }
 
-export function bindJoin(spec: JoinSpec, leftSchema: Schema, rightSchema: Schema): BoundJoin {
+/**
+ * `output`: the output shape to keep (output names depend on the FULL input schemas, so a join
+ * re-bound to the projected inputs the engine reads passes the shape its first binding computed).
+ */
+export function bindJoin(spec: JoinSpec, leftSchema: Schema, rightSchema: Schema, output?: OutputShape): BoundJoin {
   for (const k of spec.on) {
     requireColumn(leftSchema, k.left, 'left');
     requireColumn(rightSchema, k.right, 'right');
@@ -60,11 +71,21 @@ export function bindJoin(spec: JoinSpec, leftSchema: Schema, rightSchema: Schema
     if (spec.on.length !== 1) throw new UnsupportedJoinError(`null-aware (NOT IN) anti join needs exactly one key pair, got ${spec.on.length}`);
   }
   const filter = spec.filter ? compileFilter(spec.filter, leftSchema, rightSchema) : undefined;
+  const shape = output ?? outputShape(spec, leftSchema, rightSchema);
+  const needed = (side: Side, schema: Schema): string[] => {
+    const names = new Set<string>(side === 'left' ? spec.on.map((k) => k.left) : spec.on.map((k) => k.right));
+    if (spec.range) names.add(side === 'left' ? spec.range.left : spec.range.right);
+    for (const c of filter?.columns[side] ?? []) names.add(c);
+    for (const c of shape.columns) if (c.from === side) names.add(c.name);
+    return schema.fields.map((f) => f.name).filter((n) => names.has(n));
+  };
   return {
     spec,
     leftSchema,
     rightSchema,
-    outputSchema: joinOutputSchema(spec.type, leftSchema, rightSchema),
+    outputSchema: shape.schema,
+    output: shape,
+    inputColumns: { left: needed('left', leftSchema), right: needed('right', rightSchema) },
     leftKeys: spec.on.map((k) => k.left),
     rightKeys: spec.on.map((k) => k.right),
     keyKinds,

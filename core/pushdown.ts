@@ -54,6 +54,13 @@ export interface KeyFilter {
    * cannot match; never set a 0 to 1. Rows tested have no NULL in any key column.
    */
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void;
+  /**
+   * What of this filter is worth running per row under `pushdown.rowFilter: auto` — the probe
+   * scan feeds the join directly, so a row test only pays when it is much cheaper than the join's
+   * own probe of the row: itself (omit the method), a cheaper part of it (a map filter keeps its
+   * KeyRangeBitmap), or null (the join's probe does this test anyway; containers still use it).
+   */
+  perRow?(): KeyFilter | null;
 }
 
 export interface PushdownPolicy extends Strategy {

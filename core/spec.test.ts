@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from './errors.ts';
-import { parseOn, parseRange, toJoinSpec } from './spec.ts';
+import { parseOn, parseRange, parseSelect, toJoinSpec } from './spec.ts';
 
 describe('join spec parsing', () => {
   it('parses --on pairs, with optional side prefixes and quoted names', () => {
@@ -33,5 +33,18 @@ describe('join spec parsing', () => {
     expect(s.filter?.kind).toBe('compare');
     expect(toJoinSpec({ type: 'inner', on: 'k=k', nullEqualsNull: true }).nullEquality).toBe('null-equals-null');
     expect(() => toJoinSpec({ type: 'outer', on: 'k=k' })).toThrow(/unknown join type 'outer'/);
+  });
+
+  it('parses --select lists (quoted names too) and rejects empty items and duplicates', () => {
+    expect(parseSelect('a')).toEqual(['a']);
+    expect(parseSelect(' a , "b c" ,k_right')).toEqual(['a', 'b c', 'k_right']);
+    expect(parseSelect('"x""y",z')).toEqual(['x"y', 'z']);
+    expect(parseSelect(['v', 'mark'])).toEqual(['v', 'mark']);
+    expect(() => parseSelect('')).toThrow(UsageError);
+    expect(() => parseSelect('a,,b')).toThrow(/empty column name/);
+    expect(() => parseSelect('a,a')).toThrow("--select names column 'a' twice");
+    expect(() => parseSelect('a b')).toThrow(/--select expects NAME/);
+    expect(toJoinSpec({ type: 'inner', on: 'k=k', select: 'v,k_right' }).select).toEqual(['v', 'k_right']);
+    expect(toJoinSpec({ type: 'inner', on: 'k=k' }).select).toBeUndefined();
   });
 });

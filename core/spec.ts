@@ -16,6 +16,8 @@ export interface JoinSpecInput {
   readonly filter?: string | Expr;
   readonly nullEqualsNull?: boolean;
   readonly nullAware?: boolean;
+  /** Output columns to keep, by output name: `"a,b_right"` or a list. */
+  readonly select?: string | readonly string[];
 }
 
 const IDENT = String.raw`(?:"(?:[^"]|"")+"|[^\s=<>,"]+)`;
@@ -41,6 +43,33 @@ function stripSide(name: string, side: 'l' | 'r'): string {
   return name;
 }
 
+/** `--select a,"b c",d_right` -> names (quotes as in `--on`); empty items and duplicates are errors. */
+export function parseSelect(input: string | readonly string[]): string[] {
+  const items = typeof input === 'string' ? splitNames(input) : [...input];
+  if (items.length === 0) throw new UsageError('--select needs at least one output column');
+  const seen = new Set<string>();
+  for (const name of items) {
+    if (name === '') throw new UsageError(`--select has an empty column name in '${String(input)}'`);
+    if (seen.has(name)) throw new UsageError(`--select names column '${name}' twice`);
+    seen.add(name);
+  }
+  return items;
+}
+
+function splitNames(text: string): string[] {
+  const re = new RegExp(String.raw`\s*(${IDENT})?\s*(,|$)`, 'gy');
+  const out: string[] = [];
+  let m: RegExpExecArray | null;
+  let at = 0;
+  while (at <= text.length && (m = re.exec(text)) !== null) {
+    out.push(m[1] === undefined ? '' : unquote(m[1]));
+    at = re.lastIndex;
+    if (m[2] === '') break;
+  }
+  if (at < text.length) throw new UsageError(`--select expects NAME[,NAME2…], got '${text}'`);
+  return out;
+}
+
 export function parseRange(text: string): RangePredicate {
   const m = new RegExp(String.raw`^\s*(${IDENT})\s*(<=|>=|<|>)\s*(${IDENT})\s*$`).exec(text);
   if (!m) throw new UsageError(`--range expects "LEFT OP RIGHT" with OP one of < <= > >=, got '${text}'`);
@@ -63,5 +92,6 @@ export function toJoinSpec(input: JoinSpecInput): JoinSpec {
     filter,
     nullEquality: input.nullEqualsNull ? 'null-equals-null' : 'null-equals-nothing',
     nullAware: input.nullAware ?? false,
+    ...(input.select === undefined ? {} : { select: parseSelect(input.select) }),
   };
 }

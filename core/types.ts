@@ -57,6 +57,11 @@ export interface JoinSpec {
   readonly nullEquality: NullEquality;
   /** `NOT IN` semantics; only meaningful for left-anti / right-anti with one key pair. */
   readonly nullAware: boolean;
+  /**
+   * Output columns to produce, by their output names (core/output-schema.ts), in this order;
+   * absent: every output column. Input columns nothing needs are then never read or gathered.
+   */
+  readonly select?: readonly string[];
 }
 
 /** Which side's rows a join type returns (for semi/anti/mark) or `both`. */

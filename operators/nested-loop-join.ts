@@ -24,7 +24,7 @@ import { bump } from '../core/metrics.ts';
 import type { BoundJoin } from '../core/plan.ts';
 import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../core/types.ts';
 import { collectScan } from './common/collect.ts';
-import { OutputAssembler } from './common/output.ts';
+import { OutputAssembler, OutputPlan } from './common/output.ts';
 
 /** Candidate pairs evaluated against the residual filter at once. */
 const FILTER_BLOCK = 4096;
@@ -116,8 +116,13 @@ export class NestedLoopJoin implements JoinAlgorithm {
     const batchSize = ctx.config.batchSize;
     const out =
       sides === 'both'
-        ? OutputAssembler.pairs(join.outputSchema, batchSize, left, right)
-        : OutputAssembler.oneSide(join.outputSchema, batchSize, sides === 'left' ? left : right, isMarkJoin(spec.type));
+        ? OutputAssembler.pairs(OutputPlan.pairs(join.output, join.leftSchema, join.rightSchema), batchSize, left, right)
+        : OutputAssembler.oneSide(
+            OutputPlan.oneSide(join.output, sides === 'left' ? join.leftSchema : join.rightSchema, sides),
+            batchSize,
+            sides === 'left' ? left : right,
+            isMarkJoin(spec.type),
+          );
     const emitPairs = sides === 'both';
     const nullEqualsNull = spec.nullEquality === 'null-equals-null';
     const nullAware = spec.nullAware;

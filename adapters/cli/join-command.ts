@@ -18,6 +18,7 @@ export interface JoinCommandOptions {
   type: string;
   algorithm?: string;
   filter?: string;
+  select?: string;
   nullEqualsNull: boolean;
   nullAware: boolean;
   config?: string;
@@ -33,7 +34,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
   const config = await loadConfig({ file: opts.config, set });
   const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
   const { table, metrics } = await engine.join(
-    { type: opts.type, on: opts.on, range: opts.range, filter: opts.filter, nullEqualsNull: opts.nullEqualsNull, nullAware: opts.nullAware },
+    { type: opts.type, on: opts.on, range: opts.range, filter: opts.filter, select: opts.select, nullEqualsNull: opts.nullEqualsNull, nullAware: opts.nullAware },
     opts.left,
     opts.right,
   );

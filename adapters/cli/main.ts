@@ -35,6 +35,7 @@ function buildProgram(): Command {
     .addOption(new Option('--type <type>', 'join type').choices(JOIN_TYPES).default('inner'))
     .option('--algorithm <name>', 'join algorithm (overrides config key join)')
     .option('--filter <expr>', 'residual filter, e.g. "l.amount > r.limit AND r.region IS NOT NULL"')
+    .option('--select <names>', 'output columns to keep, by output name: NAME[,NAME2...] (default: all)')
     .option('--null-equals-null', 'keys compare with IS NOT DISTINCT FROM (NULL matches NULL)', false)
     .option('--null-aware', 'anti join with NOT IN semantics', false)
     .option('--config <file>', 'config file (JSON or YAML)')

@@ -93,7 +93,7 @@ function summary(r: ParityResult): string {
 }
 
 function oneLine(c: JoinCase): string {
-  const spec = [c.spec.type, c.spec.on ? `on ${c.spec.on}` : `range ${c.spec.range}`, c.spec.filter ? `filter ${c.spec.filter}` : '', c.spec.nullEqualsNull ? 'null=null' : '', c.spec.nullAware ? 'NOT IN' : '']
+  const spec = [c.spec.type, c.spec.on ? `on ${c.spec.on}` : `range ${c.spec.range}`, c.spec.filter ? `filter ${c.spec.filter}` : '', c.spec.nullEqualsNull ? 'null=null' : '', c.spec.nullAware ? 'NOT IN' : '', c.spec.select ? `select ${c.spec.select}` : '']
     .filter(Boolean)
     .join(' ');
   const cfg = c.config;

@@ -11,6 +11,7 @@
  * (`core/output-schema.ts`, re-exported here), so both agree by construction, not by convention.
  *
  * `l` and `r` are always the aliases of the left and right input, whichever side is returned.
+ * A `select` list wraps the full join in `SELECT <names> FROM (…)`.
  */
 import type { JoinSpec, JoinType, KeyPair } from '../../core/types.ts';
 import { isAntiJoin, isMarkJoin, isSemiJoin, outputSides } from '../../core/types.ts';
@@ -82,6 +83,13 @@ const JOIN_KEYWORDS: Partial<Record<JoinType, string>> = {
  * side's columns; for mark, the returned side's columns plus a boolean `mark`.
  */
 export function joinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): string {
+  const sql = fullJoinToSql(spec, left, right);
+  // output names are unique, so a select list is a plain projection of the full join
+  if (spec.select === undefined) return sql;
+  return `SELECT ${spec.select.map(quoteIdent).join(', ')} FROM (${sql}) AS joined`;
+}
+
+function fullJoinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): string {
   const side = outputSides(spec.type);
   if (side === 'both') {
     const names = outputColumnNames(left.columns, right.columns);

@@ -12,12 +12,13 @@
  *    same name on both sides, so output renaming is exercised);
  *  - data: NULLs, duplicates, skew, shared or independent key domains, 0..60 rows per side
  *    (biased towards tiny and empty inputs), input batches of 1..64 rows;
- *  - the spec: every join type, NULL = NULL, NOT IN, residual filters, range predicates;
+ *  - the spec: every join type, NULL = NULL, NOT IN, residual filters, range predicates, and
+ *    (three cases in ten) a `select` of a random subset of the output columns in random order;
  *  - the config: `join`, `pushdown`, `hashmap` drawn from the REGISTRY (so a strategy added by an
  *    extension is fuzzed without touching this file), `hash.mode` collect-left / partitioned with
  *    1..8 partitions, `hash.build`, `batchSize` in {1, 7, 64, 8192} (or, one case in four, any of
- *    1..64), plus `pushdown.keyRangeBitmap` and a small `pushdown.inlistMaxDistinct` now and then
- *    (so the IN list's fallback to the map runs).
+ *    1..64), plus `pushdown.keyRangeBitmap`, a small `pushdown.inlistMaxDistinct` now and then
+ *    (so the IN list's fallback to the map runs) and every `pushdown.rowFilter` mode.
  *
  * Validity is asked, never assumed: a drawn spec the chosen algorithm cannot run (per its
  * `unsupportedReason` on the bound join) is repaired: the first runnable of the drawn spec, the
@@ -67,6 +68,8 @@ export interface CaseSpec {
   readonly filter?: string;
   readonly nullEqualsNull?: boolean;
   readonly nullAware?: boolean;
+  /** Output columns to keep (comma-separated output names), in this order. */
+  readonly select?: string;
 }
 
 /** The engine configuration of a case (flat, dotted keys; accepted by `Engine.create`). */
@@ -80,6 +83,7 @@ export interface CaseConfig {
   readonly batchSize: number;
   readonly 'pushdown.keyRangeBitmap': boolean;
   readonly 'pushdown.inlistMaxDistinct': number;
+  readonly 'pushdown.rowFilter': 'auto' | 'always' | 'never';
   readonly extensions?: readonly string[];
 }
 
@@ -187,7 +191,10 @@ interface Draw {
   readonly batchSize: number;
   readonly keyRangeBitmap: boolean;
   readonly inlistMaxDistinct: number;
+  readonly rowFilter: 'auto' | 'always' | 'never';
   readonly tableSeed: number;
+  /** Seed of the output projection (null: every output column). */
+  readonly selectSeed: number | null;
 }
 
 function draw(space: CaseSpace, rng: Rng): Draw {
@@ -220,6 +227,9 @@ function draw(space: CaseSpace, rng: Rng): Draw {
   const keyRangeBitmap = rng.chance(0.8);
   const inlistMaxDistinct = rng.chance(0.75) ? 150 : rng.int(1, 8);
   const tableSeed = rng.int(1, 2 ** 30);
+  // drawn last, so every earlier field of a seed's case is what it was before these existed
+  const rowFilter = rng.pick(['auto', 'always', 'never'] as const);
+  const selectSeed = rng.chance(0.3) ? rng.int(1, 2 ** 30) : null;
   return {
     join,
     pairs,
@@ -247,7 +257,9 @@ function draw(space: CaseSpace, rng: Rng): Draw {
     batchSize,
     keyRangeBitmap,
     inlistMaxDistinct,
+    rowFilter,
     tableSeed,
+    selectSeed,
   };
 }
 
@@ -355,6 +367,7 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
   }
   let hashmap = space.hashmaps[Math.floor(d.hashmapDraw * space.hashmaps.length)]!;
   const bound = bindCase(spec, left, right);
+  if (d.selectSeed !== null && typeof bound !== 'string') spec = { ...spec, select: randomSelect(new Rng(d.selectSeed), bound.outputSchema.fields.map((f) => f.name)) };
   if (typeof bound !== 'string') {
     const usable = usableHashmaps(space, bound, left, right, d.build);
     if (usable.length > 0) hashmap = usable[Math.floor(d.hashmapDraw * usable.length)]!;
@@ -369,9 +382,19 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     batchSize: d.batchSize,
     'pushdown.keyRangeBitmap': d.keyRangeBitmap,
     'pushdown.inlistMaxDistinct': d.inlistMaxDistinct,
+    'pushdown.rowFilter': d.rowFilter,
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
   return { seed, index, left, right, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported };
+}
+
+/** A non-empty random subset of `names` in random order, comma-separated. */
+function randomSelect(rng: Rng, names: readonly string[]): string {
+  const pool = [...names];
+  const count = rng.int(1, pool.length);
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) out.push(pool.splice(rng.int(0, pool.length - 1), 1)[0]!);
+  return out.join(',');
 }
 
 // ---------------------------------------------------------------------------------------------

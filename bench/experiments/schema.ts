@@ -13,7 +13,7 @@
  *   name, description?
  *   data: { generator: star|sparse|skewed|range, params?, seed? (1), rowGroupSize? (10240) }
  *       | { left: FILE, right: FILE }             (Parquet or Arrow IPC, relative to the file)
- *   join: { type, on?, range?, filter?, nullEqualsNull?, nullAware? }   (as `JoinSpecInput`)
+ *   join: { type, on?, range?, filter?, select?, nullEqualsNull?, nullAware? }   (as `JoinSpecInput`)
  *   -- or, to run the same variants over several data sets --
  *   datasets: [{ name?, data, join }, …]
  *   config?: { … }                                 (base config under every variant)
@@ -114,6 +114,7 @@ export interface JoinBlock {
   readonly on?: string | readonly { left: string; right: string }[];
   readonly range?: string | { left: string; op: (typeof RANGE_OPS)[number]; right: string };
   readonly filter?: string;
+  readonly select?: string | readonly string[];
   readonly nullEqualsNull?: boolean;
   readonly nullAware?: boolean;
 }
@@ -200,6 +201,7 @@ const joinSchema = z
       })
       .optional(),
     filter: z.string().min(1).optional(),
+    select: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: "expected 'a,b' or a list of output column names" }).optional(),
     nullEqualsNull: z.boolean().optional(),
     nullAware: z.boolean().optional(),
   })
@@ -325,8 +327,9 @@ function parseJoin(p: Problems, raw: unknown, at: PathPart[]): { join: JoinBlock
     spec = toJoinSpec(join as JoinSpecInput);
   } catch (e) {
     if (!isJoinlabError(e)) throw e;
-    const key = e.kind === 'expression' ? 'filter' : /--range|range operator/.test(e.message) ? 'range' : /--on/.test(e.message) ? 'on' : undefined;
-    p.fail(key ? [...at, key] : at, e.message.replace(/--(on|range|filter)\b/g, '$1'));
+    const key =
+      e.kind === 'expression' ? 'filter' : /--range|range operator/.test(e.message) ? 'range' : /--on/.test(e.message) ? 'on' : /--select/.test(e.message) ? 'select' : undefined;
+    p.fail(key ? [...at, key] : at, e.message.replace(/--(on|range|filter|select)\b/g, '$1'));
   }
   return { join, spec };
 }

@@ -50,7 +50,7 @@ describe('config schema', () => {
   });
 
   it('every documented key is in the schema', () => {
-    for (const k of ['join', 'hash.mode', 'hash.partitions', 'hash.build', 'hashmap', 'pushdown', 'pushdown.keyRangeBitmap', 'pushdown.inlistMaxDistinct', 'pushdown.inlistMaxBytes', 'smj.existence', 'pwmj.search', 'pwmj.prefilter', 'batchSize', 'memoryLimit', 'extensions']) {
+    for (const k of ['join', 'hash.mode', 'hash.partitions', 'hash.build', 'hashmap', 'pushdown', 'pushdown.keyRangeBitmap', 'pushdown.inlistMaxDistinct', 'pushdown.inlistMaxBytes', 'pushdown.rowFilter', 'smj.existence', 'pwmj.search', 'pwmj.prefilter', 'batchSize', 'memoryLimit', 'extensions']) {
       expect(CONFIG_KEYS).toContain(k);
     }
   });

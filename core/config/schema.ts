@@ -42,6 +42,7 @@ export const configSchema = z
     'pushdown.keyRangeBitmap': bool.default(true),
     'pushdown.inlistMaxDistinct': positiveInt.default(150),
     'pushdown.inlistMaxBytes': positiveInt.default(131072),
+    'pushdown.rowFilter': z.enum(['auto', 'always', 'never']).default('auto'),
     'smj.existence': strategyName.default('bitwise'),
     'pwmj.search': strategyName.default('binary'),
     'pwmj.prefilter': bool.default(true),

@@ -70,6 +70,13 @@ export function hashKeys(cols: readonly KeyColumn[], seed: number, out?: Uint32A
   if (cols.length === 0) throw new RangeError('hashKeys needs at least one key column');
   const n = cols[0]!.length;
   const h = out !== undefined && out.length >= n ? out : new Uint32Array(n);
+  const only = cols[0]!;
+  if (cols.length === 1 && only.nulls === null && !isBytesKey(only) && (only.kind.width === 2 || only.kind.width === 1)) {
+    // the common key (one NULL-free column of 1 or 2 words) in one fused pass: the same hash
+    if (only.kind.width === 2) hashWords2(h, only.words, n, seed | 0);
+    else hashWords1(h, only.words, n, seed | 0);
+    return h;
+  }
   h.fill(seed >>> 0, 0, n);
   for (let c = 0; c < cols.length; c++) {
     const col = cols[c]!;
@@ -91,6 +98,15 @@ export function hashKeys(cols: readonly KeyColumn[], seed: number, out?: Uint32A
  */
 function mixNulls(h: Uint32Array, nulls: Uint8Array, n: number, k: number): void {
   for (let i = 0; i < n; i++) if (nulls[i] !== 0) h[i] = mix(h[i]!, k) >>> 0;
+}
+
+/** `hashKeys` of one NULL-free 2-word column: seed, mix both words, finalise — one loop. */
+function hashWords2(h: Uint32Array, w: Int32Array, n: number, seed: number): void {
+  for (let i = 0; i < n; i++) h[i] = fmix(mix(mix(seed, w[2 * i]!), w[2 * i + 1]!));
+}
+
+function hashWords1(h: Uint32Array, w: Int32Array, n: number, seed: number): void {
+  for (let i = 0; i < n; i++) h[i] = fmix(mix(seed, w[i]!));
 }
 
 function mixWords2(h: Uint32Array, col: FixedKeyColumn): void {

@@ -4,34 +4,92 @@
  * references becomes one output RecordBatch by a columnar gather. No per-row objects.
  *
  * Two shapes: pairs (inner/outer joins: left columns then right columns) and one side plus an
- * optional boolean `mark` column (semi/anti/mark joins). `pairBatch`/`sideBatch` gather one
- * batch directly (streaming operators, whose probe source changes every batch);
- * `OutputAssembler` buffers references pushed one at a time and cuts batches of `batchSize`.
+ * optional boolean `mark` column (semi/anti/mark joins), both cut down and reordered to the join's
+ * `select` list by an `OutputPlan` — only selected columns are ever gathered. Its `pairBatch` /
+ * `sideBatch` gather one batch directly (streaming operators, whose probe source changes every
+ * batch); `OutputAssembler` buffers references pushed one at a time and cuts batches of `batchSize`.
  */
 import type { Data, RecordBatch, Schema } from 'apache-arrow';
 import { boolData, gatherColumns, makeRecordBatch, type RowSource } from '../../core/arrow/gather.ts';
+import type { OutputShape } from '../../core/output-schema.ts';
 
-/** Output rows `left[leftIdx[k]] ++ right[rightIdx[k]]` for k in [start, start + count). */
-export function pairBatch(
-  schema: Schema,
-  left: RowSource,
-  leftIdx: Int32Array,
-  right: RowSource,
-  rightIdx: Int32Array,
-  start: number,
-  count: number,
-): RecordBatch {
-  const columns: Data[] = [...gatherColumns(left, leftIdx, start, count), ...gatherColumns(right, rightIdx, start, count)];
-  return makeRecordBatch(schema, columns, count);
+/**
+ * An `OutputShape` resolved once against the schemas of the sources an operator gathers from:
+ * the source columns to gather (each once, even if selected twice) and where each lands.
+ */
+export class OutputPlan {
+  readonly schema: Schema;
+  /** Columns gathered from the first source (left, or the one side) and from the right source. */
+  readonly #first: number[];
+  readonly #second: number[];
+  /** Per output column: its index in [...first, ...second], or -1 for the mark. */
+  readonly #slots: Int32Array;
+  /** The output is [...first, ...second(, mark)] as gathered: no reordering. */
+  readonly #identity: boolean;
+
+  private constructor(shape: OutputShape, first: Schema, second: Schema | null, firstSide: 'left' | 'right') {
+    this.schema = shape.schema;
+    const resolve = (schema: Schema | null, name: string): number => {
+      const c = schema === null ? -1 : schema.fields.findIndex((f) => f.name === name);
+      if (c < 0) throw new RangeError(`output column '${name}' is not in its source (columns: ${schema?.fields.map((f) => f.name).join(', ') ?? 'none'})`);
+      return c;
+    };
+    // each source column gathered once, in order of first use
+    const firstCols: number[] = [];
+    const secondCols: number[] = [];
+    for (const c of shape.columns) {
+      if (c.from === 'mark') continue;
+      const [list, col] = c.from === firstSide ? [firstCols, resolve(first, c.name)] : [secondCols, resolve(second, c.name)];
+      if (!list.includes(col)) list.push(col);
+    }
+    this.#first = firstCols;
+    this.#second = secondCols;
+    this.#slots = Int32Array.from(shape.columns, (c) => {
+      if (c.from === 'mark') return -1;
+      return c.from === firstSide ? firstCols.indexOf(resolve(first, c.name)) : firstCols.length + secondCols.indexOf(resolve(second, c.name));
+    });
+    const gathered = firstCols.length + secondCols.length;
+    this.#identity = this.#slots.every((s, i) => (i < gathered ? s === i : s === -1 && i === gathered));
+  }
+
+  /** Inner/outer joins: left columns then right columns (as selected). */
+  static pairs(shape: OutputShape, left: Schema, right: Schema): OutputPlan {
+    return new OutputPlan(shape, left, right, 'left');
+  }
+
+  /** Semi/anti/mark joins: the returned side's columns (and the mark, as selected). */
+  static oneSide(shape: OutputShape, side: Schema, which: 'left' | 'right'): OutputPlan {
+    return new OutputPlan(shape, side, null, which);
+  }
+
+  /** Output rows `left[leftIdx[k]] ++ right[rightIdx[k]]` for k in [start, start + count). */
+  pairBatch(left: RowSource, leftIdx: Int32Array, right: RowSource, rightIdx: Int32Array, start: number, count: number): RecordBatch {
+    const a = this.#first.length === 0 ? [] : gatherColumns(left, leftIdx, start, count, this.#first);
+    const b = this.#second.length === 0 ? [] : gatherColumns(right, rightIdx, start, count, this.#second);
+    return this.#assemble([...a, ...b], null, count);
+  }
+
+  /** Output rows `src[idx[k]]` (+ `mark[k]` when given) for k in [start, start + count). */
+  sideBatch(src: RowSource, idx: Int32Array, start: number, count: number, mark: Uint8Array | null): RecordBatch {
+    const a = this.#first.length === 0 ? [] : gatherColumns(src, idx, start, count, this.#first);
+    return this.#assemble(a, mark === null ? null : () => boolData(mark, start, count), count);
+  }
+
+  #assemble(gathered: Data[], mark: (() => Data) | null, count: number): RecordBatch {
+    if (this.#identity) {
+      if (mark !== null && this.#slots.length > gathered.length) gathered.push(mark());
+      return makeRecordBatch(this.schema, gathered, count);
+    }
+    let markData: Data | null = null;
+    const columns = Array.from(this.#slots, (s) => (s >= 0 ? gathered[s]! : (markData ??= mark!())));
+    return makeRecordBatch(this.schema, columns, count);
+  }
 }
 
-/** Output rows `src[idx[k]]` (+ `mark[k]` when given) for k in [start, start + count). */
-export function sideBatch(schema: Schema, src: RowSource, idx: Int32Array, start: number, count: number, mark: Uint8Array | null): RecordBatch {
-  const columns: Data[] = gatherColumns(src, idx, start, count);
-  if (mark) columns.push(boolData(mark, start, count));
-  return makeRecordBatch(schema, columns, count);
-}
-
+/**
+ * Buffers output row references pushed one at a time and cuts batches of `batchSize` (the
+ * nested-loop join's output path).
+ */
 export class OutputAssembler {
   readonly #left: Int32Array;
   readonly #right: Int32Array;
@@ -39,7 +97,7 @@ export class OutputAssembler {
   #count = 0;
 
   private constructor(
-    readonly schema: Schema,
+    readonly plan: OutputPlan,
     readonly batchSize: number,
     private readonly leftSource: RowSource,
     private readonly rightSource: RowSource | null,
@@ -50,14 +108,14 @@ export class OutputAssembler {
     this.#mark = withMark ? new Uint8Array(batchSize) : null;
   }
 
-  /** Output of inner/left/right/full: every left column, then every right column. */
-  static pairs(schema: Schema, batchSize: number, left: RowSource, right: RowSource): OutputAssembler {
-    return new OutputAssembler(schema, batchSize, left, right, false);
+  /** Output of inner/left/right/full: left columns, then right columns. */
+  static pairs(plan: OutputPlan, batchSize: number, left: RowSource, right: RowSource): OutputAssembler {
+    return new OutputAssembler(plan, batchSize, left, right, false);
   }
 
   /** Output of semi/anti (`withMark` false) or mark joins (`withMark` true): one side's columns. */
-  static oneSide(schema: Schema, batchSize: number, source: RowSource, withMark: boolean): OutputAssembler {
-    return new OutputAssembler(schema, batchSize, source, null, withMark);
+  static oneSide(plan: OutputPlan, batchSize: number, source: RowSource, withMark: boolean): OutputAssembler {
+    return new OutputAssembler(plan, batchSize, source, null, withMark);
   }
 
   get pending(): number {
@@ -84,7 +142,7 @@ export class OutputAssembler {
     if (n === 0) return null;
     this.#count = 0;
     return this.rightSource
-      ? pairBatch(this.schema, this.leftSource, this.#left, this.rightSource, this.#right, 0, n)
-      : sideBatch(this.schema, this.leftSource, this.#left, 0, n, this.#mark);
+      ? this.plan.pairBatch(this.leftSource, this.#left, this.rightSource, this.#right, 0, n)
+      : this.plan.sideBatch(this.leftSource, this.#left, 0, n, this.#mark);
   }
 }

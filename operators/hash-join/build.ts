@@ -19,7 +19,7 @@ import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds, TABLE_SEED } from '../../core/keys/partition.ts';
 import type { KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
-import { sideBatch } from '../common/output.ts';
+import { takeRows } from '../scan/memory-scan.ts';
 
 export interface PartitionBuild {
   readonly index: number;
@@ -72,12 +72,11 @@ export function splitByPartition(batch: RecordBatch, keys: readonly KeyColumn[],
   const order = new Int32Array(n);
   const fill = sizes.slice(0, count);
   for (let r = 0; r < n; r++) order[fill[ids[r]!]!++] = r;
-  const src = new RowSource([batch], batch.schema);
   const out: (RecordBatch | null)[] = [];
   for (let p = 0; p < count; p++) {
     const start = sizes[p]!;
     const len = sizes[p + 1]! - start;
-    out.push(len === 0 ? null : sideBatch(batch.schema, src, order, start, len, null));
+    out.push(len === 0 ? null : takeRows(batch, order.subarray(start, start + len)));
   }
   return out;
 }

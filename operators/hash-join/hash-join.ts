@@ -36,7 +36,7 @@ import { HASHMAP, PUSHDOWN } from '../../core/registry/slots.ts';
 import type { Side } from '../../core/types.ts';
 import { publishWhenComplete } from '../../strategies/pushdown/compose.ts';
 import { collectScan } from '../common/collect.ts';
-import { pairBatch, sideBatch } from '../common/output.ts';
+import { OutputPlan } from '../common/output.ts';
 import { DynamicFilter, type Scan } from '../scan/types.ts';
 import { buildPartitions, splitByPartition, type PartitionBuild } from './build.ts';
 import { joinRoles, type JoinRoles } from './roles.ts';
@@ -53,6 +53,10 @@ interface RunState {
   readonly batchSize: number;
   readonly outProbe: Int32Array;
   readonly outBuild: Int32Array;
+  /** Output of pairs (inner/outer joins), of the probe side's rows, of the build side's rows. */
+  readonly pairs: OutputPlan | null;
+  readonly probeSide: OutputPlan | null;
+  readonly buildSide: OutputPlan | null;
   probeSawNullKey: boolean;
 }
 
@@ -123,6 +127,9 @@ export class HashJoin implements JoinAlgorithm {
         batchSize: config.batchSize,
         outProbe: new Int32Array(config.batchSize),
         outBuild: new Int32Array(config.batchSize),
+        pairs: roles.emitPairs || roles.keepUnmatchedProbe || roles.keepUnmatchedBuild ? OutputPlan.pairs(join.output, join.leftSchema, join.rightSchema) : null,
+        probeSide: roles.probeRows !== null ? OutputPlan.oneSide(join.output, probeScan.schema, roles.probe) : null,
+        buildSide: roles.buildRows !== null ? OutputPlan.oneSide(join.output, buildScan.schema, build) : null,
         probeSawNullKey: false,
       };
       bump(m, 'buildRows', state.buildRowsTotal);
@@ -140,6 +147,8 @@ export class HashJoin implements JoinAlgorithm {
         yield* this.#probeBatch(state, batch);
       }
       yield* this.#buildSideOutput(state, probeScan);
+      const published = filter.current();
+      if (published?.rowTestSummary) m.details.rowFilter = published.rowTestSummary();
     } finally {
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
       reservation.free();
@@ -184,7 +193,7 @@ export class HashJoin implements JoinAlgorithm {
         bump(s.ctx.metrics, 'pairsMatched', n);
         if (probeMatched) for (let k = 0; k < n; k++) probeMatched[outProbe[k]!] = 1;
         if (markBuild) for (let k = 0; k < n; k++) part.matched.set(outBuild[k]!);
-        if (roles.emitPairs && n > 0) yield pairBatch(join.outputSchema, leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
+        if (roles.emitPairs && n > 0) yield s.pairs!.pairBatch(leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
       }
     }
     if (roles.keepUnmatchedProbe) {
@@ -193,12 +202,12 @@ export class HashJoin implements JoinAlgorithm {
       for (let start = 0; start < unmatched.length; start += s.batchSize) {
         const n = Math.min(s.batchSize, unmatched.length - start);
         outProbe.set(unmatched.subarray(start, start + n));
-        yield pairBatch(join.outputSchema, leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
+        yield s.pairs!.pairBatch(leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
       }
     }
     if (roles.probeRows !== null) {
       const notIn = roles.nullAwareOuter === 'probe' ? notInSurvivors(probeMatched!, probeNulls, s.buildRowsTotal === 0, s.buildHasNullKey) : null;
-      yield* this.#rowOutput(s, probeSource, roles.probeRows, probeMatched!, notIn);
+      yield* this.#rowOutput(s, s.probeSide!, probeSource, roles.probeRows, probeMatched!, notIn);
     }
   }
 
@@ -220,8 +229,7 @@ export class HashJoin implements JoinAlgorithm {
   }
 
   /** semi / anti / mark rows of one source; `notIn` (null-aware anti) replaces the anti rule. */
-  *#rowOutput(s: RunState, src: RowSource, kind: 'semi' | 'anti' | 'mark', matched: Uint8Array, notIn: Uint8Array | null): Generator<RecordBatch> {
-    const schema = s.join.outputSchema;
+  *#rowOutput(s: RunState, plan: OutputPlan, src: RowSource, kind: 'semi' | 'anti' | 'mark', matched: Uint8Array, notIn: Uint8Array | null): Generator<RecordBatch> {
     const idx = new Int32Array(Math.min(s.batchSize, Math.max(1, src.numRows)));
     const mark = kind === 'mark' ? new Uint8Array(idx.length) : null;
     let n = 0;
@@ -232,11 +240,11 @@ export class HashJoin implements JoinAlgorithm {
       idx[n] = r;
       if (mark) mark[n] = m ? 1 : 0;
       if (++n === idx.length) {
-        yield sideBatch(schema, src, idx, 0, n, mark);
+        yield plan.sideBatch(src, idx, 0, n, mark);
         n = 0;
       }
     }
-    if (n > 0) yield sideBatch(schema, src, idx, 0, n, mark);
+    if (n > 0) yield plan.sideBatch(src, idx, 0, n, mark);
   }
 
   *#buildSideOutput(s: RunState, probeScan: Scan): Generator<RecordBatch> {
@@ -254,14 +262,12 @@ export class HashJoin implements JoinAlgorithm {
         for (let start = 0; start < unmatched.length; start += s.batchSize) {
           const n = Math.min(s.batchSize, unmatched.length - start);
           const ids = unmatched.subarray(start, start + n);
-          yield roles.build === 'left'
-            ? pairBatch(join.outputSchema, part.source, ids, probeEmpty, none, 0, n)
-            : pairBatch(join.outputSchema, probeEmpty, none, part.source, ids, 0, n);
+          yield roles.build === 'left' ? s.pairs!.pairBatch(part.source, ids, probeEmpty, none, 0, n) : s.pairs!.pairBatch(probeEmpty, none, part.source, ids, 0, n);
         }
       }
       if (roles.buildRows !== null) {
         const notIn = roles.nullAwareOuter === 'build' ? notInSurvivors(asBytes, part.nullKeys, probeScan.numRows === 0, s.probeSawNullKey) : null;
-        yield* this.#rowOutput(s, part.source, roles.buildRows, asBytes, notIn);
+        yield* this.#rowOutput(s, s.buildSide!, part.source, roles.buildRows, asBytes, notIn);
       }
     }
   }

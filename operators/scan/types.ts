@@ -50,6 +50,8 @@ export interface ScanPredicate {
    * to keep every row. Must never drop a row that can match.
    */
   selectRows(batch: RecordBatch): Int32Array | null;
+  /** What the row-level test did so far (e.g. how many rows it tested and skipped), for metrics. */
+  rowTestSummary?(): string;
 }
 
 /**

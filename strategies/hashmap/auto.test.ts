@@ -1,10 +1,11 @@
 /**
  * auto: DataFusion's rule for array (array iff supported and (range <= 1024 or rows/range > 0.15)),
- * else linear for one fixed-width key, else chained.
+ * else swiss (any key; chained only past 2^26 build rows).
  */
 import { Float64, Int32, Int64, Uint64, Utf8 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { autoLayout, chooseLayout, explainLayout } from './auto.ts';
+import { SWISS_MAX_ROWS } from './swiss.ts';
 import { sides } from './test-helpers.ts';
 import type { Row } from './test-helpers.ts';
 
@@ -20,41 +21,49 @@ describe('auto layout', () => {
     expect(chooseLayout(input([]))).toBe('array');
   });
 
-  it('picks array for dense keys (rows/range > 0.15) and linear for sparse ones', () => {
+  it('picks array for dense keys (rows/range > 0.15) and swiss for sparse ones', () => {
     expect(chooseLayout(input(range(0, 200, 5)))).toBe('array'); // 200 rows over 996: 0.2
-    expect(chooseLayout(input(range(0, 200, 10)))).toBe('linear'); // 200 over 1991: 0.1
-    expect(explainLayout(input(range(0, 200, 10))).reason).toMatch(/sparse keys: .*; one fixed-width key: linear probing/);
-    expect(chooseLayout(input(range(0, 10_000, 7)))).toBe('linear');
+    expect(chooseLayout(input(range(0, 200, 10)))).toBe('swiss'); // 200 over 1991: 0.1
+    expect(explainLayout(input(range(0, 200, 10))).reason).toMatch(/sparse keys: .*; swiss table/);
+    expect(chooseLayout(input(range(0, 10_000, 7)))).toBe('swiss');
     expect(chooseLayout(input(range(0, 10_000, 6)))).toBe('array'); // 10000 / 59995 = 0.167
     const wide = sides([new Int64()], [new Int64()], [[0n], [2n ** 40n]], [], false).build;
-    expect(chooseLayout(wide)).toBe('linear');
-    expect(explainLayout(wide).reason).toMatch(/2\^26.*linear probing/);
+    expect(chooseLayout(wide)).toBe('swiss');
+    expect(explainLayout(wide).reason).toMatch(/2\^26.*swiss table/);
   });
 
-  it('picks linear for floats and for NULL = NULL with NULL build keys (array refuses both)', () => {
+  it('picks swiss for floats and for NULL = NULL with NULL build keys (array refuses both)', () => {
     const float = sides([new Float64()], [new Float64()], [[1.5], [2.5]], [], false).build;
-    expect(chooseLayout(float)).toBe('linear');
-    expect(explainLayout(float).reason).toMatch(/integer or boolean key, got DOUBLE; one fixed-width key/);
-    expect(chooseLayout(input([1, 2, null], true))).toBe('linear');
+    expect(chooseLayout(float)).toBe('swiss');
+    expect(explainLayout(float).reason).toMatch(/integer or boolean key, got DOUBLE; swiss table/);
+    expect(chooseLayout(input([1, 2, null], true))).toBe('swiss');
     expect(explainLayout(input([1, 2, null], true)).reason).toMatch(/NULL build keys under null-equals-null/);
     expect(chooseLayout(input([1, 2, null], false))).toBe('array');
   });
 
-  it('picks chained for several keys, strings and HUGEINT (neither array nor linear index them)', () => {
+  it('picks swiss for several keys, strings and HUGEINT (the array layout refuses them)', () => {
     const two: Row[] = [[1, 2]];
     const multi = sides([new Int32(), new Int32()], [new Int32(), new Int32()], two, [], false).build;
-    expect(chooseLayout(multi)).toBe('chained');
-    expect(explainLayout(multi).reason).toMatch(/exactly one key column, got 2; the linear layout needs exactly one key column/);
-    expect(chooseLayout(sides([new Utf8()], [new Utf8()], [['a']], [], false).build)).toBe('chained');
+    expect(chooseLayout(multi)).toBe('swiss');
+    expect(explainLayout(multi).reason).toMatch(/exactly one key column, got 2; swiss table/);
+    expect(chooseLayout(sides([new Utf8()], [new Utf8()], [['a']], [], false).build)).toBe('swiss');
     const huge = sides([new Int64()], [new Uint64()], [[1n]], [], false).build;
-    expect(chooseLayout(huge)).toBe('chained');
-    expect(explainLayout(huge).reason).toMatch(/got HUGEINT$/);
+    expect(chooseLayout(huge)).toBe('swiss');
+    expect(explainLayout(huge).reason).toMatch(/got HUGEINT; swiss table$/);
+  });
+
+  it('picks chained past the swiss row limit', () => {
+    // two key columns: the array layout refuses without scanning, so the oversized row count is never read
+    const multi = sides([new Int32(), new Int32()], [new Int32(), new Int32()], [[1, 2]], [], false).build;
+    const choice = explainLayout({ ...multi, rows: SWISS_MAX_ROWS + 1 });
+    expect(choice.layout).toBe('chained');
+    expect(choice.reason).toMatch(/at most 2\^26 build rows/);
   });
 
   it('builds the chosen layout’s table', () => {
     expect(autoLayout.build(input([1, 2, 3])).layout).toBe('array');
-    expect(autoLayout.build(input([1, 2, null], true)).layout).toBe('linear');
-    expect(autoLayout.build(input(range(0, 200, 10))).layout).toBe('linear');
-    expect(autoLayout.build(sides([new Utf8()], [new Utf8()], [['a']], [], false).build).layout).toBe('chained');
+    expect(autoLayout.build(input([1, 2, null], true)).layout).toBe('swiss');
+    expect(autoLayout.build(input(range(0, 200, 10))).layout).toBe('swiss');
+    expect(autoLayout.build(sides([new Utf8()], [new Utf8()], [['a']], [], false).build).layout).toBe('swiss');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Differential tests of every layout (chained, array, linear, auto) against a naive nested comparison of
+ * Differential tests of every layout (chained, array, linear, swiss, auto) against a naive nested comparison of
  * the JS values: random keys of every shape, NULLs under both NULL rules, duplicates and skew,
  * probed with tiny capacities so every resumption point of the cursor is exercised.
  */
@@ -12,6 +12,7 @@ import { ARRAY_MAX_SPAN, arrayLayout } from './array.ts';
 import { AUTO_MIN_DENSITY, AUTO_SMALL_SPAN, autoLayout, chooseLayout } from './auto.ts';
 import { chainedLayout } from './chained.ts';
 import { linearLayout } from './linear.ts';
+import { swissLayout } from './swiss.ts';
 import { oraclePairs, probeAll, rowEquals, sides } from './test-helpers.ts';
 import type { Row, Val } from './test-helpers.ts';
 
@@ -94,7 +95,7 @@ const CASES: readonly Case[] = [
   { name: 'uint8 build x int32 probe (widened)', build: [new Uint8()], probe: [new Int32()], values: [fc.integer({ min: 0, max: 255 })], arrayType: true, linearType: true },
 ];
 
-const LAYOUTS: readonly HashMapLayout[] = [chainedLayout, arrayLayout, linearLayout, autoLayout];
+const LAYOUTS: readonly HashMapLayout[] = [chainedLayout, arrayLayout, linearLayout, swissLayout, autoLayout];
 
 /** Rows with NULLs, duplicates and skew: most rows come from a small pool whose first row is hot. */
 function scenario(values: readonly fc.Arbitrary<Val>[]) {
@@ -165,12 +166,12 @@ describe('hash-map layouts: differential against a nested comparison', () => {
             expect(probeAll(table, s.probe, capacity)).toEqual(expected);
             checkContains(table, s.probe, member);
           }
-          // auto's decision: DataFusion's rule for array, else linear when it applies, else chained
+          // auto's decision: DataFusion's rule for array, else swiss
           const arrayOk = !expectedArrayRefusal(c, build, nullEqualsNull);
           const sp = arrayOk ? Number(span(build.map((r) => r[0]!))) : 0;
           const rows = build.filter((r) => r[0] !== null).length;
           const wantArray = arrayOk && (sp <= AUTO_SMALL_SPAN || rows / sp > AUTO_MIN_DENSITY);
-          expect(chooseLayout(s.build)).toBe(wantArray ? 'array' : c.linearType ? 'linear' : 'chained');
+          expect(chooseLayout(s.build)).toBe(wantArray ? 'array' : 'swiss');
           expect(autoLayout.build(s.build).layout).toBe(chooseLayout(s.build));
         }),
         { seed: 0x5eed + c.name.length, numRuns: 150 },

@@ -112,6 +112,7 @@ export class LinearHashTable implements JoinHashTable {
   readonly slots: number;
   /** Occupied slots: the distinct non-NULL keys. */
   readonly distinct: number;
+  readonly distinctKeys: number;
   /** Whether some chain holds more than one row (otherwise `next` is not kept). */
   readonly hasDuplicates: boolean;
   readonly #tags: Uint8Array;
@@ -165,6 +166,7 @@ export class LinearHashTable implements JoinHashTable {
       bits = fewer;
     }
     this.distinct = distinct;
+    this.distinctKeys = distinct;
     this.hasDuplicates = distinct < valid || (nullEqualsNull && nullCount > 1);
     this.#nullFirst = nullFirst;
     this.#tags = tags;

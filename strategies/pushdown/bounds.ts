@@ -137,12 +137,40 @@ function testColumn(col: KeyColumn, b: ColumnBounds, rows: Int32Array | null, ke
   }
 }
 
+const TWO_32 = 4294967296;
+const TWO_53 = 2 ** 53;
+
+/**
+ * 64-bit ints. When both bounds lie strictly inside ±2^53 a row's value is compared as one double
+ * (hi * 2^32 + lo): exact below 2^53, and beyond it rounding is monotone and cannot carry a value
+ * across a bound inside ±2^53 — so the answer is exact — and the loop is branch-free (the outcome
+ * is ANDed into `keep`; about half the rows fail on typical probes, so a branch would mispredict).
+ * Wider bounds compare (signed high, unsigned low) words.
+ */
 function test64(words: Int32Array, flip: number, minW: Int32Array, maxW: Int32Array, n: number, rows: Int32Array | null, keep: Uint8Array): void {
+  const signed = flip !== 0;
+  const min = wordsToDouble(minW[0]!, minW[1]!, signed);
+  const max = wordsToDouble(maxW[0]!, maxW[1]!, signed);
+  const count = rows === null ? n : rows.length;
+  if (min > -TWO_53 && max < TWO_53) {
+    if (signed && rows === null) {
+      for (let r = 0; r < count; r++) {
+        const v = words[2 * r + 1]! * TWO_32 + (words[2 * r]! >>> 0);
+        keep[r] &= +(v >= min) & +(v <= max);
+      }
+      return;
+    }
+    for (let i = 0; i < count; i++) {
+      const r = rows === null ? i : rows[i]!;
+      const v = wordsToDouble(words[2 * r]!, words[2 * r + 1]!, signed);
+      keep[r] &= +(v >= min) & +(v <= max);
+    }
+    return;
+  }
   const minH = (minW[1]! ^ flip) >>> 0;
   const minL = minW[0]! >>> 0;
   const maxH = (maxW[1]! ^ flip) >>> 0;
   const maxL = maxW[0]! >>> 0;
-  const count = rows === null ? n : rows.length;
   for (let i = 0; i < count; i++) {
     const r = rows === null ? i : rows[i]!;
     if (keep[r] === 0) continue;
@@ -152,12 +180,17 @@ function test64(words: Int32Array, flip: number, minW: Int32Array, maxW: Int32Ar
   }
 }
 
+/** The (possibly rounded) double of a 64-bit value given as (lo, hi) words. */
+function wordsToDouble(lo: number, hi: number, signed: boolean): number {
+  return (signed ? hi : hi >>> 0) * TWO_32 + (lo >>> 0);
+}
+
 function testWord(words: Int32Array, min: number, max: number, n: number, rows: Int32Array | null, keep: Uint8Array): void {
   const count = rows === null ? n : rows.length;
   for (let i = 0; i < count; i++) {
     const r = rows === null ? i : rows[i]!;
     const v = words[r]!;
-    if (v < min || v > max) keep[r] = 0;
+    keep[r] &= +(v >= min) & +(v <= max);
   }
 }
 

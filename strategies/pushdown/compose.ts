@@ -21,6 +21,13 @@
  *    nothing is published before the N-th report.
  * The `none` policy publishes nothing at all (null), so it stays a true baseline.
  *
+ * Containers and rows are tested differently (`pushdown.rowFilter`): containers always with the
+ * full filters (pruning before decoding always pays); rows with `always` the full filters, with
+ * `never` not at all, and with `auto` (default) only each filter's cheap per-row part
+ * (`KeyFilter.perRow`: bounds, IN lists, bitmaps — not the map's table lookup, which the join's
+ * probe repeats anyway), behind a gate that pauses the row test while it keeps most rows
+ * (row-gate.ts). Skipping a row test only ever keeps more rows.
+ *
  * Per batch (`selectRows`): normalise the probe key columns to the join's key kinds (the same
  * words the build has), compute the NULL mask, route, and run each partition's filter over the
  * rows routed to it, with hashes computed only if that filter needs them and with THAT
@@ -33,6 +40,8 @@ import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds } from '../../core/keys/partition.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../../operators/scan/types.ts';
+import { countKept, liveRows, rowPartOf } from './and.ts';
+import { RowFilterGate } from './row-gate.ts';
 
 /** What a build partition reports: its contents, or that it failed (unknown contents). */
 export type PartitionReport = BuildPartition | 'failed';
@@ -73,7 +82,26 @@ export function composeDynamicFilter(args: ComposeArgs): ScanPredicate | null {
   const plans: Plan[] = partitions.map((p) => planOf(policy, p, ctx));
   const allKeep = plans.every((p) => p.mode === KEEP);
   if (allKeep && args.keepNullKeys) return null;
-  return new ComposedPredicate(plans, ctx, args.routed && plans.length > 1, args.keepNullKeys);
+  const mode = ctx.config['pushdown.rowFilter'];
+  const rowPlans = rowPlansOf(plans, mode);
+  return new ComposedPredicate(plans, rowPlans, mode === 'auto' ? new RowFilterGate() : null, ctx, args.routed && plans.length > 1, args.keepNullKeys);
+}
+
+/**
+ * The plans a batch's rows are tested with (containers always use the full plans):
+ * `always` the same; `auto` each filter's per-row part (`KeyFilter.perRow`: what is much cheaper
+ * than the join's own probe), a partition whose filter has none keeping its rows; `never` none at
+ * all (null: the scan applies no row test, only container pruning).
+ */
+function rowPlansOf(plans: readonly Plan[], mode: 'auto' | 'always' | 'never'): readonly Plan[] | null {
+  if (mode === 'never') return null;
+  if (mode === 'always') return plans;
+  return plans.map((p) => {
+    if (p.mode !== FILTER) return p;
+    const part = rowPartOf(p.filter!);
+    if (part === p.filter) return p;
+    return part === null ? { mode: KEEP, filter: null, seed: p.seed, label: 'true' } : { mode: FILTER, filter: part, seed: p.seed, label: part.description };
+  });
 }
 
 function planOf(policy: PushdownPolicy, p: PartitionReport, ctx: PushdownContext): Plan {
@@ -88,25 +116,41 @@ class ComposedPredicate implements ScanPredicate {
   readonly description: string;
   readonly columns: readonly string[];
   readonly #plans: readonly Plan[];
+  /** Plans for the row-level test (null: no row test, `pushdown.rowFilter: never`). */
+  readonly #rowPlans: readonly Plan[] | null;
+  /** The row test keeps every row (no partition filters rows): `selectRows` has nothing to do. */
+  readonly #rowsAllKept: boolean;
+  /** `pushdown.rowFilter: auto`: pauses the row test while it keeps most rows (row-gate.ts). */
+  readonly #gate: RowFilterGate | null;
   readonly #ctx: PushdownContext;
   readonly #routed: boolean;
   readonly #keepNulls: boolean;
   /** Some partition keeps every row routed to it (failed, or no filter). */
   readonly #anyKeep: boolean;
 
-  constructor(plans: readonly Plan[], ctx: PushdownContext, routed: boolean, keepNulls: boolean) {
+  constructor(plans: readonly Plan[], rowPlans: readonly Plan[] | null, gate: RowFilterGate | null, ctx: PushdownContext, routed: boolean, keepNulls: boolean) {
     this.#plans = plans;
+    this.#rowPlans = rowPlans;
+    this.#gate = gate;
+    // with every partition keeping its rows, a row pass only drops NULL keys (cheap: a batch with
+    // no NULL key returns at once), unless NULL keys are kept too
+    this.#rowsAllKept = rowPlans === null || (keepNulls && rowPlans.every((p) => p.mode === KEEP));
     this.#ctx = ctx;
     this.#routed = routed;
     this.#keepNulls = keepNulls;
     this.#anyKeep = plans.some((p) => p.mode === KEEP);
     this.columns = [...ctx.probeColumns];
     const cols = ctx.probeColumns.length === 1 ? ctx.probeColumns[0]! : `(${ctx.probeColumns.join(', ')})`;
-    let body: string;
-    if (plans.length === 1) body = plans[0]!.label;
-    else if (routed) body = `CASE partition(${cols}) ${plans.map((p, i) => `WHEN ${i} THEN ${p.label}`).join(' ')} END`;
-    else body = plans.map((p) => `(${p.label})`).join(' OR ');
-    this.description = keepNulls ? `(${body}) OR ${cols} HAS NULL` : body;
+    const describe = (ps: readonly Plan[]): string => {
+      let body: string;
+      if (ps.length === 1) body = ps[0]!.label;
+      else if (routed) body = `CASE partition(${cols}) ${ps.map((p, i) => `WHEN ${i} THEN ${p.label}`).join(' ')} END`;
+      else body = ps.map((p) => `(${p.label})`).join(' OR ');
+      return keepNulls ? `(${body}) OR ${cols} HAS NULL` : body;
+    };
+    const full = describe(plans);
+    const perRow = this.#rowsAllKept ? 'none' : describe(rowPlans!);
+    this.description = perRow === full ? full : `${full} [per row: ${perRow}]`;
   }
 
   mayContain(stats: ContainerStats): boolean {
@@ -133,34 +177,42 @@ class ComposedPredicate implements ScanPredicate {
     return false;
   }
 
+  rowTestSummary(): string {
+    if (this.#rowsAllKept) return 'no row test';
+    return this.#gate === null ? 'every batch tested' : this.#gate.summary();
+  }
+
   selectRows(batch: RecordBatch): Int32Array | null {
     const n = batch.numRows;
-    if (n === 0) return null;
+    if (n === 0 || this.#rowsAllKept) return null;
+    const gate = this.#gate;
+    if (gate !== null && !gate.shouldTest(n)) return null;
+    const selected = this.#select(batch, n);
+    gate?.observe(n, selected === null ? n : selected.length);
+    return selected;
+  }
+
+  #select(batch: RecordBatch, n: number): Int32Array | null {
     const ctx = this.#ctx;
     const keys = normalizeKeys(batch, ctx.probeColumns, ctx.keyKinds);
     const keep = new Uint8Array(n).fill(1);
     const nulls = anyNullMask(keys);
-    if (nulls !== null && !this.#keepNulls) for (let r = 0; r < n; r++) if (nulls[r] !== 0) keep[r] = 0;
+    if (nulls !== null && !this.#keepNulls) for (let r = 0; r < n; r++) keep[r] = 1 - (-nulls[r]! >>> 31);
     const hashes = new HashCache(keys);
-    const plans = this.#plans;
+    const plans = this.#rowPlans!;
     if (this.#routed) this.#routedRows(keys, nulls, keep, hashes);
     else {
       const rows = nulls === null ? null : nonNullRows(nulls, n);
       if (plans.length === 1) applyPlan(plans[0]!, keys, rows, keep, hashes);
       else orOverPlans(plans, keys, rows, keep, hashes);
     }
-    let kept = 0;
-    for (let r = 0; r < n; r++) kept += keep[r]!;
-    if (kept === n) return null;
-    const out = new Int32Array(kept);
-    let j = 0;
-    for (let r = 0; r < n; r++) if (keep[r] !== 0) out[j++] = r;
-    return out;
+    const kept = countKept(keep, n);
+    return kept === n ? null : liveRows(null, keep, n, new Int32Array(Math.min(n, kept + 1))).subarray(0, kept);
   }
 
   /** Counting-sort the non-NULL rows by partition, then run each partition's plan on its rows. */
   #routedRows(keys: readonly KeyColumn[], nulls: Uint8Array | null, keep: Uint8Array, hashes: HashCache): void {
-    const plans = this.#plans;
+    const plans = this.#rowPlans!;
     const P = plans.length;
     const n = keys[0]!.length;
     const pid = new Int32Array(n);

@@ -16,8 +16,8 @@
  *
  * Bail-outs (return null = "no bitmap", the caller keeps everything the bitmap would decide):
  *  - 2 * distinct > min(span, buckets): the bitmap would be (nearly) saturated and prune nothing.
- *    With width 1, distinct = set bits; otherwise distinct is counted (with an early exit) only
- *    when the non-NULL row count could exceed the limit;
+ *    With width 1, distinct = set bits; otherwise distinct comes from the hash table when it counted
+ *    them, or is counted (with an early exit) only when the non-NULL row count could exceed the limit;
  *  - every reachable bucket is set (e.g. contiguous surrogate keys);
  *  - no non-NULL build key, a non-integer kind, or a HUGEINT build key outside int64.
  *
@@ -72,11 +72,15 @@ export class KeyRangeBitmap {
 
   /**
    * The bitmap of the non-NULL keys of `col` (rows with `skip[r] != 0` are ignored too), or null
-   * when it would not prune (see the module comment).
+   * when it would not prune (see the module comment). `knownDistinct`, the exact number of
+   * distinct keys among those rows when the caller already knows it (a hash table counted them),
+   * spares the counting pass.
    */
-  static build(col: FixedKeyColumn, skip: Uint8Array | null = null): KeyRangeBitmap | null {
+  static build(col: FixedKeyColumn, skip: Uint8Array | null = null, knownDistinct?: number): KeyRangeBitmap | null {
     const kind = col.kind;
     if (kind.order !== 'int' && kind.order !== 'uint') return null;
+    // min(span, buckets) <= MAX_BUCKETS: a build with that many distinct keys is dense whatever its span
+    if (knownDistinct !== undefined && 2 * knownDistinct > MAX_BUCKETS) return null;
     const w = kind.width;
     if (!(w === 2 || (w === 3 && kind.order === 'int'))) return null;
     const words = col.words;
@@ -116,7 +120,7 @@ export class KeyRangeBitmap {
     // dense: 2 * distinct > min(span, buckets) = buckets. Count only when it could be true.
     if (width > 1 && 2 * count > buckets) {
       const limit = buckets >>> 1;
-      if (countDistinctUpTo(words, w, nulls, skip, n, limit) > limit) return null;
+      if ((knownDistinct ?? countDistinctUpTo(words, w, nulls, skip, n, limit)) > limit) return null;
     }
     const bm = new KeyRangeBitmap(flip !== 0, minH, minL, maxH, maxL, span, buckets, width);
     const set = bm.#fill(words, w, flip, nulls, skip, n);

@@ -12,6 +12,9 @@
  *    per row (cheap, no hashing needed for its rejects) and prunes containers through their
  *    min/max (`mayContainRange`). Without a bitmap a membership test cannot use min/max, so the
  *    filter never prunes a container by itself: the `map` policy ANDs bounds in for that.
+ *  - Per row under `pushdown.rowFilter: auto` only the bitmap runs (`perRow`): the table lookup
+ *    is exactly the one the join's probe is about to make, so repeating it in the scan costs a
+ *    second lookup and saves nothing.
  */
 import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
@@ -27,7 +30,8 @@ export function keyRangeBitmapFor(build: BuildPartition, ctx: PushdownContext, u
   if (!ctx.config['pushdown.keyRangeBitmap'] || build.keys.length !== 1) return null;
   const col = build.keys[0]!;
   if (isBytesKey(col)) return null;
-  return KeyRangeBitmap.build(col, usable.skip);
+  // the table's distinct count covers exactly the usable rows when the key is one column
+  return KeyRangeBitmap.build(col, usable.skip, build.table.distinctKeys);
 }
 
 /**
@@ -46,6 +50,8 @@ export class MapFilter implements KeyFilter {
   readonly #build: BuildPartition;
   readonly #ctx: PushdownContext;
   #out = new Uint8Array(0);
+  /** Scratch for the rows the bitmap kept (tests are synchronous; reused across batches). */
+  #live = new Int32Array(0);
 
   constructor(build: BuildPartition, ctx: PushdownContext, bitmap: KeyRangeBitmap | null, note = '') {
     this.#build = build;
@@ -65,19 +71,54 @@ export class MapFilter implements KeyFilter {
     return bm.mayContainRange(range.lo as bigint | null, range.hi as bigint | null);
   }
 
+  /** Per row, only the bitmap pays: the table lookup is the one the join's probe makes anyway. */
+  perRow(): KeyFilter | null {
+    return this.bitmap === null ? null : new BitmapRowFilter(this.bitmap, this.description);
+  }
+
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     if (hashes === null) throw new RangeError('the map filter needs the probe hashes (computed with the partition seed)');
     const n = keys[0]!.length;
-    if (this.bitmap !== null) this.bitmap.test(keys[0] as FixedKeyColumn, rows, keep);
-    const live = liveRows(rows, keep, n);
-    if (live.length === 0) return;
+    // Rows the bitmap rejects skip the table; without a bitmap the listed rows go straight in
+    // (an AND lists only rows still kept, so compacting them again would be a wasted pass).
+    let live = rows;
+    if (this.bitmap !== null) {
+      this.bitmap.test(keys[0] as FixedKeyColumn, rows, keep);
+      if (this.#live.length < n) this.#live = new Int32Array(n);
+      live = liveRows(rows, keep, n, this.#live);
+      if (live.length === 0) return;
+    }
     if (this.#out.length < n) this.#out = new Uint8Array(n);
     const out = this.#out;
-    this.#build.table.contains({ keys, hashes, rows: n }, out, live);
-    for (let i = 0; i < live.length; i++) {
-      const r = live[i]!;
-      if (out[r] === 0) keep[r] = 0;
+    const table = this.#build.table;
+    // "maybe" is all a filter may say, so the table's cheaper answer (salts only) is enough
+    if (table.mayContain !== undefined) table.mayContain({ keys, hashes, rows: n }, out, live);
+    else table.contains({ keys, hashes, rows: n }, out, live);
+    if (live === null) for (let r = 0; r < n; r++) keep[r] &= out[r]!;
+    else {
+      for (let i = 0; i < live.length; i++) {
+        const r = live[i]!;
+        keep[r] &= out[r]!;
+      }
     }
+  }
+}
+
+/** A map filter's KeyRangeBitmap alone: its per-row part (containers stay with the map filter). */
+class BitmapRowFilter implements KeyFilter {
+  readonly description: string;
+  readonly needsHashes = false;
+  constructor(
+    readonly bitmap: KeyRangeBitmap,
+    of: string,
+  ) {
+    this.description = `${bitmap.description} of ${of}`;
+  }
+  mayContain(): boolean {
+    return true;
+  }
+  test(keys: readonly KeyColumn[], _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    this.bitmap.test(keys[0] as FixedKeyColumn, rows, keep);
   }
 }
 

@@ -201,6 +201,7 @@ interface Case {
   readonly inlistMaxDistinct: number;
   readonly keyRangeBitmap: boolean;
   readonly partialNulls: boolean; // NULL only in the last column of multi-column keys
+  readonly rowFilter: 'auto' | 'always'; // which part of each filter runs per row
 }
 
 function caseArb(s: Scenario): fc.Arbitrary<Case> {
@@ -222,6 +223,7 @@ function caseArb(s: Scenario): fc.Arbitrary<Case> {
     inlistMaxDistinct: fc.constantFrom(150, 3),
     keyRangeBitmap: fc.boolean(),
     partialNulls: fc.boolean(),
+    rowFilter: fc.constantFrom('auto', 'always'),
   }) as fc.Arbitrary<Case>;
 }
 
@@ -264,7 +266,7 @@ function runCase(s: Scenario, policy: PushdownPolicy, k: Case, tally: Tally): vo
     const v = 'pool' in p ? k.pool[p.pool % k.pool.length]! : p.fresh;
     return v.map((x, c) => s.toProbe(x, c));
   });
-  const config = testConfig({ 'pushdown.inlistMaxDistinct': k.inlistMaxDistinct, 'pushdown.keyRangeBitmap': k.keyRangeBitmap });
+  const config = testConfig({ 'pushdown.inlistMaxDistinct': k.inlistMaxDistinct, 'pushdown.keyRangeBitmap': k.keyRangeBitmap, 'pushdown.rowFilter': k.rowFilter });
   const ctx = contextFor(s.probeTypes, kinds, pNames, config);
   const pred = composeDynamicFilter({ policy, partitions: parts, ctx, routed: k.partitions > 1, keepNullKeys: k.keepNullKeys });
   if (pred === null) {

@@ -1,0 +1,50 @@
+/**
+ * A scan restricted to some of its columns: what the engine hands an operator when the join's
+ * `select` list leaves input columns unused, so that they are never decoded (Parquet), copied or
+ * gathered. The schema is the inner scan's fields that are kept, in the inner schema's order;
+ * metrics, row counts and containers are the inner scan's own (pruning is unchanged).
+ *
+ * A request for columns outside the projection fails like a request for a missing column: the
+ * operators only ever ask for what the bound join said it reads.
+ */
+import { Schema, type RecordBatch } from 'apache-arrow';
+import { MissingColumnError } from '../../core/errors.ts';
+import type { ScanMetrics } from '../../core/metrics.ts';
+import type { Scan, ScanOptions } from './types.ts';
+
+export class ProjectedScan implements Scan {
+  readonly schema: Schema;
+  readonly #columns: readonly string[];
+
+  constructor(
+    readonly inner: Scan,
+    columns: readonly string[],
+  ) {
+    const keep = new Set(columns);
+    for (const c of keep) {
+      if (!inner.schema.fields.some((f) => f.name === c)) throw new MissingColumnError(c, inner.source, inner.schema.fields.map((f) => f.name));
+    }
+    const fields = inner.schema.fields.filter((f) => keep.has(f.name));
+    this.schema = new Schema(fields, inner.schema.metadata);
+    this.#columns = fields.map((f) => f.name);
+  }
+
+  get source(): string {
+    return this.inner.source;
+  }
+  get numRows(): number {
+    return this.inner.numRows;
+  }
+  get numContainers(): number {
+    return this.inner.numContainers;
+  }
+  get metrics(): ScanMetrics {
+    return this.inner.metrics;
+  }
+
+  batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
+    const columns = options.columns ?? this.#columns;
+    for (const c of columns) if (!this.#columns.includes(c)) throw new MissingColumnError(c, `${this.source} (projected)`, this.#columns);
+    return this.inner.batches({ ...options, columns });
+  }
+}
