@@ -27,6 +27,8 @@ export interface BuildPartition {
   /** The partition's hash table, and the seed its hashes were computed with. */
   readonly table: JoinHashTable;
   readonly seed: number;
+  /** `hashKeys(keys, seed)`, when the build kept them (saves a filter hashing the keys again). */
+  readonly hashes?: Uint32Array;
 }
 
 export interface PushdownContext {

@@ -2,6 +2,9 @@
  * Vectorised key hashing: one 32-bit hash per row over all key columns, computed column by column
  * into one `Uint32Array` (murmur3's block mix per 32-bit word, `fmix32` at the end).
  *
+ * One fixed-width key column — the common case — takes a cheaper single-pass hash
+ * (`hashSingleFixed`); the invariants below hold for both paths.
+ *
  * Why it can be this simple: normalisation already made equal keys equal words (widened ints,
  * folded -0.0/NaN, rescaled decimals and timestamps), so hashing never looks at types. Two more
  * invariants make hashes comparable across sides and layouts:
@@ -71,10 +74,8 @@ export function hashKeys(cols: readonly KeyColumn[], seed: number, out?: Uint32A
   const n = cols[0]!.length;
   const h = out !== undefined && out.length >= n ? out : new Uint32Array(n);
   const only = cols[0]!;
-  if (cols.length === 1 && only.nulls === null && !isBytesKey(only) && (only.kind.width === 2 || only.kind.width === 1)) {
-    // the common key (one NULL-free column of 1 or 2 words) in one fused pass: the same hash
-    if (only.kind.width === 2) hashWords2(h, only.words, n, seed | 0);
-    else hashWords1(h, only.words, n, seed | 0);
+  if (cols.length === 1 && !isBytesKey(only) && only.kind.width <= 3) {
+    hashSingleFixed(h, only, seed | 0);
     return h;
   }
   h.fill(seed >>> 0, 0, n);
@@ -100,13 +101,44 @@ function mixNulls(h: Uint32Array, nulls: Uint8Array, n: number, k: number): void
   for (let i = 0; i < n; i++) if (nulls[i] !== 0) h[i] = mix(h[i]!, k) >>> 0;
 }
 
-/** `hashKeys` of one NULL-free 2-word column: seed, mix both words, finalise — one loop. */
-function hashWords2(h: Uint32Array, w: Int32Array, n: number, seed: number): void {
-  for (let i = 0; i < n; i++) h[i] = fmix(mix(mix(seed, w[2 * i]!), w[2 * i + 1]!));
+// --- one fixed-width key column (the common join key) ---------------------------------------------
+// A 64-bit value (lo, hi) hashes as fmix(lo ^ seed ^ (hi ^ seed') * GOLDEN): three multiplies where
+// the general path's two murmur blocks + finaliser take eight — the probe hashes every row, so this
+// is a few ns per row. fmix's full avalanche gives good high bits (a table's home slot) and low bits
+// (its salt) alike, and two seeds give unrelated hashes (routing vs table). The invariants hold as
+// for the general path: a 1-word value hashes as (v, 0); a 3-word HUGEINT whose top word only
+// sign-extends the middle one hashes as its 2-word value (so a key hashes the same whatever width
+// it was widened to); a NULL row hashes to one constant per seed.
+
+const GOLDEN = 0x9e3779b1;
+
+function hiSeed(seed: number): number {
+  return Math.imul(seed ^ 0x5bd1e995, 0x27d4eb2f);
 }
 
-function hashWords1(h: Uint32Array, w: Int32Array, n: number, seed: number): void {
-  for (let i = 0; i < n; i++) h[i] = fmix(mix(seed, w[i]!));
+function hashSingleFixed(h: Uint32Array, col: FixedKeyColumn, seed: number): void {
+  const w = col.words;
+  const n = col.length;
+  const s2 = hiSeed(seed);
+  const width = col.kind.width;
+  if (width === 2) {
+    for (let i = 0; i < n; i++) h[i] = fmix(w[2 * i]! ^ seed ^ Math.imul(w[2 * i + 1]! ^ s2, GOLDEN));
+  } else if (width === 1) {
+    for (let i = 0; i < n; i++) h[i] = fmix(w[i]! ^ seed ^ Math.imul(s2, GOLDEN));
+  } else {
+    for (let i = 0; i < n; i++) {
+      const mid = w[3 * i + 1]!;
+      const top = w[3 * i + 2]!;
+      let x = w[3 * i]! ^ seed ^ Math.imul(mid ^ s2, GOLDEN);
+      if (top !== mid >> 31) x = mix(x, top);
+      h[i] = fmix(x);
+    }
+  }
+  const nulls = col.nulls;
+  if (nulls !== null) {
+    const nullHash = fmix(seed ^ NULL_WORD ^ Math.imul(s2 ^ NULL_WORD, GOLDEN));
+    for (let i = 0; i < n; i++) if (nulls[i] !== 0) h[i] = nullHash;
+  }
 }
 
 function mixWords2(h: Uint32Array, col: FixedKeyColumn): void {

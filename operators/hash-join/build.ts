@@ -31,6 +31,8 @@ export interface PartitionBuild {
   /** Row has a NULL in some key column (`null`: no NULLs). */
   readonly nullKeys: Uint8Array | null;
   readonly table: JoinHashTable;
+  /** The table's hashes of `keys` (`hashKeys(keys, TABLE_SEED)`; empty for an empty partition). */
+  readonly hashes: Uint32Array;
   /** Build rows that found a partner (outer, semi, anti and mark joins on the build side). */
   readonly matched: Bitset;
 }
@@ -88,7 +90,7 @@ function buildPartition(index: number, batch: RecordBatch | null, o: BuildOption
 }
 
 function emptyPartition(index: number, o: BuildOptions): PartitionBuild {
-  return { index, rows: 0, batch: null, source: new RowSource([], o.schema), keys: [], nullKeys: null, table: EMPTY_TABLE, matched: new Bitset(0) };
+  return { index, rows: 0, batch: null, source: new RowSource([], o.schema), keys: [], nullKeys: null, table: EMPTY_TABLE, hashes: new Uint32Array(0), matched: new Bitset(0) };
 }
 
 function buildTable(index: number, batch: RecordBatch, o: BuildOptions): PartitionBuild {
@@ -99,7 +101,7 @@ function buildTable(index: number, batch: RecordBatch, o: BuildOptions): Partiti
   if (reason) throw new UnsupportedJoinError(`hashmap '${o.layout.name}' cannot index this build side: ${reason}`);
   const table = o.layout.build(input);
   o.reservation.grow(table.memoryBytes + hashes.byteLength);
-  return { index, rows: batch.numRows, batch, source: new RowSource([batch], o.schema), keys, nullKeys: anyNullMask(keys), table, matched: new Bitset(batch.numRows) };
+  return { index, rows: batch.numRows, batch, source: new RowSource([batch], o.schema), keys, nullKeys: anyNullMask(keys), table, hashes, matched: new Bitset(batch.numRows) };
 }
 
 /**

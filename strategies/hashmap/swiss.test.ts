@@ -28,6 +28,15 @@ function int64Keys(n: number, lo: (i: number) => number) {
   return normalizeKeyColumn(makeVector(new BigInt64Array(words.buffer)), BIGINT);
 }
 
+function int64Words(values: readonly { lo: number; hi: number }[]) {
+  const words = new Int32Array(2 * values.length);
+  values.forEach((v, i) => {
+    words[2 * i] = v.lo;
+    words[2 * i + 1] = v.hi;
+  });
+  return normalizeKeyColumn(makeVector(new BigInt64Array(words.buffer)), BIGINT);
+}
+
 function buildInput(n: number, lo: (i: number) => number): BuildInput {
   const keys = [int64Keys(n, lo)];
   return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: n, nullEqualsNull: false };
@@ -59,11 +68,12 @@ describe('swiss layout', () => {
     const table = new SwissHashTable(buildInput(n, (i) => i * 10));
     console.info(`swiss: 1M unique int64 keys -> ${table.slots} slots, memoryBytes ${table.memoryBytes} (${(table.memoryBytes / MB).toFixed(1)} MB)`);
     expect(table.storage).toBe('inline');
+    expect(table.narrow).toBe(true); // every key < 2^32: slots keep the low word
     expect(table.inserted).toBe(n);
     expect(table.distinct).toBe(n);
     expect(table.hasDuplicates).toBe(false);
     expect(table.slots).toBe(2 ** 21);
-    expect(table.memoryBytes).toBe(2 ** 21 * (1 + 12)); // a tag byte + [row, lo, hi] per slot, no `next`
+    expect(table.memoryBytes).toBe(2 ** 21 * (1 + 8)); // a tag byte + [row, lo] per slot, no `next`
     expect(table.memoryBytes).toBeLessThanOrEqual(40 * MB);
     const probe = probeInput([0, 5, 10, 9_999_990, 10_000_000, -10, 123_450, 123_451]);
     expect(membership(table, probe)).toEqual([1, 0, 1, 1, 0, 0, 1, 0]);
@@ -75,7 +85,7 @@ describe('swiss layout', () => {
     const table = new SwissHashTable(buildInput(n, () => 7));
     expect(table.distinct).toBe(1);
     expect(table.slots).toBe(16);
-    expect(table.memoryBytes).toBe(16 * 13 + 4 * n);
+    expect(table.memoryBytes).toBe(16 * 9 + 4 * n);
     const probe = probeInput([7, 8, 7]);
     const cursor = new ProbeCursor();
     const op = new Int32Array(8);
@@ -93,6 +103,28 @@ describe('swiss layout', () => {
     }
     expect(bad).toBe('');
     expect(total).toBe(2 * n);
+  });
+
+  it('narrow keys: a probe key with the right low word but another high word never matches', () => {
+    const wide = (lo: number, hi: number) => ({ lo, hi });
+    for (const [build, narrow] of [
+      [[wide(5, 0), wide(7, 0), wide(5, 0)], true],
+      [[wide(5, -1), wide(-3, -1)], true], // small negatives share hi = -1
+      [[wide(5, 0), wide(5, 1)], false], // 5 and 5 + 2^32
+    ] as const) {
+      const keys = [int64Words(build)];
+      const table = new SwissHashTable({ keys, hashes: hashKeys(keys, TABLE_SEED), rows: build.length, nullEqualsNull: false });
+      expect(table.narrow).toBe(narrow);
+      const probe = [wide(5, 0), wide(5, 1), wide(5, -1), wide(7, 0), wide(-3, -1), wide(-3, 0)];
+      const pk = [int64Words(probe)];
+      const input = { keys: pk, hashes: hashKeys(pk, TABLE_SEED), rows: probe.length };
+      const expected: [number, number][] = [];
+      probe.forEach((p, i) => build.forEach((b, j) => p.lo === b.lo && p.hi === b.hi && expected.push([i, j])));
+      expect(probeAll(table, input, 2)).toEqual(expected);
+      const out = new Uint8Array(probe.length);
+      table.contains(input, out, null);
+      expect(Array.from(out)).toEqual(membershipOf(expected, probe.length));
+    }
   });
 
   const SHAPES: { name: string; type: DataType; value: (rng: Rng, lo: number, hi: number) => number | boolean | string }[] = [

@@ -68,12 +68,26 @@ export const SWISS_MAX_ROWS = 2 ** (MAX_SLOT_BITS - 1);
 /** How slots hold keys (see the module comment). */
 const INLINE1 = 1;
 const INLINE2 = 2;
+/** A 2-word key whose build values share one high word: slots hold the low word (like INLINE1). */
+const NARROW2 = 4;
 const HASHED = 3;
 
 export function swissUnsupportedReason(input: BuildInput): string | null {
   if (input.keys.length === 0) return 'no key columns';
   if (input.rows > SWISS_MAX_ROWS) return `the swiss layout indexes at most 2^${MAX_SLOT_BITS - 1} build rows, got ${input.rows}`;
   return null;
+}
+
+/** The high word every non-NULL row of a 2-word key column has, or null when they differ. */
+function commonHighWord(w: Int32Array, nulls: Uint8Array | null, rows: number): number | null {
+  let hi: number | null = null;
+  for (let r = 0; r < rows; r++) {
+    if (nulls !== null && nulls[r] !== 0) continue;
+    const x = w[2 * r + 1]!;
+    if (hi === null) hi = x;
+    else if (x !== hi) return null;
+  }
+  return hi ?? 0;
 }
 
 /** Whether keys are stored inline (one fixed-width column of 1 or 2 words), and with which width. */
@@ -99,12 +113,16 @@ export class SwissHashTable implements JoinHashTable {
   readonly hasDuplicates: boolean;
   /** `inline` (key words in the slot) or `hashed` (hash in the slot, comparator on a tag hit). */
   readonly storage: 'inline' | 'hashed';
+  /** Inline 2-word keys whose build values share their high word: slots hold the low word only. */
+  readonly narrow: boolean;
   readonly #groups: Int32Array;
   readonly #slots: Int32Array;
   readonly #next: Int32Array | null;
   readonly #shift: number;
   readonly #gmask: number;
   readonly #mode: number;
+  /** NARROW2: the high word every build key has (a probe key with another one cannot match). */
+  readonly #hi: number;
   /** Inline tables under null-equals-null: first NULL build row + 1 (0: none). */
   readonly #nullFirst: number;
   readonly #keys: readonly KeyColumn[];
@@ -122,10 +140,14 @@ export class SwissHashTable implements JoinHashTable {
     this.#keys = keys;
     this.#nullEqualsNull = nullEqualsNull;
     const width = inlineWidth(keys);
-    this.#mode = width === 2 ? INLINE2 : width === 1 ? INLINE1 : HASHED;
+    const nullRows = anyNullMask(keys);
+    // a 2-word key whose build values all share their high word is stored as its low word alone
+    const commonHi = width === 2 ? commonHighWord((keys[0] as FixedKeyColumn).words, nullRows, rows) : null;
+    this.#mode = width === 2 ? (commonHi === null ? INLINE2 : NARROW2) : width === 1 ? INLINE1 : HASHED;
+    this.#hi = commonHi ?? 0;
+    this.narrow = this.#mode === NARROW2;
     this.storage = this.#mode === HASHED ? 'hashed' : 'inline';
     const stride = this.#mode === INLINE2 ? 3 : 2;
-    const nullRows = anyNullMask(keys);
     let nullCount = 0;
     if (nullRows !== null) for (let r = 0; r < rows; r++) nullCount += nullRows[r]!;
     this.inserted = nullEqualsNull ? rows : rows - nullCount;
@@ -147,7 +169,10 @@ export class SwissHashTable implements JoinHashTable {
       distinct = insertHashed(groups, slots, next, shift, gmask, eq, order, hashes);
     } else {
       const w = (keys[0] as FixedKeyColumn).words;
-      distinct = this.#mode === INLINE2 ? insertW2(groups, slots, next, shift, gmask, w, order, hashes) : insertW1(groups, slots, next, shift, gmask, w, order, hashes);
+      distinct =
+        this.#mode === INLINE2
+          ? insertW2(groups, slots, next, shift, gmask, w, order, hashes)
+          : insertW1(groups, slots, next, shift, gmask, w, this.#mode === NARROW2 ? 2 : 1, order, hashes);
     }
     let nullFirst = 0;
     if (this.#mode !== HASHED && nullEqualsNull && nullRows !== null) {
@@ -292,9 +317,10 @@ export class SwissHashTable implements JoinHashTable {
     const nullFirst = this.#nullFirst;
     // NULL probe rows must reach pass 2 only when they can match (a NULL chain exists)
     const c = select(groups, shift, ph, list, from, to, pn, nullFirst !== 0 && pn !== null);
-    return mode === INLINE2
-      ? confirmW2(groups, this.#slots, shift, this.#gmask, p.words, pn, nullFirst, ph, c)
-      : confirmW1(groups, this.#slots, shift, this.#gmask, p.words, pn, nullFirst, ph, c);
+    if (mode === INLINE2) return confirmW2(groups, this.#slots, shift, this.#gmask, p.words, pn, nullFirst, ph, c);
+    return mode === NARROW2
+      ? confirmW1(groups, this.#slots, shift, this.#gmask, p.words, 2, this.#hi, pn, nullFirst, ph, c)
+      : confirmW1(groups, this.#slots, shift, this.#gmask, p.words, 1, 0, pn, nullFirst, ph, c);
   }
 
   /** Comparator and NULL-skip mask of a probe batch (hashed mode), rebuilt only when its columns change. */
@@ -406,13 +432,14 @@ function insertW2(groups: Int32Array, slots: Int32Array, next: Int32Array, shift
   return distinct;
 }
 
-function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, order: Int32Array, hashes: Uint32Array): number {
+/** `ws`: words per key in `w` — 1, or 2 for a NARROW2 key (its low word is the one stored). */
+function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, ws: number, order: Int32Array, hashes: Uint32Array): number {
   let distinct = 0;
   for (let i = 0; i < order.length; i++) {
     const r = order[i]!;
     const h = hashes[r]!;
     const salt = saltOf(h);
-    const k = w[r]!;
+    const k = w[ws * r]!;
     let g = h >>> shift;
     for (;;) {
       const v = groups[g]!;
@@ -712,7 +739,11 @@ function confirmW2(groups: Int32Array, slots: Int32Array, shift: number, gmask: 
   return m;
 }
 
-function confirmW1(groups: Int32Array, slots: Int32Array, shift: number, gmask: number, pw: Int32Array, pn: Uint8Array | null, nullFirst: number, ph: Uint32Array, c: number): number {
+/**
+ * `ws` = 1: a 1-word key. `ws` = 2: a NARROW2 key — the slot holds the low word; the high word must
+ * equal `hi`, the one every build key has.
+ */
+function confirmW1(groups: Int32Array, slots: Int32Array, shift: number, gmask: number, pw: Int32Array, ws: number, hi: number, pn: Uint8Array | null, nullFirst: number, ph: Uint32Array, c: number): number {
   const n = locate(groups, shift, gmask, ph, pn, nullFirst !== 0, c);
   gatherWords(slots, 2, n);
   const cr = candRow;
@@ -724,8 +755,9 @@ function confirmW1(groups: Int32Array, slots: Int32Array, shift: number, gmask: 
     const s = cs[i]!;
     let first: number;
     if (s === TO_NULL_CHAIN) first = nullFirst;
-    else if (cw[i] === pw[q]) first = slots[2 * s]!;
-    else first = walkW1(groups, slots, shift, gmask, pw[q]!, ph[q]!);
+    else if (ws === 2 && pw[2 * q + 1] !== hi) first = 0;
+    else if (cw[i] === pw[ws * q]) first = slots[2 * s]!;
+    else first = walkW1(groups, slots, shift, gmask, pw[ws * q]!, ph[q]!);
     if (first === 0) continue;
     cr[m] = q;
     cs[m++] = first;

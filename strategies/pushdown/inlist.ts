@@ -138,7 +138,7 @@ export class InList implements KeyFilter {
     const rows = build.rows;
     if (usable.count === 0 || cols.length === 0) return { list: null, reason: 'no non-NULL build key' };
     const skip = usable.skip;
-    const hashes = hashKeys(cols, build.seed);
+    const hashes = build.hashes ?? hashKeys(cols, build.seed);
     const maxEntries = Math.min(usable.count, limits.maxDistinct + 1);
     let cap = 16;
     while (cap < 2 * maxEntries) cap *= 2;

@@ -338,12 +338,38 @@ export function extremeRows(col: KeyColumn, rows: number, skip: Uint8Array | nul
 
 /** Integers of `w` words: the top word signed (unsigned for 'uint'/'bool'), the rest unsigned. */
 function wordExtremes(words: Int32Array, w: number, unsignedTop: boolean, rows: number, skip: Uint8Array | null, first: number) {
+  if (w === 2 && skip === null) return extremes64(words, unsignedTop, rows, first);
   let minRow = first;
   let maxRow = first;
   for (let r = first + 1; r < rows; r++) {
     if (skip !== null && skip[r] !== 0) continue;
     if (compareWordRows(words, w, unsignedTop, r, minRow) < 0) minRow = r;
     else if (compareWordRows(words, w, unsignedTop, r, maxRow) > 0) maxRow = r;
+  }
+  return { minRow, maxRow };
+}
+
+/** `wordExtremes` of 2-word values with no row skipped: (high, low) compared inline, no calls. */
+function extremes64(words: Int32Array, unsignedTop: boolean, rows: number, first: number) {
+  const flip = unsignedTop ? 0x80000000 | 0 : 0; // unsigned order of the high word = signed order of hi ^ 2^31
+  let minRow = first;
+  let maxRow = first;
+  let minH = words[2 * first + 1]! ^ flip;
+  let minL = words[2 * first]! >>> 0;
+  let maxH = minH;
+  let maxL = minL;
+  for (let r = first + 1; r < rows; r++) {
+    const h = words[2 * r + 1]! ^ flip;
+    const l = words[2 * r]! >>> 0;
+    if (h < minH || (h === minH && l < minL)) {
+      minRow = r;
+      minH = h;
+      minL = l;
+    } else if (h > maxH || (h === maxH && l > maxL)) {
+      maxRow = r;
+      maxH = h;
+      maxL = l;
+    }
   }
   return { minRow, maxRow };
 }
