@@ -63,6 +63,7 @@ function scanReport(m: ScanMetrics) {
     rowsDecoded: m.rowsDecoded,
     rowsAfterFilter: m.rowsAfterFilter,
     bytesDecoded: m.bytesDecoded,
+    elapsedMs: round(m.elapsedMs),
   };
 }
 

@@ -303,9 +303,31 @@ function gatherFixed(parts: readonly Data[], loc: Located, count: number): Array
     const v = valuesOf(p);
     return new Ctor(v.buffer as ArrayBuffer, v.byteOffset, (v.length * v.BYTES_PER_ELEMENT) / Ctor.BYTES_PER_ELEMENT);
   });
-  if (stride === 1) copyRows1(views, out, loc, count);
+  // the common case — one source batch of 4- or 8-byte values — in loops that only ever see
+  // Int32Arrays: shared with 1- and 2-byte columns, their element accesses would be polymorphic
+  if (loc.batch === null && Ctor === Int32Array && stride <= 2) {
+    if (stride === 1) copyInt32Rows1(views[0] as Int32Array, out as Int32Array, loc.local, count);
+    else copyInt32Rows2(views[0] as Int32Array, out as Int32Array, loc.local, count);
+  } else if (stride === 1) copyRows1(views, out, loc, count);
   else copyRowsN(views, out, loc, count, stride);
   return buffer;
+}
+
+function copyInt32Rows1(v: Int32Array, out: Int32Array, local: Int32Array, count: number): void {
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l >= 0) out[k] = v[l]!;
+  }
+}
+
+function copyInt32Rows2(v: Int32Array, out: Int32Array, local: Int32Array, count: number): void {
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l >= 0) {
+      out[2 * k] = v[2 * l]!;
+      out[2 * k + 1] = v[2 * l + 1]!;
+    }
+  }
 }
 
 function copyRows1(views: readonly WordArray[], out: WordArray, loc: Located, count: number): void {

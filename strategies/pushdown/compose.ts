@@ -122,6 +122,8 @@ class ComposedPredicate implements ScanPredicate {
   readonly #rowsAllKept: boolean;
   /** `pushdown.rowFilter: auto`: pauses the row test while it keeps most rows (row-gate.ts). */
   readonly #gate: RowFilterGate | null;
+  /** Scratch keep-mask of `selectRows` (a scan calls it synchronously, one batch at a time). */
+  #keep = new Uint8Array(0);
   readonly #ctx: PushdownContext;
   readonly #routed: boolean;
   readonly #keepNulls: boolean;
@@ -195,7 +197,8 @@ class ComposedPredicate implements ScanPredicate {
   #select(batch: RecordBatch, n: number): Int32Array | null {
     const ctx = this.#ctx;
     const keys = normalizeKeys(batch, ctx.probeColumns, ctx.keyKinds);
-    const keep = new Uint8Array(n).fill(1);
+    if (this.#keep.length < n) this.#keep = new Uint8Array(Math.max(n, 2 * this.#keep.length));
+    const keep = this.#keep.subarray(0, n).fill(1);
     const nulls = anyNullMask(keys);
     if (nulls !== null && !this.#keepNulls) for (let r = 0; r < n; r++) keep[r] = 1 - (-nulls[r]! >>> 31);
     const hashes = new HashCache(keys);

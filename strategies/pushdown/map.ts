@@ -73,7 +73,7 @@ export class MapFilter implements KeyFilter {
 
   /** Per row, only the bitmap pays: the table lookup is the one the join's probe makes anyway. */
   perRow(): KeyFilter | null {
-    return this.bitmap === null ? null : new BitmapRowFilter(this.bitmap, this.description);
+    return this.bitmap === null ? null : new BitmapRowFilter(this.bitmap);
   }
 
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
@@ -108,11 +108,8 @@ export class MapFilter implements KeyFilter {
 class BitmapRowFilter implements KeyFilter {
   readonly description: string;
   readonly needsHashes = false;
-  constructor(
-    readonly bitmap: KeyRangeBitmap,
-    of: string,
-  ) {
-    this.description = `${bitmap.description} of ${of}`;
+  constructor(readonly bitmap: KeyRangeBitmap) {
+    this.description = bitmap.description;
   }
   mayContain(): boolean {
     return true;
