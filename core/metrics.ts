@@ -17,6 +17,8 @@ export interface ScanMetrics {
   bytesDecoded: number;
   /** Bytes in pruned containers (what the filter saved). */
   bytesSkipped: number;
+  /** Bytes read from the file (Parquet: the footer and the column chunks decoded; in memory: 0). */
+  bytesRead: number;
   elapsedMs: number;
 }
 
@@ -28,6 +30,7 @@ export function newScanMetrics(): ScanMetrics {
     rowsAfterFilter: 0,
     bytesDecoded: 0,
     bytesSkipped: 0,
+    bytesRead: 0,
     elapsedMs: 0,
   };
 }

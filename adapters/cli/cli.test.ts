@@ -80,7 +80,7 @@ describe('joinlab join --algorithm A --out x.parquet', () => {
     expect(report.config.batchSize).toBe(7);
     expect(report.config.join).toBe('hash');
     expect(typeof report.elapsedMs).toBe('number');
-    expect(report.scans.left).toEqual({ containersTotal: 4, containersPruned: 0, rowsDecoded: 60, rowsAfterFilter: 60, bytesDecoded: expect.any(Number), elapsedMs: expect.any(Number) });
+    expect(report.scans.left).toEqual({ containersTotal: 4, containersPruned: 0, rowsDecoded: 60, rowsAfterFilter: 60, bytesDecoded: expect.any(Number), bytesRead: expect.any(Number), elapsedMs: expect.any(Number) });
     expect(report.scans.right.containersTotal).toBe(5);
     expect(report.operators.join.outputRows).toBe(report.rows);
     // With a pushdown policy the probe scan (left: more rows) drops rows that cannot match.

@@ -63,6 +63,7 @@ function scanReport(m: ScanMetrics) {
     rowsDecoded: m.rowsDecoded,
     rowsAfterFilter: m.rowsAfterFilter,
     bytesDecoded: m.bytesDecoded,
+    bytesRead: m.bytesRead,
     elapsedMs: round(m.elapsedMs),
   };
 }

@@ -9,11 +9,17 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
-import { runDemo } from './demo.ts';
-import { runParity } from './parity-command.ts';
-import { runDefaultExperiment, runRunCommand } from './run-command.ts';
-import { runJoinCommand, type JoinCommandOptions } from './join-command.ts';
-import { runStrategiesCommand } from './strategies-command.ts';
+import type { JoinCommandOptions } from './join-command.ts';
+// Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
+// experiment runner.
+const runJoinCommand = async (o: JoinCommandOptions) => (await import('./join-command.ts')).runJoinCommand(o);
+const runStrategiesCommand = async (...a: Parameters<typeof import('./strategies-command.ts').runStrategiesCommand>) =>
+  (await import('./strategies-command.ts')).runStrategiesCommand(...a);
+const runRunCommand = async (...a: Parameters<typeof import('./run-command.ts').runRunCommand>) => (await import('./run-command.ts')).runRunCommand(...a);
+const runDefaultExperiment = async (...a: Parameters<typeof import('./run-command.ts').runDefaultExperiment>) =>
+  (await import('./run-command.ts')).runDefaultExperiment(...a);
+const runParity = async (...a: Parameters<typeof import('./parity-command.ts').runParity>) => (await import('./parity-command.ts')).runParity(...a);
+const runDemo = async (...a: Parameters<typeof import('./demo.ts').runDemo>) => (await import('./demo.ts')).runDemo(...a);
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 

@@ -66,9 +66,10 @@ import {
   type Field,
 } from 'apache-arrow';
 import { parquetMetadata, type FileMetaData, type SchemaElement } from 'hyparquet';
-import { CorruptFileError, MissingColumnError, UsageError } from '../../core/errors.ts';
+import { CorruptFileError, FileNotFoundError, MissingColumnError, UsageError } from '../../core/errors.ts';
 import type { ColumnStats, StatValue } from '../../operators/scan/types.ts';
-import { readFileBytes, writeFileAtomic } from './atomic.ts';
+import { writeFileAtomic } from './atomic.ts';
+import { FileRanges, type ByteRange } from './file-ranges.ts';
 
 export const PARQUET_EXTENSIONS: readonly string[] = ['.parquet', '.pq'];
 
@@ -426,22 +427,33 @@ interface Footer {
 
 class NeedsFallback extends Error {}
 
-function parseFooter(bytes: Uint8Array): Footer {
-  const n = bytes.byteLength;
+/** The footer's length from the file's last 8 bytes (after checking the magic there). */
+function footerLength(last8: Uint8Array, fileSize: number): number {
+  const view = new DataView(last8.buffer, last8.byteOffset, 8);
+  const magic = view.getUint32(4, true);
+  if (magic === MAGIC_ENCRYPTED) throw new ThriftError('encrypted footers (PARE) are not supported');
+  if (magic !== MAGIC) throw new ThriftError('missing PAR1 magic at the end (truncated or not a Parquet file)');
+  const metaLen = view.getUint32(0, true);
+  if (fileSize - 8 - metaLen < 4) throw new ThriftError(`footer length ${metaLen} exceeds the file size ${fileSize}`);
+  return metaLen;
+}
+
+/**
+ * Parses the footer from `tail`, the file's last bytes (at least the footer, its length and the
+ * magic) of a file of `fileSize` bytes; chunk ranges are absolute file offsets.
+ */
+function parseFooter(tail: Uint8Array, fileSize: number): Footer {
+  const n = fileSize;
   if (n < 12) throw new ThriftError(`file is too short (${n} bytes) to be Parquet`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, n);
-  const tail = view.getUint32(n - 4, true);
-  if (tail === MAGIC_ENCRYPTED) throw new ThriftError('encrypted footers (PARE) are not supported');
-  if (tail !== MAGIC) throw new ThriftError('missing PAR1 magic at the end (truncated or not a Parquet file)');
-  if (view.getUint32(0, true) !== MAGIC) throw new ThriftError('missing PAR1 magic at the start');
-  const metaLen = view.getUint32(n - 8, true);
+  const metaLen = footerLength(tail.subarray(tail.length - 8), n);
   const footerStart = n - 8 - metaLen;
-  if (footerStart < 4) throw new ThriftError(`footer length ${metaLen} exceeds the file size ${n}`);
-  const reader = new ThriftReader(bytes, footerStart, n - 8);
+  const tailStart = n - tail.length;
+  if (footerStart < tailStart) throw new ThriftError(`footer of ${metaLen} bytes is not within the bytes read`);
+  const reader = new ThriftReader(tail, footerStart - tailStart, tail.length - 8);
   const raw = reader.struct();
   let meta: FileMetaData;
   try {
-    meta = parquetMetadata(bytes, { geoparquet: false });
+    meta = parquetMetadata(tail, { geoparquet: false });
   } catch (e) {
     throw new ThriftError(`footer does not parse: ${(e as Error).message}`);
   }
@@ -540,7 +552,7 @@ function projectArrowSchemaValue(value: Uint8Array, keep: readonly number[], num
  * A self-contained Parquet file holding only `rowGroups` (in that order) and the top-level fields
  * `keep` (indices into `footer.tops`, ascending; `null` = all).
  */
-function buildSubFile(bytes: Uint8Array, f: Footer, rowGroups: readonly number[], keep: readonly number[] | null): Uint8Array {
+function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly number[], keep: readonly number[] | null): Uint8Array {
   if (f.encrypted) throw new NeedsFallback('encrypted column chunks');
   const tops = keep ?? f.tops.map((_, i) => i);
   const leaves: number[] = [];
@@ -636,10 +648,9 @@ function buildSubFile(bytes: Uint8Array, f: Footer, rowGroups: readonly number[]
   const out = new Uint8Array(offset + footer.length + 8);
   const dv = new DataView(out.buffer);
   dv.setUint32(0, MAGIC, true);
-  for (let i = 0; i < copies.length; i += 3) {
-    const src = copies[i]!;
-    out.set(bytes.subarray(src, src + copies[i + 1]!), copies[i + 2]!);
-  }
+  const ranges: ByteRange[] = [];
+  for (let i = 0; i < copies.length; i += 3) ranges.push({ offset: copies[i]!, length: copies[i + 1]!, at: copies[i + 2]! });
+  if (ranges.length > 0) source.readRanges(out, ranges);
   out.set(footer, offset);
   dv.setUint32(offset + footer.length, footer.length, true);
   dv.setUint32(offset + footer.length + 4, MAGIC, true);
@@ -879,14 +890,17 @@ export class ParquetFileHandle {
   readonly numRows: number;
   readonly rowGroups: readonly ParquetRowGroupInfo[];
   readonly columnNames: readonly string[];
-  readonly #bytes: Uint8Array;
+  /** The file, read by ranges: the footer at open, then only the column chunks decoded. */
+  readonly #source: FileRanges;
+  /** The whole file, read only if a decode has to fall back to the original bytes. */
+  #whole: Uint8Array | null = null;
   readonly #footer: Footer;
   readonly #topIndex = new Map<string, number>();
   #fallbacks = 0;
 
-  private constructor(path: string, bytes: Uint8Array, footer: Footer, schema: Schema) {
+  private constructor(path: string, source: FileRanges, footer: Footer, schema: Schema) {
     this.path = path;
-    this.#bytes = bytes;
+    this.#source = source;
     this.#footer = footer;
     this.schema = schema;
     this.numRows = Number(footer.meta.num_rows);
@@ -901,24 +915,29 @@ export class ParquetFileHandle {
     });
   }
 
-  /** Read the file once and parse its footer; no data page is decoded. */
+  /** Read the file's footer (its head and tail bytes only); no data page is read or decoded. */
   static async open(path: string): Promise<ParquetFileHandle> {
-    const bytes = await readFileBytes(path);
+    const source = FileRanges.open(path);
     let footer: Footer;
     try {
-      footer = parseFooter(bytes);
+      if (source.size < 12) throw new ThriftError(`file is too short (${source.size} bytes) to be Parquet`);
+      const head = source.read(0, 4);
+      const metaLen = footerLength(source.read(source.size - 8, 8), source.size);
+      if (new DataView(head.buffer).getUint32(0, true) !== MAGIC) throw new ThriftError('missing PAR1 magic at the start');
+      footer = parseFooter(source.read(source.size - 8 - metaLen, metaLen + 8), source.size);
     } catch (e) {
       if (e instanceof ThriftError) throw new CorruptFileError(path, e.message, { cause: e });
+      if (e instanceof CorruptFileError || e instanceof FileNotFoundError) throw e;
       throw new CorruptFileError(path, `footer does not parse: ${errMessage(e)}`, { cause: e });
     }
     let schema: Schema;
     try {
       let footerOnly: Uint8Array;
       try {
-        footerOnly = buildSubFile(bytes, footer, [], null);
+        footerOnly = buildSubFile(source, footer, [], null);
       } catch (e) {
         if (!(e instanceof NeedsFallback)) throw e;
-        footerOnly = bytes;
+        footerOnly = source.readAll();
       }
       schema = tableFromIPC(readSchema(footerOnly).intoIPCStream()).schema;
     } catch (e) {
@@ -927,7 +946,12 @@ export class ParquetFileHandle {
     if (schema.fields.length !== footer.tops.length) {
       throw new CorruptFileError(path, `Arrow schema has ${schema.fields.length} fields, Parquet schema ${footer.tops.length}`);
     }
-    return new ParquetFileHandle(path, bytes, footer, schema);
+    return new ParquetFileHandle(path, source, footer, schema);
+  }
+
+  /** File bytes read so far: the footer, then the column chunks of decoded row groups. */
+  get bytesRead(): number {
+    return this.#source.bytesRead;
   }
 
   /** How many decodes fell back to whole-row-group decoding (0 for well-formed files). */
@@ -1017,11 +1041,11 @@ export class ParquetFileHandle {
     let sub: Uint8Array | null = null;
     let decoded = names;
     try {
-      sub = buildSubFile(this.#bytes, this.#footer, indices, keep);
+      sub = buildSubFile(this.#source, this.#footer, indices, keep);
     } catch (e) {
       if (!(e instanceof NeedsFallback)) throw e;
       try {
-        sub = buildSubFile(this.#bytes, this.#footer, indices, null);
+        sub = buildSubFile(this.#source, this.#footer, indices, null);
         decoded = this.columnNames.slice();
       } catch (e2) {
         if (!(e2 instanceof NeedsFallback)) throw e2;
@@ -1037,8 +1061,9 @@ export class ParquetFileHandle {
     }
     this.#fallbacks++;
     try {
-      return { batches: this.#decodeBytes(this.#bytes, [...indices], batchSize), columns: this.columnNames.slice() };
+      return { batches: this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize), columns: this.columnNames.slice() };
     } catch (e) {
+      if (e instanceof CorruptFileError || e instanceof FileNotFoundError) throw e;
       throw new CorruptFileError(this.path, `row groups [${indices.join(', ')}] do not decode: ${errMessage(e)}`, {
         cause: e,
       });

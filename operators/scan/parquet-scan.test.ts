@@ -1,10 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { makeVector, Table, Utf8, vectorFromArray, type RecordBatch } from 'apache-arrow';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CancelledError, MissingColumnError } from '../../core/errors.ts';
+import { CancelledError, CorruptFileError, FileNotFoundError, MissingColumnError } from '../../core/errors.ts';
 import { writeParquetFile } from '../../adapters/io/parquet.ts';
 import { ParquetScan } from './parquet-scan.ts';
 import { DynamicFilter, type ContainerStats, type ScanPredicate } from './types.ts';
@@ -110,6 +110,34 @@ describe('ParquetScan', () => {
     expect(m.bytesSkipped).toBe([0, 1, 5, 6, 7, 8, 9].reduce((s, r) => s + bytes(r), 0));
     expect(m.bytesDecoded).toBeLessThan(rgs[2]!.uncompressedBytes * 3); // 'wide' was never decoded
     expect(scan.handle.fallbackDecodes).toBe(0);
+  });
+
+  it('reads the file by ranges: the footer at open, then only the chunks of kept row groups and needed columns', async () => {
+    const size = (await stat(path)).size;
+    const scan = await ParquetScan.open(path);
+    const footerOnly = scan.handle.bytesRead;
+    expect(footerOnly).toBeGreaterThan(0);
+    expect(footerOnly).toBeLessThan(size / 4);
+    const filter = new DynamicFilter();
+    filter.publish(between('k', 250, 420));
+    await collect(scan.batches({ filter, columns: ['k'] }));
+    expect(scan.metrics.bytesRead).toBe(scan.handle.bytesRead);
+    // three of ten row groups, two of three columns (k, and nothing else: the predicate reads k)
+    expect(scan.handle.bytesRead - footerOnly).toBeLessThan((size - footerOnly) * 0.15);
+    const all = await ParquetScan.open(path);
+    await collect(all.batches());
+    expect(all.handle.bytesRead).toBeGreaterThan(size * 0.9);
+  });
+
+  it('a file replaced or deleted after open is a typed error, never a decode of other bytes', async () => {
+    const p = join(dir, 'moving.parquet');
+    await copyFile(path, p);
+    const scan = await ParquetScan.open(p);
+    await truncate(p, (await stat(p)).size - 100);
+    await expect(collect(scan.batches())).rejects.toThrow(CorruptFileError);
+    await expect(collect(scan.batches())).rejects.toThrow(/changed while being read/);
+    await rm(p);
+    await expect(collect(scan.batches())).rejects.toThrow(FileNotFoundError);
   });
 
   it('keeps row groups that merely touch the bounds', async () => {

@@ -14,7 +14,8 @@
  * Metrics: `bytesDecoded` charges the footer's uncompressed sizes of the column chunks actually
  * decoded (a fallback decode of whole row groups charges every column); `bytesSkipped` the same
  * sizes of the needed columns of pruned row groups; `containersTotal = pruned + kept` for the
- * row groups visited.
+ * row groups visited; `bytesRead` the file bytes read so far (footer + decoded column chunks:
+ * the file is read by ranges, so pruned row groups are never read at all).
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
@@ -98,6 +99,7 @@ export class ParquetScan implements Scan {
     async function* emit(): AsyncGenerator<RecordBatch> {
       throwIfAborted(signal, self.source);
       const decoded = await h.decodeRowGroups(run, [...runColumns], { batchSize: self.#batchSize });
+      m.bytesRead = h.bytesRead;
       for (const r of run) {
         m.rowsDecoded += rgs[r]!.numRows;
         for (const c of decoded.columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
