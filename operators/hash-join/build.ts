@@ -61,6 +61,9 @@ export interface BuildOptions {
   readonly reservation: Reservation;
   /** Called as each partition's table is complete (the pushdown barrier counts these). */
   readonly onBuilt?: (part: PartitionBuild) => void;
+  /** Called instead when a partition's build fails or is cancelled (the barrier then counts it as unknown). */
+  readonly onFailed?: (index: number, error: unknown) => void;
+  readonly signal?: AbortSignal;
 }
 
 /** Splits one batch into `count` batches by key partition (row order kept within each). */
@@ -108,19 +111,52 @@ function buildTable(index: number, batch: RecordBatch, o: BuildOptions): Partiti
  * Builds every partition from the collected build batches (whose bytes `reservation` already
  * holds). Each copy made on the way — the concatenation, the partition split — is reserved
  * before the bytes it replaces are released, so the peak is accounted honestly.
+ *
+ * The partitions' builds are independent async tasks, started together and awaited together:
+ * each waits for its turn on the event loop (so a cancellation, or another task, gets in between),
+ * checks the signal, builds its table from its own batch and reports it. A task that fails or is
+ * cancelled reports `onFailed` — the pushdown barrier then publishes "keep everything" for its
+ * rows instead of waiting forever — and the first failure is rethrown once every task settled.
+ * Tasks share no mutable object (each owns its batch, keys, hashes and table), which is what lets
+ * them move to worker threads later.
  */
-export function buildPartitions(batches: readonly RecordBatch[], o: BuildOptions): PartitionBuild[] {
+export async function buildPartitions(batches: readonly RecordBatch[], o: BuildOptions): Promise<PartitionBuild[]> {
   const rows = batches.reduce((n, b) => n + b.numRows, 0);
-  if (rows === 0) return Array.from({ length: o.partitions }, (_, p) => buildPartition(p, null, o));
-  let all = batches[0]!;
-  if (batches.length > 1) {
-    all = concatBatches(batches, o.schema);
-    swapReserved(o.reservation, batchByteSize(all), batches.reduce((n, b) => n + batchByteSize(b), 0));
+  let pieces: (RecordBatch | null)[];
+  if (rows === 0) pieces = new Array<null>(o.partitions).fill(null);
+  else {
+    let all = batches[0]!;
+    if (batches.length > 1) {
+      all = concatBatches(batches, o.schema);
+      swapReserved(o.reservation, batchByteSize(all), batches.reduce((n, b) => n + batchByteSize(b), 0));
+    }
+    if (o.partitions === 1) pieces = [all];
+    else {
+      pieces = splitByPartition(all, normalizeKeys(all, o.keyColumns, o.kinds), o.partitions);
+      swapReserved(o.reservation, pieces.reduce((n, b) => n + (b ? batchByteSize(b) : 0), 0), batchByteSize(all));
+    }
   }
-  if (o.partitions === 1) return [buildPartition(0, all, o)];
-  const parts = splitByPartition(all, normalizeKeys(all, o.keyColumns, o.kinds), o.partitions);
-  swapReserved(o.reservation, parts.reduce((n, b) => n + (b ? batchByteSize(b) : 0), 0), batchByteSize(all));
-  return parts.map((b, p) => buildPartition(p, b, o));
+  if (pieces.length === 1) return [buildPartition(0, pieces[0]!, o)]; // one task: nothing to interleave
+  const settled = await Promise.allSettled(pieces.map((b, p) => buildTask(p, b, o)));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<PartitionBuild>).value);
+}
+
+async function buildTask(index: number, batch: RecordBatch | null, o: BuildOptions): Promise<PartitionBuild> {
+  try {
+    await nextTurn();
+    if (o.signal?.aborted) throw o.signal.reason;
+    return buildPartition(index, batch, o);
+  } catch (e) {
+    o.onFailed?.(index, e);
+    throw e;
+  }
+}
+
+/** Resolves on a later turn of the event loop (after pending I/O and timers). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function swapReserved(r: Reservation, grow: number, release: number): void {

@@ -8,6 +8,24 @@ import { describe, expect, it } from 'vitest';
 import { Engine } from '../../core/engine.ts';
 import { rebatch } from '../../bench/data/random-tables.ts';
 import { int64Data, int64Values, tableOf } from '../../bench/data/keys.ts';
+import type { BuildInput } from '../../core/hashmap.ts';
+import { normalizeKeys } from '../../core/keys/normalize.ts';
+import { partitionIds } from '../../core/keys/partition.ts';
+import { keyKindOf } from '../../core/keys/resolve.ts';
+import type { FixedKeyColumn } from '../../core/keys/types.ts';
+import { MemoryPool } from '../../core/memory/pool.ts';
+import { swissLayout } from '../../strategies/hashmap/swiss.ts';
+import { buildPartitions } from './build.ts';
+
+/** The kind of an Int32 key (widened to BIGINT: two words per row). */
+const BIGINT = keyKindOf(new Int32(), 'k');
+
+/** Whether the build input holds the (2-word, low word) key `v`. */
+function hasKey(input: BuildInput, v: number): boolean {
+  const w = (input.keys[0] as FixedKeyColumn).words;
+  for (let r = 0; r < input.rows; r++) if (w[2 * r] === v) return true;
+  return false;
+}
 
 const ints = (xs: (number | null)[]) => vectorFromArray(xs, new Int32());
 const table = (k: (number | null)[], batch = 2) => rebatch(new Table({ k: ints(k), tag: ints(k.map((_, i) => i)) }), batch);
@@ -68,6 +86,53 @@ describe('partitioned mode', () => {
       }
     }
   });
+  it('partitions build as concurrent tasks; a failed one reports "failed" (its rows kept), the rest report their tables, the error surfaces', async () => {
+    const build = table(Array.from({ length: 64 }, (_, i) => i), 7);
+    // the partition of key 13 cannot be indexed by this layout; the others can
+    const bad = new Int32Array(1);
+    partitionIds(normalizeKeys(table([13]).batches[0]!, ['k'], [BIGINT]), 4, bad);
+    const picky = {
+      ...swissLayout,
+      unsupportedReason: (input: BuildInput) => (hasKey(input, 13) ? 'refuses the partition holding 13' : null),
+    };
+    const built: number[] = [];
+    const failed: number[] = [];
+    const reservation = new MemoryPool(Infinity).reservation('test');
+    await expect(
+      buildPartitions(build.batches, {
+        schema: build.schema,
+        keyColumns: ['k'],
+        kinds: [BIGINT],
+        partitions: 4,
+        layout: picky,
+        nullEqualsNull: false,
+        reservation,
+        onBuilt: (p) => built.push(p.index),
+        onFailed: (i) => failed.push(i),
+      }),
+    ).rejects.toThrow(/refuses the partition holding 13/);
+    expect(failed).toEqual([bad[0]]);
+    expect(built.sort()).toEqual([0, 1, 2, 3].filter((p) => p !== bad[0]));
+    // a cancelled build: every task reports failed
+    const abort = new AbortController();
+    abort.abort(new Error('stop'));
+    const cancelled: number[] = [];
+    await expect(
+      buildPartitions(build.batches, {
+        schema: build.schema,
+        keyColumns: ['k'],
+        kinds: [BIGINT],
+        partitions: 4,
+        layout: swissLayout,
+        nullEqualsNull: false,
+        reservation,
+        onFailed: (i) => cancelled.push(i),
+        signal: abort.signal,
+      }),
+    ).rejects.toThrow('stop');
+    expect(cancelled.sort()).toEqual([0, 1, 2, 3]);
+  });
+
   it('an empty partition publishes false for its rows', async () => {
     const { metrics } = await run({ 'hash.mode': 'partitioned', 'hash.partitions': 8, pushdown: 'inlist', 'hash.build': 'right' }, { type: 'inner', on: 'k=k' }, table(Array.from({ length: 100 }, (_, i) => i), 100), table([42]));
     expect(metrics.scans.left.rowsAfterFilter).toBe(1);

@@ -20,7 +20,8 @@
  * NOT IN (null-aware anti): with the probe side returned, a probe row survives iff the build is
  * empty, or its key is not NULL, no build key is NULL and it matched nothing. With the build side
  * returned, the same rule over the probe input — whose emptiness is judged from metadata
- * (`numRows`), because the dynamic filter may legitimately remove every probe row.
+ * (`numRows`), because the dynamic filter may legitimately remove every probe row. With a residual
+ * filter each outer row has its own inner set (the rows the filter passes): not-in.ts.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
@@ -39,6 +40,7 @@ import { collectScan } from '../common/collect.ts';
 import { OutputPlan } from '../common/output.ts';
 import { DynamicFilter, type Scan } from '../scan/types.ts';
 import { buildPartitions, splitByPartition, type PartitionBuild } from './build.ts';
+import { FilteredNotInState, probeSurvivors } from './not-in.ts';
 import { joinRoles, type JoinRoles } from './roles.ts';
 
 /** Everything one run of the join shares across probe batches. */
@@ -64,6 +66,8 @@ interface RunState {
    */
   probeHashes: Uint32Array;
   probeFlags: Uint8Array;
+  /** NOT IN with a residual filter whose outer side is the build (not-in.ts). */
+  readonly notIn: FilteredNotInState | null;
 }
 
 export class HashJoin implements JoinAlgorithm {
@@ -73,7 +77,6 @@ export class HashJoin implements JoinAlgorithm {
   unsupportedReason(join: BoundJoin): string | null {
     if (join.spec.on.length === 0) return 'it needs at least one equi-key (--on); use --algorithm nested-loop for a pure range predicate';
     if (join.spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
-    if (join.spec.nullAware && join.filter) return 'a null-aware anti join with a residual filter is not supported';
     return null;
   }
 
@@ -112,7 +115,7 @@ export class HashJoin implements JoinAlgorithm {
           })
         : null;
       const buildStarted = performance.now();
-      const parts = buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal }), {
+      const parts = await buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal }), {
         schema: buildScan.schema,
         keyColumns: buildKeys,
         kinds: join.keyKinds,
@@ -126,6 +129,8 @@ export class HashJoin implements JoinAlgorithm {
           barrier.report(p.index, { index: p.index, rows: p.rows, keys: p.keys, table: p.table, seed: TABLE_SEED, hashes: p.hashes });
           bump(m, 'filterPlanMs', performance.now() - t);
         },
+        onFailed: (index) => barrier?.report(index, 'failed'),
+        signal: ctx.signal,
       });
       const state: RunState = {
         join,
@@ -144,6 +149,7 @@ export class HashJoin implements JoinAlgorithm {
         probeSawNullKey: false,
         probeHashes: new Uint32Array(0),
         probeFlags: new Uint8Array(0),
+        notIn: roles.nullAwareOuter === 'build' && join.filter ? new FilteredNotInState(join.filter, build, parts) : null,
       };
       bump(m, 'buildRows', state.buildRowsTotal);
       bump(m, 'partitions', partitions);
@@ -172,15 +178,16 @@ export class HashJoin implements JoinAlgorithm {
   *#probeBatch(s: RunState, batch: RecordBatch): Generator<RecordBatch> {
     if (batch.numRows === 0) return;
     const keys = normalizeKeys(batch, s.probeKeys, s.join.keyKinds);
-    if (s.parts.length === 1) {
-      yield* this.#probePart(s, s.parts[0]!, batch, keys);
-      return;
+    if (s.parts.length === 1) yield* this.#probePart(s, s.parts[0]!, batch, keys);
+    else {
+      const pieces = splitByPartition(batch, keys, s.parts.length);
+      for (let p = 0; p < pieces.length; p++) {
+        const piece = pieces[p];
+        if (piece) yield* this.#probePart(s, s.parts[p]!, piece, normalizeKeys(piece, s.probeKeys, s.join.keyKinds));
+      }
     }
-    const pieces = splitByPartition(batch, keys, s.parts.length);
-    for (let p = 0; p < pieces.length; p++) {
-      const piece = pieces[p];
-      if (piece) yield* this.#probePart(s, s.parts[p]!, piece, normalizeKeys(piece, s.probeKeys, s.join.keyKinds));
-    }
+    // a filtered NOT IN on the build side: the whole batch's rows are inner rows of every build row
+    s.notIn?.observe(batch, anyNullMask(keys));
   }
 
   /** Probes one batch (or one partition's piece of it) against one partition's table. */
@@ -221,7 +228,12 @@ export class HashJoin implements JoinAlgorithm {
       }
     }
     if (roles.probeRows !== null) {
-      const notIn = roles.nullAwareOuter === 'probe' ? notInSurvivors(probeMatched!, probeNulls, s.buildRowsTotal === 0, s.buildHasNullKey) : null;
+      let notIn: Uint8Array | null = null;
+      if (roles.nullAwareOuter === 'probe') {
+        notIn = join.filter
+          ? probeSurvivors(join.filter, roles.probe, batch, probeMatched!, probeNulls, s.parts)
+          : notInSurvivors(probeMatched!, probeNulls, s.buildRowsTotal === 0, s.buildHasNullKey);
+      }
       yield* this.#rowOutput(s, s.probeSide!, probeSource, roles.probeRows, probeMatched!, notIn);
     }
   }
@@ -281,7 +293,10 @@ export class HashJoin implements JoinAlgorithm {
         }
       }
       if (roles.buildRows !== null) {
-        const notIn = roles.nullAwareOuter === 'build' ? notInSurvivors(asBytes, part.nullKeys, probeScan.numRows === 0, s.probeSawNullKey) : null;
+        let notIn: Uint8Array | null = null;
+        if (roles.nullAwareOuter === 'build') {
+          notIn = s.notIn !== null ? s.notIn.survivors(part.index, asBytes) : notInSurvivors(asBytes, part.nullKeys, probeScan.numRows === 0, s.probeSawNullKey);
+        }
         yield* this.#rowOutput(s, s.buildSide!, part.source, roles.buildRows, asBytes, notIn);
       }
     }

@@ -8,8 +8,9 @@
  *
  * Pushdown is sound only when a probe row that matches no build key can never reach the output:
  * not when unmatched probe rows are kept (outer join preserving the probe side) or returned
- * (anti or mark join on the probe side). Under null-equals-null, or a null-aware anti join whose
- * outer side is the build, probe rows with NULL keys matter and the filter must keep them.
+ * (anti or mark join on the probe side), nor for a null-aware anti join with a residual filter
+ * (see not-in.ts). Under null-equals-null, or a null-aware anti join whose outer side is the
+ * build, probe rows with NULL keys matter and the filter must keep them.
  */
 import type { JoinSpec, Side } from '../../core/types.ts';
 import { isAntiJoin, isMarkJoin, isSemiJoin, keepsUnmatched, outputSides } from '../../core/types.ts';
@@ -57,7 +58,9 @@ export function joinRoles(spec: JoinSpec, build: Side): JoinRoles {
     probeRows,
     buildRows,
     nullAwareOuter,
-    canPushDown: !keepUnmatchedProbe && probeRows !== 'anti' && probeRows !== 'mark',
+    // NOT IN with a filter needs every inner row: one whose key matches nothing may still pass the
+    // filter with an outer row whose key is NULL (operators/hash-join/not-in.ts)
+    canPushDown: !keepUnmatchedProbe && probeRows !== 'anti' && probeRows !== 'mark' && !(spec.nullAware && spec.filter !== undefined),
     keepProbeNullKeys: spec.nullEquality === 'null-equals-null' || nullAwareOuter === 'build',
   };
 }

@@ -1,0 +1,183 @@
+/**
+ * NOT IN (null-aware anti join) with a residual filter, in the hash join.
+ *
+ * `o.k NOT IN (SELECT i.k FROM inner i WHERE filter(o, i))`: each outer row o has its OWN inner set
+ * S(o) = the inner rows for which the filter is TRUE, and SQL's three-valued `NOT IN` over S(o):
+ *   - o.k is NOT NULL: o survives iff no row of S(o) has o's key (the hash probe + filter decides
+ *     that: "matched") and no row of S(o) has a NULL key (then the answer is unknown, not true);
+ *   - o.k is NULL: o survives iff S(o) is empty.
+ * So besides the probe, two facts are needed: does some NULL-key inner row pass the filter with o
+ * (for unmatched outer rows with a key), and does ANY inner row pass it (for NULL outer keys). Both
+ * are found by evaluating the filter over blocks of candidate pairs, vectorised like every other
+ * filter evaluation; the work is the outer rows times the inner rows that could matter — the NULL
+ * keys — which is quadratic only in the NULL part of the data. (Without a filter S(o) is the whole
+ * inner side and the join uses the inner side's emptiness and NULL-ness instead.)
+ *
+ * Soundness needs every inner row: a probe-side dynamic filter would drop inner rows whose key
+ * matches nothing but which may still make S(o) non-empty, so roles.ts pushes nothing down here.
+ *
+ * Two drivers, by which side is the outer one:
+ *   - outer = probe: per probe batch, against the (complete) build partitions — `probeSurvivors`;
+ *   - outer = build: per probe batch, updating per-build-row state — `FilteredNotInState.observe` —
+ *     and deciding each build row once the probe input is exhausted (`survivors`).
+ */
+import type { RecordBatch } from 'apache-arrow';
+import type { CompiledFilter } from '../../core/expr/evaluate.ts';
+import type { Side } from '../../core/types.ts';
+import type { PartitionBuild } from './build.ts';
+
+/** Pairs evaluated per filter call. */
+const BLOCK = 4096;
+
+/** Evaluates `filter` over pairs (outer row, inner row) given by parallel arrays, oriented by side. */
+class PairEvaluator {
+  readonly #outerIdx = new Int32Array(BLOCK);
+  readonly #innerIdx = new Int32Array(BLOCK);
+  readonly #pass = new Uint8Array(BLOCK);
+  #n = 0;
+
+  constructor(
+    readonly filter: CompiledFilter,
+    /** Which join side the outer rows come from. */
+    readonly outerSide: Side,
+  ) {}
+
+  /**
+   * Tests outer rows `outer` against inner rows `inner` of one inner batch, all pairs, calling
+   * `onPass(outerRow)` for each pair that passes; `skip(outerRow)` drops outer rows already decided.
+   */
+  cross(
+    outerBatch: RecordBatch,
+    outer: Int32Array,
+    innerBatch: RecordBatch,
+    inner: Int32Array,
+    skip: (row: number) => boolean,
+    onPass: (row: number) => void,
+  ): void {
+    for (let a = 0; a < outer.length; a++) {
+      const o = outer[a]!;
+      if (skip(o)) continue;
+      for (let b = 0; b < inner.length; b++) {
+        this.#outerIdx[this.#n] = o;
+        this.#innerIdx[this.#n] = inner[b]!;
+        if (++this.#n === BLOCK) this.#flush(outerBatch, innerBatch, onPass);
+      }
+    }
+    this.#flush(outerBatch, innerBatch, onPass);
+  }
+
+  #flush(outerBatch: RecordBatch, innerBatch: RecordBatch, onPass: (row: number) => void): void {
+    const n = this.#n;
+    if (n === 0) return;
+    this.#n = 0;
+    const pass =
+      this.outerSide === 'left'
+        ? this.filter.evaluate(outerBatch, this.#outerIdx, innerBatch, this.#innerIdx, n, this.#pass)
+        : this.filter.evaluate(innerBatch, this.#innerIdx, outerBatch, this.#outerIdx, n, this.#pass);
+    for (let k = 0; k < n; k++) if (pass[k] === 1) onPass(this.#outerIdx[k]!);
+  }
+}
+
+/** Rows r in [0, n) with `flags[r]` set (or not set, with `value` 0). */
+function rowsWith(flags: Uint8Array | null, n: number, value: 0 | 1): Int32Array {
+  const out = new Int32Array(n);
+  let j = 0;
+  for (let r = 0; r < n; r++) {
+    out[j] = r;
+    j += (flags === null ? 0 : flags[r]! === 0 ? 0 : 1) === value ? 1 : 0;
+  }
+  return out.subarray(0, j);
+}
+
+/** Every row index of a partition, cached per partition. */
+const allRowsOf = new WeakMap<PartitionBuild, Int32Array>();
+function allRows(part: PartitionBuild): Int32Array {
+  let rows = allRowsOf.get(part);
+  if (rows === undefined) allRowsOf.set(part, (rows = Int32Array.from({ length: part.rows }, (_, i) => i)));
+  return rows;
+}
+
+/**
+ * Outer = probe: the NOT IN survivors (1 = returned) among the rows of one probe batch, given which
+ * of them matched (equal key and filter TRUE) and which have a NULL key.
+ */
+export function probeSurvivors(
+  filter: CompiledFilter,
+  probeSide: Side,
+  batch: RecordBatch,
+  matched: Uint8Array,
+  probeNulls: Uint8Array | null,
+  parts: readonly PartitionBuild[],
+): Uint8Array {
+  const n = batch.numRows;
+  const ev = new PairEvaluator(filter, probeSide);
+  const excluded = new Uint8Array(n); // matched, or S(o) holds a NULL key / is non-empty
+  for (let r = 0; r < n; r++) excluded[r] = matched[r]!;
+  const withKey = rowsWith(probeNulls, n, 0);
+  const nullKey = rowsWith(probeNulls, n, 1);
+  const skip = (r: number) => excluded[r] === 1;
+  const exclude = (r: number) => {
+    excluded[r] = 1;
+  };
+  for (const part of parts) {
+    if (part.rows === 0) continue;
+    // unmatched rows with a key: excluded if a NULL-key build row passes the filter with them
+    if (part.nullKeys !== null && withKey.length > 0) ev.cross(batch, withKey, part.batch!, rowsWith(part.nullKeys, part.rows, 1), skip, exclude);
+    // NULL keys: excluded if ANY build row passes the filter with them
+    if (nullKey.length > 0) ev.cross(batch, nullKey, part.batch!, allRows(part), skip, exclude);
+  }
+  const keep = new Uint8Array(n);
+  for (let r = 0; r < n; r++) keep[r] = 1 - excluded[r]!;
+  return keep;
+}
+
+/** Outer = build: per build row, what the probe rows seen so far said about S(o). */
+export class FilteredNotInState {
+  /** Per partition: a NULL-key build row passed the filter with a key row (sawNull), or any probe row passed with a NULL-key build row (nonEmpty). */
+  readonly #excluded: Uint8Array[];
+  readonly #ev: PairEvaluator;
+
+  constructor(
+    filter: CompiledFilter,
+    buildSide: Side,
+    readonly parts: readonly PartitionBuild[],
+  ) {
+    this.#excluded = parts.map((p) => new Uint8Array(p.rows));
+    this.#ev = new PairEvaluator(filter, buildSide);
+  }
+
+  /** One probe batch (all of it, whatever partition its rows were routed to). */
+  observe(batch: RecordBatch, probeNulls: Uint8Array | null): void {
+    const n = batch.numRows;
+    if (n === 0) return;
+    const nullProbe = probeNulls === null ? null : rowsWith(probeNulls, n, 1);
+    const everyProbe = rowsWith(null, n, 0);
+    this.parts.forEach((part, p) => {
+      if (part.rows === 0) return;
+      const ex = this.#excluded[p]!;
+      const skip = (r: number) => ex[r] === 1;
+      const exclude = (r: number) => {
+        ex[r] = 1;
+      };
+      // build rows with a key: a NULL-key probe row passing the filter makes the answer unknown
+      if (nullProbe !== null && nullProbe.length > 0) {
+        const candidates = rowsWith(part.nullKeys, part.rows, 0).filter((r) => !part.matched.get(r));
+        this.#ev.cross(part.batch!, candidates, batch, nullProbe, skip, exclude);
+      }
+      // NULL-key build rows: any probe row passing the filter makes S(o) non-empty
+      if (part.nullKeys !== null) this.#ev.cross(part.batch!, rowsWith(part.nullKeys, part.rows, 1), batch, everyProbe, skip, exclude);
+    });
+  }
+
+  /** The survivors (1 = returned) of partition `p` once the probe input is exhausted. */
+  survivors(p: number, matched: Uint8Array): Uint8Array {
+    const part = this.parts[p]!;
+    const ex = this.#excluded[p]!;
+    const keep = new Uint8Array(part.rows);
+    for (let r = 0; r < part.rows; r++) {
+      const isNull = part.nullKeys !== null && part.nullKeys[r] !== 0;
+      keep[r] = ex[r] === 1 || (!isNull && matched[r] === 1) ? 0 : 1;
+    }
+    return keep;
+  }
+}
