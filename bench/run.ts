@@ -41,7 +41,7 @@ try {
     const results: CaseResult[] = [];
     for (const c of cases) {
       if (!opts.json) process.stderr.write(`  running ${c.name}…\n`);
-      results.push(await measureCase(c, { iterations: Number(opts.iterations), warmupIterations: 1, time: 0 }));
+      results.push(await measureCase(c, { iterations: Number(opts.iterations), warmupIterations: 2, time: 0 }));
     }
     if (opts.json) {
       process.stdout.write(`${JSON.stringify({ suite, cases: results }, null, 2)}\n`);
