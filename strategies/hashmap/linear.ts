@@ -47,7 +47,8 @@
  * up to 64 bits, date, time, timestamp: widened to 2 words), uint (UBIGINT), float (DOUBLE/FLOAT,
  * -0.0 and NaN already folded by normalisation), bool (1 word). Refused (`unsupportedReason`):
  * several key columns, bytes (VARCHAR/BLOB), decimals and HUGEINT (4 / 3 words), and more than
- * LINEAR_MAX_ROWS build rows — `auto` then falls back to chained.
+ * LINEAR_MAX_ROWS build rows. (`auto` picks `swiss`, which replaced this layout on the probe path; it
+ * stays registered as the baseline the swiss table is measured against.)
  *
  * NULLs are handled, not refused: under null-equals-nothing NULL build rows are not inserted and
  * NULL probe rows miss without touching the table. Under null-equals-null the NULL build rows form

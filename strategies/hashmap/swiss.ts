@@ -1,18 +1,22 @@
 /**
- * `swiss`: open addressing over GROUPS of four slots whose 1-byte tags are read as one 32-bit word
+ * `swiss`: open addressing over GROUPS of four slots whose 1-byte salts are read as one 32-bit word
  * and matched all at once with SWAR bit tricks — SwissTable's probe, sized for a JS engine (a
  * 4-byte group instead of a 16-byte SSE one). Indexes ANY key.
  *
  *   groups  (Int32Array, one word per group, a power-of-two number of groups)
- *           byte j of groups[g] is the tag of slot 4g + j: 0 = empty, else TAG_FULL | (hash & 0x7f),
- *           the slot's 7-bit salt. Home group = hash >>> shift (the hash's HIGH bits; the salt is the
- *           LOW bits, and partition routing hashes with another seed, so the three are independent).
+ *           bits 0-6 of byte j: the salt of slot 4g + j (hash & 0x7f, 0 mapped to 1; 0 = empty);
+ *           bit 7 of byte 0: DISPLACED — a key whose probe passed this group while it was full
+ *           lives further on. Home group = hash >>> shift (the hash's HIGH bits; the salt is the LOW
+ *           bits, and partition routing hashes with another seed, so the three are independent).
  *           A key lives in the first group from its home that had a free slot when it was inserted
- *           (linear probing by group): a probe that meets a group with an empty slot can stop.
+ *           (linear probing by group), so a probe that finds no match in a group without the
+ *           DISPLACED bit can stop — a stronger stop than "the group has an empty slot".
  *   slots   (Int32Array, `stride` words per slot)
  *           slots[s*stride] = first build row + 1 with this key. Then, for ONE fixed-width key of 1
  *           or 2 words (int of any width, uint, float, bool, date, timestamp): the key's words, so a
- *           hit is confirmed without touching the build's key column ("inline"). For anything else
+ *           hit is confirmed without touching the build's key column ("inline") — only the low word
+ *           when every build key has the same high word ("narrow": keys within one 2^32 window,
+ *           the common case; a probe key with another high word cannot match). For anything else
  *           (several columns, strings, binary, decimals, HUGEINT): the key's full 32-bit hash, and a
  *           hit is confirmed by hash, then by the key comparator ("hashed").
  *   next    (Int32Array, one per build row; dropped when no key repeats)
@@ -20,26 +24,25 @@
  *           pushed in front of its key's chain, so chains are ASCENDING — the order the contract
  *           wants and the order a resumed probe (`ProbeCursor.next`) continues in.
  *
- * Why groups and SWAR (measured, 1M unique int64 keys, 10M probes at ~5% hits, .prof micro): the
- * probe of a miss-heavy join is bound by one thing, the branch that decides "could this row
- * match?". Scanning tags byte by byte (the `linear` layout) mispredicts on about every other row
- * (half the home slots are occupied): ~18 ns per row. Reading the four tags of a group as one word
- * and testing "some byte equals my salt, or the group has no empty slot" is branch-free and true
- * for ~6% of rows (hits + salt false positives + full groups): ~6.5 ns per row. So a window of probe
- * rows is resolved in two passes:
- *  1. SELECT (branch-free, independent loads, misses overlap): one group word per row, the SWAR
- *     test, and the row appended to a candidate list with an unconditional write;
- *  2. CONFIRM (the few candidates): each tag byte that equals the salt is checked against the slot
- *     (key words inline, or hash + comparator), following full groups to the next one.
- * The SWAR test `(x - 0x01010101) & ~x & 0x80808080` (x = group ^ salt * 0x01010101) is nonzero iff
- * some byte of x is zero — exact for "is there a match", though it may flag extra bytes above a
- * true zero, which is why pass 2 re-checks every flagged byte.
+ * Why groups and SWAR (1M unique int64 keys, 10M probes at ~5% hits, bench/hashmap-micro.ts): the
+ * probe of a miss-heavy join is bound by the branch that decides "could this row match?". Scanning
+ * salts byte by byte (the `linear` layout) mispredicts on about every other row (half the home
+ * slots are occupied). Testing "some lane holds my salt, or the group is DISPLACED" on one word is
+ * branch-free and true for ~11% of rows (5% hits, ~1.5% salt collisions, the rest displaced).
+ * Probe 139 ms (linear 221-235, chained 660-700). A window of probe rows is resolved in passes:
+ *  1. SELECT (branch-free, independent loads whose misses overlap): one group word per row, the
+ *     SWAR test, the row appended to a candidate list with an unconditional write;
+ *  2. LOCATE / GATHER / COMPARE (the candidates; see the comment above `locate`).
+ * The SWAR test `(x - 0x01010101) & ~x & 0x80808080` (x = salts ^ salt * 0x01010101, lanes < 0x80)
+ * is nonzero iff some lane of x is zero — exact for "is there a match", though it may flag extra
+ * lanes above a true zero, which is why every flagged lane is re-checked.
  *
  * Sizing: slots = nextPow2(4 x keys) while that is at most 2^20 slots, else nextPow2(2 x keys)
  * (load factor <= 1/2), at least 16 (4 groups). The table is first sized for the non-NULL rows
  * (an upper bound on distinct keys) and re-hashed smaller when duplicates leave few distinct keys.
- * 1M unique int64 keys: 2^21 slots = 2 MB of groups (cache-resident; that is what makes misses
- * cheap) + 24 MB of inline slots. At most 2^26 build rows.
+ * 1M unique int64 keys < 2^32: 2^21 slots = 2 MB of groups (cache-resident; that is what makes
+ * misses cheap) + 16 MB of narrow inline slots (24 MB when the keys span high words). At most
+ * 2^26 build rows.
  *
  * NULLs: under null-equals-nothing NULL build rows are not inserted and NULL probe rows miss.
  * Under null-equals-null, inline tables keep the NULL build rows out of the slots as one extra
