@@ -97,39 +97,25 @@ describe('partitioned mode', () => {
     };
     const built: number[] = [];
     const failed: number[] = [];
-    const reservation = new MemoryPool(Infinity).reservation('test');
-    await expect(
+    const fourWays = (layout: typeof swissLayout, more: Partial<Parameters<typeof buildPartitions>[1]>) =>
       buildPartitions(build.batches, {
         schema: build.schema,
         keyColumns: ['k'],
         kinds: [BIGINT],
         partitions: 4,
-        layout: picky,
+        layout,
         nullEqualsNull: false,
-        reservation,
-        onBuilt: (p) => built.push(p.index),
-        onFailed: (i) => failed.push(i),
-      }),
-    ).rejects.toThrow(/refuses the partition holding 13/);
+        reservation: new MemoryPool(Infinity).reservation('test'),
+        ...more,
+      });
+    await expect(fourWays(picky, { onBuilt: (p) => built.push(p.index), onFailed: (i) => failed.push(i) })).rejects.toThrow(/refuses the partition holding 13/);
     expect(failed).toEqual([bad[0]]);
     expect(built.sort()).toEqual([0, 1, 2, 3].filter((p) => p !== bad[0]));
     // a cancelled build: every task reports failed
     const abort = new AbortController();
     abort.abort(new Error('stop'));
     const cancelled: number[] = [];
-    await expect(
-      buildPartitions(build.batches, {
-        schema: build.schema,
-        keyColumns: ['k'],
-        kinds: [BIGINT],
-        partitions: 4,
-        layout: swissLayout,
-        nullEqualsNull: false,
-        reservation,
-        onFailed: (i) => cancelled.push(i),
-        signal: abort.signal,
-      }),
-    ).rejects.toThrow('stop');
+    await expect(fourWays(swissLayout, { onFailed: (i) => cancelled.push(i), signal: abort.signal })).rejects.toThrow('stop');
     expect(cancelled.sort()).toEqual([0, 1, 2, 3]);
   });
 

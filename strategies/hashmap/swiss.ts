@@ -54,6 +54,7 @@ import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput 
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
+import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, type RowEquality } from './chained.ts';
 import { slotBits } from './linear.ts';
 
@@ -210,67 +211,14 @@ export class SwissHashTable implements JoinHashTable {
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
     checkProbeArgs(input, this.#keys, outProbe, outBuild, capacity);
-    let r = cursor.row;
-    if (r < 0) return 0;
-    const rows = input.rows;
-    const next = this.#next;
-    const window = capacity < 16 ? 16 : capacity > WINDOW ? WINDOW : capacity;
-    const mRow = candRow;
-    const mFirst = candSlot;
-    let n = 0;
-    let j = cursor.next;
-    // finish the chain a previous call stopped in
-    if (j >= 0) {
-      do {
-        if (n === capacity) {
-          cursor.next = j;
-          return n;
-        }
-        outProbe[n] = r;
-        outBuild[n] = j;
-        n++;
-        j = next === null ? -1 : next[j]! - 1;
-      } while (j >= 0);
-      r++;
-    }
-    while (r < rows) {
-      const end = rows - r < window ? rows : r + window;
-      const c = this.#resolve(input, null, r, end);
-      // candRow/candSlot now hold the window's matches in row order: (row, first build row + 1)
-      for (let i = 0; i < c; i++) {
-        const q = mRow[i]!;
-        j = mFirst[i]! - 1;
-        do {
-          if (n === capacity) {
-            cursor.row = q;
-            cursor.next = j;
-            return n;
-          }
-          outProbe[n] = q;
-          outBuild[n] = j;
-          n++;
-          j = next === null ? -1 : next[j]! - 1;
-        } while (j >= 0);
-      }
-      r = end;
-    }
-    cursor.row = -1;
-    cursor.next = -1;
-    return n;
+    return probeWindows(input.rows, cursor, this.#next, outProbe, outBuild, capacity, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
 
   contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
     checkProbeKeys(input, this.#keys);
-    const count = rows === null ? input.rows : rows.length;
-    const mRow = candRow;
-    for (let base = 0; base < count; base += WINDOW) {
-      const end = count - base < WINDOW ? count : base + WINDOW;
-      if (rows === null) out.fill(0, base, end);
-      else for (let k = base; k < end; k++) out[rows[k]!] = 0;
-      const c = this.#resolve(input, rows, base, end);
-      for (let i = 0; i < c; i++) out[mRow[i]!] = 1;
-    }
+    containsWindows(rows === null ? input.rows : rows.length, rows, out, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
+
 
   /**
    * Membership from the salts alone (passes 1 and 2a, no slot is read): 1 for every row with a
@@ -555,10 +503,9 @@ function rehash(oldGroups: Int32Array, oldSlots: Int32Array, groups: Int32Array,
 // Shared scratch (every call is synchronous, so one set serves all tables): a window's candidates,
 // then its matches, as parallel lists in row order.
 
-/** Probe rows resolved per window. */
-const WINDOW = 1024;
 const candRow = new Int32Array(WINDOW);
 const candSlot = new Int32Array(WINDOW);
+const MATCHES = { rows: candRow, firsts: candSlot };
 
 /**
  * Pass 1: lists in candRow the rows row(k), k in [from, to), that may match: some salt of the home
