@@ -127,6 +127,33 @@ describe('swiss layout', () => {
     }
   });
 
+  it('narrow keys: the key-range pre-check agrees with the table while on, after it switches itself off, and for row lists', () => {
+    const n = 200_000;
+    const build = buildInput(1000, (i) => 3 * i + 100); // keys 100, 103, …, 3097
+    const table = new SwissHashTable(build);
+    // the first 100K probe keys mostly in range (the check switches off), the rest mostly outside
+    const values = Array.from({ length: n }, (_, i) => (i < n / 2 ? 100 + ((i * 7) % 3000) : (i % 10 === 0 ? 100 + ((i * 7) % 3000) : 5000 + i)));
+    const probe = probeInput(values);
+    const expected = values.map((v) => (v >= 100 && v <= 3097 && (v - 100) % 3 === 0 ? 1 : 0));
+    expect(membership(table, probe)).toEqual(expected);
+    let pairs = 0;
+    const cursor = new ProbeCursor();
+    const op = new Int32Array(4096);
+    const ob = new Int32Array(4096);
+    let bad = 0;
+    while (!cursor.done) {
+      const got = table.probe(probe, cursor, op, ob, 4096);
+      for (let k = 0; k < got; k++) if (expected[op[k]!] !== 1 || 3 * ob[k]! + 100 !== values[op[k]!]) bad++;
+      pairs += got;
+    }
+    expect(bad).toBe(0);
+    expect(pairs).toBe(expected.reduce((a: number, b) => a + b, 0));
+    const list = Int32Array.from({ length: n / 2 }, (_, k) => 2 * k + 1);
+    const some = new Uint8Array(n).fill(9);
+    table.contains(probe, some, list);
+    expect(Array.from(some)).toEqual(expected.map((e, i) => (i % 2 === 1 ? e : 9)));
+  });
+
   const SHAPES: { name: string; type: DataType; value: (rng: Rng, lo: number, hi: number) => number | boolean | string }[] = [
     { name: 'int32 (inline, 2 words)', type: new Int32(), value: (rng, lo, hi) => rng.int(lo, hi) },
     { name: 'bool (inline, 1 word)', type: new Bool(), value: (rng) => rng.chance(0.5) },

@@ -82,16 +82,27 @@ export function swissUnsupportedReason(input: BuildInput): string | null {
   return null;
 }
 
-/** The high word every non-NULL row of a 2-word key column has, or null when they differ. */
-function commonHighWord(w: Int32Array, nulls: Uint8Array | null, rows: number): number | null {
-  let hi: number | null = null;
+/**
+ * The high word every non-NULL row of a 2-word key column has, with the range of their low words
+ * (unsigned), or null when the high words differ.
+ */
+function narrowRange(w: Int32Array, nulls: Uint8Array | null, rows: number): { hi: number; minLo: number; maxLo: number; count: number } | null {
+  let hi = 0;
+  let minLo = 0;
+  let maxLo = 0;
+  let count = 0;
   for (let r = 0; r < rows; r++) {
     if (nulls !== null && nulls[r] !== 0) continue;
     const x = w[2 * r + 1]!;
-    if (hi === null) hi = x;
-    else if (x !== hi) return null;
+    const lo = w[2 * r]! >>> 0;
+    if (count++ === 0) {
+      hi = x;
+      minLo = maxLo = lo;
+    } else if (x !== hi) return null;
+    else if (lo < minLo) minLo = lo;
+    else if (lo > maxLo) maxLo = lo;
   }
-  return hi ?? 0;
+  return { hi, minLo, maxLo, count };
 }
 
 /** Whether keys are stored inline (one fixed-width column of 1 or 2 words), and with which width. */
@@ -127,6 +138,16 @@ export class SwissHashTable implements JoinHashTable {
   readonly #mode: number;
   /** NARROW2: the high word every build key has (a probe key with another one cannot match). */
   readonly #hi: number;
+  /** NARROW2: the build keys' low words lie in [minLo, minLo + loSpan] (unsigned). */
+  readonly #minLo: number;
+  readonly #loSpan: number;
+  /**
+   * NARROW2: probe rows outside the build's key range skip the table (see `inRange`) — until a
+   * sample shows nearly every probe row in range, when the check stops paying and is switched off.
+   */
+  #rangeCheck: boolean;
+  #rangeSeen = 0;
+  #rangeKept = 0;
   /** Inline tables under null-equals-null: first NULL build row + 1 (0: none). */
   readonly #nullFirst: number;
   readonly #keys: readonly KeyColumn[];
@@ -146,9 +167,12 @@ export class SwissHashTable implements JoinHashTable {
     const width = inlineWidth(keys);
     const nullRows = anyNullMask(keys);
     // a 2-word key whose build values all share their high word is stored as its low word alone
-    const commonHi = width === 2 ? commonHighWord((keys[0] as FixedKeyColumn).words, nullRows, rows) : null;
-    this.#mode = width === 2 ? (commonHi === null ? INLINE2 : NARROW2) : width === 1 ? INLINE1 : HASHED;
-    this.#hi = commonHi ?? 0;
+    const narrow = width === 2 ? narrowRange((keys[0] as FixedKeyColumn).words, nullRows, rows) : null;
+    this.#mode = width === 2 ? (narrow === null ? INLINE2 : NARROW2) : width === 1 ? INLINE1 : HASHED;
+    this.#hi = narrow?.hi ?? 0;
+    this.#minLo = narrow?.minLo ?? 0;
+    this.#loSpan = narrow === null ? 0 : (narrow.maxLo - narrow.minLo) >>> 0;
+    this.#rangeCheck = narrow !== null && narrow.count > 0;
     this.narrow = this.#mode === NARROW2;
     this.storage = this.#mode === HASHED ? 'hashed' : 'inline';
     const stride = this.#mode === INLINE2 ? 3 : 2;
@@ -165,18 +189,16 @@ export class SwissHashTable implements JoinHashTable {
     const next = new Int32Array(rows);
     const shift = 32 - (bits - 2);
     const gmask = (1 << (bits - 2)) - 1;
-    const order = new Int32Array(slotted); // rows last to first, so every chain ends up ascending
-    for (let r = rows - 1, i = 0; r >= 0; r--) if (skip === null || skip[r] === 0) order[i++] = r;
     let distinct: number;
     if (this.#mode === HASHED) {
       const eq = makeRowEquality(keys, keys, nullEqualsNull);
-      distinct = insertHashed(groups, slots, next, shift, gmask, eq, order, hashes);
+      distinct = insertHashed(groups, slots, next, shift, gmask, eq, skip, hashes, rows);
     } else {
       const w = (keys[0] as FixedKeyColumn).words;
       distinct =
         this.#mode === INLINE2
-          ? insertW2(groups, slots, next, shift, gmask, w, order, hashes)
-          : insertW1(groups, slots, next, shift, gmask, w, this.#mode === NARROW2 ? 2 : 1, order, hashes);
+          ? insertW2(groups, slots, next, shift, gmask, w, skip, hashes, rows)
+          : insertW1(groups, slots, next, shift, gmask, w, this.#mode === NARROW2 ? 2 : 1, skip, hashes, rows);
     }
     let nullFirst = 0;
     if (this.#mode !== HASHED && nullEqualsNull && nullRows !== null) {
@@ -266,12 +288,28 @@ export class SwissHashTable implements JoinHashTable {
     const p = input.keys[0] as FixedKeyColumn;
     const pn = p.nulls;
     const nullFirst = this.#nullFirst;
-    // NULL probe rows must reach pass 2 only when they can match (a NULL chain exists)
-    const c = select(groups, shift, ph, list, from, to, pn, nullFirst !== 0 && pn !== null);
+    const keepNulls = nullFirst !== 0 && pn !== null;
+    let c: number;
+    if (this.#rangeCheck) {
+      // only rows whose key lies in the build's range reach the group array
+      const n = inRange(p.words, this.#hi, this.#minLo, this.#loSpan, list, from, to, keepNulls ? pn : null);
+      this.#observeRange(to - from, n);
+      c = select(groups, shift, ph, rangeRows, 0, n, pn, keepNulls);
+    } else {
+      // NULL probe rows must reach pass 2 only when they can match (a NULL chain exists)
+      c = select(groups, shift, ph, list, from, to, pn, keepNulls);
+    }
     if (mode === INLINE2) return confirmW2(groups, this.#slots, shift, this.#gmask, p.words, pn, nullFirst, ph, c);
     return mode === NARROW2
       ? confirmW1(groups, this.#slots, shift, this.#gmask, p.words, 2, this.#hi, pn, nullFirst, ph, c)
       : confirmW1(groups, this.#slots, shift, this.#gmask, p.words, 1, 0, pn, nullFirst, ph, c);
+  }
+
+  /** The range check's running sample: switched off once RANGE_SAMPLE rows kept more than RANGE_KEEP. */
+  #observeRange(rows: number, kept: number): void {
+    this.#rangeSeen += rows;
+    this.#rangeKept += kept;
+    if (this.#rangeSeen >= RANGE_SAMPLE && this.#rangeKept > RANGE_KEEP * this.#rangeSeen) this.#rangeCheck = false;
   }
 
   /** Comparator and NULL-skip mask of a probe batch (hashed mode), rebuilt only when its columns change. */
@@ -331,15 +369,15 @@ function lowestLane(lanes: number): number {
 }
 
 // --- build ---------------------------------------------------------------------------------------
-// Rows in `order` (descending): a row whose key already has a slot is pushed in front of that slot's chain; any
+// Rows rows-1 .. 0 (those not `skip`ped): a row whose key already has a slot is pushed in front of that slot's chain; any
 // other row claims the first empty slot of the first group from its home that has one, marking every
 // full group it passes DISPLACED. `next` is all zeros on entry, so a chain's last row needs no write.
 // Returns the number of slots claimed. (One function per slot shape: the key compare is inlined.)
 
-function insertW2(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, order: Int32Array, hashes: Uint32Array): number {
+function insertW2(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, skip: Uint8Array | null, hashes: Uint32Array, rows: number): number {
   let distinct = 0;
-  for (let i = 0; i < order.length; i++) {
-    const r = order[i]!;
+  for (let r = rows - 1; r >= 0; r--) {
+    if (skip !== null && skip[r] !== 0) continue;
     const h = hashes[r]!;
     const salt = saltOf(h);
     const lo = w[2 * r]!;
@@ -384,10 +422,10 @@ function insertW2(groups: Int32Array, slots: Int32Array, next: Int32Array, shift
 }
 
 /** `ws`: words per key in `w` — 1, or 2 for a NARROW2 key (its low word is the one stored). */
-function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, ws: number, order: Int32Array, hashes: Uint32Array): number {
+function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, ws: number, skip: Uint8Array | null, hashes: Uint32Array, rows: number): number {
   let distinct = 0;
-  for (let i = 0; i < order.length; i++) {
-    const r = order[i]!;
+  for (let r = rows - 1; r >= 0; r--) {
+    if (skip !== null && skip[r] !== 0) continue;
     const h = hashes[r]!;
     const salt = saltOf(h);
     const k = w[ws * r]!;
@@ -429,10 +467,10 @@ function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift
   return distinct;
 }
 
-function insertHashed(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, eq: RowEquality, order: Int32Array, hashes: Uint32Array): number {
+function insertHashed(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, eq: RowEquality, skip: Uint8Array | null, hashes: Uint32Array, rows: number): number {
   let distinct = 0;
-  for (let i = 0; i < order.length; i++) {
-    const r = order[i]!;
+  for (let r = rows - 1; r >= 0; r--) {
+    if (skip !== null && skip[r] !== 0) continue;
     const h = hashes[r]!;
     const hs = h | 0;
     const salt = saltOf(h);
@@ -528,6 +566,19 @@ function select(groups: Int32Array, shift: number, ph: Uint32Array, list: Int32A
     }
     return c;
   }
+  if (list !== null && !keepNulls) {
+    for (let k = from; k < to; k++) {
+      const q = list[k]!;
+      const h = ph[q]!;
+      const v = groups[h >>> shift]!;
+      const s = h & 0x7f;
+      const x = (v & SALTS) ^ Math.imul(s === 0 ? 1 : s, LOW);
+      const maybe = (((x - LOW) | 0) & ~x & HIGH) | (v & DISPLACED);
+      cr[c] = q;
+      c += (maybe | -maybe) >>> 31;
+    }
+    return c;
+  }
   for (let k = from; k < to; k++) {
     const q = list === null ? k : list[k]!;
     const h = ph[q]!;
@@ -598,6 +649,38 @@ function refineMembers(groups: Int32Array, shift: number, gmask: number, ph: Uin
     }
     out[q] = found;
   }
+}
+
+/** Probe rows sampled before the range check may switch itself off. */
+const RANGE_SAMPLE = 1 << 16;
+/** The check stays on only while it passes at most this share of the rows it sees. */
+const RANGE_KEEP = 0.9;
+/** `inRange`'s output: the window's rows that lie in the build's key range. */
+const rangeRows = new Int32Array(WINDOW);
+
+/**
+ * Pass 0 (NARROW2 tables): rows row(k), k in [from, to), whose key has the build's high word and a
+ * low word within [minLo, minLo + span] — `(lo - minLo) >>> 0 <= span` is the whole unsigned range
+ * test — into `rangeRows`, branch-free; rows flagged in `keep` (NULL rows that may match the NULL
+ * chain) are passed too. Returns the count. A probe whose keys spread beyond the build's (half of a
+ * uniform probe over twice the build's range) skips the group array for every row it drops.
+ */
+function inRange(pw: Int32Array, hi: number, minLo: number, span: number, list: Int32Array | null, from: number, to: number, keep: Uint8Array | null): number {
+  const out = rangeRows;
+  let n = 0;
+  if (list === null && keep === null) {
+    for (let q = from; q < to; q++) {
+      out[n] = q;
+      n += +(pw[2 * q + 1] === hi) & +(((pw[2 * q]! - minLo) >>> 0) <= span);
+    }
+    return n;
+  }
+  for (let k = from; k < to; k++) {
+    const q = list === null ? k : list[k]!;
+    out[n] = q;
+    n += (+(pw[2 * q + 1] === hi) & +(((pw[2 * q]! - minLo) >>> 0) <= span)) | (keep === null ? 0 : keep[q]!);
+  }
+  return n;
 }
 
 /*
