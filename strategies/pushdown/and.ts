@@ -95,6 +95,20 @@ export function liveRows(rows: Int32Array | null, keep: Uint8Array, n: number, i
   return j === out.length ? out : out.subarray(0, j);
 }
 
+/**
+ * `liveRows(null, keep, n)` when the number of kept rows is already known (`countKept`): an array of
+ * exactly `kept` rows (one spare slot absorbs the branch-free loop's last unconditional write).
+ */
+export function keptRows(keep: Uint8Array, n: number, kept: number): Int32Array {
+  const out = new Int32Array(kept + 1);
+  let j = 0;
+  for (let i = 0; i < n; i++) {
+    out[j] = i;
+    j += -keep[i]! >>> 31;
+  }
+  return out.subarray(0, kept);
+}
+
 /** The number of nonzero entries of keep[0, n) (branch-free). */
 export function countKept(keep: Uint8Array, n: number): number {
   let k = 0;

@@ -40,7 +40,7 @@ import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds } from '../../core/keys/partition.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../../operators/scan/types.ts';
-import { countKept, liveRows, rowPartOf } from './and.ts';
+import { countKept, keptRows, rowPartOf } from './and.ts';
 import { RowFilterGate } from './row-gate.ts';
 
 /** What a build partition reports: its contents, or that it failed (unknown contents). */
@@ -210,7 +210,7 @@ class ComposedPredicate implements ScanPredicate {
       else orOverPlans(plans, keys, rows, keep, hashes);
     }
     const kept = countKept(keep, n);
-    return kept === n ? null : liveRows(null, keep, n, new Int32Array(Math.min(n, kept + 1))).subarray(0, kept);
+    return kept === n ? null : keptRows(keep, n, kept);
   }
 
   /** Counting-sort the non-NULL rows by partition, then run each partition's plan on its rows. */
