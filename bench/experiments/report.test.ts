@@ -20,7 +20,7 @@ function variant(name: string, ms: number[], pruned: number, parityOk = true): V
     joinMs: 1,
     rows: 42,
     probeSide: 'left',
-    probe: { containersTotal: 10, containersPruned: pruned, rowsDecoded: 1000 * (10 - pruned), rowsAfterFilter: 5, bytesDecoded: 2048, bytesSkipped: 0 },
+    probe: { containersTotal: 10, containersPruned: pruned, rowsDecoded: 1000 * (10 - pruned), rowsAfterFilter: 5, bytesDecoded: 2048, bytesSkipped: 0, bytesRead: 1024 },
     peakReservedBytes: 3 * 1024 * 1024,
     dynamicFilter: EVIL,
     parity: { equal: parityOk, missing: parityOk ? 0 : 2, extra: parityOk ? 0 : 1, actualRows: 42, expectedRows: 43, schemaProblems: [] },
@@ -81,7 +81,7 @@ describe('report', () => {
   it('formats the terminal table', () => {
     const text = formatResultsTable(RESULTS);
     expect(text).toContain('median ms');
-    expect(text).toMatch(/none\s+2\s+1\.00–3\.00\s+2\s+42\s+0\/10\s+10000\s+2\.0 KiB\s+3\.0 MiB\s+✓/);
+    expect(text).toMatch(/none\s+2\s+1\.00–3\.00\s+2\s+42\s+0\/10\s+10000\s+5\s+2\.0 KiB\s+3\.0 MiB\s+✓/);
     expect(text).toContain('duckdb (threads=1)');
     expect(text).toContain('hash on a range: unsupported — cannot');
     expect(formatBytes(512)).toBe('512 B');

@@ -80,7 +80,7 @@ export function dataSummary(d: DatasetResult): string {
 // Terminal table
 // ---------------------------------------------------------------------------------------------
 
-const TABLE_HEADER = ['variant', 'median ms', 'min–max ms', 'x duckdb', 'rows', 'pruned/total', 'rows decoded', 'bytes decoded', 'peak memory', 'parity'];
+const TABLE_HEADER = ['variant', 'median ms', 'min–max ms', 'x duckdb', 'rows', 'pruned/total', 'rows decoded', 'rows kept', 'bytes decoded', 'peak memory', 'parity'];
 
 /** One plain-text table per data set (variants, then DuckDB), with notes for variants that did not run. */
 export function formatResultsTable(results: ExperimentResults): string {
@@ -94,13 +94,14 @@ export function formatResultsTable(results: ExperimentResults): string {
       v.rows,
       prunedText(v),
       v.probe?.rowsDecoded,
+      v.probe?.rowsAfterFilter,
       formatBytes(v.probe?.bytesDecoded),
       formatBytes(v.peakReservedBytes),
       parityText(v),
     ]);
     if (d.duckdb) {
       const t = d.duckdb.time;
-      rows.push(['duckdb (threads=1)', t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined]);
+      rows.push(['duckdb (threads=1)', t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined]);
     }
     const notes = [
       ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
@@ -262,7 +263,7 @@ function overridesText(v: VariantResult): string {
 }
 
 function resultsTable(d: DatasetResult): string {
-  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', 'rows', 'probe pruned/total', 'probe rows decoded', 'probe bytes decoded', 'peak memory', 'dynamic filter', 'parity'];
+  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', 'rows', 'probe pruned/total', 'probe rows decoded', 'probe rows kept', 'probe bytes decoded', 'peak memory', 'dynamic filter', 'parity'];
   const rows = d.variants.map((v) => {
     const filter = v.dynamicFilter ?? (v.status === 'ok' ? '-' : (v.reason ?? ''));
     const shown = filter.length > 200 ? `${filter.slice(0, 200)}…` : filter;
@@ -270,7 +271,7 @@ function resultsTable(d: DatasetResult): string {
     return (
       `<tr>${td(v.name)}${td(overridesText(v))}${td(v.time?.medianMs, true)}` +
       `${td(v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined, true)}${td(v.ratio, true)}${td(v.rows, true)}` +
-      `${td(prunedText(v), true)}${td(v.probe?.rowsDecoded, true)}${td(formatBytes(v.probe?.bytesDecoded), true)}` +
+      `${td(prunedText(v), true)}${td(v.probe?.rowsDecoded, true)}${td(v.probe?.rowsAfterFilter, true)}${td(formatBytes(v.probe?.bytesDecoded), true)}` +
       `${td(formatBytes(v.peakReservedBytes), true)}<td class="filter" title="${escapeHtml(filter)}">${escapeHtml(shown)}</td>${td(parityText(v), false, pc)}</tr>`
     );
   });
@@ -278,7 +279,7 @@ function resultsTable(d: DatasetResult): string {
     const t = d.duckdb.time;
     rows.push(
       `<tr class="duck">${td('duckdb (threads=1)')}${td('same SQL, same files')}${td(t.medianMs, true)}${td(`${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, true)}` +
-        `${td(1, true)}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
+        `${td(1, true)}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
     );
   }
   return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;

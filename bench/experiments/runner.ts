@@ -58,6 +58,7 @@ export interface ScanSummary {
   readonly rowsAfterFilter: number;
   readonly bytesDecoded: number;
   readonly bytesSkipped: number;
+  readonly bytesRead: number;
 }
 
 export interface ParityResult {
@@ -193,6 +194,7 @@ function scanSummary(m: ScanMetrics): ScanSummary {
     rowsAfterFilter: m.rowsAfterFilter,
     bytesDecoded: m.bytesDecoded,
     bytesSkipped: m.bytesSkipped,
+    bytesRead: m.bytesRead,
   };
 }
 

@@ -89,7 +89,7 @@ describe('experiment schema', () => {
   });
 
   it('loads every shipped experiment file', async () => {
-    for (const f of ['default', 'star', 'sparse', 'skewed', 'range']) {
+    for (const f of ['default', 'star', 'sparse', 'skewed', 'range', 'rowfilter']) {
       const e = await loadExperiment(join(import.meta.dirname, `${f}.yaml`));
       expect(e.variants.length).toBeGreaterThan(0);
     }
