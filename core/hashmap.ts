@@ -77,6 +77,11 @@ export interface JoinHashTable {
    * Optional: a layout with no cheaper answer omits it and callers use `contains`.
    */
   mayContain?(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void;
+  /**
+   * The join is done with the table: it may hand its arrays to the buffer cache
+   * (core/memory/buffer-cache.ts) and must refuse further probes. Optional.
+   */
+  release?(): void;
 }
 
 export interface HashMapLayout extends Strategy {

@@ -89,6 +89,7 @@ export class HashJoin implements JoinAlgorithm {
     const probeScan = inputs[roles.probe];
     const partitions = config['hash.mode'] === 'partitioned' ? config['hash.partitions'] : 1;
     const reservation = ctx.pool.reservation('hash-join build');
+    let parts: PartitionBuild[] | null = null;
     const m = ctx.metrics;
     m.details.build = build;
     m.details.mode = config['hash.mode'];
@@ -115,7 +116,7 @@ export class HashJoin implements JoinAlgorithm {
           })
         : null;
       const buildStarted = performance.now();
-      const parts = await buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal }), {
+      parts = await buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal }), {
         schema: buildScan.schema,
         keyColumns: buildKeys,
         kinds: join.keyKinds,
@@ -169,6 +170,8 @@ export class HashJoin implements JoinAlgorithm {
       const published = filter.current();
       if (published?.rowTestSummary) m.details.rowFilter = published.rowTestSummary();
     } finally {
+      // nothing probes the tables any more (the probe input is exhausted or abandoned)
+      for (const p of parts ?? []) p.table.release?.();
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
       reservation.free();
       m.elapsedMs += performance.now() - started;

@@ -57,6 +57,7 @@ import { isBytesKey } from '../../core/keys/types.ts';
 import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, type RowEquality } from './chained.ts';
 import { slotBits } from './linear.ts';
+import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 
 /** One in every byte: `tag * LOW` repeats a tag in the four bytes of a word. */
 const LOW = 0x01010101;
@@ -156,6 +157,7 @@ export class SwissHashTable implements JoinHashTable {
   #cachedKeys: readonly KeyColumn[] | null = null;
   #cachedEq: RowEquality | null = null;
   #cachedSkip: Uint8Array | null = null;
+  #released = false;
 
   constructor(input: BuildInput) {
     checkBuildInput(input);
@@ -184,9 +186,10 @@ export class SwissHashTable implements JoinHashTable {
     const slotted = skip === null ? rows : rows - nullCount;
 
     let bits = Math.min(slotBits(slotted), MAX_SLOT_BITS);
-    let groups = new Int32Array(1 << (bits - 2));
-    let slots = new Int32Array(stride << bits);
-    const next = new Int32Array(rows);
+    // groups and next must start zeroed; slots are only read where a salt says they were written
+    let groups = takeInt32(1 << (bits - 2), true);
+    let slots = takeInt32(stride << bits, false);
+    const next = takeInt32(rows, true);
     const shift = 32 - (bits - 2);
     const gmask = (1 << (bits - 2)) - 1;
     let distinct: number;
@@ -210,9 +213,10 @@ export class SwissHashTable implements JoinHashTable {
     }
     const fewer = Math.min(slotBits(distinct), MAX_SLOT_BITS);
     if (fewer < bits) {
-      const g = new Int32Array(1 << (fewer - 2));
-      const s = new Int32Array(stride << fewer);
+      const g = takeInt32(1 << (fewer - 2), true);
+      const s = takeInt32(stride << fewer, false);
       rehash(groups, slots, g, s, stride, fewer, hashes);
+      releaseInt32(groups, slots);
       groups = g;
       slots = s;
       bits = fewer;
@@ -225,18 +229,32 @@ export class SwissHashTable implements JoinHashTable {
     this.#groups = groups;
     this.#slots = slots;
     this.#next = this.hasDuplicates ? next : null;
+    if (this.#next === null) releaseInt32(next);
     this.slots = 1 << bits;
     this.#shift = 32 - (bits - 2);
     this.#gmask = (1 << (bits - 2)) - 1;
     this.memoryBytes = groups.byteLength + slots.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
   }
 
+  /** Gives the table's arrays to the buffer cache; the table refuses to probe afterwards. */
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    releaseInt32(this.#groups, this.#slots, this.#next);
+  }
+
+  #checkLive(): void {
+    if (this.#released) throw new Error('swiss table used after release()');
+  }
+
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
+    this.#checkLive();
     checkProbeArgs(input, this.#keys, outProbe, outBuild, capacity);
     return probeWindows(input.rows, cursor, this.#next, outProbe, outBuild, capacity, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
 
   contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
+    this.#checkLive();
     checkProbeKeys(input, this.#keys);
     containsWindows(rows === null ? input.rows : rows.length, rows, out, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
@@ -247,6 +265,7 @@ export class SwissHashTable implements JoinHashTable {
    * salt-matching slot — a true member, or one of the ~1 in 64 misses whose salt collides.
    */
   mayContain(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
+    this.#checkLive();
     checkProbeKeys(input, this.#keys);
     const count = rows === null ? input.rows : rows.length;
     const groups = this.#groups;
