@@ -83,23 +83,19 @@ export class ChainedHashTable implements JoinHashTable {
   readonly #chain: Int32Array;
   readonly #shift: number;
   readonly #keys: readonly KeyColumn[];
-  readonly #nullEqualsNull: boolean;
   /**
    * Which loop probes: word loops for one fixed column of width 1/2 whenever no inserted build row
    * is NULL (then a NULL probe row can match nothing under either NULL rule and is skipped per
    * row); the comparator loop otherwise.
    */
   readonly #mode: number;
-  // one-entry cache of the generic path's per-probe-batch state (keyed by the probe key columns)
-  #cachedKeys: readonly KeyColumn[] | null = null;
-  #cachedEq: RowEquality | null = null;
-  #cachedSkip: Uint8Array | null = null;
+  readonly #generic: ProbeEquality;
 
   constructor(input: BuildInput, options: ChainedOptions = {}) {
     const { keys, rows, hashes, nullEqualsNull } = input;
     checkBuildInput(input);
     this.#keys = keys;
-    this.#nullEqualsNull = nullEqualsNull;
+    this.#generic = new ProbeEquality(keys, nullEqualsNull);
     const nullRows = anyNullMask(keys);
     let nullCount = 0;
     if (nullRows !== null) for (let r = 0; r < rows; r++) nullCount += nullRows[r]!;
@@ -134,8 +130,8 @@ export class ChainedHashTable implements JoinHashTable {
       const b = this.#keys[0] as FixedKeyColumn;
       return probeW1(heads, chain, shift, b.words, p.words, p.nulls, input.hashes, input.rows, cursor, outProbe, outBuild, capacity);
     }
-    this.#prepareGeneric(input.keys);
-    return probeGeneric(heads, chain, shift, this.#cachedEq!, this.#cachedSkip, input.hashes, input.rows, cursor, outProbe, outBuild, capacity);
+    const g = this.#generic.prepare(input.keys);
+    return probeGeneric(heads, chain, shift, g.equal, g.skip, input.hashes, input.rows, cursor, outProbe, outBuild, capacity);
   }
 
   contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
@@ -153,25 +149,11 @@ export class ChainedHashTable implements JoinHashTable {
       const b = this.#keys[0] as FixedKeyColumn;
       containsW1(heads, chain, shift, b.words, p.words, p.nulls, input.hashes, input.rows, out, rows);
     } else {
-      this.#prepareGeneric(input.keys);
-      containsGeneric(heads, chain, shift, this.#cachedEq!, this.#cachedSkip, input.hashes, input.rows, out, rows);
+      const g = this.#generic.prepare(input.keys);
+      containsGeneric(heads, chain, shift, g.equal, g.skip, input.hashes, input.rows, out, rows);
     }
   }
 
-
-  /**
-   * Comparator and NULL-skip mask for a probe batch, rebuilt only when the batch's columns change
-   * (a 1M-match row probed 8 pairs at a time must not rebuild them 125k times). Compared column by
-   * column, not by array identity, so a caller reusing one `keys` array for every batch is safe.
-   */
-  #prepareGeneric(probeKeys: readonly KeyColumn[]): void {
-    const cached = this.#cachedKeys;
-    if (cached !== null && cached.length === probeKeys.length && cached.every((c, k) => c === probeKeys[k])) return;
-    this.#cachedEq = makeRowEquality(probeKeys, this.#keys, this.#nullEqualsNull);
-    // under null-equals-nothing a probe row with any NULL is skipped before touching the table
-    this.#cachedSkip = this.#nullEqualsNull ? null : anyNullMask(probeKeys);
-    this.#cachedKeys = [...probeKeys];
-  }
 }
 
 export function buildChainedTable(input: BuildInput, options?: ChainedOptions): ChainedHashTable {
@@ -203,6 +185,34 @@ function insertReversed(heads: Int32Array, chain: Int32Array, hashes: Uint32Arra
 }
 
 // --- equality ------------------------------------------------------------------------------------
+
+/**
+ * The comparator and NULL-skip mask of a probe batch against one build side (the generic paths of
+ * `chained` and `swiss`): rebuilt only when the batch's columns change (a 1M-match row probed 8
+ * pairs at a time must not rebuild them 125k times). Compared column by column, not by array
+ * identity, so a caller reusing one `keys` array for every batch is safe.
+ */
+export class ProbeEquality {
+  #keys: readonly KeyColumn[] | null = null;
+  #state: { readonly equal: RowEquality; readonly skip: Uint8Array | null } | null = null;
+
+  constructor(
+    private readonly build: readonly KeyColumn[],
+    private readonly nullEqualsNull: boolean,
+  ) {}
+
+  prepare(probe: readonly KeyColumn[]): { readonly equal: RowEquality; readonly skip: Uint8Array | null } {
+    const cached = this.#keys;
+    if (this.#state !== null && cached !== null && cached.length === probe.length && cached.every((c, k) => c === probe[k])) return this.#state;
+    this.#state = {
+      equal: makeRowEquality(probe, this.build, this.nullEqualsNull),
+      // under null-equals-nothing a probe row with any NULL is skipped before touching the table
+      skip: this.nullEqualsNull ? null : anyNullMask(probe),
+    };
+    this.#keys = [...probe];
+    return this.#state;
+  }
+}
 
 /**
  * Probe-row/build-row equality for the generic path. Under null-equals-nothing neither side's

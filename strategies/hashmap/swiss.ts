@@ -55,7 +55,7 @@ import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
 import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
-import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, type RowEquality } from './chained.ts';
+import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, ProbeEquality, type RowEquality } from './chained.ts';
 import { slotBits } from './linear.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 
@@ -152,11 +152,8 @@ export class SwissHashTable implements JoinHashTable {
   /** Inline tables under null-equals-null: first NULL build row + 1 (0: none). */
   readonly #nullFirst: number;
   readonly #keys: readonly KeyColumn[];
-  readonly #nullEqualsNull: boolean;
-  // hashed mode: per-probe-batch comparator and NULL-skip mask, cached on the probe columns
-  #cachedKeys: readonly KeyColumn[] | null = null;
-  #cachedEq: RowEquality | null = null;
-  #cachedSkip: Uint8Array | null = null;
+  /** Hashed mode: the per-probe-batch comparator and NULL-skip mask. */
+  readonly #generic: ProbeEquality;
   #released = false;
 
   constructor(input: BuildInput) {
@@ -165,7 +162,7 @@ export class SwissHashTable implements JoinHashTable {
     if (reason !== null) throw new RangeError(reason);
     const { keys, rows, hashes, nullEqualsNull } = input;
     this.#keys = keys;
-    this.#nullEqualsNull = nullEqualsNull;
+    this.#generic = new ProbeEquality(keys, nullEqualsNull);
     const width = inlineWidth(keys);
     const nullRows = anyNullMask(keys);
     // a 2-word key whose build values all share their high word is stored as its low word alone
@@ -274,7 +271,7 @@ export class SwissHashTable implements JoinHashTable {
     const ph = input.hashes;
     // NULL probe rows are decided apart: 1 iff a NULL chain can match them (inline, null-equals-null);
     // hashed tables under null-equals-null hold NULL keys in slots, found by hash like any key
-    const nulls = this.#mode === HASHED ? (this.#nullEqualsNull ? null : anyNullMask(input.keys)) : (input.keys[0] as FixedKeyColumn).nulls;
+    const nulls = this.#mode === HASHED ? this.#generic.prepare(input.keys).skip : (input.keys[0] as FixedKeyColumn).nulls;
     const nullChain = this.#mode !== HASHED && this.#nullFirst !== 0;
     for (let base = 0; base < count; base += WINDOW) {
       const end = count - base < WINDOW ? count : base + WINDOW;
@@ -300,9 +297,9 @@ export class SwissHashTable implements JoinHashTable {
     const ph = input.hashes;
     const mode = this.#mode;
     if (mode === HASHED) {
-      this.#prepareHashed(input.keys);
+      const g = this.#generic.prepare(input.keys);
       const c = select(groups, shift, ph, list, from, to, null, false);
-      return confirmHashed(groups, this.#slots, shift, this.#gmask, ph, this.#cachedEq!, this.#cachedSkip, c);
+      return confirmHashed(groups, this.#slots, shift, this.#gmask, ph, g.equal, g.skip, c);
     }
     const p = input.keys[0] as FixedKeyColumn;
     const pn = p.nulls;
@@ -331,14 +328,7 @@ export class SwissHashTable implements JoinHashTable {
     if (this.#rangeSeen >= RANGE_SAMPLE && this.#rangeKept > RANGE_KEEP * this.#rangeSeen) this.#rangeCheck = false;
   }
 
-  /** Comparator and NULL-skip mask of a probe batch (hashed mode), rebuilt only when its columns change. */
-  #prepareHashed(probeKeys: readonly KeyColumn[]): void {
-    const cached = this.#cachedKeys;
-    if (cached !== null && cached.length === probeKeys.length && cached.every((c, k) => c === probeKeys[k])) return;
-    this.#cachedEq = makeRowEquality(probeKeys, this.#keys, this.#nullEqualsNull);
-    this.#cachedSkip = this.#nullEqualsNull ? null : anyNullMask(probeKeys);
-    this.#cachedKeys = [...probeKeys];
-  }
+
 }
 
 export function buildSwissTable(input: BuildInput): SwissHashTable {
