@@ -38,6 +38,7 @@ import type { Side } from '../../core/types.ts';
 import { publishWhenComplete } from '../../strategies/pushdown/compose.ts';
 import { collectScan } from '../common/collect.ts';
 import { OutputPlan } from '../common/output.ts';
+import { rowsWhere } from '../common/rows.ts';
 import { DynamicFilter, type Scan } from '../scan/types.ts';
 import { buildPartitions, splitByPartition, type PartitionBuild } from './build.ts';
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
@@ -222,7 +223,7 @@ export class HashJoin implements JoinAlgorithm {
       }
     }
     if (roles.keepUnmatchedProbe) {
-      const unmatched = rowsWhere(probeMatched!, 0);
+      const unmatched = rowsWhere(probeMatched!, rows, 0);
       outBuild.fill(-1);
       for (let start = 0; start < unmatched.length; start += s.batchSize) {
         const n = Math.min(s.batchSize, unmatched.length - start);
@@ -287,7 +288,7 @@ export class HashJoin implements JoinAlgorithm {
       const asBytes = new Uint8Array(part.rows);
       for (let r = 0; r < part.rows; r++) asBytes[r] = (matched[r >> 3]! >> (r & 7)) & 1;
       if (roles.keepUnmatchedBuild) {
-        const unmatched = rowsWhere(asBytes, 0);
+        const unmatched = rowsWhere(asBytes, part.rows, 0);
         const none = new Int32Array(Math.min(s.batchSize, unmatched.length)).fill(-1);
         for (let start = 0; start < unmatched.length; start += s.batchSize) {
           const n = Math.min(s.batchSize, unmatched.length - start);
@@ -304,16 +305,6 @@ export class HashJoin implements JoinAlgorithm {
       }
     }
   }
-}
-
-/** Ascending indices r with `flags[r] === value`. */
-function rowsWhere(flags: Uint8Array, value: number): Int32Array {
-  let n = 0;
-  for (let r = 0; r < flags.length; r++) if (flags[r] === value) n++;
-  const out = new Int32Array(n);
-  n = 0;
-  for (let r = 0; r < flags.length; r++) if (flags[r] === value) out[n++] = r;
-  return out;
 }
 
 /**

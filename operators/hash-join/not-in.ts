@@ -24,6 +24,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { CompiledFilter } from '../../core/expr/evaluate.ts';
 import type { Side } from '../../core/types.ts';
+import { rowsWhere } from '../common/rows.ts';
 import type { PartitionBuild } from './build.ts';
 
 /** Pairs evaluated per filter call. */
@@ -78,23 +79,20 @@ class PairEvaluator {
   }
 }
 
-/** Rows r in [0, n) with `flags[r]` set (or not set, with `value` 0). */
-function rowsWith(flags: Uint8Array | null, n: number, value: 0 | 1): Int32Array {
-  const out = new Int32Array(n);
-  let j = 0;
-  for (let r = 0; r < n; r++) {
-    out[j] = r;
-    j += (flags === null ? 0 : flags[r]! === 0 ? 0 : 1) === value ? 1 : 0;
-  }
-  return out.subarray(0, j);
+/** A partition's rows: all, those with a NULL key, those with a key — computed once per partition. */
+interface PartitionRows {
+  readonly all: Int32Array;
+  readonly nullKey: Int32Array;
+  readonly withKey: Int32Array;
 }
-
-/** Every row index of a partition, cached per partition. */
-const allRowsOf = new WeakMap<PartitionBuild, Int32Array>();
-function allRows(part: PartitionBuild): Int32Array {
-  let rows = allRowsOf.get(part);
-  if (rows === undefined) allRowsOf.set(part, (rows = Int32Array.from({ length: part.rows }, (_, i) => i)));
-  return rows;
+const rowsOfPartition = new WeakMap<PartitionBuild, PartitionRows>();
+function rowsOf(part: PartitionBuild): PartitionRows {
+  let r = rowsOfPartition.get(part);
+  if (r === undefined) {
+    r = { all: rowsWhere(null, part.rows, 0), nullKey: rowsWhere(part.nullKeys, part.rows, 1), withKey: rowsWhere(part.nullKeys, part.rows, 0) };
+    rowsOfPartition.set(part, r);
+  }
+  return r;
 }
 
 /**
@@ -113,18 +111,19 @@ export function probeSurvivors(
   const ev = new PairEvaluator(filter, probeSide);
   const excluded = new Uint8Array(n); // matched, or S(o) holds a NULL key / is non-empty
   for (let r = 0; r < n; r++) excluded[r] = matched[r]!;
-  const withKey = rowsWith(probeNulls, n, 0);
-  const nullKey = rowsWith(probeNulls, n, 1);
+  const withKey = rowsWhere(probeNulls, n, 0);
+  const nullKey = rowsWhere(probeNulls, n, 1);
   const skip = (r: number) => excluded[r] === 1;
   const exclude = (r: number) => {
     excluded[r] = 1;
   };
   for (const part of parts) {
     if (part.rows === 0) continue;
+    const rows = rowsOf(part);
     // unmatched rows with a key: excluded if a NULL-key build row passes the filter with them
-    if (part.nullKeys !== null && withKey.length > 0) ev.cross(batch, withKey, part.batch!, rowsWith(part.nullKeys, part.rows, 1), skip, exclude);
+    if (rows.nullKey.length > 0 && withKey.length > 0) ev.cross(batch, withKey, part.batch!, rows.nullKey, skip, exclude);
     // NULL keys: excluded if ANY build row passes the filter with them
-    if (nullKey.length > 0) ev.cross(batch, nullKey, part.batch!, allRows(part), skip, exclude);
+    if (nullKey.length > 0) ev.cross(batch, nullKey, part.batch!, rows.all, skip, exclude);
   }
   const keep = new Uint8Array(n);
   for (let r = 0; r < n; r++) keep[r] = 1 - excluded[r]!;
@@ -150,8 +149,8 @@ export class FilteredNotInState {
   observe(batch: RecordBatch, probeNulls: Uint8Array | null): void {
     const n = batch.numRows;
     if (n === 0) return;
-    const nullProbe = probeNulls === null ? null : rowsWith(probeNulls, n, 1);
-    const everyProbe = rowsWith(null, n, 0);
+    const nullProbe = rowsWhere(probeNulls, n, 1);
+    const everyProbe = rowsWhere(null, n, 0);
     this.parts.forEach((part, p) => {
       if (part.rows === 0) return;
       const ex = this.#excluded[p]!;
@@ -159,13 +158,11 @@ export class FilteredNotInState {
       const exclude = (r: number) => {
         ex[r] = 1;
       };
-      // build rows with a key: a NULL-key probe row passing the filter makes the answer unknown
-      if (nullProbe !== null && nullProbe.length > 0) {
-        const candidates = rowsWith(part.nullKeys, part.rows, 0).filter((r) => !part.matched.get(r));
-        this.#ev.cross(part.batch!, candidates, batch, nullProbe, skip, exclude);
-      }
+      const rows = rowsOf(part);
+      // build rows with a key (and no match yet): a NULL-key probe row passing the filter makes the answer unknown
+      if (nullProbe.length > 0) this.#ev.cross(part.batch!, rows.withKey, batch, nullProbe, (r) => ex[r] === 1 || part.matched.get(r), exclude);
       // NULL-key build rows: any probe row passing the filter makes S(o) non-empty
-      if (part.nullKeys !== null) this.#ev.cross(part.batch!, rowsWith(part.nullKeys, part.rows, 1), batch, everyProbe, skip, exclude);
+      if (rows.nullKey.length > 0) this.#ev.cross(part.batch!, rows.nullKey, batch, everyProbe, skip, exclude);
     });
   }
 
