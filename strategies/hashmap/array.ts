@@ -25,6 +25,7 @@
  * probe row can match nothing either. An empty build (0 non-NULL rows) is a table of 0 slots.
  */
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import { keyExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './chained.ts';
 
@@ -79,6 +80,16 @@ function analyze(input: BuildInput): ArrayKeyAnalysis {
   }
   const w = fixed.words;
   const flip = order === 'uint' ? SIGN : 0;
+  if (width === 2 && fixed.length === rows) {
+    // the shared (cached) extremes pass: the swiss layout and the bounds pushdown read it too
+    const e = keyExtremes(fixed);
+    if (e === null) return { reason: null, count: 0, span: 0, width, flip, minHi: 0, minLo: 0 };
+    const minHi = w[2 * e.minRow + 1]! ^ flip;
+    const minLo = w[2 * e.minRow]! >>> 0;
+    const span = ((w[2 * e.maxRow + 1]! ^ flip) - minHi) * TWO_32 + ((w[2 * e.maxRow]! >>> 0) - minLo) + 1;
+    if (span > ARRAY_MAX_SPAN) return refuse(`the array layout needs a key range of at most 2^26 values, got ~${formatSpan(span)} (${sqlType})`);
+    return { reason: null, count: e.count, span, width, flip, minHi, minLo };
+  }
   let count = 0;
   // min/max as (hi', lo) pairs compared lexicographically: hi' signed, lo unsigned
   let minHi = 0;

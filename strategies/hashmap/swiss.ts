@@ -58,6 +58,7 @@ import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, ProbeEquality, type RowEquality } from './chained.ts';
 import { slotBits } from './linear.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
+import { keyExtremes } from '../../core/keys/extremes.ts';
 
 /** One in every byte: `tag * LOW` repeats a tag in the four bytes of a word. */
 const LOW = 0x01010101;
@@ -85,9 +86,21 @@ export function swissUnsupportedReason(input: BuildInput): string | null {
 
 /**
  * The high word every non-NULL row of a 2-word key column has, with the range of their low words
- * (unsigned), or null when the high words differ.
+ * (unsigned), or null when the high words differ. Keys are ordered high word first, so they share
+ * one exactly when the smallest and the largest do (`keyExtremes`, shared with the other layouts and
+ * the bounds pushdown); floats order otherwise and are scanned here.
  */
-function narrowRange(w: Int32Array, nulls: Uint8Array | null, rows: number): { hi: number; minLo: number; maxLo: number; count: number } | null {
+function narrowRange(col: FixedKeyColumn, rows: number): { hi: number; minLo: number; maxLo: number; count: number } | null {
+  const w = col.words;
+  const order = col.kind.order;
+  if ((order === 'int' || order === 'uint') && col.length === rows) {
+    const e = keyExtremes(col);
+    if (e === null) return { hi: 0, minLo: 0, maxLo: 0, count: 0 };
+    const hi = w[2 * e.minRow + 1]!;
+    if (w[2 * e.maxRow + 1] !== hi) return null;
+    return { hi, minLo: w[2 * e.minRow]! >>> 0, maxLo: w[2 * e.maxRow]! >>> 0, count: e.count };
+  }
+  const nulls = col.nulls;
   let hi = 0;
   let minLo = 0;
   let maxLo = 0;
@@ -166,7 +179,7 @@ export class SwissHashTable implements JoinHashTable {
     const width = inlineWidth(keys);
     const nullRows = anyNullMask(keys);
     // a 2-word key whose build values all share their high word is stored as its low word alone
-    const narrow = width === 2 ? narrowRange((keys[0] as FixedKeyColumn).words, nullRows, rows) : null;
+    const narrow = width === 2 ? narrowRange(keys[0] as FixedKeyColumn, rows) : null;
     this.#mode = width === 2 ? (narrow === null ? INLINE2 : NARROW2) : width === 1 ? INLINE1 : HASHED;
     this.#hi = narrow?.hi ?? 0;
     this.#minLo = narrow?.minLo ?? 0;

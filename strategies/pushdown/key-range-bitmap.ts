@@ -25,6 +25,7 @@
  * takes the two words of one value. `mayContainRange` (per container) checks the overlapped buckets
  * a 32-bit word at a time.
  */
+import { keyExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn } from '../../core/keys/types.ts';
 
 export const MAX_BUCKETS = 1 << 20;
@@ -97,24 +98,35 @@ export class KeyRangeBitmap {
     let minL = 0;
     let maxH = 0;
     let maxL = 0;
-    for (let r = 0; r < n; r++) {
-      if ((nulls !== null && nulls[r] !== 0) || (skip !== null && skip[r] !== 0)) continue;
-      const o = r * w;
-      if (w === 3 && words[o + 2] !== words[o + 1]! >> 31) return null; // beyond int64
-      const h = (words[o + 1]! ^ flip) >>> 0;
-      const l = words[o]! >>> 0;
-      if (count++ === 0) {
-        minH = maxH = h;
-        minL = maxL = l;
-        continue;
-      }
-      if (h < minH || (h === minH && l < minL)) {
-        minH = h;
-        minL = l;
-      }
-      if (h > maxH || (h === maxH && l > maxL)) {
-        maxH = h;
-        maxL = l;
+    const shared = w === 2 && (skip === null || skip === nulls) ? keyExtremes(col) : undefined;
+    if (shared !== undefined) {
+      // the build's cached extremes pass (core/keys/extremes.ts): no second pass over the keys
+      if (shared === null) return null;
+      count = shared.count;
+      minH = (words[2 * shared.minRow + 1]! ^ flip) >>> 0;
+      minL = words[2 * shared.minRow]! >>> 0;
+      maxH = (words[2 * shared.maxRow + 1]! ^ flip) >>> 0;
+      maxL = words[2 * shared.maxRow]! >>> 0;
+    } else {
+      for (let r = 0; r < n; r++) {
+        if ((nulls !== null && nulls[r] !== 0) || (skip !== null && skip[r] !== 0)) continue;
+        const o = r * w;
+        if (w === 3 && words[o + 2] !== words[o + 1]! >> 31) return null; // beyond int64
+        const h = (words[o + 1]! ^ flip) >>> 0;
+        const l = words[o]! >>> 0;
+        if (count++ === 0) {
+          minH = maxH = h;
+          minL = maxL = l;
+          continue;
+        }
+        if (h < minH || (h === minH && l < minL)) {
+          minH = h;
+          minL = l;
+        }
+        if (h > maxH || (h === maxH && l > maxL)) {
+          maxH = h;
+          maxL = l;
+        }
       }
     }
     if (count === 0) return null;

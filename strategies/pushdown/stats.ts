@@ -35,6 +35,7 @@ import { DateUnit, Type } from 'apache-arrow';
 import type { DataType, Date_, Decimal, Dictionary, Timestamp } from 'apache-arrow';
 import { UNIT_EXP } from '../../core/keys/resolve.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
+import { keyExtremes } from '../../core/keys/extremes.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
 import type { ColumnStats, StatValue } from '../../operators/scan/types.ts';
 
@@ -333,43 +334,20 @@ export function extremeRows(col: KeyColumn, rows: number, skip: Uint8Array | nul
   if (isBytesKey(col)) return bytesExtremes(col, rows, skip, first);
   const kind = col.kind;
   if (kind.order === 'float') return floatExtremes(col, rows, skip, first);
+  if (kind.width === 2 && (kind.order === 'int' || kind.order === 'uint') && col.length === rows && (skip === null || skip === col.nulls)) {
+    return keyExtremes(col); // the build's shared (cached) pass; `first` proved a non-NULL row exists
+  }
   return wordExtremes(col.words, kind.width, kind.order === 'uint' || kind.order === 'bool', rows, skip, first);
 }
 
 /** Integers of `w` words: the top word signed (unsigned for 'uint'/'bool'), the rest unsigned. */
 function wordExtremes(words: Int32Array, w: number, unsignedTop: boolean, rows: number, skip: Uint8Array | null, first: number) {
-  if (w === 2 && skip === null) return extremes64(words, unsignedTop, rows, first);
   let minRow = first;
   let maxRow = first;
   for (let r = first + 1; r < rows; r++) {
     if (skip !== null && skip[r] !== 0) continue;
     if (compareWordRows(words, w, unsignedTop, r, minRow) < 0) minRow = r;
     else if (compareWordRows(words, w, unsignedTop, r, maxRow) > 0) maxRow = r;
-  }
-  return { minRow, maxRow };
-}
-
-/** `wordExtremes` of 2-word values with no row skipped: (high, low) compared inline, no calls. */
-function extremes64(words: Int32Array, unsignedTop: boolean, rows: number, first: number) {
-  const flip = unsignedTop ? 0x80000000 | 0 : 0; // unsigned order of the high word = signed order of hi ^ 2^31
-  let minRow = first;
-  let maxRow = first;
-  let minH = words[2 * first + 1]! ^ flip;
-  let minL = words[2 * first]! >>> 0;
-  let maxH = minH;
-  let maxL = minL;
-  for (let r = first + 1; r < rows; r++) {
-    const h = words[2 * r + 1]! ^ flip;
-    const l = words[2 * r]! >>> 0;
-    if (h < minH || (h === minH && l < minL)) {
-      minRow = r;
-      minH = h;
-      minL = l;
-    } else if (h > maxH || (h === maxH && l > maxL)) {
-      maxRow = r;
-      maxH = h;
-      maxL = l;
-    }
   }
   return { minRow, maxRow };
 }
