@@ -1,6 +1,8 @@
 /**
  * Parquet files: open once, read the footer (row-group sizes and min/max statistics) without
- * decoding any data, then decode only the row groups and columns a scan asks for.
+ * decoding any data, then read and decode only the row groups and columns a scan asks for. The
+ * file is read by byte ranges (file-ranges.ts): the head and tail at open, then the column chunks
+ * of each decode — never the whole file, except for the rare fallback decode below.
  *
  * Why the decoding path looks the way it does (parquet-wasm 0.8.0, verified by tests):
  * - the synchronous `readParquet(bytes, { columns })` ignores `columns` (it always decodes every
@@ -550,7 +552,8 @@ function projectArrowSchemaValue(value: Uint8Array, keep: readonly number[], num
 
 /**
  * A self-contained Parquet file holding only `rowGroups` (in that order) and the top-level fields
- * `keep` (indices into `footer.tops`, ascending; `null` = all).
+ * `keep` (indices into `footer.tops`, ascending; `null` = all); its column chunks are read from
+ * `source` straight into place, in one open / close.
  */
 function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly number[], keep: readonly number[] | null): Uint8Array {
   if (f.encrypted) throw new NeedsFallback('encrypted column chunks');
