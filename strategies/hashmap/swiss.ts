@@ -350,7 +350,8 @@ export function buildSwissTable(input: BuildInput): SwissHashTable {
 
 export const swissLayout: HashMapLayout = {
   name: 'swiss',
-  description: 'open addressing over groups of 4 one-byte tags matched with SWAR; keys inline (one fixed-width key) or by hash + comparator (any key)',
+  description:
+    'open addressing over groups of 4 one-byte salts tested together (SWAR); keys inline (one fixed-width key; the low word alone when all share a high word) or by hash + comparator (any key)',
   unsupportedReason: swissUnsupportedReason,
   build: (input) => new SwissHashTable(input),
 };
