@@ -113,10 +113,12 @@ describe('hash join vs nested-loop oracle vs DuckDB (random tables)', () => {
       if (c.spec.nullAware) seen.add('NOT IN');
       if (c.spec.nullEqualsNull) seen.add('NULL = NULL');
       if (c.spec.filter) seen.add('filter');
+      if (c.spec.select) seen.add('select');
+      seen.add(`rowFilter ${c.config['pushdown.rowFilter']}`);
     }
     expect(runs).toBeGreaterThan(CASES * MODES.length * space.pushdowns.length * UNIVERSAL_HASHMAPS.length);
     expect(tally.pruned).toBeGreaterThan(0); // the pruning paths really ran
-    for (const x of [...JOIN_TYPES, 'build left', 'build right', 'build auto', 'NOT IN', 'NULL = NULL', 'filter']) {
+    for (const x of [...JOIN_TYPES, 'build left', 'build right', 'build auto', 'NOT IN', 'NULL = NULL', 'filter', 'select', 'rowFilter auto', 'rowFilter always', 'rowFilter never']) {
       expect(seen, x).toContain(x);
     }
   });
