@@ -29,6 +29,19 @@ export interface BenchCase {
   notes?(): string;
 }
 
+/** `--set` overrides of joinlab's config (flat keys), applied to every engine a suite creates. */
+export type SuiteOverrides = Readonly<Record<string, unknown>>;
+
+/**
+ * A case's engine config: the suite's own keys over the user's overrides. Overriding a key the suite
+ * varies itself would make its case names lie, so that is refused.
+ */
+export function caseConfig(own: Readonly<Record<string, unknown>>, overrides: SuiteOverrides): Record<string, unknown> {
+  const clash = Object.keys(own).filter((k) => k in overrides);
+  if (clash.length > 0) throw new Error(`this suite sets ${clash.map((k) => `'${k}'`).join(', ')} itself: it cannot be overridden with --set`);
+  return { ...overrides, ...own };
+}
+
 export interface MeasureOptions {
   iterations: number;
   warmupIterations: number;

@@ -23,6 +23,7 @@ import { buildArrayTable } from '../strategies/hashmap/array.ts';
 import { chooseLayout } from '../strategies/hashmap/auto.ts';
 import { buildChainedTable } from '../strategies/hashmap/chained.ts';
 import { buildLinearTable } from '../strategies/hashmap/linear.ts';
+import { buildRankTable } from '../strategies/hashmap/rank.ts';
 import { buildSwissTable } from '../strategies/hashmap/swiss.ts';
 
 const BUILD_ROWS = 1_000_000;
@@ -68,6 +69,8 @@ const sparse10 = new Int32Array(BUILD_ROWS);
 for (let i = 0; i < BUILD_ROWS; i++) sparse10[i] = 10 * i;
 const sparse = new Int32Array(BUILD_ROWS);
 for (let i = 0; i < BUILD_ROWS; i++) sparse[i] = 20 * i;
+const sparse64 = new Int32Array(BUILD_ROWS);
+for (let i = 0; i < BUILD_ROWS; i++) sparse64[i] = 64 * i;
 const dense = new Int32Array(BUILD_ROWS);
 for (let i = 0; i < BUILD_ROWS; i++) dense[i] = i;
 for (let i = BUILD_ROWS - 1; i > 0; i--) {
@@ -121,6 +124,7 @@ const ALL_VARIANTS: readonly Variant[] = [
   { name: 'linear', usesHashes: true, build: (i) => buildLinearTable(i) },
   { name: 'swiss', usesHashes: true, build: (i) => buildSwissTable(i) },
   { name: 'array', usesHashes: false, build: (i) => buildArrayTable(i) },
+  { name: 'rank', usesHashes: false, build: (i) => buildRankTable(i) },
 ];
 const VARIANTS = ALL_VARIANTS.filter((v) => ONLY === null || ONLY.some((o) => v.name.startsWith(o)));
 
@@ -129,7 +133,7 @@ console.log(`hashmap micro-benchmark: build ${BUILD_ROWS} int64 keys, probe ${PR
 const [probeHashes, probeHashMs] = time(hashProbes);
 console.log(`hash ${PROBE_ROWS} probe keys (hashKeys, once for chained and linear): ${probeHashMs.toFixed(1)} ms`);
 
-for (const [setName, values] of [['sparse k=10i', sparse10], ['sparse k=20i', sparse], ['dense k=shuffled 0..1M-1', dense]] as const) {
+for (const [setName, values] of [['sparse k=10i', sparse10], ['sparse k=20i', sparse], ['sparse k=64i', sparse64], ['dense k=shuffled 0..1M-1', dense]] as const) {
   const keys = [int64Column(values)];
   const [buildHashes, buildHashMs] = time(() => hashKeys(keys, TABLE_SEED));
   const input: BuildInput = { keys, hashes: buildHashes, rows: BUILD_ROWS, nullEqualsNull: false };

@@ -1,9 +1,13 @@
 /**
- * `npm run bench -- [--suite NAME] [--json] [--scale X]`: runs benchmark suites, joinlab beside
- * DuckDB (threads=1) in one process on the same data, and prints time per side and the ratio.
+ * `npm run bench -- [--suite NAME] [--json] [--scale X] [--set KEY=VALUE …]`: runs benchmark
+ * suites, joinlab beside DuckDB (threads=1) in one process on the same data, and prints time per
+ * side and the ratio. `--set` overrides joinlab's config in every case (e.g. `hashmap=swiss`), except
+ * the keys a suite varies itself (its case names say them): setting one of those is an error.
  * `--json` prints `{ suite, cases: [{ name, joinlabMs, duckdbMs, ratio, … }] }` per suite.
  */
 import { Command } from 'commander';
+import { applyOverrides } from '../core/config/schema.ts';
+import type { SuiteOverrides } from './harness.ts';
 import { DuckDBSession } from '../adapters/duckdb/session.ts';
 import { formatTable } from '../adapters/cli/format.ts';
 import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
@@ -11,7 +15,7 @@ import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
 
-const SUITES: Record<string, (duck: DuckDBSession, scale: number) => Promise<BenchCase[]>> = {
+const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: SuiteOverrides) => Promise<BenchCase[]>> = {
   'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
   'parquet-pruning': parquetPruningCases,
@@ -23,8 +27,16 @@ const program = new Command()
   .option('--json', 'print JSON', false)
   .option('--scale <x>', 'data size multiplier', '1')
   .option('--iterations <n>', 'minimum iterations per side', '5')
+  .option('--set <key=value>', "override joinlab's config in every case (repeatable)", (v: string, acc: string[]) => [...acc, v], [] as string[])
   .parse(process.argv.slice(2), { from: 'user' });
-const opts = program.opts<{ suite: string; json: boolean; scale: string; iterations: string }>();
+const opts = program.opts<{ suite: string; json: boolean; scale: string; iterations: string; set: string[] }>();
+let overrides: SuiteOverrides;
+try {
+  overrides = applyOverrides({}, opts.set);
+} catch (e) {
+  process.stderr.write(`bench: ${(e as Error).message}\n`);
+  process.exit(2);
+}
 
 const names = opts.suite === 'all' ? Object.keys(SUITES) : [opts.suite];
 for (const n of names) {
@@ -37,7 +49,7 @@ for (const n of names) {
 const duck = await DuckDBSession.open({ threads: 1 });
 try {
   for (const suite of names) {
-    const cases = await SUITES[suite]!(duck, Number(opts.scale));
+    const cases = await SUITES[suite]!(duck, Number(opts.scale), overrides);
     // One untimed round of every case first: the suite's data generation leaves a large heap to
     // settle and the first case would otherwise pay for it (measured: ~15% on the first case alone).
     if (!opts.json) process.stderr.write(`  warming up ${cases.length} cases…\n`);

@@ -61,6 +61,12 @@ export interface JoinHashTable {
    */
   readonly distinctKeys?: number;
   /**
+   * False when the table never reads `ProbeInput.hashes` (layouts that address by the key itself:
+   * `array`, `rank`): the join and the `map` filter then skip hashing the probe rows and pass an
+   * empty array. Absent means true.
+   */
+  readonly needsProbeHashes?: boolean;
+  /**
    * Writes (probeRow, buildRow) pairs for every equal-key match, probe rows in order and build
    * rows in insertion order within one probe row, resuming at `cursor`; stops when `capacity`
    * pairs are written. Returns the count; `cursor.row` becomes -1 once every probe row is done.

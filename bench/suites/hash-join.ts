@@ -11,10 +11,9 @@
  * output row, and the fold below sums it); semi/anti output the probe side's single column.
  */
 import { Engine } from '../../core/engine.ts';
-import type { Config } from '../../core/config/schema.ts';
 import type { JoinSpecInput } from '../../core/spec.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import type { BenchCase } from '../harness.ts';
+import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
 import { float64Data, int64Data, int64Values, tableOf, uniformInts, utf8Digits } from '../data/keys.ts';
 import type { Table } from 'apache-arrow';
 
@@ -58,14 +57,14 @@ async function countAndSum(engine: Engine, spec: JoinSpecInput, left: Table, rig
   return rows;
 }
 
-export async function hashJoinCases(duck: DuckDBSession, scale: number, overrides: Partial<Config> = {}): Promise<BenchCase[]> {
+export async function hashJoinCases(duck: DuckDBSession, scale: number, overrides: SuiteOverrides = {}): Promise<BenchCase[]> {
   const d = hashJoinData(scale);
   await duck.loadTable('hj_build', d.build);
   await duck.loadTable('hj_probe', d.probe);
   await duck.loadTable('hj_build_s', d.buildS);
   await duck.loadTable('hj_probe_s', d.probeS);
-  const auto = await Engine.create({ join: 'hash', pushdown: 'auto', ...overrides });
-  const none = await Engine.create({ join: 'hash', pushdown: 'none', ...overrides });
+  const auto = await Engine.create(caseConfig({ join: 'hash', pushdown: 'auto' }, overrides));
+  const none = await Engine.create(caseConfig({ join: 'hash', pushdown: 'none' }, overrides));
   const count = async (sql: string) => Number((await duck.queryRows(sql))[0]![0]);
   const m = `${d.buildRows / 1e6}M build x ${d.probeRows / 1e6}M probe`;
   return [

@@ -8,9 +8,9 @@ import { toJoinSpec } from '../../core/spec.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { randomTable } from '../data/random-tables.ts';
-import type { BenchCase } from '../harness.ts';
+import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
 
-export async function nestedLoopCases(duck: DuckDBSession, scale: number): Promise<BenchCase[]> {
+export async function nestedLoopCases(duck: DuckDBSession, scale: number, overrides: SuiteOverrides = {}): Promise<BenchCase[]> {
   const rows = Math.round(2000 * scale);
   const rng = new Rng(42);
   const cols = [
@@ -21,7 +21,7 @@ export async function nestedLoopCases(duck: DuckDBSession, scale: number): Promi
   const right = randomTable(rng, cols, rows, 1024);
   await duck.loadTable('nl_left', left);
   await duck.loadTable('nl_right', right);
-  const engine = await Engine.create({ join: 'nested-loop' });
+  const engine = await Engine.create(caseConfig({ join: 'nested-loop' }, overrides));
   const cases: BenchCase[] = [];
   for (const type of ['inner', 'left-semi', 'left-anti'] as const) {
     const spec = toJoinSpec({ type, on: 'k=k' });

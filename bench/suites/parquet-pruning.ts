@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Engine } from '../../core/engine.ts';
 import { writeParquetFile } from '../../adapters/io/parquet.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import type { BenchCase } from '../harness.ts';
+import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
 
 export interface PruningFiles {
   readonly dir: string;
@@ -40,13 +40,13 @@ export async function pruningFiles(duck: DuckDBSession, scale: number): Promise<
   return { dir, probe, build, probeRows };
 }
 
-export async function parquetPruningCases(duck: DuckDBSession, scale: number): Promise<BenchCase[]> {
+export async function parquetPruningCases(duck: DuckDBSession, scale: number, overrides: SuiteOverrides = {}): Promise<BenchCase[]> {
   const f = await pruningFiles(duck, scale);
   const out = join(f.dir, 'out-joinlab.parquet');
   const duckOut = join(f.dir, 'out-duckdb.parquet');
   const cases: BenchCase[] = [];
   for (const pushdown of ['map', 'none'] as const) {
-    const engine = await Engine.create({ join: 'hash', pushdown, 'hash.build': 'right' });
+    const engine = await Engine.create(caseConfig({ join: 'hash', pushdown, 'hash.build': 'right' }, overrides));
     let note = '';
     cases.push({
       name: `parquet inner join ${f.probeRows / 1e6}M-row probe, pushdown=${pushdown}, -> parquet`,

@@ -25,6 +25,13 @@ const MODES = [
   { 'hash.mode': 'partitioned', 'hash.partitions': 3 },
   { 'hash.mode': 'partitioned', 'hash.partitions': 8 },
 ] as const;
+interface Tally {
+  pruned: number;
+  /** The layouts `hashmap=auto` built (metrics' `details.hashmap`). */
+  autoBuilt: Set<string>;
+  /** The `hashmap` settings that ran (were not refused). */
+  ran: Set<string>;
+}
 /** Layouts that index any key; the others may refuse a build side (UnsupportedJoinError). */
 const UNIVERSAL_HASHMAPS = ['chained', 'auto'];
 
@@ -63,7 +70,7 @@ describe('hash join vs nested-loop oracle vs DuckDB (random tables)', () => {
   };
 
   /** The hash join with `c.config` vs the oracle: null when equal, 'skip' when the layout refuses. */
-  async function hashVsOracle(c: JoinCase, oracle?: Table, tally?: { pruned: number }): Promise<string | null | 'skip'> {
+  async function hashVsOracle(c: JoinCase, oracle?: Table, tally?: Tally): Promise<string | null | 'skip'> {
     let result;
     try {
       result = await (await engineFor(c.config)).join(toJoinSpec(c.spec), c.left, c.right);
@@ -71,14 +78,18 @@ describe('hash join vs nested-loop oracle vs DuckDB (random tables)', () => {
       if (e instanceof UnsupportedJoinError && !UNIVERSAL_HASHMAPS.includes(c.config.hashmap)) return 'skip'; // e.g. array: one integer key
       throw e;
     }
-    if (tally) tally.pruned += result.metrics.scans.left.containersPruned + result.metrics.scans.right.containersPruned;
+    if (tally) {
+      tally.pruned += result.metrics.scans.left.containersPruned + result.metrics.scans.right.containersPruned;
+      tally.ran.add(c.config.hashmap);
+      if (c.config.hashmap === 'auto') for (const l of String(result.metrics.operators.join?.details.hashmap ?? '').split(',')) tally.autoBuilt.add(l);
+    }
     const cmp = compareResults(result.table, oracle ?? (await oracleOf(c)));
     return cmp.equal ? null : formatComparison(cmp);
   }
 
   it('every pushdown x hashmap x mode agrees with the oracle, and the oracle with DuckDB', async () => {
     const space = caseSpace((await Engine.create()).registry, { algorithms: ['hash'] });
-    const tally = { pruned: 0 };
+    const tally: Tally = { pruned: 0, autoBuilt: new Set(), ran: new Set() };
     let runs = 0;
     const seen = new Set<string>();
     for (let i = 0; i < CASES; i++) {
@@ -118,6 +129,10 @@ describe('hash join vs nested-loop oracle vs DuckDB (random tables)', () => {
     }
     expect(runs).toBeGreaterThan(CASES * MODES.length * space.pushdowns.length * UNIVERSAL_HASHMAPS.length);
     expect(tally.pruned).toBeGreaterThan(0); // the pruning paths really ran
+    // every layout ran; auto's own choices here are array and swiss (the small random key domains are
+    // never sparse enough for rank over them: its choice is tested in strategies/hashmap)
+    for (const layout of space.hashmaps) expect(tally.ran, `hashmap=${layout} ran`).toContain(layout);
+    for (const layout of ['array', 'swiss']) expect(tally.autoBuilt, `auto built ${layout}`).toContain(layout);
     for (const x of [...JOIN_TYPES, 'build left', 'build right', 'build auto', 'NOT IN', 'NULL = NULL', 'filter', 'select', 'rowFilter auto', 'rowFilter always', 'rowFilter never']) {
       expect(seen, x).toContain(x);
     }

@@ -44,6 +44,9 @@ import { buildPartitions, splitByPartition, type PartitionBuild } from './build.
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
 import { joinRoles, type JoinRoles } from './roles.ts';
 
+/** The probe hashes passed to a table that addresses by the key itself (`needsProbeHashes: false`). */
+const NO_HASHES: Uint32Array = new Uint32Array(0);
+
 /** Everything one run of the join shares across probe batches. */
 interface RunState {
   readonly join: BoundJoin;
@@ -209,8 +212,12 @@ export class HashJoin implements JoinAlgorithm {
     const markBuild = roles.keepUnmatchedBuild || roles.buildRows !== null;
 
     if (part.rows > 0) {
-      if (s.probeHashes.length < rows) s.probeHashes = new Uint32Array(Math.max(rows, 2 * s.probeHashes.length));
-      const input = { keys, hashes: hashKeys(keys, TABLE_SEED, s.probeHashes), rows };
+      let hashes: Uint32Array = NO_HASHES;
+      if (part.table.needsProbeHashes !== false) {
+        if (s.probeHashes.length < rows) s.probeHashes = new Uint32Array(Math.max(rows, 2 * s.probeHashes.length));
+        hashes = hashKeys(keys, TABLE_SEED, s.probeHashes);
+      }
+      const input = { keys, hashes, rows };
       const cursor = new ProbeCursor();
       while (!cursor.done) {
         let n = part.table.probe(input, cursor, outProbe, outBuild, s.batchSize);

@@ -38,6 +38,12 @@ const SIGN = 0x80000000 | 0;
 export interface ArrayKeyAnalysis {
   /** Why the array layout cannot index these keys, or null. */
   readonly reason: string | null;
+  /**
+   * The part of `reason` that is about the key itself (columns, type, NULL rule), not its span:
+   * null when only the span is too wide, in which case count/span/width/flip/min are all set (the
+   * `rank` layout indexes wider spans from the same analysis).
+   */
+  readonly keyReason: string | null;
   /** Non-NULL build rows (the rows that would be inserted). */
   readonly count: number;
   /** max - min + 1 over non-NULL keys (0 when none; may be inexact above 2^53 — only compared). */
@@ -54,7 +60,7 @@ export interface ArrayKeyAnalysis {
 const cache = new WeakMap<BuildInput, ArrayKeyAnalysis>();
 
 function refuse(reason: string): ArrayKeyAnalysis {
-  return { reason, count: 0, span: 0, width: 0, flip: 0, minHi: 0, minLo: 0 };
+  return { reason, keyReason: reason, count: 0, span: 0, width: 0, flip: 0, minHi: 0, minLo: 0 };
 }
 
 /** One pass over the build key: min, max, non-NULL count, and whether the array layout applies. */
@@ -83,12 +89,11 @@ function analyze(input: BuildInput): ArrayKeyAnalysis {
   if (width === 2 && fixed.length === rows) {
     // the shared (cached) extremes pass: the swiss layout and the bounds pushdown read it too
     const e = keyExtremes(fixed);
-    if (e === null) return { reason: null, count: 0, span: 0, width, flip, minHi: 0, minLo: 0 };
+    if (e === null) return { reason: null, keyReason: null, count: 0, span: 0, width, flip, minHi: 0, minLo: 0 };
     const minHi = w[2 * e.minRow + 1]! ^ flip;
     const minLo = w[2 * e.minRow]! >>> 0;
     const span = ((w[2 * e.maxRow + 1]! ^ flip) - minHi) * TWO_32 + ((w[2 * e.maxRow]! >>> 0) - minLo) + 1;
-    if (span > ARRAY_MAX_SPAN) return refuse(`the array layout needs a key range of at most 2^26 values, got ~${formatSpan(span)} (${sqlType})`);
-    return { reason: null, count: e.count, span, width, flip, minHi, minLo };
+    return { reason: spanReason(span, sqlType), keyReason: null, count: e.count, span, width, flip, minHi, minLo };
   }
   let count = 0;
   // min/max as (hi', lo) pairs compared lexicographically: hi' signed, lo unsigned
@@ -123,18 +128,20 @@ function analyze(input: BuildInput): ArrayKeyAnalysis {
     count++;
   }
   const span = count === 0 ? 0 : (maxHi - minHi) * TWO_32 + (maxLo - minLo) + 1;
-  if (span > ARRAY_MAX_SPAN) {
-    return refuse(`the array layout needs a key range of at most 2^26 values, got ~${formatSpan(span)} (${sqlType})`);
-  }
-  return { reason: null, count, span, width, flip, minHi, minLo };
+  return { reason: spanReason(span, sqlType), keyReason: null, count, span, width, flip, minHi, minLo };
 }
 
-function formatSpan(span: number): string {
+function spanReason(span: number, sqlType: string): string | null {
+  return span > ARRAY_MAX_SPAN ? `the array layout needs a key range of at most 2^26 values, got ~${formatSpan(span)} (${sqlType})` : null;
+}
+
+export function formatSpan(span: number): string {
   return span < 1e9 ? String(span) : span.toExponential(3);
 }
 
 export class ArrayHashTable implements JoinHashTable {
   readonly layout = 'array';
+  readonly needsProbeHashes = false;
   readonly inserted: number;
   readonly memoryBytes: number;
   /** Slots: max - min + 1. */

@@ -13,18 +13,26 @@
  * span costs at most 4 kB whatever the density; above it, 0.15 bounds the slot array to
  * ~27 bytes per row.
  *
+ * Then `rank`, for the same keys over a range too sparse for `array` (up to 2^30 values): a bitmap
+ * over the range plus per-word rank counts, so neither side is hashed and a probe row costs one
+ * directory read. Its directory is range/4 bytes; it is used while that is at most
+ * AUTO_RANK_BYTES_PER_ROW = 8 bytes per row (range <= ~32 x rows), where it stays below swiss's
+ * ~18 bytes per row and measured faster on every key set of bench/hashmap-micro.ts (up to a range
+ * of 64 x rows; the margin is kept because a probe spread over a wide directory touches more of it).
+ *
  * Otherwise `swiss`, which indexes any key (up to 2^26 build rows): open addressing over groups of
  * four 1-byte salts tested with SWAR, so most misses are resolved by one branch-free read of a
  * cache-resident word (1M int64 keys, 10M probes at ~5% hits: ~1.6x faster probes than `linear`
  * and ~4.8x faster than `chained`, bench/hashmap-micro.ts), keys inline when they are one
  * fixed-width column, by hash + comparator otherwise. Past 2^26 rows, `chained`.
  *
- * The table built is the chosen layout's own (its `layout` says `array`, `swiss` or `chained`,
+ * The table built is the chosen layout's own (its `layout` says `array`, `rank`, `swiss` or `chained`,
  * which is what metrics should show); `explainLayout` gives the decision with its reason.
  */
 import type { BuildInput, HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
 import { analyzeArrayKeys, buildArrayTable } from './array.ts';
 import { buildChainedTable } from './chained.ts';
+import { buildRankTable, rankDirectoryBytes, rankUnsupportedReason } from './rank.ts';
 import { buildSwissTable, swissUnsupportedReason } from './swiss.ts';
 
 /** Spans up to this many values always use the array layout (DataFusion's small-build threshold). */
@@ -32,7 +40,10 @@ export const AUTO_SMALL_SPAN = 1024;
 /** Above the small span, the array layout needs more than this many rows per slot. */
 export const AUTO_MIN_DENSITY = 0.15;
 
-export type AutoLayoutName = 'array' | 'swiss' | 'chained';
+/** Where `array` is not used, `rank` is while its directory is at most this many bytes per row. */
+export const AUTO_RANK_BYTES_PER_ROW = 8;
+
+export type AutoLayoutName = 'array' | 'rank' | 'swiss' | 'chained';
 
 export interface LayoutChoice {
   readonly layout: AutoLayoutName;
@@ -51,6 +62,14 @@ export function explainLayout(input: BuildInput): LayoutChoice {
     if (density > AUTO_MIN_DENSITY) return { layout: 'array', reason: `dense keys: ${a.count} rows over a range of ${a.span} (${d} > ${AUTO_MIN_DENSITY})` };
     notArray = `sparse keys: ${a.count} rows over a range of ${a.span} (${d} <= ${AUTO_MIN_DENSITY})`;
   }
+  // rank indexes the keys array does (keyReason null) over wider spans
+  if (a.keyReason === null) {
+    const notRank = rankUnsupportedReason(input);
+    const perRow = rankDirectoryBytes(a.span) / a.count;
+    if (notRank !== null) notArray += `; ${notRank}`;
+    else if (perRow <= AUTO_RANK_BYTES_PER_ROW) return { layout: 'rank', reason: `${notArray}; rank directory ${perRow.toPrecision(3)} bytes per row (<= ${AUTO_RANK_BYTES_PER_ROW})` };
+    else notArray += `; rank directory ${perRow.toPrecision(3)} bytes per row (> ${AUTO_RANK_BYTES_PER_ROW})`;
+  }
   const notSwiss = swissUnsupportedReason(input);
   if (notSwiss === null) return { layout: 'swiss', reason: `${notArray}; swiss table` };
   return { layout: 'chained', reason: `${notArray}; ${notSwiss}` };
@@ -62,11 +81,12 @@ export function chooseLayout(input: BuildInput): AutoLayoutName {
 
 export const autoLayout: HashMapLayout = {
   name: 'auto',
-  description: `array when one integer key spans <= ${AUTO_SMALL_SPAN} values or is dense (rows/range > ${AUTO_MIN_DENSITY}), else swiss (chained past 2^26 build rows)`,
+  description: `array when one integer key spans <= ${AUTO_SMALL_SPAN} values or is dense (rows/range > ${AUTO_MIN_DENSITY}), else rank while range <= ~32 x rows, else swiss (chained past 2^26 build rows)`,
   unsupportedReason: (input) => (input.keys.length === 0 ? 'no key columns' : null),
   build(input): JoinHashTable {
     const layout = chooseLayout(input);
     if (layout === 'array') return buildArrayTable(input, analyzeArrayKeys(input));
+    if (layout === 'rank') return buildRankTable(input, analyzeArrayKeys(input));
     return layout === 'swiss' ? buildSwissTable(input) : buildChainedTable(input);
   },
 };

@@ -1,5 +1,6 @@
 /**
- * The built-in hash-map layouts (slot `hashmap`: `chained`, `array`, `linear`, `swiss`, `auto`), registered
+ * The built-in hash-map layouts (slot `hashmap`: `chained`, `array`, `rank`, `linear`, `swiss`,
+ * `auto`), registered
  * through the same extension path a third-party layout would use. The lead wires it into the
  * built-ins.
  */
@@ -9,6 +10,7 @@ import { arrayLayout } from './array.ts';
 import { autoLayout } from './auto.ts';
 import { chainedLayout } from './chained.ts';
 import { linearLayout } from './linear.ts';
+import { rankLayout } from './rank.ts';
 import { swissLayout } from './swiss.ts';
 
 const extension: Extension = {
@@ -16,6 +18,7 @@ const extension: Extension = {
   load(registry) {
     registry.register(HASHMAP, chainedLayout);
     registry.register(HASHMAP, arrayLayout);
+    registry.register(HASHMAP, rankLayout);
     registry.register(HASHMAP, linearLayout);
     registry.register(HASHMAP, swissLayout);
     registry.register(HASHMAP, autoLayout);

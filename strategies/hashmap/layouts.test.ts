@@ -1,5 +1,5 @@
 /**
- * Differential tests of every layout (chained, array, linear, swiss, auto) against a naive nested comparison of
+ * Differential tests of every layout (chained, array, rank, linear, swiss, auto) against a naive nested comparison of
  * the JS values: random keys of every shape, NULLs under both NULL rules, duplicates and skew,
  * probed with tiny capacities so every resumption point of the cursor is exercised.
  */
@@ -9,9 +9,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
 import { ARRAY_MAX_SPAN, arrayLayout } from './array.ts';
-import { AUTO_MIN_DENSITY, AUTO_SMALL_SPAN, autoLayout, chooseLayout } from './auto.ts';
+import { AUTO_MIN_DENSITY, AUTO_RANK_BYTES_PER_ROW, AUTO_SMALL_SPAN, autoLayout, chooseLayout } from './auto.ts';
 import { chainedLayout } from './chained.ts';
 import { linearLayout } from './linear.ts';
+import { RANK_MAX_SPAN, rankLayout } from './rank.ts';
 import { swissLayout } from './swiss.ts';
 import { oraclePairs, probeAll, rowEquals, sides } from './test-helpers.ts';
 import type { Row, Val } from './test-helpers.ts';
@@ -95,7 +96,7 @@ const CASES: readonly Case[] = [
   { name: 'uint8 build x int32 probe (widened)', build: [new Uint8()], probe: [new Int32()], values: [fc.integer({ min: 0, max: 255 })], arrayType: true, linearType: true },
 ];
 
-const LAYOUTS: readonly HashMapLayout[] = [chainedLayout, arrayLayout, linearLayout, swissLayout, autoLayout];
+const LAYOUTS: readonly HashMapLayout[] = [chainedLayout, arrayLayout, rankLayout, linearLayout, swissLayout, autoLayout];
 
 /** Rows with NULLs, duplicates and skew: most rows come from a small pool whose first row is hot. */
 function scenario(values: readonly fc.Arbitrary<Val>[]) {
@@ -111,12 +112,15 @@ function scenario(values: readonly fc.Arbitrary<Val>[]) {
   });
 }
 
-/** Independent re-statement of when the array layout must refuse (BigInt is fine in a test). */
-function expectedArrayRefusal(c: Case, build: readonly Row[], nullEqualsNull: boolean): boolean {
+/**
+ * Independent re-statement of when the array layout (maxSpan ARRAY_MAX_SPAN) or the rank layout
+ * (RANK_MAX_SPAN) must refuse (BigInt is fine in a test).
+ */
+function expectedArrayRefusal(c: Case, build: readonly Row[], nullEqualsNull: boolean, maxSpan = ARRAY_MAX_SPAN): boolean {
   if (c.build.length !== 1 || !c.arrayType) return true;
   const vals = build.map((r) => r[0]!);
   if (nullEqualsNull && vals.some((v) => v === null)) return true;
-  return span(vals) > BigInt(ARRAY_MAX_SPAN);
+  return span(vals) > BigInt(maxSpan);
 }
 
 function span(vals: readonly Val[]): bigint {
@@ -158,6 +162,7 @@ describe('hash-map layouts: differential against a nested comparison', () => {
           for (const layout of LAYOUTS) {
             const reason = layout.unsupportedReason(s.build);
             if (layout === arrayLayout) expect(reason !== null, `array refusal: ${reason}`).toBe(expectedArrayRefusal(c, build, nullEqualsNull));
+            else if (layout === rankLayout) expect(reason !== null, `rank refusal: ${reason}`).toBe(expectedArrayRefusal(c, build, nullEqualsNull, RANK_MAX_SPAN));
             else if (layout === linearLayout) expect(reason !== null, `linear refusal: ${reason}`).toBe(!c.linearType);
             else expect(reason).toBeNull();
             if (reason !== null) continue;
@@ -166,12 +171,14 @@ describe('hash-map layouts: differential against a nested comparison', () => {
             expect(probeAll(table, s.probe, capacity)).toEqual(expected);
             checkContains(table, s.probe, member);
           }
-          // auto's decision: DataFusion's rule for array, else swiss
+          // auto's decision: DataFusion's rule for array, then rank while its directory is small, else swiss
           const arrayOk = !expectedArrayRefusal(c, build, nullEqualsNull);
-          const sp = arrayOk ? Number(span(build.map((r) => r[0]!))) : 0;
+          const rankOk = !expectedArrayRefusal(c, build, nullEqualsNull, RANK_MAX_SPAN);
+          const sp = rankOk ? Number(span(build.map((r) => r[0]!))) : 0;
           const rows = build.filter((r) => r[0] !== null).length;
           const wantArray = arrayOk && (sp <= AUTO_SMALL_SPAN || rows / sp > AUTO_MIN_DENSITY);
-          expect(chooseLayout(s.build)).toBe(wantArray ? 'array' : 'swiss');
+          const wantRank = !wantArray && rankOk && 8 * Math.ceil(sp / 32) <= AUTO_RANK_BYTES_PER_ROW * rows;
+          expect(chooseLayout(s.build)).toBe(wantArray ? 'array' : wantRank ? 'rank' : 'swiss');
           expect(autoLayout.build(s.build).layout).toBe(chooseLayout(s.build));
         }),
         { seed: 0x5eed + c.name.length, numRuns: 150 },

@@ -6,7 +6,8 @@
  *
  * Invariants:
  *  - Probe hashes MUST be computed with the partition's `seed` (the composer does it, because
- *    `needsHashes` is true): a table built with another seed rejects every row.
+ *    `needsHashes` is true): a table built with another seed rejects every row. Tables that
+ *    address by the key itself (`needsProbeHashes: false`: array, rank) get no hashes at all.
  *  - A table answers `contains` for the rows listed; the rows the filter sees have no NULL key.
  *  - With `pushdown.keyRangeBitmap` and one integer key column, a KeyRangeBitmap is checked first
  *    per row (cheap, no hashing needed for its rejects) and prunes containers through their
@@ -24,6 +25,8 @@ import { andFilters, FALSE_FILTER, liveRows } from './and.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { KeyRangeBitmap } from './key-range-bitmap.ts';
 import { statsToKeyRange } from './stats.ts';
+
+const NO_HASHES = new Uint32Array(0);
 
 /** The bitmap for a single integer key column when enabled and useful, else null. */
 export function keyRangeBitmapFor(build: BuildPartition, ctx: PushdownContext, usable: UsableRows): KeyRangeBitmap | null {
@@ -45,7 +48,7 @@ export function mapFilter(build: BuildPartition, ctx: PushdownContext, usable: U
 
 export class MapFilter implements KeyFilter {
   readonly description: string;
-  readonly needsHashes = true;
+  readonly needsHashes: boolean;
   readonly bitmap: KeyRangeBitmap | null;
   readonly #build: BuildPartition;
   readonly #ctx: PushdownContext;
@@ -57,6 +60,7 @@ export class MapFilter implements KeyFilter {
     this.#build = build;
     this.#ctx = ctx;
     this.bitmap = bitmap;
+    this.needsHashes = build.table.needsProbeHashes !== false;
     const cols = ctx.probeColumns.length === 1 ? ctx.probeColumns[0]! : `(${ctx.probeColumns.join(', ')})`;
     const map = `${cols} IN MAP(${build.table.inserted} rows, ${build.table.layout})`;
     this.description = `${map}${bitmap !== null ? ` + ${bitmap.description}` : ''}${note}`;
@@ -77,7 +81,7 @@ export class MapFilter implements KeyFilter {
   }
 
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
-    if (hashes === null) throw new RangeError('the map filter needs the probe hashes (computed with the partition seed)');
+    if (hashes === null && this.needsHashes) throw new RangeError('the map filter needs the probe hashes (computed with the partition seed)');
     const n = keys[0]!.length;
     // Rows the bitmap rejects skip the table; without a bitmap the listed rows go straight in
     // (an AND lists only rows still kept, so compacting them again would be a wasted pass).
@@ -91,9 +95,10 @@ export class MapFilter implements KeyFilter {
     if (this.#out.length < n) this.#out = new Uint8Array(n);
     const out = this.#out;
     const table = this.#build.table;
+    const input = { keys, hashes: hashes ?? NO_HASHES, rows: n };
     // "maybe" is all a filter may say, so the table's cheaper answer (salts only) is enough
-    if (table.mayContain !== undefined) table.mayContain({ keys, hashes, rows: n }, out, live);
-    else table.contains({ keys, hashes, rows: n }, out, live);
+    if (table.mayContain !== undefined) table.mayContain(input, out, live);
+    else table.contains(input, out, live);
     if (live === null) for (let r = 0; r < n; r++) keep[r] &= out[r]!;
     else {
       for (let i = 0; i < live.length; i++) {
