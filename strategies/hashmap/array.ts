@@ -2,21 +2,23 @@
  * `array`: DataFusion's ArrayMap — a perfect hash for ONE integer key over a small or dense range.
  *
  *   slot[key - min]  (Int32Array, one per value of [min, max])  first build row + 1 (0 = none)
+ *   bits             (Int32Array, one bit per slot)             slot != 0
  *   next[r]          (Int32Array, one per build row)             next row + 1 with r's key (0 = end)
  *
  * A slot is a key, so a probe never compares keys and never reads hashes (the join need not even
- * hash the probe side for it): a row outside [min, max] misses on one subtraction and compare, a
- * row inside reads one slot. Rows are inserted last to first, so a slot's chain is in ascending
- * row order — the order the contract wants and the order a resumed probe relies on. When no key is
- * duplicated `next` is dropped (and the probe emits one row per hit without chasing it).
+ * hash the probe side for it). A window of probe rows is resolved the way `rank` resolves one
+ * (key-offsets.ts): a branch-free pass tests range and presence bit per row into 32-row masks —
+ * the bits are span/8 bytes, far more cache-friendly than the slots a miss would otherwise read —
+ * then only the hits read their slot. Rows are inserted last to first, so a slot's chain is in
+ * ascending row order — the order the contract wants and the order a resumed probe relies on.
+ * When no key is duplicated `next` is dropped.
  *
- * Key arithmetic without BigInt: a 64-bit key is two words (lo, hi). Keys are only ever used
- * RELATIVE to min: offset = (hi' - minHi') * 2^32 + (lo - minLo), where hi' is the high word with
- * the sign bit flipped for unsigned keys (so signed int32 order is the key's order). For any key
- * within 2^26 of min that is an exact small integer; for any key farther away it is a double whose
- * sign and magnitude (>= 2^32 or < 0) still say "outside" even if rounded. So keys anywhere in the
- * int64/uint64 domain — ±2^63 included — are handled exactly; what limits the layout is only the
- * span max - min + 1 (<= 2^26 slots, 256 MB at most), checked with the same arithmetic.
+ * Key arithmetic without BigInt: a 64-bit key is two words (lo, hi), only ever used RELATIVE to
+ * min. The analysis below computes the span as (hi' - minHi') * 2^32 + (lo - minLo), where hi' is
+ * the high word with the sign bit flipped for unsigned keys (so signed int32 order is the key's
+ * order) — exact for spans up to 2^53 and, beyond, a double that still compares as "too wide" — so
+ * keys anywhere in the int64/uint64 domain, ±2^63 included, are handled; what limits the layout is
+ * only the span (<= 2^26 slots, 256 MB at most). Probe offsets are int32 (key-offsets.ts).
  *
  * Usable for: exactly one key column of kind int/uint width 2, or bool / int width 1. Not usable
  * (see `unsupportedReason`): several keys, floats/bytes/decimals/HUGEINT, a span over 2^26, or
@@ -27,7 +29,10 @@
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
 import { keyExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
+import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './chained.ts';
+import { buildOffsets, expandHits, keyOffsets, offsetAt, selectHits, type KeyOffsets } from './key-offsets.ts';
+import { containsWindows, probeWindows, WINDOW, type WindowMatches } from './windowed-probe.ts';
 
 /** Largest span (max - min + 1) the array layout indexes: 2^26 slots = 256 MB of Int32. */
 export const ARRAY_MAX_SPAN = 2 ** 26;
@@ -149,52 +154,71 @@ export class ArrayHashTable implements JoinHashTable {
   /** Whether some key occurs more than once (otherwise `next` is not kept). */
   readonly hasDuplicates: boolean;
   readonly #slot: Int32Array;
+  /** One presence bit per slot (slot != 0): what the branch-free probe pass tests. */
+  readonly #bits: Int32Array;
   readonly #next: Int32Array | null;
   readonly #keys: readonly KeyColumn[];
-  readonly #width: number;
-  readonly #flip: number;
-  readonly #minHi: number;
-  readonly #minLo: number;
+  readonly #offsets: KeyOffsets;
 
   constructor(input: BuildInput, analysis: ArrayKeyAnalysis = analyzeArrayKeys(input)) {
     checkBuildInput(input);
     if (analysis.reason !== null) throw new RangeError(analysis.reason);
     const col = input.keys[0] as FixedKeyColumn;
+    const rows = input.rows;
     this.#keys = input.keys;
-    this.#width = analysis.width;
-    this.#flip = analysis.flip;
-    this.#minHi = analysis.minHi;
-    this.#minLo = analysis.minLo;
+    this.#offsets = keyOffsets(analysis);
     this.span = analysis.span;
     this.inserted = analysis.count;
-    this.#slot = new Int32Array(this.span);
-    const next = new Int32Array(input.rows);
-    const dup =
-      this.#width === 2
-        ? insertW2(this.#slot, next, col.words, col.nulls, input.rows, this.#flip, this.#minHi, this.#minLo)
-        : insertW1(this.#slot, next, col.words, col.nulls, input.rows, this.#minLo);
+    const slot = new Int32Array(this.span);
+    const bits = new Int32Array(Math.ceil(this.span / 32));
+    const next = new Int32Array(rows);
+    const offsets = takeInt32(rows, false);
+    buildOffsets(this.#offsets, col.words, col.nulls, rows, offsets);
+    // last to first: each row goes in front of its slot's chain, so chains are ascending
+    let dup = false;
+    for (let r = rows - 1; r >= 0; r--) {
+      const o = offsets[r]!;
+      if (o < 0) continue;
+      const first = slot[o]!;
+      dup ||= first !== 0;
+      next[r] = first;
+      slot[o] = r + 1;
+      bits[o >>> 5] |= 1 << (o & 31);
+    }
+    releaseInt32(offsets);
     this.hasDuplicates = dup;
+    this.#slot = slot;
+    this.#bits = bits;
     this.#next = dup ? next : null;
-    this.memoryBytes = this.#slot.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
+    this.memoryBytes = slot.byteLength + bits.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
   }
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
     checkProbeArgs(input, this.#keys, outProbe, outBuild, capacity, false);
-    if (cursor.row < 0) return 0;
-    const p = input.keys[0] as FixedKeyColumn;
-    if (this.#width === 2) {
-      return probeW2(this.#slot, this.#next, this.span, this.#flip, this.#minHi, this.#minLo, p.words, p.nulls, input.rows, cursor, outProbe, outBuild, capacity);
-    }
-    return probeW1(this.#slot, this.#next, this.span, this.#minLo, p.words, p.nulls, input.rows, cursor, outProbe, outBuild, capacity);
+    return probeWindows(input.rows, cursor, this.#next, outProbe, outBuild, capacity, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
 
   contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
     checkProbeKeys(input, this.#keys, false);
+    containsWindows(rows === null ? input.rows : rows.length, rows, out, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
+  }
+
+  /** The window's matching rows, in row order, with their first build row + 1, into MATCHES. */
+  #resolve(input: ProbeInput, list: Int32Array | null, from: number, to: number): number {
     const p = input.keys[0] as FixedKeyColumn;
-    if (this.#width === 2) containsW2(this.#slot, this.span, this.#flip, this.#minHi, this.#minLo, p.words, p.nulls, input.rows, out, rows);
-    else containsW1(this.#slot, this.span, this.#minLo, p.words, p.nulls, input.rows, out, rows);
+    const k = this.#offsets;
+    selectHits(k, this.#bits, 0, p.words, p.nulls, list, from, to);
+    const c = expandHits(list, from, to, MATCHES.rows);
+    const rowsHit = MATCHES.rows;
+    const firsts = MATCHES.firsts;
+    const slot = this.#slot;
+    for (let i = 0; i < c; i++) firsts[i] = slot[offsetAt(k, p.words, rowsHit[i]!)]!;
+    return c;
   }
 }
+
+/** Window scratch (probes are synchronous). */
+const MATCHES: WindowMatches = { rows: new Int32Array(WINDOW), firsts: new Int32Array(WINDOW) };
 
 export function buildArrayTable(input: BuildInput, analysis?: ArrayKeyAnalysis): ArrayHashTable {
   return new ArrayHashTable(input, analysis);
@@ -206,158 +230,3 @@ export const arrayLayout: HashMapLayout = {
   unsupportedReason: (input) => analyzeArrayKeys(input).reason,
   build: (input) => new ArrayHashTable(input),
 };
-
-// --- build ---------------------------------------------------------------------------------------
-// Reverse insertion: each row goes in front of its slot's chain, so chains are ascending.
-// Returns whether any slot received a second row.
-
-function insertW2(slot: Int32Array, next: Int32Array, w: Int32Array, nulls: Uint8Array | null, rows: number, flip: number, minHi: number, minLo: number): boolean {
-  let dup = false;
-  for (let r = rows - 1; r >= 0; r--) {
-    if (nulls !== null && nulls[r] !== 0) continue;
-    const o = ((w[2 * r + 1]! ^ flip) - minHi) * TWO_32 + ((w[2 * r]! >>> 0) - minLo);
-    const first = slot[o]!;
-    if (first !== 0) dup = true;
-    next[r] = first;
-    slot[o] = r + 1;
-  }
-  return dup;
-}
-
-function insertW1(slot: Int32Array, next: Int32Array, w: Int32Array, nulls: Uint8Array | null, rows: number, minV: number): boolean {
-  let dup = false;
-  for (let r = rows - 1; r >= 0; r--) {
-    if (nulls !== null && nulls[r] !== 0) continue;
-    const o = w[r]! - minV;
-    const first = slot[o]!;
-    if (first !== 0) dup = true;
-    next[r] = first;
-    slot[o] = r + 1;
-  }
-  return dup;
-}
-
-// --- probe ---------------------------------------------------------------------------------------
-// Cursor protocol as in chained.ts: `j` is the build row to emit next for probe row r (-1: look
-// r up). `next === null` means every slot holds one row.
-
-function probeW2(
-  slot: Int32Array,
-  next: Int32Array | null,
-  span: number,
-  flip: number,
-  minHi: number,
-  minLo: number,
-  pw: Int32Array,
-  pn: Uint8Array | null,
-  rows: number,
-  cursor: ProbeCursor,
-  outP: Int32Array,
-  outB: Int32Array,
-  cap: number,
-): number {
-  let r = cursor.row;
-  let j = cursor.next;
-  let n = 0;
-  for (; r < rows; r++) {
-    if (j < 0) {
-      if (pn !== null && pn[r] !== 0) continue;
-      const o = ((pw[2 * r + 1]! ^ flip) - minHi) * TWO_32 + ((pw[2 * r]! >>> 0) - minLo);
-      if (!(o >= 0 && o < span)) continue;
-      j = slot[o | 0]! - 1;
-      if (j < 0) continue;
-    }
-    do {
-      if (n === cap) {
-        cursor.row = r;
-        cursor.next = j;
-        return n;
-      }
-      outP[n] = r;
-      outB[n] = j;
-      n++;
-      j = next === null ? -1 : next[j]! - 1;
-    } while (j >= 0);
-  }
-  cursor.row = -1;
-  cursor.next = -1;
-  return n;
-}
-
-function probeW1(
-  slot: Int32Array,
-  next: Int32Array | null,
-  span: number,
-  minV: number,
-  pw: Int32Array,
-  pn: Uint8Array | null,
-  rows: number,
-  cursor: ProbeCursor,
-  outP: Int32Array,
-  outB: Int32Array,
-  cap: number,
-): number {
-  let r = cursor.row;
-  let j = cursor.next;
-  let n = 0;
-  for (; r < rows; r++) {
-    if (j < 0) {
-      if (pn !== null && pn[r] !== 0) continue;
-      const o = pw[r]! - minV;
-      if (!(o >= 0 && o < span)) continue;
-      j = slot[o]! - 1;
-      if (j < 0) continue;
-    }
-    do {
-      if (n === cap) {
-        cursor.row = r;
-        cursor.next = j;
-        return n;
-      }
-      outP[n] = r;
-      outB[n] = j;
-      n++;
-      j = next === null ? -1 : next[j]! - 1;
-    } while (j >= 0);
-  }
-  cursor.row = -1;
-  cursor.next = -1;
-  return n;
-}
-
-function containsW2(
-  slot: Int32Array,
-  span: number,
-  flip: number,
-  minHi: number,
-  minLo: number,
-  pw: Int32Array,
-  pn: Uint8Array | null,
-  rows: number,
-  out: Uint8Array,
-  list: Int32Array | null,
-): void {
-  const count = list === null ? rows : list.length;
-  for (let k = 0; k < count; k++) {
-    const r = list === null ? k : list[k]!;
-    let found = 0;
-    if (pn === null || pn[r] === 0) {
-      const o = ((pw[2 * r + 1]! ^ flip) - minHi) * TWO_32 + ((pw[2 * r]! >>> 0) - minLo);
-      if (o >= 0 && o < span && slot[o | 0] !== 0) found = 1;
-    }
-    out[r] = found;
-  }
-}
-
-function containsW1(slot: Int32Array, span: number, minV: number, pw: Int32Array, pn: Uint8Array | null, rows: number, out: Uint8Array, list: Int32Array | null): void {
-  const count = list === null ? rows : list.length;
-  for (let k = 0; k < count; k++) {
-    const r = list === null ? k : list[k]!;
-    let found = 0;
-    if (pn === null || pn[r] === 0) {
-      const o = pw[r]! - minV;
-      if (o >= 0 && o < span && slot[o] !== 0) found = 1;
-    }
-    out[r] = found;
-  }
-}
