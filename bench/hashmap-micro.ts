@@ -1,12 +1,14 @@
 /**
  * Micro-benchmark of the hash-map layouts alone (not a test, not a DuckDB comparison: it measures
  * the table, not the join). Builds 1M int64 keys and probes 10M uniform int64 keys in [0, 20M)
- * in batches of 64Ki rows, for `chained` (head table at 2x and 1x rows), `linear`, `swiss` and `array`, over
- * three build key sets:
- *   - sparse: k = 10 i (span 10M, ~5% of probes hit; density 0.1: auto picks linear)
- *   - sparse: k = 20 i (span 20M, ~5% of probes hit; density 0.05: auto picks linear)
+ * in batches of 64Ki rows, for `chained` (head table at 2x and 1x rows), `linear`, `swiss`, `array`
+ * and `rank`, over four build key sets:
+ *   - sparse: k = 10 i (span 10M, ~5% of probes hit; density 0.1: auto picks rank)
+ *   - sparse: k = 20 i (span 20M, ~5% of probes hit; auto picks rank)
+ *   - sparse: k = 64 i (span 64M, every probe in range, ~1.6% hit; auto picks swiss)
  *   - dense:  k = i shuffled (span 1M, ~5% of probes hit; auto picks array)
- * Hashing is timed separately: the join hashes both sides anyway, and `array` ignores hashes.
+ * Hashing is timed separately: the join hashes the probe side only for layouts that read hashes
+ * (not `array`, not `rank`), so add it to theirs when comparing.
  *
  *   node bin/run-ts.mjs bench/hashmap-micro.ts [--runs 3] [--heads 2,1] [--only chained,linear]
  */
