@@ -21,7 +21,7 @@ import {
 } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { hashBytes, hashKeys } from './hash.ts';
+import { bytesKeyHash, hashBytes, hashKeys } from './hash.ts';
 import { normalizeKeyColumn } from './normalize.ts';
 import { keyKindOf, resolveKeyKind } from './resolve.ts';
 import type { KeyColumn, KeyKind } from './types.ts';
@@ -92,6 +92,32 @@ describe('hashKeys', () => {
     const many = hashes([rows(Array.from({ length: 400 }, (_, i) => i))]);
     expect(many.slice(3, 4)).toEqual(few.slice(0, 1));
     expect(hashes([rows([499, 3])])).toEqual([few[1], few[0]]);
+  });
+
+  it('hashes bytes the same at every buffer alignment and buffer end (word and byte paths agree)', () => {
+    const kind = keyKindOf(new Utf8(), 's');
+    const values = ['', 'a', 'ab', 'abc', 'abcd', 'abcde', 'key-1234567', 'key-12345678', 'é日本', 'x'.repeat(33), ''];
+    const packed = values.map((v) => utf8.encode(v));
+    const total = packed.reduce((n, b) => n + b.length, 0);
+    const expected = packed.map((b) => bytesKeyHash(b, 0, b.length, 42));
+    // the values at byte offsets 0..3 of buffers whose length leaves 0..3 bytes after the last value
+    for (let shift = 0; shift < 4; shift++) {
+      for (let slack = 0; slack < 4; slack++) {
+        const buffer = new ArrayBuffer(shift + total + slack);
+        const bytes = new Uint8Array(buffer, shift, total);
+        const offsets = new Int32Array(values.length + 1);
+        for (let i = 0; i < packed.length; i++) {
+          bytes.set(packed[i]!, offsets[i]!);
+          offsets[i + 1] = offsets[i]! + packed[i]!.length;
+        }
+        const col: KeyColumn = { kind, length: values.length, offsets, bytes, codes: null, nulls: null };
+        expect(Array.from(hashKeys([col], 42)), `shift ${shift}, slack ${slack}`).toEqual(expected);
+      }
+    }
+    // one value differing from another in one byte, or only in length, hashes differently
+    const h = (s: string) => bytesKeyHash(utf8.encode(s), 0, utf8.encode(s).length, 0);
+    expect(new Set(['key-1', 'key-2', 'key-10', 'kez-1', 'key-1\u0000', '']).size).toBe(6);
+    expect(new Set(['key-1', 'key-2', 'key-10', 'kez-1', 'key-1\u0000', ''].map(h)).size).toBe(6);
   });
 
   it('folds -0.0 and NaN patterns', () => {
