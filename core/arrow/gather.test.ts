@@ -20,6 +20,7 @@ import {
   Null,
   RecordBatch,
   Schema,
+  Struct,
   Table,
   TimestampMicrosecond,
   TimestampMillisecond,
@@ -294,6 +295,20 @@ describe('makeRecordBatch / concatBatches / IPC', () => {
     expect(all.numRows).toBe(6);
     const identity = Int32Array.from({ length: 6 }, (_, i) => i);
     for (let c = 0; c < FIELDS.length; c++) expectGathered(batches, c, identity, all.data.children[c]!);
+  });
+
+  it('concatenates NULL-free strings and binaries by block copies, sliced and empty batches included', () => {
+    const schema = new Schema([new Field('s', new Utf8()), new Field('b', new Binary())]);
+    const enc = new TextEncoder();
+    const batch = (xs: string[]) =>
+      new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: xs.length, nullCount: 0, children: [vectorOf(new Utf8(), xs).data[0]!, vectorOf(new Binary(), xs.map((x) => enc.encode(x))).data[0]!] }));
+    const parts = [batch(['a', '', 'héllo']), batch(['x', 'yy', 'zzz', '']).slice(1, 3), batch([]), batch(['', 'last'])];
+    const all = concatBatches(parts, schema);
+    const want = ['a', '', 'héllo', 'yy', 'zzz', '', 'last'];
+    expect(all.numRows).toBe(want.length);
+    expect(Array.from(all.getChild('s')!)).toEqual(want);
+    expect(Array.from(all.getChild('b')!, (v) => new TextDecoder().decode(v as Uint8Array))).toEqual(want);
+    expect(all.data.children[0]!.valueOffsets[0]).toBe(0);
   });
 
   it('checks column lengths', () => {

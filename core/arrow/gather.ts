@@ -170,7 +170,7 @@ export function concatBatches(batches: readonly RecordBatch[], schema: Schema): 
   let all: Int32Array | null = null;
   const columns = schema.fields.map((_, c) => {
     const parts = batches.map((b) => b.data.children[c]!);
-    const fast = concatFixedNoNulls(parts, src.numRows);
+    const fast = concatFixedNoNulls(parts, src.numRows) ?? concatUtf8NoNulls(parts, src.numRows);
     if (fast) return fast;
     if (all === null) {
       all = new Int32Array(src.numRows);
@@ -200,6 +200,35 @@ function concatFixedNoNulls(parts: readonly Data[], length: number): Data | null
     at += v.length;
   }
   return make({ type, length, nullCount: 0, data: out });
+}
+
+/**
+ * Concatenation of a Utf8 / Binary column (32-bit offsets) without NULLs: each batch's value bytes
+ * as one block copy and its offsets rebased in one pass, instead of a row-by-row gather (a 1M-row
+ * string build side: ~50 ms -> a few). `null` for anything else, or past 2^31 bytes.
+ */
+function concatUtf8NoNulls(parts: readonly Data[], length: number): Data | null {
+  const type = parts[0]!.type;
+  if (!(type.typeId === Type.Utf8 || type.typeId === Type.Binary)) return null;
+  if (parts.some((p) => p.nullCount !== 0 || !p.valueOffsets || !p.values || p.type.typeId !== type.typeId)) return null;
+  let total = 0;
+  for (const p of parts) total += p.valueOffsets![p.length]! - p.valueOffsets![0]!;
+  if (total > 0x7fffffff) return null;
+  const data = new Uint8Array(total);
+  const offsets = new Int32Array(length + 1);
+  let row = 0;
+  let pos = 0;
+  for (const p of parts) {
+    const o = p.valueOffsets as Int32Array;
+    const start = o[0]!;
+    const end = o[p.length]!;
+    data.set((p.values as Uint8Array).subarray(start, end), pos);
+    const shift = pos - start;
+    for (let i = 1; i <= p.length; i++) offsets[row + i] = o[i]! + shift;
+    row += p.length;
+    pos += end - start;
+  }
+  return make({ type, length, nullCount: 0, valueOffsets: offsets, data });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -22,14 +22,14 @@
  * is set in `bits` (bit o of word (o >>> 5) << dirShift: rank interleaves a count word after each
  * bits word, dirShift 1; array keeps plain bits, dirShift 0). `expandHits` turns the masks into the
  * rows, in order. Why masks, and why int32 only (measured over 10M rows, Node 20):
- *  - a store into a typed array inside the loop makes V8 reload every array's base pointer and
- *    length after it: one store per row (the candidate list) is ~1.8x slower than one per 32 rows;
+ *  - one store per row (a candidate list) is ~1.8x slower than one mask word per 32 rows
+ *    (windowed-probe.ts `expandMasks` says why);
  *  - an unsigned `>>> 0`, or a difference that may leave the int32 range, makes V8 compute in
  *    doubles (~1.5x slower);
  *  - a branch on "in range?" mispredicts on about every other row of a probe spread twice as wide
  *    as the build: out-of-range rows read word 0 instead and are masked out.
  */
-import { WINDOW } from './windowed-probe.ts';
+import { expandMasks, WINDOW } from './windowed-probe.ts';
 import type { ArrayKeyAnalysis } from './array.ts';
 
 const SIGN = 0x80000000 | 0;
@@ -78,14 +78,7 @@ export function selectHits(k: KeyOffsets, bits: Int32Array, dirShift: number, pw
 
 /** The rows whose mask bit is set, in order, into `rows`; returns their count. */
 export function expandHits(list: Int32Array | null, from: number, to: number, rows: Int32Array): number {
-  let n = 0;
-  for (let i = 0, base = from; base < to; i++, base += 32) {
-    for (let mask = masks[i]!; mask !== 0; mask &= mask - 1) {
-      const k = base + 31 - Math.clz32(mask & -mask);
-      rows[n++] = list === null ? k : list[k]!;
-    }
-  }
-  return n;
+  return expandMasks(masks, list, from, to, rows);
 }
 
 function maskNarrow(

@@ -54,12 +54,14 @@ import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput 
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
+import { containsWindows, expandMasks, probeWindows, WINDOW } from './windowed-probe.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, ProbeEquality, type RowEquality } from './chained.ts';
 import { slotBits } from './linear.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 import { keyExtremes } from '../../core/keys/extremes.ts';
 
+/** The sign bit of a 32-bit word (flipping it makes a signed compare an unsigned one). */
+const SIGN_BIT = 0x80000000 | 0;
 /** One in every byte: `tag * LOW` repeats a tag in the four bytes of a word. */
 const LOW = 0x01010101;
 /** The top bit of every byte (where the SWAR zero test reports a zero lane). */
@@ -568,52 +570,45 @@ const candRow = new Int32Array(WINDOW);
 const candSlot = new Int32Array(WINDOW);
 const MATCHES = { rows: candRow, firsts: candSlot };
 
+/** select's 32-row candidate masks for one window. */
+const selectMasks = new Int32Array(WINDOW / 32);
+
 /**
  * Pass 1: lists in candRow the rows row(k), k in [from, to), that may match: some salt of the home
- * group equals the row's, or the group is DISPLACED (the key may live further on). Branch-free: the
- * row is written unconditionally and the count advances by the test's outcome. With `keepNulls`,
- * rows whose `pn` byte is set are listed too (pass 2 decides them).
+ * group equals the row's, or the group is DISPLACED (the key may live further on). Branch-free,
+ * into one mask word per 32 rows, then expanded (windowed-probe.ts `expandMasks`: one store per
+ * row would make V8 re-read every array's base and length after it). With `keepNulls`, rows whose
+ * `pn` byte is set are listed too (pass 2 decides them).
  */
 function select(groups: Int32Array, shift: number, ph: Uint32Array, list: Int32Array | null, from: number, to: number, pn: Uint8Array | null, keepNulls: boolean): number {
-  const cr = candRow;
-  let c = 0;
-  if (list === null && !keepNulls) {
-    for (let k = from; k < to; k++) {
-      const h = ph[k]!;
-      const v = groups[h >>> shift]!;
-      const s = h & 0x7f;
-      const x = (v & SALTS) ^ Math.imul(s === 0 ? 1 : s, LOW);
-      const maybe = (((x - LOW) | 0) & ~x & HIGH) | (v & DISPLACED);
-      cr[c] = k;
-      c += (maybe | -maybe) >>> 31; // 1 iff maybe != 0, without the branch V8 emits for `? 1 : 0`
+  let m = 0;
+  for (let base = from; base < to; base += 32) {
+    const end = to - base < 32 ? to : base + 32;
+    let mask = 0;
+    if (list === null && !keepNulls) {
+      for (let k = base; k < end; k++) {
+        const h = ph[k]!;
+        const v = groups[h >>> shift]!;
+        const s = h & 0x7f;
+        const x = (v & SALTS) ^ Math.imul(s === 0 ? 1 : s, LOW);
+        const maybe = (((x - LOW) | 0) & ~x & HIGH) | (v & DISPLACED);
+        mask |= ((maybe | -maybe) >>> 31) << (k - base); // bit = maybe != 0, without the branch V8 emits for `? 1 : 0`
+      }
+    } else {
+      for (let k = base; k < end; k++) {
+        const q = list === null ? k : list[k]!;
+        const h = ph[q]!;
+        const v = groups[h >>> shift]!;
+        const s = h & 0x7f;
+        const x = (v & SALTS) ^ Math.imul(s === 0 ? 1 : s, LOW);
+        let maybe = (((x - LOW) | 0) & ~x & HIGH) | (v & DISPLACED);
+        if (keepNulls) maybe |= pn![q]!;
+        mask |= ((maybe | -maybe) >>> 31) << (k - base);
+      }
     }
-    return c;
+    selectMasks[m++] = mask;
   }
-  if (list !== null && !keepNulls) {
-    for (let k = from; k < to; k++) {
-      const q = list[k]!;
-      const h = ph[q]!;
-      const v = groups[h >>> shift]!;
-      const s = h & 0x7f;
-      const x = (v & SALTS) ^ Math.imul(s === 0 ? 1 : s, LOW);
-      const maybe = (((x - LOW) | 0) & ~x & HIGH) | (v & DISPLACED);
-      cr[c] = q;
-      c += (maybe | -maybe) >>> 31;
-    }
-    return c;
-  }
-  for (let k = from; k < to; k++) {
-    const q = list === null ? k : list[k]!;
-    const h = ph[q]!;
-    const v = groups[h >>> shift]!;
-    const s = h & 0x7f;
-    const x = (v & SALTS) ^ Math.imul(s === 0 ? 1 : s, LOW);
-    let maybe = (((x - LOW) | 0) & ~x & HIGH) | (v & DISPLACED);
-    if (keepNulls) maybe |= pn![q]!;
-    cr[c] = q;
-    c += (maybe | -maybe) >>> 31;
-  }
-  return c;
+  return expandMasks(selectMasks, list, from, to, candRow);
 }
 
 /**
@@ -689,21 +684,27 @@ const rangeRows = new Int32Array(WINDOW);
  * uniform probe over twice the build's range) skips the group array for every row it drops.
  */
 function inRange(pw: Int32Array, hi: number, minLo: number, span: number, list: Int32Array | null, from: number, to: number, keep: Uint8Array | null): number {
-  const out = rangeRows;
-  let n = 0;
-  if (list === null && keep === null) {
-    for (let q = from; q < to; q++) {
-      out[n] = q;
-      n += +(pw[2 * q + 1] === hi) & +(((pw[2 * q]! - minLo) >>> 0) <= span);
+  // (lo - minLo) mod 2^32 <= span, unsigned, compared as signed on sign-flipped words: int32 only
+  // (an unsigned `>>> 0` makes V8 compute in doubles); masks of 32 rows, as in `select`
+  const lo0 = minLo | 0;
+  const spanFlipped = (span | 0) ^ SIGN_BIT;
+  let m = 0;
+  for (let base = from; base < to; base += 32) {
+    const end = to - base < 32 ? to : base + 32;
+    let mask = 0;
+    if (list === null && keep === null) {
+      for (let q = base; q < end; q++) {
+        mask |= (+(pw[2 * q + 1] === hi) & +((((pw[2 * q]! - lo0) | 0) ^ SIGN_BIT) <= spanFlipped)) << (q - base);
+      }
+    } else {
+      for (let k = base; k < end; k++) {
+        const q = list === null ? k : list[k]!;
+        mask |= ((+(pw[2 * q + 1] === hi) & +((((pw[2 * q]! - lo0) | 0) ^ SIGN_BIT) <= spanFlipped)) | (keep === null ? 0 : keep[q]!)) << (k - base);
+      }
     }
-    return n;
+    selectMasks[m++] = mask;
   }
-  for (let k = from; k < to; k++) {
-    const q = list === null ? k : list[k]!;
-    out[n] = q;
-    n += (+(pw[2 * q + 1] === hi) & +(((pw[2 * q]! - minLo) >>> 0) <= span)) | (keep === null ? 0 : keep[q]!);
-  }
-  return n;
+  return expandMasks(selectMasks, list, from, to, rangeRows);
 }
 
 /*

@@ -14,6 +14,23 @@ import type { ProbeCursor } from '../../core/hashmap.ts';
 /** Probe rows resolved per window (the size of a layout's scratch lists). */
 export const WINDOW = 1024;
 
+/**
+ * A window's 32-row hit masks (bit k - base of masks[(k - from) / 32] for row(k)) as the rows they
+ * mark, in order, into `out` (row(k) = k, or list[k]); returns the count. Layouts write masks
+ * rather than one list entry per row because, in V8, a typed-array store inside a hot loop makes
+ * every later load in it re-read the arrays' base pointers and lengths (measured ~1.8x slower).
+ */
+export function expandMasks(masks: Int32Array, list: Int32Array | null, from: number, to: number, out: Int32Array): number {
+  let n = 0;
+  for (let i = 0, base = from; base < to; i++, base += 32) {
+    for (let mask = masks[i]!; mask !== 0; mask &= mask - 1) {
+      const k = base + 31 - Math.clz32(mask & -mask);
+      out[n++] = list === null ? k : list[k]!;
+    }
+  }
+  return n;
+}
+
 /** A layout's scratch: after `resolve`, matches[0..c) as (row, first build row + 1). */
 export interface WindowMatches {
   readonly rows: Int32Array;
