@@ -266,23 +266,37 @@ export class HashJoin implements JoinAlgorithm {
     return w;
   }
 
-  /** semi / anti / mark rows of one source; `notIn` (null-aware anti) replaces the anti rule. */
+  /**
+   * semi / anti / mark rows of one source; `notIn` (null-aware anti) replaces the anti rule.
+   * `matched` and `notIn` hold 0/1 per row, so the rows kept are compacted without a branch on
+   * the data (an anti join's output is most of the probe: 9.5M of 10M rows in the benchmark).
+   */
   *#rowOutput(s: RunState, plan: OutputPlan, src: RowSource, kind: 'semi' | 'anti' | 'mark', matched: Uint8Array, notIn: Uint8Array | null): Generator<RecordBatch> {
-    const idx = new Int32Array(Math.min(s.batchSize, Math.max(1, src.numRows)));
-    const mark = kind === 'mark' ? new Uint8Array(idx.length) : null;
+    const rows = src.numRows;
+    const idx = new Int32Array(Math.min(s.batchSize, Math.max(1, rows)));
+    if (kind === 'mark') {
+      // every row, with its match flag
+      for (let start = 0; start < rows; start += idx.length) {
+        const n = Math.min(idx.length, rows - start);
+        for (let k = 0; k < n; k++) idx[k] = start + k;
+        yield plan.sideBatch(src, idx, 0, n, matched.subarray(start, start + n));
+      }
+      return;
+    }
+    // semi keeps matched rows, NOT IN its survivors, anti the unmatched (1 - matched)
+    const keep = kind === 'semi' ? matched : notIn;
+    const flip = keep === null ? 1 : 0;
+    const flags = keep ?? matched;
     let n = 0;
-    for (let r = 0; r < src.numRows; r++) {
-      const m = matched[r] === 1;
-      const emit = kind === 'mark' || (kind === 'semi' ? m : notIn !== null ? notIn[r] === 1 : !m);
-      if (!emit) continue;
+    for (let r = 0; r < rows; r++) {
       idx[n] = r;
-      if (mark) mark[n] = m ? 1 : 0;
-      if (++n === idx.length) {
-        yield plan.sideBatch(src, idx, 0, n, mark);
+      n += flags[r]! ^ flip;
+      if (n === idx.length) {
+        yield plan.sideBatch(src, idx, 0, n, null);
         n = 0;
       }
     }
-    if (n > 0) yield plan.sideBatch(src, idx, 0, n, mark);
+    if (n > 0) yield plan.sideBatch(src, idx, 0, n, null);
   }
 
   *#buildSideOutput(s: RunState, probeScan: Scan): Generator<RecordBatch> {
