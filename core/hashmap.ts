@@ -93,5 +93,12 @@ export interface JoinHashTable {
 export interface HashMapLayout extends Strategy {
   /** Why this layout cannot index these keys (e.g. `array` needs one integer key), or null. */
   unsupportedReason(input: BuildInput): string | null;
+  /**
+   * An upper bound of the table's `memoryBytes`, known before anything is allocated: the join
+   * reserves it first, so a memory limit fails before the arrays exist. Optional — layouts sized
+   * by their key RANGE (`array`, `rank`, whose tables may dwarf the rows) give one; tables sized by
+   * rows are reserved once built.
+   */
+  estimateBytes?(input: BuildInput): number;
   build(input: BuildInput): JoinHashTable;
 }

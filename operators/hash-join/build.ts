@@ -102,8 +102,11 @@ function buildTable(index: number, batch: RecordBatch, o: BuildOptions): Partiti
   const input = { keys, hashes, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull };
   const reason = o.layout.unsupportedReason(input);
   if (reason) throw new UnsupportedJoinError(`hashmap '${o.layout.name}' cannot index this build side: ${reason}`);
+  // a range-addressed table's size is known (and reserved) before it is allocated
+  const estimate = o.layout.estimateBytes?.(input) ?? 0;
+  o.reservation.grow(estimate + hashes.byteLength);
   const table = o.layout.build(input);
-  o.reservation.grow(table.memoryBytes + hashes.byteLength);
+  o.reservation.resize(o.reservation.size - estimate + table.memoryBytes);
   return { index, rows: batch.numRows, batch, source: new RowSource([batch], o.schema), keys, nullKeys: anyNullMask(keys), table, hashes, matched: new Bitset(batch.numRows) };
 }
 

@@ -14,7 +14,9 @@ import { partitionIds } from '../../core/keys/partition.ts';
 import { keyKindOf } from '../../core/keys/resolve.ts';
 import type { FixedKeyColumn } from '../../core/keys/types.ts';
 import { MemoryPool } from '../../core/memory/pool.ts';
+import { rankLayout } from '../../strategies/hashmap/rank.ts';
 import { swissLayout } from '../../strategies/hashmap/swiss.ts';
+import { MemoryLimitError } from '../../core/errors.ts';
 import { buildPartitions } from './build.ts';
 
 /** The kind of an Int32 key (widened to BIGINT: two words per row). */
@@ -122,6 +124,29 @@ describe('partitioned mode', () => {
   it('an empty partition publishes false for its rows', async () => {
     const { metrics } = await run({ 'hash.mode': 'partitioned', 'hash.partitions': 8, pushdown: 'inlist', 'hash.build': 'right' }, { type: 'inner', on: 'k=k' }, table(Array.from({ length: 100 }, (_, i) => i), 100), table([42]));
     expect(metrics.scans.left.rowsAfterFilter).toBe(1);
+  });
+});
+
+describe('memory limit', () => {
+  it('a range-addressed table over the limit fails before it is allocated', async () => {
+    // two keys 2^29 apart: a 128 MB rank directory (array refuses the span)
+    const wide = table([0, 2 ** 29], 2);
+    const neverBuilt = { ...rankLayout, build: () => Promise.reject(new Error('allocated')) as never };
+    const build = buildPartitions(wide.batches, {
+      schema: wide.schema,
+      keyColumns: ['k'],
+      kinds: [BIGINT],
+      partitions: 1,
+      layout: neverBuilt,
+      nullEqualsNull: false,
+      reservation: new MemoryPool(64 << 20).reservation('hash-join build'),
+    });
+    await expect(build).rejects.toThrow(MemoryLimitError);
+    await expect(run({ hashmap: 'rank', memoryLimit: '64MB', 'hash.build': 'right' }, { type: 'inner', on: 'k=k' }, table([1, 2]), wide)).rejects.toThrow(/memory limit exceeded: hash-join build/);
+    // within the limit the same join runs, and the reservation ends at the table's real size
+    const { table: out, metrics } = await run({ hashmap: 'rank', memoryLimit: '1GB', 'hash.build': 'right' }, { type: 'inner', on: 'k=k' }, table([0, 2 ** 29, 7]), wide);
+    expect(tags(out)).toEqual([0, 1]);
+    expect(metrics.operators.join!.details.hashmap).toBe('rank');
   });
 });
 

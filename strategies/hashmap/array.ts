@@ -220,6 +220,11 @@ export class ArrayHashTable implements JoinHashTable {
 /** Window scratch (probes are synchronous). */
 const MATCHES: WindowMatches = { rows: new Int32Array(WINDOW), firsts: new Int32Array(WINDOW) };
 
+/** The most an array table over this analysis takes: slots, presence bits, and `next` if kept. */
+export function arrayTableBytes(a: ArrayKeyAnalysis, rows: number): number {
+  return 4 * a.span + 4 * Math.ceil(a.span / 32) + 4 * rows;
+}
+
 export function buildArrayTable(input: BuildInput, analysis?: ArrayKeyAnalysis): ArrayHashTable {
   return new ArrayHashTable(input, analysis);
 }
@@ -228,5 +233,6 @@ export const arrayLayout: HashMapLayout = {
   name: 'array',
   description: 'dense slot[key - min] + next chain (one integer key, range <= 2^26)',
   unsupportedReason: (input) => analyzeArrayKeys(input).reason,
+  estimateBytes: (input) => arrayTableBytes(analyzeArrayKeys(input), input.rows),
   build: (input) => new ArrayHashTable(input),
 };

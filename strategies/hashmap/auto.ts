@@ -30,9 +30,9 @@
  * which is what metrics should show); `explainLayout` gives the decision with its reason.
  */
 import type { BuildInput, HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
-import { analyzeArrayKeys, buildArrayTable } from './array.ts';
+import { analyzeArrayKeys, arrayTableBytes, buildArrayTable } from './array.ts';
 import { buildChainedTable } from './chained.ts';
-import { buildRankTable, rankDirectoryBytes, rankUnsupportedReason } from './rank.ts';
+import { buildRankTable, rankDirectoryBytes, rankTableBytes, rankUnsupportedReason } from './rank.ts';
 import { buildSwissTable, swissUnsupportedReason } from './swiss.ts';
 
 /** Spans up to this many values always use the array layout (DataFusion's small-build threshold). */
@@ -83,6 +83,12 @@ export const autoLayout: HashMapLayout = {
   name: 'auto',
   description: `array when one integer key spans <= ${AUTO_SMALL_SPAN} values or is dense (rows/range > ${AUTO_MIN_DENSITY}), else rank while range <= ~32 x rows, else swiss (chained past 2^26 build rows)`,
   unsupportedReason: (input) => (input.keys.length === 0 ? 'no key columns' : null),
+  /** The range-addressed choices are bounded by their rule (<= ~27 and 8 bytes per row); hash tables by rows. */
+  estimateBytes(input): number {
+    const layout = chooseLayout(input);
+    if (layout === 'array') return arrayTableBytes(analyzeArrayKeys(input), input.rows);
+    return layout === 'rank' ? rankTableBytes(analyzeArrayKeys(input), input.rows) : 0;
+  },
   build(input): JoinHashTable {
     const layout = chooseLayout(input);
     if (layout === 'array') return buildArrayTable(input, analyzeArrayKeys(input));

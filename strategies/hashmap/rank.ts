@@ -169,6 +169,11 @@ export class RankHashTable implements JoinHashTable {
   }
 }
 
+/** The most a rank table over this analysis takes: directory, one first row per key, `next` if kept. */
+export function rankTableBytes(a: ArrayKeyAnalysis, rows: number): number {
+  return rankDirectoryBytes(a.span) + 4 * a.count + 4 * rows;
+}
+
 export function buildRankTable(input: BuildInput, analysis?: ArrayKeyAnalysis): RankHashTable {
   return new RankHashTable(input, analysis);
 }
@@ -177,6 +182,7 @@ export const rankLayout: HashMapLayout = {
   name: 'rank',
   description: 'bitmap over the key range + per-word rank counts: a perfect hash for one integer key (range <= 2^30), no hashing',
   unsupportedReason: rankUnsupportedReason,
+  estimateBytes: (input) => rankTableBytes(analyzeArrayKeys(input), input.rows),
   build: (input) => new RankHashTable(input),
 };
 
