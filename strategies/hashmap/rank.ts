@@ -17,8 +17,8 @@
  * a probe row costs a range test and one directory read — bits and rank base share a cache line —
  * and only the hits (5%) read `first`. The join skips hashing the probe side
  * (`needsProbeHashes = false`), and so does the `map` pushdown filter. bench/hashmap-micro.ts:
- * probe ~83 ms vs swiss ~132 ms (+ ~30 ms of hashing swiss needs), build ~20 ms vs ~55 ms, 6 MB vs
- * 18 MB.
+ * probe ~80 ms vs swiss ~119 ms (plus ~60 ms there to hash the probe keys, which swiss needs), build
+ * ~20 ms vs ~50 ms, 6 MB vs 18 MB.
  *
  * A probe window (windowed-probe.ts) is resolved in passes with no branch on the data (half of a
  * uniform probe falls outside the range: a branchy test mispredicts on about every other row):
@@ -28,11 +28,12 @@
  *     `first[rank]` (two loops: the loads of each are independent, so their misses overlap).
  *
  * Key arithmetic is key-offsets.ts's (int32 offsets relative to min, no BigInt), over array.ts's
- * analysis of the build keys. Usable for the keys `array` takes — one int/uint column of 1 or 2 words, or bool — with
- * a span of at most 2^30 values (a 256 MB directory); `auto` picks it after `array` while the
- * directory is at most AUTO_RANK_BYTES_PER_ROW (8) bytes per row, i.e. range <= ~32 x rows. NULLs:
- * under null-equals-nothing NULL build rows are skipped and NULL probe rows miss; NULL = NULL with a
- * NULL build key is refused (a NULL has no bit), like `array`. An empty build has span 0.
+ * analysis of the build keys. Usable for the keys `array` takes — one int/uint column of 1 or 2
+ * words, or bool — with a span of at most 2^30 values (a 256 MB directory); `auto` picks it after
+ * `array` while the directory is at most AUTO_RANK_BYTES_PER_ROW (8) bytes per row, i.e. range
+ * <= ~32 x rows. NULLs: under null-equals-nothing NULL build rows are skipped and NULL probe rows
+ * miss; NULL = NULL with a NULL build key is refused (a NULL has no bit), like `array`. An empty
+ * build has span 0 and matches nothing.
  */
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
@@ -191,7 +192,7 @@ export const rankLayout: HashMapLayout = {
 /**
  * Pass 3 (RANK): MATCHES.firsts[i] = first[rank of row i's key] for the c hit rows: the ranks
  * first, then the gather — two loops whose loads are each independent, so their misses overlap
- * (one fused loop measured ~10% slower).
+ * (one fused loop made the whole probe ~8% slower).
  */
 function rankHits(k: KeyOffsets, dir: Int32Array, first: Int32Array, pw: Int32Array, c: number): void {
   const rows = MATCHES.rows;

@@ -31,7 +31,7 @@
  * branch-free and true for ~11% of rows (5% hits, ~1.5% salt collisions, the rest displaced).
  * Probe 139 ms (linear 221-235, chained 660-700). A window of probe rows is resolved in passes:
  *  1. SELECT (branch-free, independent loads whose misses overlap): one group word per row, the
- *     SWAR test, the row appended to a candidate list with an unconditional write;
+ *     SWAR test, one candidate bit per row in 32-row mask words, expanded to a candidate list;
  *  2. LOCATE / GATHER / COMPARE (the candidates; see the comment above `locate`).
  * The SWAR test `(x - 0x01010101) & ~x & 0x80808080` (x = salts ^ salt * 0x01010101, lanes < 0x80)
  * is nonzero iff some lane of x is zero — exact for "is there a match", though it may flag extra
