@@ -29,7 +29,7 @@
  * salts byte by byte (the `linear` layout) mispredicts on about every other row (half the home
  * slots are occupied). Testing "some lane holds my salt, or the group is DISPLACED" on one word is
  * branch-free and true for ~11% of rows (5% hits, ~1.5% salt collisions, the rest displaced).
- * Probe 139 ms (linear 221-235, chained 660-700). A window of probe rows is resolved in passes:
+ * Probe ~119 ms (linear ~227, chained ~571). A window of probe rows is resolved in passes:
  *  1. SELECT (branch-free, independent loads whose misses overlap): one group word per row, the
  *     SWAR test, one candidate bit per row in 32-row mask words, expanded to a candidate list;
  *  2. LOCATE / GATHER / COMPARE (the candidates; see the comment above `locate`).
