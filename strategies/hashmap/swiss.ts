@@ -18,7 +18,9 @@
  *           when every build key has the same high word ("narrow": keys within one 2^32 window,
  *           the common case; a probe key with another high word cannot match). For anything else
  *           (several columns, strings, binary, decimals, HUGEINT): the key's full 32-bit hash, and a
- *           hit is confirmed by hash, then by the key comparator ("hashed").
+ *           hit is confirmed by hash, then by the key comparator ("hashed"); one plain string or
+ *           binary column is compared by `confirmPlainBytes`, which issues every candidate's
+ *           random reads of the build offsets before comparing any bytes.
  *   next    (Int32Array, one per build row; dropped when no key repeats)
  *           next[r] = next build row + 1 with r's key (0 = end). Rows are inserted last to first, each
  *           pushed in front of its key's chain, so chains are ASCENDING — the order the contract
@@ -52,7 +54,7 @@
  */
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
-import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
+import type { BytesKeyColumn, FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
 import { containsWindows, expandMasks, probeWindows, WINDOW } from './windowed-probe.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, ProbeEquality, type RowEquality } from './chained.ts';
@@ -169,6 +171,12 @@ export class SwissHashTable implements JoinHashTable {
   readonly #keys: readonly KeyColumn[];
   /** Hashed mode: the per-probe-batch comparator and NULL-skip mask. */
   readonly #generic: ProbeEquality;
+  /**
+   * One plain (not dictionary) bytes key column whose NULLs never reach a compare (NULL rows are
+   * not inserted under null-equals-nothing; none exist otherwise): `confirmPlainBytes` applies.
+   */
+  readonly #plainBytes: boolean;
+  readonly #nullEqualsNull: boolean;
   #released = false;
 
   constructor(input: BuildInput) {
@@ -178,6 +186,9 @@ export class SwissHashTable implements JoinHashTable {
     const { keys, rows, hashes, nullEqualsNull } = input;
     this.#keys = keys;
     this.#generic = new ProbeEquality(keys, nullEqualsNull);
+    this.#nullEqualsNull = nullEqualsNull;
+    const k0 = keys[0]!;
+    this.#plainBytes = keys.length === 1 && isBytesKey(k0) && k0.codes === null && (!nullEqualsNull || k0.nulls === null);
     const width = inlineWidth(keys);
     const nullRows = anyNullMask(keys);
     // a 2-word key whose build values all share their high word is stored as its low word alone
@@ -314,6 +325,10 @@ export class SwissHashTable implements JoinHashTable {
     if (mode === HASHED) {
       const g = this.#generic.prepare(input.keys);
       const c = select(groups, shift, ph, list, from, to, null, false);
+      const probe = input.keys[0]!;
+      if (this.#plainBytes && isBytesKey(probe) && probe.codes === null && (!this.#nullEqualsNull || probe.nulls === null)) {
+        return confirmPlainBytes(groups, this.#slots, shift, this.#gmask, ph, g.equal, g.skip, c, probe, this.#keys[0] as BytesKeyColumn);
+      }
       return confirmHashed(groups, this.#slots, shift, this.#gmask, ph, g.equal, g.skip, c);
     }
     const p = input.keys[0] as FixedKeyColumn;
@@ -836,6 +851,73 @@ function confirmHashed(groups: Int32Array, slots: Int32Array, shift: number, gma
     let first: number;
     if (cw[i] === (h | 0) && eq(q, slots[2 * s]! - 1)) first = slots[2 * s]!;
     else first = walkHashed(groups, slots, shift, gmask, eq, q, h);
+    if (first === 0) continue;
+    cr[m] = q;
+    cs[m++] = first;
+  }
+  return m;
+}
+
+const candStart = new Int32Array(WINDOW);
+const candEnd = new Int32Array(WINDOW);
+
+/**
+ * confirmHashed for one plain bytes key on both sides, in sub-passes so the two random reads a
+ * string match costs — the build row's offsets, then its bytes — are issued for all candidates
+ * before any compare waits on them (the generic comparator reads them one candidate at a time):
+ * after 2a/2b, (i) each located slot's build offsets into candStart/candEnd, (ii) a byte compare
+ * of the candidates whose stored hash matched, (iii) in row order, the matches kept and every
+ * other candidate re-walked with the generic comparator (a salt or hash collision: the key may sit
+ * further on).
+ */
+function confirmPlainBytes(
+  groups: Int32Array,
+  slots: Int32Array,
+  shift: number,
+  gmask: number,
+  ph: Uint32Array,
+  eq: RowEquality,
+  skip: Uint8Array | null,
+  c: number,
+  probe: BytesKeyColumn,
+  build: BytesKeyColumn,
+): number {
+  const n = locate(groups, shift, gmask, ph, skip, false, c);
+  gatherWords(slots, 2, n);
+  const cr = candRow;
+  const cs = candSlot;
+  const cw = candWord;
+  const bo = build.offsets;
+  const bb = build.bytes;
+  const po = probe.offsets;
+  const pb = probe.bytes;
+  for (let i = 0; i < n; i++) {
+    const b = slots[2 * cs[i]!]! - 1;
+    candStart[i] = bo[b]!;
+    candEnd[i] = bo[b + 1]!;
+  }
+  // candWord[i] becomes 1 for a confirmed match (hash and bytes equal), else 0
+  for (let i = 0; i < n; i++) {
+    const q = cr[i]!;
+    let same = +(cw[i] === (ph[q]! | 0));
+    const ps = po[q]!;
+    const bs = candStart[i]!;
+    const len = po[q + 1]! - ps;
+    if (same !== 0 && candEnd[i]! - bs === len) {
+      for (let k = 0; k < len; k++) {
+        if (pb[ps + k] !== bb[bs + k]) {
+          same = 0;
+          break;
+        }
+      }
+    } else same = 0;
+    cw[i] = same;
+  }
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const q = cr[i]!;
+    const s = cs[i]!;
+    const first = cw[i] === 1 ? slots[2 * s]! : walkHashed(groups, slots, shift, gmask, eq, q, ph[q]!);
     if (first === 0) continue;
     cr[m] = q;
     cs[m++] = first;
