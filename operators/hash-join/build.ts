@@ -66,21 +66,34 @@ export interface BuildOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * The rows of each key partition, in row order: partition p's rows are `order[starts[p] ..
+ * starts[p + 1])` (a counting sort of the partition ids).
+ */
+export interface PartitionOrder {
+  readonly order: Int32Array;
+  readonly starts: Int32Array;
+}
+
+export function partitionOrder(keys: readonly KeyColumn[], rows: number, count: number): PartitionOrder {
+  const ids = new Int32Array(rows);
+  partitionIds(keys, count, ids);
+  const starts = new Int32Array(count + 1);
+  for (let r = 0; r < rows; r++) starts[ids[r]! + 1]!++;
+  for (let p = 0; p < count; p++) starts[p + 1]! += starts[p]!;
+  const order = new Int32Array(rows);
+  const fill = starts.slice(0, count);
+  for (let r = 0; r < rows; r++) order[fill[ids[r]!]!++] = r;
+  return { order, starts };
+}
+
 /** Splits one batch into `count` batches by key partition (row order kept within each). */
 export function splitByPartition(batch: RecordBatch, keys: readonly KeyColumn[], count: number): (RecordBatch | null)[] {
-  const n = batch.numRows;
-  const ids = new Int32Array(n);
-  partitionIds(keys, count, ids);
-  const sizes = new Int32Array(count + 1);
-  for (let r = 0; r < n; r++) sizes[ids[r]! + 1]!++;
-  for (let p = 0; p < count; p++) sizes[p + 1]! += sizes[p]!;
-  const order = new Int32Array(n);
-  const fill = sizes.slice(0, count);
-  for (let r = 0; r < n; r++) order[fill[ids[r]!]!++] = r;
+  const { order, starts } = partitionOrder(keys, batch.numRows, count);
   const out: (RecordBatch | null)[] = [];
   for (let p = 0; p < count; p++) {
-    const start = sizes[p]!;
-    const len = sizes[p + 1]! - start;
+    const start = starts[p]!;
+    const len = starts[p + 1]! - start;
     out.push(len === 0 ? null : takeRows(batch, order.subarray(start, start + len)));
   }
   return out;

@@ -29,6 +29,7 @@ import { ProbeCursor } from '../../core/hashmap.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
+import { takeKeyRows } from '../../core/keys/take.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 import { bump } from '../../core/metrics.ts';
@@ -40,7 +41,7 @@ import { collectScan } from '../common/collect.ts';
 import { OutputPlan } from '../common/output.ts';
 import { rowsWhere } from '../common/rows.ts';
 import { DynamicFilter, type Scan } from '../scan/types.ts';
-import { buildPartitions, splitByPartition, type PartitionBuild } from './build.ts';
+import { buildPartitions, partitionOrder, type PartitionBuild } from './build.ts';
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
 import { joinRoles, type JoinRoles } from './roles.ts';
 
@@ -182,54 +183,38 @@ export class HashJoin implements JoinAlgorithm {
     }
   }
 
+  /**
+   * One probe batch: its keys normalised once; with one partition they probe its table directly.
+   * Partitioned, each partition's rows (a counting sort of their partition ids) probe that
+   * partition's table with their own key columns only (`takeKeyRows`), and every pair found is
+   * mapped back to the batch's row ids — so residual filters, match flags and output gathers all
+   * work on the one original batch, and no other probe column is ever copied per partition.
+   * Probe-side results (unmatched rows of an outer join, semi/anti/mark rows) are then emitted once
+   * for the whole batch.
+   */
   *#probeBatch(s: RunState, batch: RecordBatch): Generator<RecordBatch> {
-    if (batch.numRows === 0) return;
-    const keys = normalizeKeys(batch, s.probeKeys, s.join.keyKinds);
-    if (s.parts.length === 1) yield* this.#probePart(s, s.parts[0]!, batch, keys);
-    else {
-      const pieces = splitByPartition(batch, keys, s.parts.length);
-      for (let p = 0; p < pieces.length; p++) {
-        const piece = pieces[p];
-        if (piece) yield* this.#probePart(s, s.parts[p]!, piece, normalizeKeys(piece, s.probeKeys, s.join.keyKinds));
-      }
-    }
-    // a filtered NOT IN on the build side: the whole batch's rows are inner rows of every build row
-    s.notIn?.observe(batch, anyNullMask(keys));
-  }
-
-  /** Probes one batch (or one partition's piece of it) against one partition's table. */
-  *#probePart(s: RunState, part: PartitionBuild, batch: RecordBatch, keys: readonly KeyColumn[]): Generator<RecordBatch> {
-    const { roles, join, outProbe, outBuild } = s;
     const rows = batch.numRows;
+    if (rows === 0) return;
+    const { roles, join, outProbe, outBuild } = s;
+    const keys = normalizeKeys(batch, s.probeKeys, s.join.keyKinds);
     const probeNulls = anyNullMask(keys);
     if (probeNulls !== null && probeNulls.includes(1)) s.probeSawNullKey = true;
     const needProbeMatched = roles.keepUnmatchedProbe || roles.probeRows !== null;
     if (needProbeMatched && s.probeFlags.length < rows) s.probeFlags = new Uint8Array(Math.max(rows, 2 * s.probeFlags.length));
     const probeMatched = needProbeMatched ? s.probeFlags.subarray(0, rows).fill(0) : null;
     const probeSource = new RowSource([batch], batch.schema);
-    const [leftSrc, rightSrc] = roles.probe === 'left' ? [probeSource, part.source] : [part.source, probeSource];
-    const [leftIdx, rightIdx] = roles.probe === 'left' ? [outProbe, outBuild] : [outBuild, outProbe];
-    const markBuild = roles.keepUnmatchedBuild || roles.buildRows !== null;
-
-    if (part.rows > 0) {
-      let hashes: Uint32Array = NO_HASHES;
-      if (part.table.needsProbeHashes !== false) {
-        if (s.probeHashes.length < rows) s.probeHashes = new Uint32Array(Math.max(rows, 2 * s.probeHashes.length));
-        hashes = hashKeys(keys, TABLE_SEED, s.probeHashes);
-      }
-      const input = { keys, hashes, rows };
-      const cursor = new ProbeCursor();
-      while (!cursor.done) {
-        let n = part.table.probe(input, cursor, outProbe, outBuild, s.batchSize);
-        if (n === 0) continue;
-        if (join.filter) n = this.#applyFilter(s, batch, part, n);
-        bump(s.ctx.metrics, 'pairsMatched', n);
-        if (probeMatched) for (let k = 0; k < n; k++) probeMatched[outProbe[k]!] = 1;
-        if (markBuild) for (let k = 0; k < n; k++) part.matched.set(outBuild[k]!);
-        if (roles.emitPairs && n > 0) yield s.pairs!.pairBatch(leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
+    if (s.parts.length === 1) yield* this.#probePart(s, s.parts[0]!, batch, probeSource, keys, null, probeMatched);
+    else {
+      const { order, starts } = partitionOrder(keys, rows, s.parts.length);
+      for (let p = 0; p < s.parts.length; p++) {
+        const ids = order.subarray(starts[p]!, starts[p + 1]!);
+        if (ids.length > 0 && s.parts[p]!.rows > 0) yield* this.#probePart(s, s.parts[p]!, batch, probeSource, takeKeyRows(keys, ids), ids, probeMatched);
       }
     }
     if (roles.keepUnmatchedProbe) {
+      // build side all NULL (row id -1): any partition's source has the build schema
+      const buildSource = s.parts[0]!.source;
+      const [leftSrc, rightSrc, leftIdx, rightIdx] = roles.probe === 'left' ? [probeSource, buildSource, outProbe, outBuild] : [buildSource, probeSource, outBuild, outProbe];
       const unmatched = rowsWhere(probeMatched!, rows, 0);
       outBuild.fill(-1);
       for (let start = 0; start < unmatched.length; start += s.batchSize) {
@@ -246,6 +231,46 @@ export class HashJoin implements JoinAlgorithm {
           : notInSurvivors(probeMatched!, probeNulls, s.buildRowsTotal === 0, s.buildHasNullKey);
       }
       yield* this.#rowOutput(s, s.probeSide!, probeSource, roles.probeRows, probeMatched!, notIn);
+    }
+    // a filtered NOT IN on the build side: the whole batch's rows are inner rows of every build row
+    s.notIn?.observe(batch, probeNulls);
+  }
+
+  /**
+   * Probes one partition's table with `keys` — the batch's own, or (partitioned) those of the batch
+   * rows `ids` — and handles the pairs found, with probe rows as row ids of `batch`.
+   */
+  *#probePart(
+    s: RunState,
+    part: PartitionBuild,
+    batch: RecordBatch,
+    probeSource: RowSource,
+    keys: readonly KeyColumn[],
+    ids: Int32Array | null,
+    probeMatched: Uint8Array | null,
+  ): Generator<RecordBatch> {
+    if (part.rows === 0) return;
+    const { roles, join, outProbe, outBuild } = s;
+    const rows = keys[0]!.length;
+    const [leftSrc, rightSrc] = roles.probe === 'left' ? [probeSource, part.source] : [part.source, probeSource];
+    const [leftIdx, rightIdx] = roles.probe === 'left' ? [outProbe, outBuild] : [outBuild, outProbe];
+    const markBuild = roles.keepUnmatchedBuild || roles.buildRows !== null;
+    let hashes: Uint32Array = NO_HASHES;
+    if (part.table.needsProbeHashes !== false) {
+      if (s.probeHashes.length < rows) s.probeHashes = new Uint32Array(Math.max(rows, 2 * s.probeHashes.length));
+      hashes = hashKeys(keys, TABLE_SEED, s.probeHashes);
+    }
+    const input = { keys, hashes, rows };
+    const cursor = new ProbeCursor();
+    while (!cursor.done) {
+      let n = part.table.probe(input, cursor, outProbe, outBuild, s.batchSize);
+      if (n === 0) continue;
+      if (ids !== null) for (let k = 0; k < n; k++) outProbe[k] = ids[outProbe[k]!]!;
+      if (join.filter) n = this.#applyFilter(s, batch, part, n);
+      bump(s.ctx.metrics, 'pairsMatched', n);
+      if (probeMatched) for (let k = 0; k < n; k++) probeMatched[outProbe[k]!] = 1;
+      if (markBuild) for (let k = 0; k < n; k++) part.matched.set(outBuild[k]!);
+      if (roles.emitPairs && n > 0) yield s.pairs!.pairBatch(leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
     }
   }
 

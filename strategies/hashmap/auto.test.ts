@@ -1,6 +1,6 @@
 /**
  * auto: DataFusion's rule for array (array iff supported and (range <= 1024 or rows/range > 0.15)),
- * then rank for the same keys while its directory is <= 8 bytes per row (range <= ~32 x rows),
+ * then rank for the same keys while its directory is <= 6 bytes per row (range <= ~24 x rows),
  * else swiss (any key; chained only past 2^26 build rows).
  */
 import { Float64, Int32, Int64, Uint64, Utf8 } from 'apache-arrow';
@@ -22,16 +22,16 @@ describe('auto layout', () => {
     expect(chooseLayout(input([]))).toBe('array');
   });
 
-  it('picks array for dense keys (rows/range > 0.15), rank for sparser ones, swiss past ~32 values per row', () => {
+  it('picks array for dense keys (rows/range > 0.15), rank for sparser ones, swiss past ~24 values per row', () => {
     expect(chooseLayout(input(range(0, 200, 5)))).toBe('array'); // 200 rows over 996: 0.2
     expect(chooseLayout(input(range(0, 200, 10)))).toBe('rank'); // 200 over 1991: 0.1; 504 B of directory
-    expect(explainLayout(input(range(0, 200, 10))).reason).toMatch(/sparse keys: .*; rank directory 2.52 bytes per row \(<= 8\)/);
+    expect(explainLayout(input(range(0, 200, 10))).reason).toMatch(/sparse keys: .*; rank directory 2.52 bytes per row \(<= 6\)/);
     expect(chooseLayout(input(range(0, 10_000, 7)))).toBe('rank');
     expect(chooseLayout(input(range(0, 10_000, 6)))).toBe('array'); // 10000 / 59995 = 0.167
-    // 1 key in 32 values: 8 bytes of directory per row, the most rank takes; one more value per key tips it
-    expect(chooseLayout(input(range(0, 1000, 32)))).toBe('rank');
-    expect(chooseLayout(input(range(0, 1000, 33)))).toBe('swiss');
-    expect(explainLayout(input(range(0, 1000, 33))).reason).toMatch(/rank directory 8.2\d bytes per row \(> 8\); swiss table/);
+    // 1 key in 24 values: 6 bytes of directory per row, the most rank takes; one more value per key tips it
+    expect(chooseLayout(input(range(0, 1000, 24)))).toBe('rank');
+    expect(chooseLayout(input(range(0, 1000, 25)))).toBe('swiss');
+    expect(explainLayout(input(range(0, 1000, 25))).reason).toMatch(/rank directory 6.25 bytes per row \(> 6\); swiss table/);
     const wide = sides([new Int64()], [new Int64()], [[0n], [2n ** 40n]], [], false).build;
     expect(chooseLayout(wide)).toBe('swiss');
     expect(explainLayout(wide).reason).toMatch(/2\^26.*2\^30.*swiss table/);

@@ -16,9 +16,14 @@
  * Then `rank`, for the same keys over a range too sparse for `array` (up to 2^30 values): a bitmap
  * over the range plus per-word rank counts, so neither side is hashed and a probe row costs one
  * directory read. Its directory is range/4 bytes; it is used while that is at most
- * AUTO_RANK_BYTES_PER_ROW = 8 bytes per row (range <= ~32 x rows), where it stays below swiss's
- * ~18 bytes per row and measured faster on every key set of bench/hashmap-micro.ts (up to a range
- * of 64 x rows; the margin is kept because a probe spread over a wide directory touches more of it).
+ * AUTO_RANK_BYTES_PER_ROW = 6 bytes per row (range <= ~24 x rows). The worst case for it is a probe
+ * spread over the whole range (every row reads a random directory word); 1M keys, 10M probes
+ * uniform over the build's range (bench/hashmap-micro.ts with PROBE_DOMAIN widened), probe ms:
+ *   range 10 x rows (2.5 B/row): rank 80, swiss 119 + ~30 of hashing
+ *   range 20 x rows (5 B/row):   rank 98, swiss 135 + ~30
+ *   range 32 x rows (8 B/row):   rank 188, swiss 119 + ~30
+ *   range 64 x rows (16 B/row):  rank 296, swiss 105 + ~30
+ * so rank wins below ~6 B/row and loses past 8 (its directory then misses cache on most rows).
  *
  * Otherwise `swiss`, which indexes any key (up to 2^26 build rows): open addressing over groups of
  * four 1-byte salts tested with SWAR, so most misses are resolved by one branch-free read of a
@@ -41,7 +46,7 @@ export const AUTO_SMALL_SPAN = 1024;
 export const AUTO_MIN_DENSITY = 0.15;
 
 /** Where `array` is not used, `rank` is while its directory is at most this many bytes per row. */
-export const AUTO_RANK_BYTES_PER_ROW = 8;
+export const AUTO_RANK_BYTES_PER_ROW = 6;
 
 export type AutoLayoutName = 'array' | 'rank' | 'swiss' | 'chained';
 
@@ -81,9 +86,9 @@ export function chooseLayout(input: BuildInput): AutoLayoutName {
 
 export const autoLayout: HashMapLayout = {
   name: 'auto',
-  description: `array when one integer key spans <= ${AUTO_SMALL_SPAN} values or is dense (rows/range > ${AUTO_MIN_DENSITY}), else rank while range <= ~32 x rows, else swiss (chained past 2^26 build rows)`,
+  description: `array when one integer key spans <= ${AUTO_SMALL_SPAN} values or is dense (rows/range > ${AUTO_MIN_DENSITY}), else rank while range <= ~24 x rows, else swiss (chained past 2^26 build rows)`,
   unsupportedReason: (input) => (input.keys.length === 0 ? 'no key columns' : null),
-  /** The range-addressed choices are bounded by their rule (<= ~27 and 8 bytes per row); hash tables by rows. */
+  /** The range-addressed choices are bounded by their rule (<= ~27 and 6 bytes per row of slots or directory); hash tables by rows. */
   estimateBytes(input): number {
     const layout = chooseLayout(input);
     if (layout === 'array') return arrayTableBytes(analyzeArrayKeys(input), input.rows);

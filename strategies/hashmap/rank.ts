@@ -30,8 +30,8 @@
  * Key arithmetic is key-offsets.ts's (int32 offsets relative to min, no BigInt), over array.ts's
  * analysis of the build keys. Usable for the keys `array` takes — one int/uint column of 1 or 2
  * words, or bool — with a span of at most 2^30 values (a 256 MB directory); `auto` picks it after
- * `array` while the directory is at most AUTO_RANK_BYTES_PER_ROW (8) bytes per row, i.e. range
- * <= ~32 x rows. NULLs: under null-equals-nothing NULL build rows are skipped and NULL probe rows
+ * `array` while the directory is at most AUTO_RANK_BYTES_PER_ROW (6) bytes per row, i.e. range
+ * <= ~24 x rows (auto.ts has the measurements). NULLs: under null-equals-nothing NULL build rows are skipped and NULL probe rows
  * miss; NULL = NULL with a NULL build key is refused (a NULL has no bit), like `array`. An empty
  * build has span 0 and matches nothing.
  */
