@@ -5,12 +5,16 @@
  * and `rank`, over four build key sets:
  *   - sparse: k = 10 i (span 10M, ~5% of probes hit; density 0.1: auto picks rank)
  *   - sparse: k = 20 i (span 20M, ~5% of probes hit; auto picks rank)
- *   - sparse: k = 64 i (span 64M, every probe in range, ~1.6% hit; auto picks swiss)
+ *   - sparse: k = 64 i (span 64M, every probe in range, ~1.6% hit; auto picks swiss); the step
+ *     is `--sparse-step`
  *   - dense:  k = i shuffled (span 1M, ~5% of probes hit; auto picks array)
  * Hashing is timed separately: the join hashes the probe side only for layouts that read hashes
  * (not `array`, not `rank`), so add it to theirs when comparing.
  *
  *   node bin/run-ts.mjs bench/hashmap-micro.ts [--runs 3] [--heads 2,1] [--only chained,linear]
+ *     [--probe-domain 20000000] [--sparse-step 64]
+ * (`--probe-domain 64000000` spreads the probe over the whole k=64i range: the worst case for
+ * `rank`, whose directory is then read at random for every row; auto.ts quotes those figures.)
  */
 import { Int64, makeVector } from 'apache-arrow';
 import { ProbeCursor } from '../core/hashmap.ts';
@@ -30,7 +34,14 @@ import { buildSwissTable } from '../strategies/hashmap/swiss.ts';
 
 const BUILD_ROWS = 1_000_000;
 const PROBE_ROWS = 10_000_000;
-const PROBE_DOMAIN = 20_000_000;
+const argOf = (name: string, fallback: number): number => {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+/** Probe keys are uniform in [0, PROBE_DOMAIN). */
+const PROBE_DOMAIN = argOf('--probe-domain', 20_000_000);
+/** Step of the third (sparsest) build key set. */
+const SPARSE_STEP = argOf('--sparse-step', 64);
 const BATCH = 65_536;
 const CAPACITY = 65_536;
 const runsArg = process.argv.indexOf('--runs');
@@ -72,7 +83,7 @@ for (let i = 0; i < BUILD_ROWS; i++) sparse10[i] = 10 * i;
 const sparse = new Int32Array(BUILD_ROWS);
 for (let i = 0; i < BUILD_ROWS; i++) sparse[i] = 20 * i;
 const sparse64 = new Int32Array(BUILD_ROWS);
-for (let i = 0; i < BUILD_ROWS; i++) sparse64[i] = 64 * i;
+for (let i = 0; i < BUILD_ROWS; i++) sparse64[i] = SPARSE_STEP * i;
 const dense = new Int32Array(BUILD_ROWS);
 for (let i = 0; i < BUILD_ROWS; i++) dense[i] = i;
 for (let i = BUILD_ROWS - 1; i > 0; i--) {
@@ -135,7 +146,7 @@ console.log(`hashmap micro-benchmark: build ${BUILD_ROWS} int64 keys, probe ${PR
 const [probeHashes, probeHashMs] = time(hashProbes);
 console.log(`hash ${PROBE_ROWS} probe keys (hashKeys, once for chained and linear): ${probeHashMs.toFixed(1)} ms`);
 
-for (const [setName, values] of [['sparse k=10i', sparse10], ['sparse k=20i', sparse], ['sparse k=64i', sparse64], ['dense k=shuffled 0..1M-1', dense]] as const) {
+for (const [setName, values] of [['sparse k=10i', sparse10], ['sparse k=20i', sparse], [`sparse k=${SPARSE_STEP}i`, sparse64], ['dense k=shuffled 0..1M-1', dense]] as const) {
   const keys = [int64Column(values)];
   const [buildHashes, buildHashMs] = time(() => hashKeys(keys, TABLE_SEED));
   const input: BuildInput = { keys, hashes: buildHashes, rows: BUILD_ROWS, nullEqualsNull: false };

@@ -18,12 +18,13 @@
  * directory read. Its directory is range/4 bytes; it is used while that is at most
  * AUTO_RANK_BYTES_PER_ROW = 6 bytes per row (range <= ~24 x rows). The worst case for it is a probe
  * spread over the whole range (every row reads a random directory word); 1M keys, 10M probes
- * uniform over the build's range (bench/hashmap-micro.ts with PROBE_DOMAIN widened), probe ms:
+ * uniform over the build's range (bench/hashmap-micro.ts --sparse-step S --probe-domain S*1M), ms:
  *   range 10 x rows (2.5 B/row): rank 80, swiss 119 + ~30 of hashing
  *   range 20 x rows (5 B/row):   rank 98, swiss 135 + ~30
- *   range 32 x rows (8 B/row):   rank 188, swiss 119 + ~30
- *   range 64 x rows (16 B/row):  rank 296, swiss 105 + ~30
- * so rank wins below ~6 B/row and loses past 8 (its directory then misses cache on most rows).
+ *   range 32 x rows (8 B/row):   rank 130-220, swiss 116-119 + ~30
+ *   range 64 x rows (16 B/row):  rank 200-300, swiss 105-111 + ~30
+ * so rank wins below ~6 B/row; past that its directory misses cache on most rows, and its time
+ * swings with whatever else shares the cache (the wide ranges above are run-to-run).
  *
  * Otherwise `swiss`, which indexes any key (up to 2^26 build rows): open addressing over groups of
  * four 1-byte salts tested with SWAR, so most misses are resolved by one branch-free read of a
