@@ -12,22 +12,41 @@
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn } from './types.ts';
 import { isBytesKey } from './types.ts';
 
-export function takeKeyRows(cols: readonly KeyColumn[], rows: Int32Array): KeyColumn[] {
-  return cols.map((c) => (isBytesKey(c) ? takeBytes(c, rows) : takeFixed(c, rows)));
+/**
+ * Buffers one caller reuses across calls (fresh arrays per probe batch cost more in first-touch page
+ * faults than the copy): the columns a call returns share them and are valid until the next call
+ * with the same scratch.
+ */
+export class KeyRowsScratch {
+  #words: Int32Array[] = [];
+  #nulls: Uint8Array[] = [];
+  words(k: number, n: number): Int32Array {
+    let w = this.#words[k];
+    if (w === undefined || w.length < n) this.#words[k] = w = new Int32Array(Math.max(n, 2 * (w?.length ?? 0)));
+    return w.subarray(0, n);
+  }
+  nulls(k: number, n: number): Uint8Array {
+    let b = this.#nulls[k];
+    if (b === undefined || b.length < n) this.#nulls[k] = b = new Uint8Array(Math.max(n, 2 * (b?.length ?? 0)));
+    return b.subarray(0, n);
+  }
 }
 
-function takeNulls(nulls: Uint8Array | null, rows: Int32Array): Uint8Array | null {
+export function takeKeyRows(cols: readonly KeyColumn[], rows: Int32Array, scratch?: KeyRowsScratch): KeyColumn[] {
+  return cols.map((c, k) => (isBytesKey(c) ? takeBytes(c, rows) : takeFixed(c, rows, k, scratch)));
+}
+
+function takeNulls(nulls: Uint8Array | null, rows: Int32Array, out: Uint8Array = new Uint8Array(rows.length)): Uint8Array | null {
   if (nulls === null) return null;
-  const out = new Uint8Array(rows.length);
   for (let i = 0; i < rows.length; i++) out[i] = nulls[rows[i]!]!;
   return out;
 }
 
-function takeFixed(c: FixedKeyColumn, rows: Int32Array): FixedKeyColumn {
+function takeFixed(c: FixedKeyColumn, rows: Int32Array, k: number, scratch?: KeyRowsScratch): FixedKeyColumn {
   const w = c.kind.width;
   const src = c.words;
   const n = rows.length;
-  const words = new Int32Array(n * w);
+  const words = scratch ? scratch.words(k, n * w) : new Int32Array(n * w);
   if (w === 2) {
     for (let i = 0; i < n; i++) {
       const r = rows[i]!;
@@ -39,7 +58,7 @@ function takeFixed(c: FixedKeyColumn, rows: Int32Array): FixedKeyColumn {
   } else {
     for (let i = 0; i < n; i++) for (let k = 0; k < w; k++) words[i * w + k] = src[rows[i]! * w + k]!;
   }
-  return { kind: c.kind, length: n, words, nulls: takeNulls(c.nulls, rows) };
+  return { kind: c.kind, length: n, words, nulls: takeNulls(c.nulls, rows, scratch && c.nulls !== null ? scratch.nulls(k, n) : undefined) };
 }
 
 function takeBytes(c: BytesKeyColumn, rows: Int32Array): BytesKeyColumn {

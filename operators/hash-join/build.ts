@@ -75,13 +75,32 @@ export interface PartitionOrder {
   readonly starts: Int32Array;
 }
 
-export function partitionOrder(keys: readonly KeyColumn[], rows: number, count: number): PartitionOrder {
-  const ids = new Int32Array(rows);
-  partitionIds(keys, count, ids);
+/**
+ * Reusable scratch for `partitionOrder` (a probe computes one order per batch: fresh 64K-row
+ * arrays per batch cost more in first-touch page faults than the sort itself).
+ */
+export class PartitionScratch {
+  ids = new Int32Array(0);
+  order = new Int32Array(0);
+  hashes = new Uint32Array(0);
+  fit(rows: number): void {
+    if (this.ids.length >= rows) return;
+    const n = Math.max(rows, 2 * this.ids.length);
+    this.ids = new Int32Array(n);
+    this.order = new Int32Array(n);
+    this.hashes = new Uint32Array(n);
+  }
+}
+
+/** `scratch`: arrays to reuse; the returned `order` is then a view of `scratch.order`, valid until its next use. */
+export function partitionOrder(keys: readonly KeyColumn[], rows: number, count: number, scratch?: PartitionScratch): PartitionOrder {
+  scratch?.fit(rows);
+  const ids = scratch ? scratch.ids.subarray(0, rows) : new Int32Array(rows);
+  partitionIds(keys, count, ids, scratch?.hashes);
   const starts = new Int32Array(count + 1);
   for (let r = 0; r < rows; r++) starts[ids[r]! + 1]!++;
   for (let p = 0; p < count; p++) starts[p + 1]! += starts[p]!;
-  const order = new Int32Array(rows);
+  const order = scratch ? scratch.order.subarray(0, rows) : new Int32Array(rows);
   const fill = starts.slice(0, count);
   for (let r = 0; r < rows; r++) order[fill[ids[r]!]!++] = r;
   return { order, starts };

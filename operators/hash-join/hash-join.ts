@@ -29,7 +29,7 @@ import { ProbeCursor } from '../../core/hashmap.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
-import { takeKeyRows } from '../../core/keys/take.ts';
+import { KeyRowsScratch, takeKeyRows } from '../../core/keys/take.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 import { bump } from '../../core/metrics.ts';
@@ -41,7 +41,7 @@ import { collectScan } from '../common/collect.ts';
 import { OutputPlan } from '../common/output.ts';
 import { rowsWhere } from '../common/rows.ts';
 import { DynamicFilter, type Scan } from '../scan/types.ts';
-import { buildPartitions, partitionOrder, type PartitionBuild } from './build.ts';
+import { buildPartitions, partitionOrder, PartitionScratch, type PartitionBuild } from './build.ts';
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
 import { joinRoles, type JoinRoles } from './roles.ts';
 
@@ -71,6 +71,9 @@ interface RunState {
    */
   probeHashes: Uint32Array;
   probeFlags: Uint8Array;
+  readonly partitionScratch: PartitionScratch;
+  /** Per partition: the buffers of its piece's key columns (reused batch after batch). */
+  readonly pieceScratch: readonly KeyRowsScratch[];
   /** NOT IN with a residual filter whose outer side is the build (not-in.ts). */
   readonly notIn: FilteredNotInState | null;
 }
@@ -155,6 +158,8 @@ export class HashJoin implements JoinAlgorithm {
         probeSawNullKey: false,
         probeHashes: new Uint32Array(0),
         probeFlags: new Uint8Array(0),
+        partitionScratch: new PartitionScratch(),
+        pieceScratch: Array.from({ length: partitions }, () => new KeyRowsScratch()),
         notIn: roles.nullAwareOuter === 'build' && join.filter ? new FilteredNotInState(join.filter, build, parts) : null,
       };
       bump(m, 'buildRows', state.buildRowsTotal);
@@ -205,10 +210,10 @@ export class HashJoin implements JoinAlgorithm {
     const probeSource = new RowSource([batch], batch.schema);
     if (s.parts.length === 1) yield* this.#probePart(s, s.parts[0]!, batch, probeSource, keys, null, probeMatched);
     else {
-      const { order, starts } = partitionOrder(keys, rows, s.parts.length);
+      const { order, starts } = partitionOrder(keys, rows, s.parts.length, s.partitionScratch);
       for (let p = 0; p < s.parts.length; p++) {
         const ids = order.subarray(starts[p]!, starts[p + 1]!);
-        if (ids.length > 0 && s.parts[p]!.rows > 0) yield* this.#probePart(s, s.parts[p]!, batch, probeSource, takeKeyRows(keys, ids), ids, probeMatched);
+        if (ids.length > 0 && s.parts[p]!.rows > 0) yield* this.#probePart(s, s.parts[p]!, batch, probeSource, takeKeyRows(keys, ids, s.pieceScratch[p]), ids, probeMatched);
       }
     }
     if (roles.keepUnmatchedProbe) {
