@@ -2,78 +2,25 @@
  * chained layout: size bound at 1M keys, a million duplicates probed with capacity 8, head sizing
  * and argument errors. (Equality and NULL rules are covered differentially in layouts.test.ts.)
  */
-import { Int64, makeVector } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { ProbeCursor } from '../../core/hashmap.ts';
-import type { BuildInput, JoinHashTable, ProbeInput } from '../../core/hashmap.ts';
-import { hashKeys } from '../../core/keys/hash.ts';
-import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
-import { TABLE_SEED } from '../../core/keys/partition.ts';
-import { keyKindOf } from '../../core/keys/resolve.ts';
 import { arrayLayout } from './array.ts';
 import { ChainedHashTable, chainedLayout, headBits } from './chained.ts';
-import { oraclePairs, probeAll, sides } from './test-helpers.ts';
+import { expectStream, heavyPairs, int64BuildInput, int64ProbeInput, oraclePairs, probeAll, sides } from './test-helpers.ts';
 import type { Row } from './test-helpers.ts';
 import { Int32, Utf8 } from 'apache-arrow';
 import { Rng } from '../../core/random.ts';
 
-const BIGINT = keyKindOf(new Int64(), 'k');
-
-/** An Int64 key column from a word generator (no BigInt per row). */
-function int64Keys(n: number, lo: (i: number) => number, hi: (i: number) => number = () => 0) {
-  const words = new Int32Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    words[2 * i] = lo(i);
-    words[2 * i + 1] = hi(i);
-  }
-  return normalizeKeyColumn(makeVector(new BigInt64Array(words.buffer)), BIGINT);
-}
-
-function buildInput(n: number, lo: (i: number) => number, nullEqualsNull = false): BuildInput {
-  const keys = [int64Keys(n, lo)];
-  return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: n, nullEqualsNull };
-}
-
-function probeInput(values: number[]): ProbeInput {
-  const keys = [int64Keys(values.length, (i) => values[i]!)];
-  return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: values.length };
-}
-
-/** Probes with capacity 8 and checks the stream equals `expected` (a generator of pairs). */
-function expectStream(table: JoinHashTable, probe: ProbeInput, expected: Iterable<[number, number]>): number {
-  const cursor = new ProbeCursor();
-  const op = new Int32Array(8);
-  const ob = new Int32Array(8);
-  const it = expected[Symbol.iterator]();
-  let total = 0;
-  while (!cursor.done) {
-    const n = table.probe(probe, cursor, op, ob, 8);
-    for (let k = 0; k < n; k++) {
-      const e = it.next();
-      if (e.done || e.value[0] !== op[k] || e.value[1] !== ob[k]) {
-        throw new Error(`pair ${total + k}: got (${op[k]}, ${ob[k]}), expected ${e.done ? 'end' : `(${e.value})`}`);
-      }
-    }
-    total += n;
-  }
-  expect(it.next().done).toBe(true);
-  return total;
-}
-
-function* heavyPairs(rows: number, probeRows: readonly number[]): Generator<[number, number]> {
-  for (const r of probeRows) for (let j = 0; j < rows; j++) yield [r, j];
-}
-
 describe('chained layout', () => {
   it('holds 1M unique int64 keys in <= 40 MB of its own arrays', () => {
     const n = 1_000_000;
-    const table = new ChainedHashTable(buildInput(n, (i) => i * 10));
+    const table = new ChainedHashTable(int64BuildInput(n, (i) => i * 10));
     expect(table.inserted).toBe(n);
     expect(table.buckets).toBe(2 ** 21);
     expect(table.memoryBytes).toBe(2 ** 21 * 4 + n * 8);
     expect(table.memoryBytes).toBeLessThanOrEqual(40 * 1024 * 1024);
     // spot-check membership on the big table
-    const probe = probeInput([0, 5, 10, 9_999_990, 10_000_000, -10]);
+    const probe = int64ProbeInput([0, 5, 10, 9_999_990, 10_000_000, -10]);
     const out = new Uint8Array(6);
     table.contains(probe, out, null);
     expect(Array.from(out)).toEqual([1, 0, 1, 1, 0, 0]);
@@ -82,8 +29,8 @@ describe('chained layout', () => {
   for (const layout of [chainedLayout, arrayLayout]) {
     it(`${layout.name}: a probe row with 1M duplicate matches resumes with capacity 8`, () => {
       const n = 1_000_000;
-      const table = layout.build(buildInput(n, () => 7));
-      const total = expectStream(table, probeInput([7, 8, 7]), heavyPairs(n, [0, 2]));
+      const table = layout.build(int64BuildInput(n, () => 7));
+      const total = expectStream(table, int64ProbeInput([7, 8, 7]), heavyPairs(n, [0, 2]));
       expect(total).toBe(2 * n);
     });
   }

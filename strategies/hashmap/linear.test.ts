@@ -4,55 +4,23 @@
  * always collide), NULL = NULL chains, windows larger than one resolve pass, sizing, refusals and
  * argument errors. (Equality and NULL rules are also covered differentially in layouts.test.ts.)
  */
-import { Bool, Decimal, Float64, Int32, Int64, Uint64, Utf8, makeVector } from 'apache-arrow';
+import { Bool, Decimal, Float64, Int32, Int64, Uint64, Utf8 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { ProbeCursor } from '../../core/hashmap.ts';
-import type { BuildInput, JoinHashTable, ProbeInput } from '../../core/hashmap.ts';
-import { hashKeys } from '../../core/keys/hash.ts';
-import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
-import { TABLE_SEED } from '../../core/keys/partition.ts';
-import { keyKindOf } from '../../core/keys/resolve.ts';
 import { Rng } from '../../core/random.ts';
 import { ChainedHashTable } from './chained.ts';
 import { LinearHashTable, linearLayout, ROOMY_MAX_SLOTS, slotBits, SLOT_WORDS } from './linear.ts';
-import { oraclePairs, probeAll, sides } from './test-helpers.ts';
+import { expectStream, heavyPairs, int64BuildInput, int64ProbeInput, membership, oraclePairs, probeAll, sides } from './test-helpers.ts';
 import type { Row } from './test-helpers.ts';
 
-const BIGINT = keyKindOf(new Int64(), 'k');
 const MB = 1024 * 1024;
-
-/** An Int64 key column from a word generator (no BigInt per row). */
-function int64Keys(n: number, lo: (i: number) => number, hi: (i: number) => number = () => 0) {
-  const words = new Int32Array(2 * n);
-  for (let i = 0; i < n; i++) {
-    words[2 * i] = lo(i);
-    words[2 * i + 1] = hi(i);
-  }
-  return normalizeKeyColumn(makeVector(new BigInt64Array(words.buffer)), BIGINT);
-}
-
-function buildInput(n: number, lo: (i: number) => number): BuildInput {
-  const keys = [int64Keys(n, lo)];
-  return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: n, nullEqualsNull: false };
-}
-
-function probeInput(values: readonly number[]): ProbeInput {
-  const keys = [int64Keys(values.length, (i) => values[i]!)];
-  return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: values.length };
-}
-
-function membership(table: JoinHashTable, probe: ProbeInput): number[] {
-  const out = new Uint8Array(probe.rows).fill(9);
-  table.contains(probe, out, null);
-  return Array.from(out);
-}
 
 const rows = (xs: readonly (number | bigint | string | null)[]): Row[] => xs.map((x) => [x]);
 
 describe('linear layout', () => {
   it('holds 1M unique int64 keys (multiples of 10) in <= 40 MB of its own arrays', () => {
     const n = 1_000_000;
-    const input = buildInput(n, (i) => i * 10);
+    const input = int64BuildInput(n, (i) => i * 10);
     const table = new LinearHashTable(input);
     const chained = new ChainedHashTable(input);
     console.info(`linear: 1M unique int64 keys -> ${table.slots} slots, memoryBytes ${table.memoryBytes} (${(table.memoryBytes / MB).toFixed(1)} MB); chained ${(chained.memoryBytes / MB).toFixed(1)} MB`);
@@ -62,34 +30,18 @@ describe('linear layout', () => {
     expect(table.slots).toBe(2 ** 21);
     expect(table.memoryBytes).toBe(2 ** 21 * (1 + 4 * SLOT_WORDS)); // 1-byte tag + 12-byte slot, no `next`
     expect(table.memoryBytes).toBeLessThanOrEqual(40 * MB);
-    const probe = probeInput([0, 5, 10, 9_999_990, 10_000_000, -10, 123_450, 123_451]);
+    const probe = int64ProbeInput([0, 5, 10, 9_999_990, 10_000_000, -10, 123_450, 123_451]);
     expect(membership(table, probe)).toEqual([1, 0, 1, 1, 0, 0, 1, 0]);
     expect(probeAll(table, probe, 3)).toEqual([[0, 0], [2, 1], [3, 999_999], [6, 12_345]]);
   });
 
   it('a probe row with 1M duplicate matches resumes with capacity 8; the table shrinks to the distinct keys', () => {
     const n = 1_000_000;
-    const table = new LinearHashTable(buildInput(n, () => 7));
+    const table = new LinearHashTable(int64BuildInput(n, () => 7));
     expect(table.distinct).toBe(1);
     expect(table.slots).toBe(16);
     expect(table.memoryBytes).toBe(16 * (1 + 4 * SLOT_WORDS) + 4 * n);
-    const probe = probeInput([7, 8, 7]);
-    const cursor = new ProbeCursor();
-    const op = new Int32Array(8);
-    const ob = new Int32Array(8);
-    let total = 0;
-    let bad = '';
-    while (!cursor.done) {
-      const got = table.probe(probe, cursor, op, ob, 8);
-      for (let k = 0; k < got && bad === ''; k++) {
-        const e = total + k;
-        const want = e < n ? [0, e] : [2, e - n];
-        if (op[k] !== want[0] || ob[k] !== want[1]) bad = `pair ${e}: got (${op[k]}, ${ob[k]}), expected (${want})`;
-      }
-      total += got;
-    }
-    expect(bad).toBe('');
-    expect(total).toBe(2 * n);
+    expect(expectStream(table, int64ProbeInput([7, 8, 7]), heavyPairs(n, [0, 2]))).toBe(2 * n);
   });
 
   it('agrees with the oracle when every key has the same hash (one cluster across the table end, salts always equal)', () => {

@@ -9,24 +9,17 @@ import { Bool, Dictionary, Float64, Int32, Int64, Utf8, makeVector } from 'apach
 import type { DataType } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { ProbeCursor } from '../../core/hashmap.ts';
-import type { BuildInput, JoinHashTable, ProbeInput } from '../../core/hashmap.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
 import { keyKindOf } from '../../core/keys/resolve.ts';
 import { Rng } from '../../core/random.ts';
 import { SwissHashTable, swissLayout } from './swiss.ts';
-import { oraclePairs, probeAll, sides } from './test-helpers.ts';
+import { expectStream, heavyPairs, int64BuildInput, int64ProbeInput, membership, oraclePairs, probeAll, sides } from './test-helpers.ts';
 import type { Row } from './test-helpers.ts';
 
 const BIGINT = keyKindOf(new Int64(), 'k');
 const MB = 1024 * 1024;
-
-function int64Keys(n: number, lo: (i: number) => number) {
-  const words = new Int32Array(2 * n);
-  for (let i = 0; i < n; i++) words[2 * i] = lo(i);
-  return normalizeKeyColumn(makeVector(new BigInt64Array(words.buffer)), BIGINT);
-}
 
 function int64Words(values: readonly { lo: number; hi: number }[]) {
   const words = new Int32Array(2 * values.length);
@@ -35,22 +28,6 @@ function int64Words(values: readonly { lo: number; hi: number }[]) {
     words[2 * i + 1] = v.hi;
   });
   return normalizeKeyColumn(makeVector(new BigInt64Array(words.buffer)), BIGINT);
-}
-
-function buildInput(n: number, lo: (i: number) => number): BuildInput {
-  const keys = [int64Keys(n, lo)];
-  return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: n, nullEqualsNull: false };
-}
-
-function probeInput(values: readonly number[]): ProbeInput {
-  const keys = [int64Keys(values.length, (i) => values[i]!)];
-  return { keys, hashes: hashKeys(keys, TABLE_SEED), rows: values.length };
-}
-
-function membership(table: JoinHashTable, probe: ProbeInput): number[] {
-  const out = new Uint8Array(probe.rows).fill(9);
-  table.contains(probe, out, null);
-  return Array.from(out);
 }
 
 function membershipOf(expected: readonly [number, number][], rows: number): number[] {
@@ -65,7 +42,7 @@ const dict = () => new Dictionary(new Utf8(), new Int32());
 describe('swiss layout', () => {
   it('holds 1M unique int64 keys (multiples of 10) in <= 40 MB: 2 MB of tag groups + inline slots', () => {
     const n = 1_000_000;
-    const table = new SwissHashTable(buildInput(n, (i) => i * 10));
+    const table = new SwissHashTable(int64BuildInput(n, (i) => i * 10));
     console.info(`swiss: 1M unique int64 keys -> ${table.slots} slots, memoryBytes ${table.memoryBytes} (${(table.memoryBytes / MB).toFixed(1)} MB)`);
     expect(table.storage).toBe('inline');
     expect(table.narrow).toBe(true); // every key < 2^32: slots keep the low word
@@ -75,34 +52,18 @@ describe('swiss layout', () => {
     expect(table.slots).toBe(2 ** 21);
     expect(table.memoryBytes).toBe(2 ** 21 * (1 + 8)); // a tag byte + [row, lo] per slot, no `next`
     expect(table.memoryBytes).toBeLessThanOrEqual(40 * MB);
-    const probe = probeInput([0, 5, 10, 9_999_990, 10_000_000, -10, 123_450, 123_451]);
+    const probe = int64ProbeInput([0, 5, 10, 9_999_990, 10_000_000, -10, 123_450, 123_451]);
     expect(membership(table, probe)).toEqual([1, 0, 1, 1, 0, 0, 1, 0]);
     expect(probeAll(table, probe, 3)).toEqual([[0, 0], [2, 1], [3, 999_999], [6, 12_345]]);
   });
 
   it('a probe row with 1M duplicate matches resumes with capacity 8; the table shrinks to the distinct keys', () => {
     const n = 1_000_000;
-    const table = new SwissHashTable(buildInput(n, () => 7));
+    const table = new SwissHashTable(int64BuildInput(n, () => 7));
     expect(table.distinct).toBe(1);
     expect(table.slots).toBe(16);
     expect(table.memoryBytes).toBe(16 * 9 + 4 * n);
-    const probe = probeInput([7, 8, 7]);
-    const cursor = new ProbeCursor();
-    const op = new Int32Array(8);
-    const ob = new Int32Array(8);
-    let total = 0;
-    let bad = '';
-    while (!cursor.done) {
-      const got = table.probe(probe, cursor, op, ob, 8);
-      for (let k = 0; k < got && bad === ''; k++) {
-        const e = total + k;
-        const want = e < n ? [0, e] : [2, e - n];
-        if (op[k] !== want[0] || ob[k] !== want[1]) bad = `pair ${e}: got (${op[k]}, ${ob[k]}), expected (${want})`;
-      }
-      total += got;
-    }
-    expect(bad).toBe('');
-    expect(total).toBe(2 * n);
+    expect(expectStream(table, int64ProbeInput([7, 8, 7]), heavyPairs(n, [0, 2]))).toBe(2 * n);
   });
 
   it('narrow keys: a probe key with the right low word but another high word never matches', () => {
@@ -129,11 +90,11 @@ describe('swiss layout', () => {
 
   it('narrow keys: the key-range pre-check agrees with the table while on, after it switches itself off, and for row lists', () => {
     const n = 200_000;
-    const build = buildInput(1000, (i) => 3 * i + 100); // keys 100, 103, …, 3097
+    const build = int64BuildInput(1000, (i) => 3 * i + 100); // keys 100, 103, …, 3097
     const table = new SwissHashTable(build);
     // the first 100K probe keys mostly in range (the check switches off), the rest mostly outside
     const values = Array.from({ length: n }, (_, i) => (i < n / 2 ? 100 + ((i * 7) % 3000) : (i % 10 === 0 ? 100 + ((i * 7) % 3000) : 5000 + i)));
-    const probe = probeInput(values);
+    const probe = int64ProbeInput(values);
     const expected = values.map((v) => (v >= 100 && v <= 3097 && (v - 100) % 3 === 0 ? 1 : 0));
     expect(membership(table, probe)).toEqual(expected);
     let pairs = 0;
