@@ -24,6 +24,9 @@ export interface BuildInput {
   readonly nullEqualsNull: boolean;
 }
 
+/** The `hashes` of a ProbeInput for a table with `needsProbeHashes: false` (it never reads them). */
+export const NO_PROBE_HASHES: Uint32Array = new Uint32Array(0);
+
 /** One probe batch as the table sees it. */
 export interface ProbeInput {
   readonly keys: readonly KeyColumn[];

@@ -143,7 +143,7 @@ function hashSingleBytes(h: Uint32Array, col: BytesKeyColumn, seed: number): voi
   const n = col.length;
   const view = codes === null ? wordView(bytes) : null;
   if (view !== null) hashPlainBytes(h, offsets, view.words, view.base, n, seed);
-  else if (codes !== null && (offsets.length - 1 <= 2 * n + 64 || entryHashCache.get(offsets)?.seed === seed)) {
+  else if (codes !== null && hashesEntries(col, seed)) {
     const eh = entryHashes(col, seed);
     for (let i = 0; i < n; i++) h[i] = eh[codes[i]!]!;
   } else {
@@ -269,8 +269,7 @@ function mixWordsN(h: Uint32Array, col: FixedKeyColumn): void {
 function mixBytesColumn(h: Uint32Array, col: BytesKeyColumn, seed: number): void {
   const { offsets, bytes, codes, nulls } = col;
   const n = col.length;
-  const entries = offsets.length - 1;
-  if (codes !== null && (entries <= 2 * n + 64 || entryHashCache.get(offsets)?.seed === seed)) {
+  if (codes !== null && hashesEntries(col, seed)) {
     const eh = entryHashes(col, seed);
     for (let i = 0; i < n; i++) {
       if (nulls !== null && nulls[i] !== 0) continue;
@@ -283,6 +282,14 @@ function mixBytesColumn(h: Uint32Array, col: BytesKeyColumn, seed: number): void
     const e = codes === null ? i : codes[i]!;
     h[i] = mix(h[i]!, bytesKeyHash(bytes, offsets[e]!, offsets[e + 1]!, seed) | 0) >>> 0;
   }
+}
+
+/**
+ * Whether a dictionary column is hashed per entry (then gathered by code) rather than per row: its
+ * entries are few next to its rows, or already hashed with this seed.
+ */
+function hashesEntries(col: BytesKeyColumn, seed: number): boolean {
+  return col.offsets.length - 1 <= 2 * col.length + 64 || entryHashCache.get(col.offsets)?.seed === seed;
 }
 
 /** Per-entry byte hashes of a dictionary, cached by its (shared, normalised) offsets array. */

@@ -25,7 +25,7 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
-import { ProbeCursor } from '../../core/hashmap.ts';
+import { NO_PROBE_HASHES, ProbeCursor } from '../../core/hashmap.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
@@ -44,9 +44,6 @@ import { DynamicFilter, type Scan } from '../scan/types.ts';
 import { buildPartitions, partitionOrder, PartitionScratch, type PartitionBuild } from './build.ts';
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
 import { joinRoles, type JoinRoles } from './roles.ts';
-
-/** The probe hashes passed to a table that addresses by the key itself (`needsProbeHashes: false`). */
-const NO_HASHES: Uint32Array = new Uint32Array(0);
 
 /** Everything one run of the join shares across probe batches. */
 interface RunState {
@@ -260,7 +257,7 @@ export class HashJoin implements JoinAlgorithm {
     const [leftSrc, rightSrc] = roles.probe === 'left' ? [probeSource, part.source] : [part.source, probeSource];
     const [leftIdx, rightIdx] = roles.probe === 'left' ? [outProbe, outBuild] : [outBuild, outProbe];
     const markBuild = roles.keepUnmatchedBuild || roles.buildRows !== null;
-    let hashes: Uint32Array = NO_HASHES;
+    let hashes = NO_PROBE_HASHES;
     if (part.table.needsProbeHashes !== false) {
       if (s.probeHashes.length < rows) s.probeHashes = new Uint32Array(Math.max(rows, 2 * s.probeHashes.length));
       hashes = hashKeys(keys, TABLE_SEED, s.probeHashes);

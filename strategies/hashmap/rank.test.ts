@@ -8,20 +8,20 @@
 import { Float64, Int32, Int64, Uint64, Utf8 } from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { NO_PROBE_HASHES } from '../../core/hashmap.ts';
 import { Rng } from '../../core/random.ts';
 import { RankHashTable, rankLayout } from './rank.ts';
 import { oraclePairs, probeAll, sides } from './test-helpers.ts';
 import type { Row } from './test-helpers.ts';
 
 const rows = (xs: readonly (number | bigint | string | null)[]): Row[] => xs.map((x) => [x]);
-const NO_HASHES = new Uint32Array(0);
 
 /** Builds and probes with no hashes at all, checking probe pairs and `contains` against the oracle. */
 function expectExact(types: Parameters<typeof sides>[0], build: readonly (bigint | number | null)[], probe: readonly (bigint | number | null)[], capacity = 3): RankHashTable {
   const s = sides(types, types, rows(build), rows(probe), false);
   expect(rankLayout.unsupportedReason(s.build)).toBeNull();
   const table = rankLayout.build(s.build) as RankHashTable;
-  const unhashed = { ...s.probe, hashes: NO_HASHES };
+  const unhashed = { ...s.probe, hashes: NO_PROBE_HASHES };
   const want = oraclePairs(rows(build), rows(probe), false);
   expect(probeAll(table, unhashed, capacity)).toEqual(want);
   const out = new Uint8Array(probe.length).fill(7);
@@ -89,7 +89,7 @@ describe('rank layout', () => {
         const probe = Array.from({ length: 3000 }, () => (rng.next() < 0.3 ? BigInt(base - 100 + Math.floor(rng.next() * 6200)) : key()));
         const s = sides([new Int64()], [new Int64()], rows(build), rows(probe), false);
         const table = rankLayout.build(s.build);
-        const unhashed = { ...s.probe, hashes: NO_HASHES };
+        const unhashed = { ...s.probe, hashes: NO_PROBE_HASHES };
         const want = oraclePairs(rows(build), rows(probe), false);
         expect(probeAll(table, unhashed, capacity)).toEqual(want);
         const hit = new Uint8Array(probe.length);

@@ -17,6 +17,7 @@
  *    is exactly the one the join's probe is about to make, so repeating it in the scan costs a
  *    second lookup and saves nothing.
  */
+import { NO_PROBE_HASHES } from '../../core/hashmap.ts';
 import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
@@ -25,8 +26,6 @@ import { andFilters, FALSE_FILTER, liveRows } from './and.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { KeyRangeBitmap } from './key-range-bitmap.ts';
 import { statsToKeyRange } from './stats.ts';
-
-const NO_HASHES = new Uint32Array(0);
 
 /** The bitmap for a single integer key column when enabled and useful, else null. */
 export function keyRangeBitmapFor(build: BuildPartition, ctx: PushdownContext, usable: UsableRows): KeyRangeBitmap | null {
@@ -95,7 +94,7 @@ export class MapFilter implements KeyFilter {
     if (this.#out.length < n) this.#out = new Uint8Array(n);
     const out = this.#out;
     const table = this.#build.table;
-    const input = { keys, hashes: hashes ?? NO_HASHES, rows: n };
+    const input = { keys, hashes: hashes ?? NO_PROBE_HASHES, rows: n };
     // "maybe" is all a filter may say, so the table's cheaper answer (salts only) is enough
     if (table.mayContain !== undefined) table.mayContain(input, out, live);
     else table.contains(input, out, live);
