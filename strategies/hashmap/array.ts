@@ -231,7 +231,7 @@ export function buildArrayTable(input: BuildInput, analysis?: ArrayKeyAnalysis):
 
 export const arrayLayout: HashMapLayout = {
   name: 'array',
-  description: 'dense slot[key - min] + next chain (one integer key, range <= 2^26)',
+  description: 'dense slot[key - min] + presence bits + next chain (one integer key, range <= 2^26), no hashing',
   unsupportedReason: (input) => analyzeArrayKeys(input).reason,
   estimateBytes: (input) => arrayTableBytes(analyzeArrayKeys(input), input.rows),
   build: (input) => new ArrayHashTable(input),
