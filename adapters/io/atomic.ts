@@ -6,8 +6,9 @@
  * POSIX file systems: readers see either the old file or the complete new one) and renames it over
  * the target. On any failure — the writer throws, the callback forgot to create the temp file, the
  * rename fails — the temp file is removed and the error is rethrown; a previous file at `path` is
- * left untouched, and no new one appears. A process killed mid-write can leave a `.tmp-` file
- * behind (the repository's `.gitignore` ignores `*.tmp-*`).
+ * left untouched, and no new one appears. While it exists the temp file is registered in
+ * core/cleanup.ts (removed on exit and by the CLI's signal handler); only SIGKILL can leave a
+ * `.tmp-<pid>-` file behind (the repository's `.gitignore` ignores `*.tmp-*`).
  *
  * Degenerate cases: a missing output directory is a `FileNotFoundError` naming the directory;
  * zero bytes is a valid (empty) file.
@@ -18,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { trackTempPath, untrackTempPath } from '../../core/cleanup.ts';
 import { CorruptFileError, FileNotFoundError } from '../../core/errors.ts';
 
 /** Either the bytes to write, or a writer that must create `tmpPath` itself (e.g. DuckDB `COPY … TO`). */
@@ -49,6 +51,7 @@ async function writeAndSync(tmp: string, bytes: Uint8Array): Promise<void> {
 /** Write `content` to `path` atomically (temp file in the same directory, then rename). */
 export async function writeFileAtomic(path: string, content: AtomicContent): Promise<void> {
   const tmp = tempPathFor(path);
+  trackTempPath(tmp);
   try {
     if (typeof content === 'function') {
       await content(tmp);
@@ -58,8 +61,10 @@ export async function writeFileAtomic(path: string, content: AtomicContent): Pro
       await writeAndSync(tmp, content);
     }
     await rename(tmp, path);
+    untrackTempPath(tmp);
   } catch (e) {
     await rm(tmp, { force: true, recursive: true }).catch(() => undefined);
+    untrackTempPath(tmp);
     const code = errnoCode(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       // Only map to FileNotFoundError when the directory itself is missing; a callback's own

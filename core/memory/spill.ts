@@ -5,8 +5,8 @@
  * Why this shape:
  * - One private directory per manager, `os.tmpdir()/joinlab-spill-<pid>-<random>/`, created on the
  *   first spill (a run that never spills touches no disk). `close()` removes it and is idempotent;
- *   a process 'exit' hook removes any directory a manager did not get to close (synchronously, as
- *   'exit' handlers must be). A process killed by a signal cannot run the hook.
+ *   until then the directory is registered in core/cleanup.ts, so a process exit or a handled
+ *   signal removes it too. SIGKILL leaves it: its name carries the pid for a later clean-up.
  * - Writing streams batch by batch: the IPC writer's output for one batch is written (awaited)
  *   before the next batch is pulled, so an async source is never buffered whole.
  * - Reading streams too: apache-arrow's RecordBatchReader over a file read stream.
@@ -18,11 +18,12 @@
  * OperatorMetrics (or any object with those two counters) to have them counted there.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, rmSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DataType, RecordBatch, RecordBatchReader, RecordBatchStreamWriter, type Schema, util } from 'apache-arrow';
+import { trackTempPath, untrackTempPath } from '../cleanup.ts';
 import { CorruptFileError, FileNotFoundError } from '../errors.ts';
 
 export interface SpillMetrics {
@@ -45,25 +46,6 @@ export interface SpillManagerOptions {
   readonly parentDir?: string;
   /** Where to count `spilledBytes` / `spillFiles` (e.g. an operator's OperatorMetrics). */
   readonly metrics?: SpillMetrics;
-}
-
-// Directories of managers not yet closed, removed on process exit.
-const liveDirs = new Set<string>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const dir of liveDirs) {
-      try {
-        rmSync(dir, { recursive: true, force: true });
-      } catch {
-        // best effort: the process is exiting
-      }
-    }
-    liveDirs.clear();
-  });
 }
 
 /** Collects the IPC writer's output instead of queueing it in an unbounded async byte queue. */
@@ -127,8 +109,7 @@ export class SpillManager {
     this.dirPromise ??= (async () => {
       await fs.mkdir(this.parentDir, { recursive: true });
       const dir = await fs.mkdtemp(path.join(this.parentDir, `joinlab-spill-${process.pid}-`));
-      installExitHook();
-      liveDirs.add(dir);
+      trackTempPath(dir);
       this.dir = dir;
       return dir;
     })();
@@ -238,7 +219,7 @@ export class SpillManager {
     if (dir === null) return;
     this.dir = null;
     await fs.rm(dir, { recursive: true, force: true });
-    liveDirs.delete(dir);
+    untrackTempPath(dir);
   }
 }
 
