@@ -7,6 +7,7 @@
  * metrics as the command line.
  */
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
+import { heldBatchBytes } from './arrow/size.ts';
 import { parseConfig, type Config } from './config/schema.ts';
 import { UnsupportedJoinError } from './errors.ts';
 import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
@@ -34,6 +35,7 @@ export interface JoinMetrics {
   config: Config;
   scans: { left: ScanMetrics; right: ScanMetrics };
   operators: Record<string, OperatorMetrics>;
+  memory: MemoryMetrics;
 }
 
 export interface JoinStream {
@@ -41,6 +43,20 @@ export interface JoinStream {
   readonly batches: AsyncIterable<RecordBatch>;
   /** Filled while `batches` is consumed; final once it is exhausted. */
   readonly metrics: JoinMetrics;
+  /**
+   * The run's memory pool: a consumer that keeps batches (a table, a writer's pending row group)
+   * reserves them here, against the same limit as the operators.
+   */
+  readonly pool: MemoryPool;
+}
+
+/** The run's memory: the limit in force and the most that was reserved at once. */
+export interface MemoryMetrics {
+  /** Bytes (the configured `memoryLimit`, or the system budget when none is set). */
+  limit: number;
+  /** Where the limit comes from. */
+  limitSource: string;
+  peakReservedBytes: number;
 }
 
 export interface JoinResult {
@@ -52,6 +68,9 @@ export interface EngineOptions {
   /** Directory relative extension paths resolve against (default: the working directory). */
   readonly baseDir?: string;
 }
+
+/** The V8 heap is checked once per this many output batches + 1 (a mask). */
+const HEAP_CHECK_EVERY = 15;
 
 function isScan(x: JoinInput): x is Scan {
   return typeof x === 'object' && !(x instanceof Table) && typeof (x as Scan).batches === 'function';
@@ -105,7 +124,7 @@ export class Engine {
     const rightScan = projectTo(rightInput, bound.inputColumns.right);
     if (leftScan !== leftInput || rightScan !== rightInput) bound = bindJoin(bound.spec, leftScan.schema, rightScan.schema, bound.output);
     const algorithm = this.algorithm();
-    const pool = new MemoryPool(this.config.memoryLimit);
+    const pool = MemoryPool.forRun(this.config.memoryLimit);
     const opMetrics = newOperatorMetrics(algorithm.name);
     const spill = new SpillManager({ metrics: opMetrics });
     const operators: Record<string, OperatorMetrics> = { join: opMetrics };
@@ -116,30 +135,44 @@ export class Engine {
       config: this.config,
       scans: { left: leftScan.metrics, right: rightScan.metrics },
       operators,
+      memory: { limit: pool.limit, limitSource: pool.limitSource ?? 'memoryLimit', peakReservedBytes: 0 },
     };
     const ctx: JoinContext = { config: this.config, registry: this.registry, pool, spill, metrics: opMetrics, operators, signal: options.signal };
     async function* run(): AsyncIterable<RecordBatch> {
       const started = performance.now();
+      // the batch between the operator and the consumer: released when the consumer asks for
+      // the next one (a consumer that keeps it reserves it itself)
+      const inFlight = pool.reservation(`${algorithm.name} join output batch`);
       try {
         for await (const b of algorithm.execute(bound, { left: leftScan, right: rightScan }, ctx)) {
+          inFlight.resize(heldBatchBytes(b));
+          if ((opMetrics.outputBatches & HEAP_CHECK_EVERY) === 0) pool.checkHeap(`${algorithm.name} join output`);
           metrics.rows += b.numRows;
           opMetrics.outputRows += b.numRows;
           opMetrics.outputBatches++;
           yield b;
         }
       } finally {
+        inFlight.free();
         metrics.elapsedMs = performance.now() - started;
         opMetrics.peakReservedBytes = Math.max(opMetrics.peakReservedBytes, pool.peak);
+        metrics.memory.peakReservedBytes = pool.peak;
         await spill.close();
       }
     }
-    return { schema: bound.outputSchema, batches: run(), metrics };
+    return { schema: bound.outputSchema, batches: run(), metrics, pool };
   }
 
   async join(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinResult> {
     const s = await this.stream(spec, left, right, options);
     const batches: RecordBatch[] = [];
-    for await (const b of s.batches) batches.push(b);
+    // the returned table is memory the run holds: it counts against the limit like the operators'
+    const held = s.pool.reservation('Engine.join result table');
+    for await (const b of s.batches) {
+      held.grow(heldBatchBytes(b));
+      batches.push(b);
+    }
+    s.metrics.memory.peakReservedBytes = s.pool.peak;
     return { table: new Table(s.schema, batches), metrics: s.metrics };
   }
 }

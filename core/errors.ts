@@ -116,14 +116,20 @@ export class CorruptFileError extends JoinlabError {
 
 export class MemoryLimitError extends JoinlabError {
   readonly kind = 'memory-limit' as const;
+  /**
+   * `limitSource` says where the limit came from when it was not the `memoryLimit` key (the
+   * system budget that applies when no limit is configured); it replaces `memoryLimit=N` in the
+   * message.
+   */
   constructor(
     readonly consumer: string,
     readonly requested: number,
     readonly reserved: number,
     readonly limit: number,
+    limitSource?: string,
   ) {
     super(
-      `memory limit exceeded: ${consumer} asked for ${requested} bytes with ${reserved} of ${limit} reserved (memoryLimit=${limit})`,
+      `memory limit exceeded: ${consumer} asked for ${requested} bytes with ${reserved} of ${limit} reserved (${limitSource ?? `memoryLimit=${limit}`})`,
     );
   }
 }

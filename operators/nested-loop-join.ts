@@ -19,7 +19,8 @@ import { Bitset } from '../core/bitset.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../core/join-algorithm.ts';
 import { makeKeyComparator } from '../core/keys/compare.ts';
 import { normalizeKeys } from '../core/keys/normalize.ts';
-import type { KeyColumn, KeyComparator } from '../core/keys/types.ts';
+import { keyColumnBytes, type KeyColumn, type KeyComparator } from '../core/keys/types.ts';
+import type { Reservation } from '../core/memory/pool.ts';
 import { bump } from '../core/metrics.ts';
 import type { BoundJoin } from '../core/plan.ts';
 import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../core/types.ts';
@@ -98,27 +99,29 @@ export class NestedLoopJoin implements JoinAlgorithm {
       const rightBatches = await collectScan(inputs.right, reservation, { signal: ctx.signal });
       bump(ctx.metrics, 'leftRows', sum(leftBatches));
       bump(ctx.metrics, 'rightRows', sum(rightBatches));
-      yield* this.#join(join, leftBatches, rightBatches, ctx);
+      yield* this.#join(join, leftBatches, rightBatches, ctx, reservation);
     } finally {
-      ctx.metrics.peakReservedBytes = Math.max(ctx.metrics.peakReservedBytes, reservation.size);
+      ctx.metrics.peakReservedBytes = Math.max(ctx.metrics.peakReservedBytes, reservation.peak);
       reservation.free();
       ctx.metrics.elapsedMs += performance.now() - started;
     }
   }
 
-  *#join(join: BoundJoin, leftBatches: RecordBatch[], rightBatches: RecordBatch[], ctx: JoinContext): Generator<RecordBatch> {
+  *#join(join: BoundJoin, leftBatches: RecordBatch[], rightBatches: RecordBatch[], ctx: JoinContext, reservation: Reservation): Generator<RecordBatch> {
     const { spec } = join;
     const left = new RowSource(leftBatches, join.leftSchema);
     const right = new RowSource(rightBatches, join.rightSchema);
+    // three bitsets per side (matched, non-empty inner set, saw a NULL)
+    reservation.grow(3 * (Math.ceil(left.numRows / 8) + Math.ceil(right.numRows / 8)));
     const leftState = new SideState(left.numRows);
     const rightState = new SideState(right.numRows);
     const sides = outputSides(spec.type);
     const batchSize = ctx.config.batchSize;
     const out =
       sides === 'both'
-        ? OutputAssembler.pairs(OutputPlan.pairs(join.output, join.leftSchema, join.rightSchema), batchSize, left, right)
+        ? OutputAssembler.pairs(OutputPlan.pairs(join.output, join.leftSchema, join.rightSchema, ctx.pool), batchSize, left, right)
         : OutputAssembler.oneSide(
-            OutputPlan.oneSide(join.output, sides === 'left' ? join.leftSchema : join.rightSchema, sides),
+            OutputPlan.oneSide(join.output, sides === 'left' ? join.leftSchema : join.rightSchema, sides, ctx.pool),
             batchSize,
             sides === 'left' ? left : right,
             isMarkJoin(spec.type),
@@ -133,6 +136,9 @@ export class NestedLoopJoin implements JoinAlgorithm {
     const range = spec.range;
     const leftRange = range ? leftBatches.map((b) => normalizeKeys(b, [range.left], [join.rangeKind!])) : null;
     const rightRange = range ? rightBatches.map((b) => normalizeKeys(b, [range.right], [join.rangeKind!])) : null;
+    for (const perBatch of [leftKeys, rightKeys, leftRange ?? [], rightRange ?? []]) {
+      for (const cols of perBatch) for (const c of cols) reservation.grow(keyColumnBytes(c));
+    }
 
     const blockL = new Int32Array(FILTER_BLOCK);
     const blockR = new Int32Array(FILTER_BLOCK);

@@ -1,13 +1,16 @@
 /**
- * `joinlab join`: one join over two files. The result is fully computed before anything is
- * written, and written atomically, so a failed run never leaves a partial output file.
+ * `joinlab join`: one join over two files. The result streams: with `--out` each batch goes to
+ * the output's temp file as it is produced (Parquet a row group at a time), renamed into place
+ * only once the join has finished, so the file may be far larger than memory and a failed run
+ * never leaves a partial output; without `--out` the first rows are kept for the preview and the
+ * rest are counted, so memory stays bounded by the join's own state however large the result.
  */
 import { dirname, resolve } from 'node:path';
-import type { Table } from 'apache-arrow';
+import { Table, type RecordBatch } from 'apache-arrow';
 import { loadConfig } from '../../core/config/load.ts';
-import { Engine } from '../../core/engine.ts';
+import { Engine, type JoinStream } from '../../core/engine.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
-import { writeTable } from '../io/index.ts';
+import { writeBatches } from '../io/index.ts';
 import { formatTable } from './format.ts';
 
 export interface JoinCommandOptions {
@@ -33,12 +36,13 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
   const set = opts.algorithm ? [...opts.set, `join=${opts.algorithm}`] : opts.set;
   const config = await loadConfig({ file: opts.config, set });
   const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
-  const { table, metrics } = await engine.join(
+  const stream = await engine.stream(
     { type: opts.type, on: opts.on, range: opts.range, filter: opts.filter, select: opts.select, nullEqualsNull: opts.nullEqualsNull, nullAware: opts.nullAware },
     opts.left,
     opts.right,
   );
-  if (opts.out) await writeTable(opts.out, table);
+  const { metrics } = stream;
+  const head = opts.out ? (await writeBatches(opts.out, stream.schema, stream.batches, { pool: stream.pool }), null) : await previewHead(stream);
   if (opts.json) {
     const report = {
       rows: metrics.rows,
@@ -47,13 +51,32 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
       config: { ...metrics.config, memoryLimit: Number.isFinite(metrics.config.memoryLimit) ? metrics.config.memoryLimit : null },
       scans: { left: scanReport(metrics.scans.left), right: scanReport(metrics.scans.right) },
       operators: metrics.operators,
+      memory: {
+        limit: Number.isFinite(metrics.memory.limit) ? metrics.memory.limit : null,
+        limitSource: metrics.memory.limitSource,
+        peakReservedBytes: metrics.memory.peakReservedBytes,
+        maxRssBytes: process.resourceUsage().maxRSS * 1024,
+      },
       ...(opts.out ? { out: opts.out } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
   process.stdout.write(`${metrics.rows} rows in ${round(metrics.elapsedMs)} ms (${metrics.algorithm})${opts.out ? ` -> ${opts.out}` : ''}\n`);
-  if (!opts.out && table.numRows > 0) process.stdout.write(`${preview(table)}\n`);
+  if (head !== null && head.numRows > 0) process.stdout.write(`${preview(head, metrics.rows)}\n`);
+}
+
+/** The first PREVIEW_ROWS rows of the stream (copied out of their batches); the rest are only counted. */
+async function previewHead(stream: JoinStream): Promise<Table> {
+  const kept: RecordBatch[] = [];
+  let rows = 0;
+  for await (const b of stream.batches) {
+    if (rows >= PREVIEW_ROWS || b.numRows === 0) continue;
+    const n = Math.min(PREVIEW_ROWS - rows, b.numRows);
+    kept.push(b.slice(0, n));
+    rows += n;
+  }
+  return new Table(stream.schema, kept);
 }
 
 function scanReport(m: ScanMetrics) {
@@ -68,12 +91,12 @@ function scanReport(m: ScanMetrics) {
   };
 }
 
-function preview(table: Table): string {
+function preview(table: Table, totalRows: number): string {
   const n = Math.min(PREVIEW_ROWS, table.numRows);
   const names = table.schema.fields.map((f) => f.name);
   const rows: unknown[][] = [];
   for (let i = 0; i < n; i++) rows.push(names.map((_, c) => table.getChildAt(c)!.get(i)));
-  const more = table.numRows > n ? `\n… ${table.numRows - n} more rows (use --out FILE to write them all)` : '';
+  const more = totalRows > n ? `\n… ${totalRows - n} more rows (use --out FILE to write them all)` : '';
   return formatTable(names, rows) + more;
 }
 

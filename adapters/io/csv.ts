@@ -18,7 +18,7 @@
  * Lines end with `\n` (configurable); the file is written batch by batch, atomically.
  */
 import { open } from 'node:fs/promises';
-import { Data, DataType, type RecordBatch, type Table, type Vector } from 'apache-arrow';
+import { Data, DataType, type RecordBatch, type Schema, type Table, type Vector } from 'apache-arrow';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic.ts';
 
@@ -182,31 +182,44 @@ function batchToCsv(batch: RecordBatch, delimiter: string, newline: string): str
   return lines.join('');
 }
 
-function headerLine(table: Table, delimiter: string, newline: string): string {
-  return table.schema.fields.map((f) => csvField(f.name, delimiter)).join(delimiter) + newline;
+function headerLine(schema: Schema, delimiter: string, newline: string): string {
+  return schema.fields.map((f) => csvField(f.name, delimiter)).join(delimiter) + newline;
 }
 
 /** The whole table as CSV text (for tests and small outputs). */
 export function tableToCsv(table: Table, options: CsvOptions = {}): string {
   const delimiter = options.delimiter ?? ',';
   const newline = options.newline ?? '\n';
-  let s = options.header === false ? '' : headerLine(table, delimiter, newline);
+  let s = options.header === false ? '' : headerLine(table.schema, delimiter, newline);
   for (const b of table.batches) s += batchToCsv(b, delimiter, newline);
   return s;
 }
 
 /** Write the table as CSV, batch by batch, atomically. */
 export async function writeCsvFile(path: string, table: Table, options: CsvOptions = {}): Promise<void> {
+  await writeCsvBatches(path, table.schema, table.batches, options);
+}
+
+/**
+ * Write `batches` (all of `schema`) as CSV, each batch's text written before the next batch is
+ * pulled, atomically; returns the rows written.
+ */
+export async function writeCsvBatches(path: string, schema: Schema, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, options: CsvOptions = {}): Promise<number> {
   const delimiter = options.delimiter ?? ',';
   const newline = options.newline ?? '\n';
+  let rows = 0;
   await writeFileAtomic(path, async (tmp) => {
     const fh = await open(tmp, 'wx');
     try {
-      if (options.header !== false) await fh.write(headerLine(table, delimiter, newline));
-      for (const b of table.batches) await fh.write(batchToCsv(b, delimiter, newline));
+      if (options.header !== false) await fh.write(headerLine(schema, delimiter, newline));
+      for await (const b of batches) {
+        await fh.write(batchToCsv(b, delimiter, newline));
+        rows += b.numRows;
+      }
       await fh.sync();
     } finally {
       await fh.close();
     }
   });
+  return rows;
 }

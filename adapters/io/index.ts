@@ -9,15 +9,16 @@
  * Error choice: reading a `.csv`, or any unknown extension, is a `UsageError` — the file may be
  * perfectly fine, the request is what cannot be served (`CorruptFileError` would blame the file,
  * `UnsupportedTypeError` is about column types). The message lists the supported extensions.
- * Every write is atomic (temp file + rename, see atomic.ts).
+ * Every write is atomic (temp file + rename, see atomic.ts) and incremental (`writeBatches`).
  */
-import type { Table } from 'apache-arrow';
+import type { RecordBatch, Schema, Table } from 'apache-arrow';
 import { UsageError } from '../../core/errors.ts';
+import type { MemoryPool } from '../../core/memory/pool.ts';
 import { openScan } from '../../operators/scan/open.ts';
 import type { Scan } from '../../operators/scan/types.ts';
-import { CSV_EXTENSIONS, isCsvPath, writeCsvFile } from './csv.ts';
-import { IPC_EXTENSIONS, isIpcPath, readIpcFile, writeIpcFile } from './ipc.ts';
-import { isParquetPath, PARQUET_EXTENSIONS, readParquetFile, writeParquetFile, type ParquetWriteOptions } from './parquet.ts';
+import { CSV_EXTENSIONS, isCsvPath, writeCsvBatches } from './csv.ts';
+import { IPC_EXTENSIONS, isIpcPath, readIpcFile, writeIpcBatches } from './ipc.ts';
+import { isParquetPath, PARQUET_EXTENSIONS, readParquetFile, writeParquetBatches, type ParquetWriteOptions } from './parquet.ts';
 
 export type FileFormat = 'parquet' | 'arrow' | 'csv';
 
@@ -56,16 +57,28 @@ export async function openScanFor(path: string, name?: string): Promise<Scan> {
 export interface WriteTableOptions {
   /** Parquet only. */
   readonly parquet?: ParquetWriteOptions;
+  /** The memory pool of the run producing the batches (a writer that buffers reserves there). */
+  readonly pool?: MemoryPool;
 }
 
 /** Write a Table to `path` in the format its extension names, atomically. */
 export async function writeTable(path: string, table: Table, options: WriteTableOptions = {}): Promise<void> {
+  await writeBatches(path, table.schema, table.batches, options);
+}
+
+/**
+ * Write `batches` (all of `schema`) to `path` in the format its extension names, atomically and
+ * incrementally: Parquet a row group at a time, Arrow IPC and CSV a batch at a time, into the
+ * temp file that is renamed over `path` once complete. Returns the rows written. A source that
+ * throws (the join failing) leaves no file and no temp file.
+ */
+export async function writeBatches(path: string, schema: Schema, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, options: WriteTableOptions = {}): Promise<number> {
   switch (formatOf(path)) {
     case 'parquet':
-      return writeParquetFile(path, table, options.parquet);
+      return writeParquetBatches(path, schema, batches, { ...options.parquet, pool: options.pool });
     case 'arrow':
-      return writeIpcFile(path, table);
+      return writeIpcBatches(path, schema, batches);
     case 'csv':
-      return writeCsvFile(path, table);
+      return writeCsvBatches(path, schema, batches);
   }
 }

@@ -9,7 +9,9 @@
  * or any decoder error, as a `CorruptFileError` naming the file. Body-compressed IPC (LZ4/ZSTD
  * buffers) is not supported by apache-arrow and is reported the same way, with its message.
  */
-import { tableFromIPC, tableToIPC, type Table } from 'apache-arrow';
+import { open } from 'node:fs/promises';
+import { tableFromIPC, type RecordBatch, type Schema, type Table } from 'apache-arrow';
+import { ChunkedFileWriter, ChunkedStreamWriter, conformBatch } from '../../core/arrow/ipc-chunks.ts';
 import { CorruptFileError } from '../../core/errors.ts';
 import { readFileBytes, writeFileAtomic } from './atomic.ts';
 
@@ -55,5 +57,31 @@ export interface IpcWriteOptions {
 }
 
 export async function writeIpcFile(path: string, table: Table, options: IpcWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(path, tableToIPC(table, options.format ?? 'file'));
+  await writeIpcBatches(path, table.schema, table.batches, options);
+}
+
+/**
+ * Write `batches` (all of `schema`) as Arrow IPC, atomically: each batch's bytes reach the temp
+ * file before the next batch is pulled, so the output is never held whole. Returns the rows.
+ */
+export async function writeIpcBatches(path: string, schema: Schema, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, options: IpcWriteOptions = {}): Promise<number> {
+  let rows = 0;
+  await writeFileAtomic(path, async (tmp) => {
+    const fh = await open(tmp, 'wx');
+    try {
+      const writer = options.format === 'stream' ? new ChunkedStreamWriter() : new ChunkedFileWriter();
+      writer.reset(undefined, schema); // schema (and magic) even when no batch follows
+      for await (const b of batches) {
+        writer.write(conformBatch(b, schema));
+        rows += b.numRows;
+        await fh.writev(writer.take());
+      }
+      writer.finish();
+      await fh.writev(writer.take());
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  });
+  return rows;
 }

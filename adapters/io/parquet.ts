@@ -52,9 +52,12 @@ import {
   readParquet,
   readSchema,
   Table as WasmTable,
+  transformParquetStream,
   writeParquet,
   WriterPropertiesBuilder,
+  type WriterProperties,
 } from 'parquet-wasm';
+import { open } from 'node:fs/promises';
 import {
   DataType,
   makeData,
@@ -68,7 +71,10 @@ import {
   type Field,
 } from 'apache-arrow';
 import { parquetMetadata, type FileMetaData, type SchemaElement } from 'hyparquet';
+import { conformBatch } from '../../core/arrow/ipc-chunks.ts';
+import { heldBatchBytes } from '../../core/arrow/size.ts';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UsageError } from '../../core/errors.ts';
+import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { ColumnStats, StatValue } from '../../operators/scan/types.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { FileRanges, type ByteRange } from './file-ranges.ts';
@@ -1124,18 +1130,124 @@ const COMPRESSION: Record<ParquetCompression, Compression> = {
 
 /** Encode a Table as Parquet bytes (parquet-rs via wasm; the Arrow schema is embedded). */
 export function encodeParquet(table: Table, options: ParquetWriteOptions = {}): Uint8Array {
+  const props = writerProperties(options);
+  const wasmTable = WasmTable.fromIPCStream(tableToIPC(table, 'stream'));
+  return writeParquet(wasmTable, props);
+}
+
+function writerProperties(options: ParquetWriteOptions): WriterProperties {
   const rowGroupSize = options.rowGroupSize ?? 122_880;
   if (!Number.isInteger(rowGroupSize) || rowGroupSize < 1) {
     throw new UsageError(`rowGroupSize must be a positive integer, got ${rowGroupSize}`);
   }
   const compression = COMPRESSION[options.compression ?? 'snappy'];
   if (compression === undefined) throw new UsageError(`unknown Parquet compression '${options.compression}'`);
-  const props = new WriterPropertiesBuilder().setMaxRowGroupSize(rowGroupSize).setCompression(compression).build();
-  const wasmTable = WasmTable.fromIPCStream(tableToIPC(table, 'stream'));
-  return writeParquet(wasmTable, props);
+  return new WriterPropertiesBuilder().setMaxRowGroupSize(rowGroupSize).setCompression(compression).build();
 }
 
 /** Write a Table as a Parquet file, atomically. */
 export async function writeParquetFile(path: string, table: Table, options: ParquetWriteOptions = {}): Promise<void> {
-  await writeFileAtomic(path, encodeParquet(table, options));
+  await writeParquetBatches(path, table.schema, table.batches, options);
+}
+
+export interface ParquetStreamOptions extends ParquetWriteOptions {
+  /**
+   * The run's memory pool: the writer reserves its pending row group there, and shrinks the
+   * row group (down to `MIN_STREAM_ROW_GROUP` rows) to fit.
+   */
+  readonly pool?: MemoryPool;
+}
+
+/** Smallest row group the streaming writer shrinks to before it reports the memory limit. */
+const MIN_STREAM_ROW_GROUP = 1024;
+
+/**
+ * Write `batches` (all of `schema`) as Parquet, atomically, one row group at a time: parquet-rs's
+ * streaming writer (`transformParquetStream`) pulls a batch, encodes it into the open row group
+ * and flushes the row group's bytes when it is full, and we write those bytes to the temp file as
+ * they come — so the file can be far larger than memory. Returns the rows written.
+ *
+ * Memory: the open row group is held encoded inside wasm, plus the batch being copied in; the
+ * writer reserves twice the row group's Arrow bytes (estimated from the first batch) in `pool`,
+ * halving the row group until the reservation fits. An error from the source (a join failing
+ * mid-way) is rethrown as itself, not as the wasm stream's wrapper, and the temp file is removed.
+ */
+export async function writeParquetBatches(
+  path: string,
+  schema: Schema,
+  batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>,
+  options: ParquetStreamOptions = {},
+): Promise<number> {
+  const source = (Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : toAsyncIterator(batches[Symbol.iterator]())) as AsyncIterator<RecordBatch>;
+  const reservation = options.pool?.reservation('parquet writer row group');
+  let rows = 0;
+  let sourceError: unknown = null;
+  try {
+    let first = await source.next();
+    while (!first.done && first.value.numRows === 0) first = await source.next();
+    if (first.done) {
+      await writeFileAtomic(path, encodeParquet(new Table(schema), options));
+      return 0;
+    }
+    const rowGroupSize = fitRowGroup(options.rowGroupSize ?? 122_880, heldBatchBytes(first.value) / first.value.numRows, reservation);
+    const props = writerProperties({ ...options, rowGroupSize });
+    let pending: RecordBatch | null = first.value;
+    const input = new ReadableStream({
+      async pull(ctrl) {
+        try {
+          let b: RecordBatch | null = pending;
+          pending = null;
+          while (b === null || b.numRows === 0) {
+            const r = await source.next();
+            if (r.done) {
+              ctrl.close();
+              return;
+            }
+            b = r.value;
+          }
+          rows += b.numRows;
+          const wasm = WasmTable.fromIPCStream(tableToIPC(new Table(schema, [conformBatch(b, schema)]), 'stream'));
+          for (const rb of wasm.recordBatches()) ctrl.enqueue(rb);
+        } catch (e) {
+          sourceError = e;
+          ctrl.error(e);
+        }
+      },
+    });
+    await writeFileAtomic(path, async (tmp) => {
+      const fh = await open(tmp, 'wx');
+      try {
+        const reader = (await transformParquetStream(input, props)).getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          await fh.write(value as Uint8Array);
+        }
+        await fh.sync();
+      } catch (e) {
+        throw sourceError ?? new CorruptFileError(path, `Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+      } finally {
+        await fh.close();
+      }
+    });
+    return rows;
+  } finally {
+    reservation?.free();
+    await source.return?.();
+  }
+}
+
+/** The largest row group of at most `rows` rows whose estimated bytes `reservation` can hold. */
+function fitRowGroup(rows: number, bytesPerRow: number, reservation: Reservation | undefined): number {
+  if (reservation === undefined) return rows;
+  let n = rows;
+  while (!reservation.tryGrow(Math.ceil(2 * n * bytesPerRow))) {
+    if (n <= MIN_STREAM_ROW_GROUP) reservation.grow(Math.ceil(2 * n * bytesPerRow)); // throws MemoryLimitError
+    n = Math.max(MIN_STREAM_ROW_GROUP, n >> 1);
+  }
+  return n;
+}
+
+async function* toAsyncIterator<T>(it: Iterator<T>): AsyncGenerator<T> {
+  for (let r = it.next(); !r.done; r = it.next()) yield r.value;
 }

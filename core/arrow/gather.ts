@@ -118,6 +118,15 @@ export class RowSource {
   }
 }
 
+/**
+ * Refuses an allocation before it is made (a memory pool's `ensure`): the bytes of a
+ * variable-width output column are known only once its rows are located, and one batch of long
+ * strings can be larger than any limit.
+ */
+export interface AllocationGuard {
+  ensure(bytes: number, consumer: string): void;
+}
+
 /** Rows indices[start, start + count) of one column; index -1 gives NULL. */
 export function gatherColumn(src: RowSource, column: number, indices: Int32Array, start: number, count: number): Data {
   return gatherLocated(src, column, src.locate(indices, start, count), count);
@@ -130,9 +139,10 @@ export function gatherColumns(
   start: number,
   count: number,
   columns: readonly number[] = src.schema.fields.map((_, c) => c),
+  guard?: AllocationGuard,
 ): Data[] {
   const loc = src.locate(indices, start, count);
-  return columns.map((c) => gatherLocated(src, c, loc, count));
+  return columns.map((c) => gatherLocated(src, c, loc, count, guard));
 }
 
 /** A record batch over `columns` (each of `length` rows). */
@@ -241,7 +251,7 @@ function emptyData(type: DataType): Data {
   return builder.finish().flush();
 }
 
-function gatherLocated(src: RowSource, column: number, loc: Located, count: number): Data {
+function gatherLocated(src: RowSource, column: number, loc: Located, count: number, guard?: AllocationGuard): Data {
   const parts = src.columnData(column);
   const type = parts[0]!.type;
   if (type.typeId === Type.Null) return make({ type, length: count });
@@ -264,7 +274,7 @@ function gatherLocated(src: RowSource, column: number, loc: Located, count: numb
     case Type.Binary:
     case Type.LargeUtf8:
     case Type.LargeBinary:
-      return make({ ...base, ...gatherVariable(parts, loc, count, type, src.schema.fields[column]!.name) });
+      return make({ ...base, ...gatherVariable(parts, loc, count, type, src.schema.fields[column]!.name, guard) });
     case Type.Utf8View:
     case Type.BinaryView:
       return make({ ...base, ...gatherViews(parts, loc, count) });
@@ -440,7 +450,7 @@ function offsetAt(words: Int32Array, large: boolean, i: number): number {
   return large ? words[2 * i + 1]! * TWO_32 + (words[2 * i]! >>> 0) : words[i]!;
 }
 
-function gatherVariable(parts: readonly Data[], loc: Located, count: number, type: DataType, name: string) {
+function gatherVariable(parts: readonly Data[], loc: Located, count: number, type: DataType, name: string, guard: AllocationGuard | undefined) {
   const large = type.typeId === Type.LargeUtf8 || type.typeId === Type.LargeBinary;
   const { batch, local } = loc;
   const offs = parts.map((p) => offsetWords(p, large));
@@ -453,6 +463,7 @@ function gatherVariable(parts: readonly Data[], loc: Located, count: number, typ
     total += offsetAt(o, large, l + 1) - offsetAt(o, large, l);
   }
   if (!large && total > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), `with ${total} bytes in one output batch (use LargeUtf8/LargeBinary)`);
+  guard?.ensure(total, `gather of column '${name}'`);
   const data = new Uint8Array(total);
   const outOffsets = large ? new BigInt64Array(count + 1) : new Int32Array(count + 1);
   const ow = large ? new Int32Array(outOffsets.buffer) : (outOffsets as Int32Array);

@@ -25,6 +25,13 @@ export class KeyRowsScratch {
     if (w === undefined || w.length < n) this.#words[k] = w = new Int32Array(Math.max(n, 2 * (w?.length ?? 0)));
     return w.subarray(0, n);
   }
+  /** Bytes of every buffer held for reuse. */
+  get bytes(): number {
+    let n = 0;
+    for (const w of this.#words) n += w?.byteLength ?? 0;
+    for (const b of this.#nulls) n += b?.byteLength ?? 0;
+    return n;
+  }
   nulls(k: number, n: number): Uint8Array {
     let b = this.#nulls[k];
     if (b === undefined || b.length < n) this.#nulls[k] = b = new Uint8Array(Math.max(n, 2 * (b?.length ?? 0)));

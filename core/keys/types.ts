@@ -72,3 +72,13 @@ export interface KeyComparator {
   /** < 0, 0, > 0; columns compared left to right (lexicographic over a multi-column key). */
   compare(i: number, j: number): number;
 }
+
+/**
+ * Bytes a normalised key column holds beyond the Arrow data it came from (words, offsets, codes,
+ * NULL bytes), for memory reservations. A bytes column's values may share the Arrow buffer and
+ * are not counted.
+ */
+export function keyColumnBytes(c: KeyColumn): number {
+  const nulls = c.nulls?.byteLength ?? 0;
+  return isBytesKey(c) ? nulls + c.offsets.byteLength + (c.codes?.byteLength ?? 0) : nulls + c.words.byteLength;
+}

@@ -10,8 +10,60 @@
  * `peak` only grows; a failed grow changes nothing. `shrink` past a reservation's size and
  * negative/NaN byte counts are caller bugs (RangeError). `free()` returns a reservation to 0 and it
  * stays usable. A `limit` of Infinity never refuses.
+ *
+ * What counts: everything an operator holds for longer than one batch (builds, buffered sides,
+ * scratch arrays, bitsets), every output batch while it is in flight between an operator and its
+ * consumer, and whatever a consumer keeps (the table `Engine.join` returns, a writer's pending row
+ * group). `ensure` covers allocations whose size is only known just before they happen (a gather
+ * of variable-width values into one output batch): it refuses without reserving, so a batch that
+ * could never fit fails before it is allocated.
+ *
+ * No limit is not "unbounded": with `memoryLimit` unset the engine gives its pool the system
+ * budget (`systemMemoryBudget`, a share of physical or cgroup memory), so a result that cannot fit
+ * is a MemoryLimitError naming the budget, not the kernel's OOM killer. Objects on the V8 heap are
+ * not ArrayBuffers and escape byte accounting; `checkHeap` is the guard for them (called per output
+ * batch by the engine): past 75% of V8's heap limit the run stops with the same typed error rather
+ * than letting V8 abort the process.
  */
+import * as os from 'node:os';
+import { getHeapStatistics } from 'node:v8';
 import { ConfigError, MemoryLimitError } from '../errors.ts';
+
+/** Share of the machine's (or the cgroup's) memory a run may reserve when no limit is configured. */
+export const SYSTEM_BUDGET_SHARE = 0.7;
+
+/** Memory the process may use: physical memory, or less when a cgroup constrains the process. */
+export function systemMemoryBytes(): number {
+  const total = os.totalmem();
+  const constrained = typeof process.constrainedMemory === 'function' ? process.constrainedMemory() : 0;
+  return constrained !== undefined && constrained > 0 && constrained < total ? constrained : total;
+}
+
+/** The limit a pool gets when no `memoryLimit` is configured. */
+export function systemMemoryBudget(): number {
+  return Math.floor(SYSTEM_BUDGET_SHARE * systemMemoryBytes());
+}
+
+/** `bytes` for people: `512 MiB`, `1.5 GiB`, `800 B`. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return String(bytes);
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let u = 0;
+  while (Math.abs(v) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${v} B` : `${v >= 100 ? Math.round(v) : Math.round(v * 10) / 10} ${units[u]}`;
+}
+
+export interface MemoryPoolOptions {
+  /** Where the limit comes from, for error messages (default `memoryLimit=<limit>`). */
+  readonly limitSource?: string;
+}
+
+/** Fraction of V8's heap limit past which `checkHeap` stops the run: the limit includes the young generation, and mark-compact gives up before old space is full (measured: 190 MB used of a 240 MB limit). */
+const HEAP_SHARE = 0.75;
 
 function checkBytes(bytes: number, what: string): void {
   if (!(bytes >= 0) || !Number.isFinite(bytes)) throw new RangeError(`${what}: byte count must be a finite number >= 0, got ${bytes}`);
@@ -19,12 +71,50 @@ function checkBytes(bytes: number, what: string): void {
 
 export class MemoryPool {
   readonly limit: number;
+  readonly limitSource: string | undefined;
   private reservedBytes = 0;
   private peakBytes = 0;
 
   /** `limit` in bytes (Infinity for no limit) or a size string such as '512MB' / '2GiB'. */
-  constructor(limit: number | string = Infinity) {
+  constructor(limit: number | string = Infinity, options: MemoryPoolOptions = {}) {
     this.limit = parseByteSize(limit, 'memoryLimit');
+    this.limitSource = options.limitSource;
+  }
+
+  /**
+   * A pool for a run configured with `memoryLimit` (bytes, Infinity when unset): the configured
+   * limit, or the system budget when there is none or the configured one exceeds it.
+   */
+  static forRun(configured: number): MemoryPool {
+    const budget = systemMemoryBudget();
+    if (configured <= budget) return new MemoryPool(configured);
+    const what = Number.isFinite(configured) ? `memoryLimit=${configured} exceeds` : 'no memoryLimit set: the limit is';
+    return new MemoryPool(budget, { limitSource: `${what} the system budget, ${SYSTEM_BUDGET_SHARE * 100}% of ${formatBytes(systemMemoryBytes())}` });
+  }
+
+  /** The error a refused request of `bytes` by `consumer` raises. */
+  limitError(consumer: string, bytes: number): MemoryLimitError {
+    return new MemoryLimitError(consumer, bytes, this.reservedBytes, this.limit, this.limitSource);
+  }
+
+  /**
+   * Throws MemoryLimitError unless `bytes` more could be reserved now; reserves nothing. For an
+   * allocation about to happen whose bytes are accounted once it exists (an output batch).
+   */
+  ensure(bytes: number, consumer: string): void {
+    checkBytes(bytes, `${consumer}: ensure`);
+    if (bytes > this.limit - this.reservedBytes) throw this.limitError(consumer, bytes);
+  }
+
+  /**
+   * Throws MemoryLimitError when the V8 heap (JS objects, not ArrayBuffers) is past 75% of its
+   * limit: the run would otherwise end in V8's fatal out-of-memory abort.
+   */
+  checkHeap(consumer: string): void {
+    const h = getHeapStatistics();
+    if (h.used_heap_size > HEAP_SHARE * h.heap_size_limit) {
+      throw new MemoryLimitError(consumer, 0, h.used_heap_size, h.heap_size_limit, `the V8 heap is past ${HEAP_SHARE * 100}% of its ${formatBytes(h.heap_size_limit)} limit (node --max-old-space-size)`);
+    }
   }
 
   /** Bytes currently reserved by all reservations. */
@@ -82,9 +172,7 @@ export class Reservation {
 
   /** Reserve `bytes` more, or throw MemoryLimitError (nothing changes on failure). */
   grow(bytes: number): void {
-    if (!this.tryGrow(bytes)) {
-      throw new MemoryLimitError(this.consumer, bytes, this.pool.reserved, this.pool.limit);
-    }
+    if (!this.tryGrow(bytes)) throw this.pool.limitError(this.consumer, bytes);
   }
 
   /** Reserve `bytes` more if the pool allows; false (nothing changes) otherwise. */

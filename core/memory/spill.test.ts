@@ -145,7 +145,7 @@ describe('SpillManager', () => {
     await expect(m.spill(failing(), schema)).rejects.toThrow('source broke');
     expect(readdirSync(m.directory!)).toEqual([]);
     const other = new Table({ z: vec([1], new Int32()) }).batches[0]!;
-    await expect(m.spill([makeBatch(1, 2), other], schema)).rejects.toThrow(/differs from the spill schema/);
+    await expect(m.spill([makeBatch(1, 2), other], schema)).rejects.toThrow(/differs from the stream's schema/);
     expect(readdirSync(m.directory!)).toEqual([]);
   });
 

@@ -22,7 +22,8 @@ import { createReadStream } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DataType, RecordBatch, RecordBatchReader, RecordBatchStreamWriter, type Schema, util } from 'apache-arrow';
+import { RecordBatchReader, type RecordBatch, type Schema } from 'apache-arrow';
+import { ChunkedStreamWriter, conformBatch } from '../arrow/ipc-chunks.ts';
 import { trackTempPath, untrackTempPath } from '../cleanup.ts';
 import { CorruptFileError, FileNotFoundError } from '../errors.ts';
 
@@ -46,28 +47,6 @@ export interface SpillManagerOptions {
   readonly parentDir?: string;
   /** Where to count `spilledBytes` / `spillFiles` (e.g. an operator's OperatorMetrics). */
   readonly metrics?: SpillMetrics;
-}
-
-/** Collects the IPC writer's output instead of queueing it in an unbounded async byte queue. */
-class CollectingStreamWriter extends RecordBatchStreamWriter {
-  chunks: Uint8Array[] = [];
-  chunkBytes = 0;
-
-  protected override _write(chunk: ArrayBufferView): this {
-    if (this._started && chunk.byteLength > 0) {
-      this.chunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      this.chunkBytes += chunk.byteLength;
-      this._position += chunk.byteLength;
-    }
-    return this;
-  }
-
-  take(): Uint8Array[] {
-    const out = this.chunks;
-    this.chunks = [];
-    this.chunkBytes = 0;
-    return out;
-  }
 }
 
 function isAsyncIterable<T>(x: unknown): x is AsyncIterable<T> {
@@ -125,7 +104,7 @@ export class SpillManager {
     let bytes = 0;
     let count = 0;
     let rows = 0;
-    const writer = new CollectingStreamWriter();
+    const writer = new ChunkedStreamWriter();
     const flush = async () => {
       const chunks = writer.take();
       for (const c of chunks) bytes += c.byteLength;
@@ -135,7 +114,7 @@ export class SpillManager {
       writer.reset(undefined, schema); // writes the schema message even when there are no batches
       const source = isAsyncIterable<RecordBatch>(batches) ? batches : toAsync(batches);
       for await (const batch of source) {
-        writer.write(conform(batch, schema));
+        writer.write(conformBatch(batch, schema));
         count++;
         rows += batch.numRows;
         await flush();
@@ -221,34 +200,6 @@ export class SpillManager {
     await fs.rm(dir, { recursive: true, force: true });
     untrackTempPath(dir);
   }
-}
-
-/**
- * `batch` under exactly `schema`. Batches built separately carry different dictionary ids, which
- * the IPC writer would take for a schema change (and silently end the stream): re-wrap them.
- * Anything else that differs (names, types) is a caller bug.
- */
-function conform(batch: RecordBatch, schema: Schema): RecordBatch {
-  const own: Schema = batch.schema;
-  if (own === schema || sameSchema(schema, own)) return batch;
-  const compatible =
-    own.fields.length === schema.fields.length &&
-    schema.fields.every((f, i) => f.name === own.fields[i]!.name && sameType(f.type, own.fields[i]!.type));
-  if (!compatible) {
-    throw new Error(`spill: batch schema [${String(own.fields)}] differs from the spill schema [${String(schema.fields)}]`);
-  }
-  return new RecordBatch(schema, batch.data);
-}
-
-function sameSchema(a: Schema, b: Schema): boolean {
-  return util.compareSchemas(a, b);
-}
-
-function sameType(a: DataType, b: DataType): boolean {
-  if (DataType.isDictionary(a) && DataType.isDictionary(b)) {
-    return sameType(a.dictionary, b.dictionary) && util.compareTypes(a.indices, b.indices);
-  }
-  return util.compareTypes(a, b);
 }
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {

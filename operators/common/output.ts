@@ -10,7 +10,7 @@
  * batch); `OutputAssembler` buffers references pushed one at a time and cuts batches of `batchSize`.
  */
 import type { Data, RecordBatch, Schema } from 'apache-arrow';
-import { boolData, gatherColumns, makeRecordBatch, type RowSource } from '../../core/arrow/gather.ts';
+import { boolData, gatherColumns, makeRecordBatch, type AllocationGuard, type RowSource } from '../../core/arrow/gather.ts';
 import type { OutputShape } from '../../core/output-schema.ts';
 
 /**
@@ -27,7 +27,13 @@ export class OutputPlan {
   /** The output is [...first, ...second(, mark)] as gathered: no reordering. */
   readonly #identity: boolean;
 
-  private constructor(shape: OutputShape, first: Schema, second: Schema | null, firstSide: 'left' | 'right') {
+  private constructor(
+    shape: OutputShape,
+    first: Schema,
+    second: Schema | null,
+    firstSide: 'left' | 'right',
+    private readonly guard: AllocationGuard | undefined,
+  ) {
     this.schema = shape.schema;
     const resolve = (schema: Schema | null, name: string): number => {
       const c = schema === null ? -1 : schema.fields.findIndex((f) => f.name === name);
@@ -52,26 +58,29 @@ export class OutputPlan {
     this.#identity = this.#slots.every((s, i) => (i < gathered ? s === i : s === -1 && i === gathered));
   }
 
-  /** Inner/outer joins: left columns then right columns (as selected). */
-  static pairs(shape: OutputShape, left: Schema, right: Schema): OutputPlan {
-    return new OutputPlan(shape, left, right, 'left');
+  /**
+   * Inner/outer joins: left columns then right columns (as selected). `guard` (the run's memory
+   * pool) refuses a variable-width column too large for the limit before it is gathered.
+   */
+  static pairs(shape: OutputShape, left: Schema, right: Schema, guard?: AllocationGuard): OutputPlan {
+    return new OutputPlan(shape, left, right, 'left', guard);
   }
 
   /** Semi/anti/mark joins: the returned side's columns (and the mark, as selected). */
-  static oneSide(shape: OutputShape, side: Schema, which: 'left' | 'right'): OutputPlan {
-    return new OutputPlan(shape, side, null, which);
+  static oneSide(shape: OutputShape, side: Schema, which: 'left' | 'right', guard?: AllocationGuard): OutputPlan {
+    return new OutputPlan(shape, side, null, which, guard);
   }
 
   /** Output rows `left[leftIdx[k]] ++ right[rightIdx[k]]` for k in [start, start + count). */
   pairBatch(left: RowSource, leftIdx: Int32Array, right: RowSource, rightIdx: Int32Array, start: number, count: number): RecordBatch {
-    const a = this.#first.length === 0 ? [] : gatherColumns(left, leftIdx, start, count, this.#first);
-    const b = this.#second.length === 0 ? [] : gatherColumns(right, rightIdx, start, count, this.#second);
+    const a = this.#first.length === 0 ? [] : gatherColumns(left, leftIdx, start, count, this.#first, this.guard);
+    const b = this.#second.length === 0 ? [] : gatherColumns(right, rightIdx, start, count, this.#second, this.guard);
     return this.#assemble([...a, ...b], null, count);
   }
 
   /** Output rows `src[idx[k]]` (+ `mark[k]` when given) for k in [start, start + count). */
   sideBatch(src: RowSource, idx: Int32Array, start: number, count: number, mark: Uint8Array | null): RecordBatch {
-    const a = this.#first.length === 0 ? [] : gatherColumns(src, idx, start, count, this.#first);
+    const a = this.#first.length === 0 ? [] : gatherColumns(src, idx, start, count, this.#first, this.guard);
     return this.#assemble(a, mark === null ? null : () => boolData(mark, start, count), count);
   }
 

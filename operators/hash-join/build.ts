@@ -17,7 +17,7 @@ import type { HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds, TABLE_SEED } from '../../core/keys/partition.ts';
-import type { KeyColumn, KeyKind } from '../../core/keys/types.ts';
+import { keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import { takeRows } from '../scan/memory-scan.ts';
 
@@ -90,6 +90,9 @@ export class PartitionScratch {
     this.order = new Int32Array(n);
     this.hashes = new Uint32Array(n);
   }
+  get bytes(): number {
+    return this.ids.byteLength + this.order.byteLength + this.hashes.byteLength;
+  }
 }
 
 /** `scratch`: arrays to reuse; the returned `order` is then a view of `scratch.order`, valid until its next use. */
@@ -136,7 +139,9 @@ function buildTable(index: number, batch: RecordBatch, o: BuildOptions): Partiti
   if (reason) throw new UnsupportedJoinError(`hashmap '${o.layout.name}' cannot index this build side: ${reason}`);
   // a range-addressed table's size is known (and reserved) before it is allocated
   const estimate = o.layout.estimateBytes?.(input) ?? 0;
-  o.reservation.grow(estimate + hashes.byteLength);
+  // besides the table: the normalised keys, their hashes, a NULL byte and a match bit per row
+  const keyBytes = keys.reduce((n, k) => n + keyColumnBytes(k), 0);
+  o.reservation.grow(estimate + hashes.byteLength + keyBytes + batch.numRows + Math.ceil(batch.numRows / 8));
   const table = o.layout.build(input);
   o.reservation.resize(o.reservation.size - estimate + table.memoryBytes);
   return { index, rows: batch.numRows, batch, source: new RowSource([batch], o.schema), keys, nullKeys: anyNullMask(keys), table, hashes, matched: new Bitset(batch.numRows) };

@@ -31,7 +31,8 @@ import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { KeyRowsScratch, takeKeyRows } from '../../core/keys/take.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
-import type { KeyColumn } from '../../core/keys/types.ts';
+import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
+import type { Reservation } from '../../core/memory/pool.ts';
 import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { HASHMAP, PUSHDOWN } from '../../core/registry/slots.ts';
@@ -73,6 +74,8 @@ interface RunState {
   readonly pieceScratch: readonly KeyRowsScratch[];
   /** NOT IN with a residual filter whose outer side is the build (not-in.ts). */
   readonly notIn: FilteredNotInState | null;
+  /** The probe's scratch arrays and current batch's normalised keys, as reserved in the pool. */
+  readonly scratch: Reservation;
 }
 
 export class HashJoin implements JoinAlgorithm {
@@ -94,6 +97,7 @@ export class HashJoin implements JoinAlgorithm {
     const probeScan = inputs[roles.probe];
     const partitions = config['hash.mode'] === 'partitioned' ? config['hash.partitions'] : 1;
     const reservation = ctx.pool.reservation('hash-join build');
+    const scratch = ctx.pool.reservation('hash-join probe scratch');
     let parts: PartitionBuild[] | null = null;
     const m = ctx.metrics;
     m.details.build = build;
@@ -149,15 +153,16 @@ export class HashJoin implements JoinAlgorithm {
         batchSize: config.batchSize,
         outProbe: new Int32Array(config.batchSize),
         outBuild: new Int32Array(config.batchSize),
-        pairs: roles.emitPairs || roles.keepUnmatchedProbe || roles.keepUnmatchedBuild ? OutputPlan.pairs(join.output, join.leftSchema, join.rightSchema) : null,
-        probeSide: roles.probeRows !== null ? OutputPlan.oneSide(join.output, probeScan.schema, roles.probe) : null,
-        buildSide: roles.buildRows !== null ? OutputPlan.oneSide(join.output, buildScan.schema, build) : null,
+        pairs: roles.emitPairs || roles.keepUnmatchedProbe || roles.keepUnmatchedBuild ? OutputPlan.pairs(join.output, join.leftSchema, join.rightSchema, ctx.pool) : null,
+        probeSide: roles.probeRows !== null ? OutputPlan.oneSide(join.output, probeScan.schema, roles.probe, ctx.pool) : null,
+        buildSide: roles.buildRows !== null ? OutputPlan.oneSide(join.output, buildScan.schema, build, ctx.pool) : null,
         probeSawNullKey: false,
         probeHashes: new Uint32Array(0),
         probeFlags: new Uint8Array(0),
         partitionScratch: new PartitionScratch(),
         pieceScratch: Array.from({ length: partitions }, () => new KeyRowsScratch()),
         notIn: roles.nullAwareOuter === 'build' && join.filter ? new FilteredNotInState(join.filter, build, parts) : null,
+        scratch,
       };
       bump(m, 'buildRows', state.buildRowsTotal);
       bump(m, 'partitions', partitions);
@@ -179,8 +184,9 @@ export class HashJoin implements JoinAlgorithm {
     } finally {
       // nothing probes the tables any more (the probe input is exhausted or abandoned)
       for (const p of parts ?? []) p.table.release?.();
-      m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
+      m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.peak + scratch.peak);
       reservation.free();
+      scratch.free();
       m.elapsedMs += performance.now() - started;
     }
   }
@@ -204,6 +210,7 @@ export class HashJoin implements JoinAlgorithm {
     const needProbeMatched = roles.keepUnmatchedProbe || roles.probeRows !== null;
     if (needProbeMatched && s.probeFlags.length < rows) s.probeFlags = new Uint8Array(Math.max(rows, 2 * s.probeFlags.length));
     const probeMatched = needProbeMatched ? s.probeFlags.subarray(0, rows).fill(0) : null;
+    reserveScratch(s, keys, rows);
     const probeSource = new RowSource([batch], batch.schema);
     if (s.parts.length === 1) yield* this.#probePart(s, s.parts[0]!, batch, probeSource, keys, null, probeMatched);
     else {
@@ -353,6 +360,20 @@ export class HashJoin implements JoinAlgorithm {
       }
     }
   }
+}
+
+/**
+ * Sizes the probe's scratch reservation to what it holds for this batch: the reusable arrays
+ * (hashes, flags, pair buffers, partition order, piece keys), the batch's normalised keys, and
+ * the per-batch row lists of unmatched / semi / anti output (at most a row id per probe row).
+ * (`probeHashes` grows in `#probePart`, after this: it is counted at the rows it will reach.)
+ */
+function reserveScratch(s: RunState, keys: readonly KeyColumn[], rows: number): void {
+  let bytes = Math.max(s.probeHashes.byteLength, 4 * rows) + s.probeFlags.byteLength + s.outProbe.byteLength + s.outBuild.byteLength;
+  bytes += s.partitionScratch.bytes + 4 * rows;
+  for (const p of s.pieceScratch) bytes += p.bytes;
+  for (const k of keys) bytes += keyColumnBytes(k);
+  if (bytes !== s.scratch.size) s.scratch.resize(bytes);
 }
 
 /**

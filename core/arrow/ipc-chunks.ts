@@ -1,0 +1,89 @@
+/**
+ * Arrow IPC writers whose output is taken as byte chunks after each batch, so a caller can write
+ * them to a file handle before pulling the next batch: spill files (stream format) and `--out`
+ * files (file format) are written batch by batch and never held whole.
+ *
+ * Why not the writers as they come: apache-arrow's RecordBatchWriter pushes its bytes into an
+ * async byte queue that only drains when someone iterates it; written in a loop, the queue holds
+ * the whole output. Overriding `_write` (every byte of schema, batches, footer and magic goes
+ * through it) hands the chunks to us instead.
+ *
+ * Invariants the callers keep (apache-arrow's writer would otherwise misbehave silently):
+ * - `reset(undefined, schema)` first, so the schema (and for the file format the magic) is written
+ *   even when no batch follows;
+ * - every batch carries *this* schema (`conformBatch`): a batch whose schema object differs makes
+ *   the writer end the stream and drop what follows.
+ */
+import { DataType, RecordBatch, RecordBatchFileWriter, RecordBatchStreamWriter, type Schema, util } from 'apache-arrow';
+
+/** What both chunked writers offer beyond apache-arrow's writer. */
+export interface ChunkSource {
+  /** The bytes written since the last `take()`, in order. */
+  take(): Uint8Array[];
+}
+
+/** Stream format (continuation-marked messages, end-of-stream marker): spill files. */
+export class ChunkedStreamWriter extends RecordBatchStreamWriter implements ChunkSource {
+  #chunks: Uint8Array[] = [];
+
+  protected override _write(chunk: ArrayBufferView): this {
+    if (this._started && chunk.byteLength > 0) {
+      this.#chunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      this._position += chunk.byteLength;
+    }
+    return this;
+  }
+
+  take(): Uint8Array[] {
+    const out = this.#chunks;
+    this.#chunks = [];
+    return out;
+  }
+}
+
+/** File format (`ARROW1` magic, footer with block offsets): `.arrow` outputs. */
+export class ChunkedFileWriter extends RecordBatchFileWriter implements ChunkSource {
+  #chunks: Uint8Array[] = [];
+
+  protected override _write(chunk: ArrayBufferView): this {
+    if (this._started && chunk.byteLength > 0) {
+      this.#chunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      this._position += chunk.byteLength;
+    }
+    return this;
+  }
+
+  take(): Uint8Array[] {
+    const out = this.#chunks;
+    this.#chunks = [];
+    return out;
+  }
+}
+
+/**
+ * `batch` under exactly `schema`. Batches built separately carry different dictionary ids, which
+ * the IPC writer would take for a schema change (and silently end the stream): re-wrap them.
+ * Anything else that differs (names, types) is a caller bug.
+ */
+export function conformBatch(batch: RecordBatch, schema: Schema): RecordBatch {
+  const own: Schema = batch.schema;
+  if (own === schema || sameSchema(schema, own)) return batch;
+  const compatible =
+    own.fields.length === schema.fields.length &&
+    schema.fields.every((f, i) => f.name === own.fields[i]!.name && sameType(f.type, own.fields[i]!.type));
+  if (!compatible) {
+    throw new Error(`IPC write: batch schema [${String(own.fields)}] differs from the stream's schema [${String(schema.fields)}]`);
+  }
+  return new RecordBatch(schema, batch.data);
+}
+
+function sameSchema(a: Schema, b: Schema): boolean {
+  return util.compareSchemas(a, b);
+}
+
+function sameType(a: DataType, b: DataType): boolean {
+  if (DataType.isDictionary(a) && DataType.isDictionary(b)) {
+    return sameType(a.dictionary, b.dictionary) && util.compareTypes(a.indices, b.indices);
+  }
+  return util.compareTypes(a, b);
+}
