@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { makeVector, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../core/engine.ts';
 import { MemoryLimitError } from '../../core/errors.ts';
@@ -114,7 +114,7 @@ describe('a result larger than the limit', () => {
 });
 
 describe('what counts against the pool', () => {
-  const ints = (name: string, values: number[]) => ({ [name]: vectorFromArray(Int32Array.from(values), new Int32()) });
+  const ints = (name: string, values: number[]) => ({ [name]: makeVector(Int32Array.from(values)) });
 
   it('the probe side scratch (hash, flag and pair arrays per probe batch)', async () => {
     const build = new Table(ints('k', [1, 2, 3]));
@@ -127,7 +127,7 @@ describe('what counts against the pool', () => {
 
   it('one output batch of long strings is refused before it is gathered', async () => {
     const long = 'x'.repeat(1 << 20);
-    const build = new Table({ k: vectorFromArray(Int32Array.of(1), new Int32()), s: vectorFromArray([long], new Utf8()) });
+    const build = new Table({ k: makeVector(Int32Array.of(1)), s: vectorFromArray([long], new Utf8()) });
     const probe = new Table(ints('k', new Array(200).fill(1)));
     const engine = await Engine.create({ memoryLimit: '64MB', 'hash.build': 'left' });
     const err = await engine.join({ type: 'inner', on: 'k=k' }, build, probe).catch((e: unknown) => e);

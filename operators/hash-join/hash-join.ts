@@ -25,6 +25,7 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
+import { batchByteSize } from '../../core/arrow/size.ts';
 import { NO_PROBE_HASHES, ProbeCursor } from '../../core/hashmap.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
@@ -210,7 +211,7 @@ export class HashJoin implements JoinAlgorithm {
     const needProbeMatched = roles.keepUnmatchedProbe || roles.probeRows !== null;
     if (needProbeMatched && s.probeFlags.length < rows) s.probeFlags = new Uint8Array(Math.max(rows, 2 * s.probeFlags.length));
     const probeMatched = needProbeMatched ? s.probeFlags.subarray(0, rows).fill(0) : null;
-    reserveScratch(s, keys, rows);
+    reserveScratch(s, batch, keys, rows);
     const probeSource = new RowSource([batch], batch.schema);
     if (s.parts.length === 1) yield* this.#probePart(s, s.parts[0]!, batch, probeSource, keys, null, probeMatched);
     else {
@@ -363,13 +364,14 @@ export class HashJoin implements JoinAlgorithm {
 }
 
 /**
- * Sizes the probe's scratch reservation to what it holds for this batch: the reusable arrays
- * (hashes, flags, pair buffers, partition order, piece keys), the batch's normalised keys, and
- * the per-batch row lists of unmatched / semi / anti output (at most a row id per probe row).
+ * Sizes the probe's scratch reservation to what it holds for this batch: the batch itself (the
+ * scan handed it over; output gathers read it until the next one), the reusable arrays (hashes,
+ * flags, pair buffers, partition order, piece keys), the batch's normalised keys, and the
+ * per-batch row lists of unmatched / semi / anti output (at most a row id per probe row).
  * (`probeHashes` grows in `#probePart`, after this: it is counted at the rows it will reach.)
  */
-function reserveScratch(s: RunState, keys: readonly KeyColumn[], rows: number): void {
-  let bytes = Math.max(s.probeHashes.byteLength, 4 * rows) + s.probeFlags.byteLength + s.outProbe.byteLength + s.outBuild.byteLength;
+function reserveScratch(s: RunState, batch: RecordBatch, keys: readonly KeyColumn[], rows: number): void {
+  let bytes = batchByteSize(batch) + Math.max(s.probeHashes.byteLength, 4 * rows) + s.probeFlags.byteLength + s.outProbe.byteLength + s.outBuild.byteLength;
   bytes += s.partitionScratch.bytes + 4 * rows;
   for (const p of s.pieceScratch) bytes += p.bytes;
   for (const k of keys) bytes += keyColumnBytes(k);
