@@ -1223,9 +1223,11 @@ export async function writeParquetBatches(
           if (done) break;
           await fh.write(value as Uint8Array);
         }
+        // parquet-rs ends the file normally when its input stream errors: the source's error wins
+        if (sourceError !== null) throw sourceError;
         await fh.sync();
       } catch (e) {
-        throw sourceError ?? new CorruptFileError(path, `Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+        throw sourceError ?? new UsageError(`cannot write ${path}: Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
       } finally {
         await fh.close();
       }
