@@ -1,6 +1,8 @@
 /**
  * `joinlab join`: one join over two files. The result is fully computed before anything is
- * written, and written atomically, so a failed run never leaves a partial output file.
+ * written, and written atomically, so a failed run never leaves a partial output file. Before any
+ * of it, preflight.ts checks the flags and paths (inputs are regular files, `--out` is writable
+ * and not an input), so those mistakes cost milliseconds, not a join.
  */
 import { dirname, resolve } from 'node:path';
 import type { Table } from 'apache-arrow';
@@ -9,6 +11,7 @@ import { Engine } from '../../core/engine.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import { writeTable } from '../io/index.ts';
 import { formatTable } from './format.ts';
+import { preflightJoin } from './preflight.ts';
 
 export interface JoinCommandOptions {
   left: string;
@@ -28,8 +31,11 @@ export interface JoinCommandOptions {
 }
 
 const PREVIEW_ROWS = 10;
+/** Preview cells longer than this are cut, with the number of bytes cut (format.ts). */
+const PREVIEW_CELL_WIDTH = 40;
 
 export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
+  await preflightJoin(opts);
   const set = opts.algorithm ? [...opts.set, `join=${opts.algorithm}`] : opts.set;
   const config = await loadConfig({ file: opts.config, set });
   const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
@@ -74,7 +80,7 @@ function preview(table: Table): string {
   const rows: unknown[][] = [];
   for (let i = 0; i < n; i++) rows.push(names.map((_, c) => table.getChildAt(c)!.get(i)));
   const more = table.numRows > n ? `\n… ${table.numRows - n} more rows (use --out FILE to write them all)` : '';
-  return formatTable(names, rows) + more;
+  return formatTable(names, rows, { maxCellWidth: PREVIEW_CELL_WIDTH }) + more;
 }
 
 export function round(ms: number): number {

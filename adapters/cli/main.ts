@@ -4,12 +4,17 @@
  * Contract: a usage or input error prints ONE line `joinlab: <message>` to stderr and exits 2,
  * with no stack trace and no output file (outputs are written atomically, after the join has
  * completed). Anything else that escapes is a bug and is printed with its stack (exit 1).
+ * The line is one line even when the message quotes a newline or a megabyte of input
+ * (error-line.ts); options given twice or empty are refused (options.ts); paths are checked
+ * before any work (preflight.ts, the runner's output check).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
+import { errorLine } from './error-line.ts';
 import type { JoinCommandOptions } from './join-command.ts';
+import { guardOptions, integerFlag, LIMITS, nonEmptyPath } from './options.ts';
 // Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
 // experiment runner.
 const runJoinCommand = async (o: JoinCommandOptions) => (await import('./join-command.ts')).runJoinCommand(o);
@@ -67,7 +72,7 @@ function buildProgram(): Command {
   program
     .command('run')
     .description('run an experiment file: every variant beside DuckDB, a table, results.json and report.html')
-    .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml')
+    .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml', nonEmptyPath('run'))
     .option('--out <dir>', 'report directory', 'joinlab-report')
     .action(async (file: string, opts: { out: string }) => {
       const results = await runRunCommand(file, { out: opts.out });
@@ -91,10 +96,12 @@ function buildProgram(): Command {
     .option('--algorithm <name...>', 'only these join algorithms')
     .option('--config <file>', 'config file (its extensions are fuzzed too)')
     .action(async (opts: { cases: string; seed: string; algorithm?: string[]; config?: string }) => {
+      const cases = integerFlag(opts.cases, '--cases', ...LIMITS.cases);
+      const seed = integerFlag(opts.seed, '--seed', ...LIMITS.seed);
       const config = await loadConfig({ file: opts.config });
       const r = await runParity({
-        cases: positiveInt(opts.cases, '--cases'),
-        seed: positiveInt(opts.seed, '--seed'),
+        cases,
+        seed,
         algorithms: opts.algorithm,
         extensions: config.extensions,
       });
@@ -109,37 +116,40 @@ function buildProgram(): Command {
     .option('--config <file>', 'config file')
     .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
     .action(async (opts: { rows: string; seed: string; config?: string; set: string[] }) => {
+      const rows = integerFlag(opts.rows, '--rows', ...LIMITS.rows);
+      const seed = integerFlag(opts.seed, '--seed', ...LIMITS.seed);
       const config = await loadConfig({ file: opts.config, set: opts.set });
-      const ok = await runDemo(config, { rows: positiveInt(opts.rows, '--rows'), seed: positiveInt(opts.seed, '--seed') });
+      const ok = await runDemo(config, { rows, seed });
       if (!ok) process.exitCode = 1;
     });
 
+  guardOptions(program);
   return program;
-}
-
-export function positiveInt(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} expects a non-negative integer, got '${text}'`);
-  return n;
 }
 
 /** Runs the CLI; returns the process exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
   const program = buildProgram();
   try {
+    if (argv.length === 0) throw new UsageError(`missing command: one of ${program.commands.map((c) => c.name()).join(', ')} (joinlab --help for more)`);
     await program.parseAsync([...argv], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.exitCode === 0) return 0; // --help, --version
-      process.stderr.write(`joinlab: ${e.message.replace(/^error: /, '')}\n`);
-      return 2;
-    }
-    if (isJoinlabError(e)) {
-      process.stderr.write(`joinlab: ${e.message}\n`);
-      return e.exitCode;
-    }
-    process.stderr.write(`joinlab: internal error (please report): ${(e as Error)?.stack ?? String(e)}\n`);
-    return 1;
+    return reportError(e);
   }
+}
+
+/** Prints a thrown error the CLI way and returns the exit code. */
+function reportError(e: unknown): number {
+  if (e instanceof CommanderError) {
+    if (e.exitCode === 0) return 0; // --help
+    process.stderr.write(errorLine(e.message.replace(/^error: /, '')));
+    return 2;
+  }
+  if (isJoinlabError(e)) {
+    process.stderr.write(errorLine(e.message));
+    return e.exitCode;
+  }
+  process.stderr.write(`joinlab: internal error (please report): ${(e as Error)?.stack ?? String(e)}\n`);
+  return 1;
 }
