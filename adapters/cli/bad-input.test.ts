@@ -114,6 +114,7 @@ const SLOTS: readonly Slot[] = [
   { name: 'parity --config', kind: 'input', argv: (x) => ['parity', '--cases', '1', '--config', x] },
   { name: 'check --config', kind: 'input', argv: (x) => ['check', '--rows', '1', '--config', x] },
   { name: 'strategies --config', kind: 'input', argv: (x) => ['strategies', '--config', x] },
+  { name: 'clean DIR', kind: 'dir', argv: (x) => ['clean', '--dry-run', x] },
 ];
 
 /** Bad paths per kind of slot: [label, path, what the message must say]. */
@@ -192,6 +193,7 @@ const TEXT_SLOTS: readonly TextSlot[] = [
   { name: 'check --seed', argv: (v) => ['check', '--seed', v] },
   { name: 'check --set', argv: (v) => ['check', '--rows', '1', '--set', v] },
   { name: 'run FILE', argv: (v) => ['run', v, '--out', p('report')] },
+  { name: 'clean DIR', argv: (v) => ['clean', '--dry-run', v] },
 ];
 const textCases = TEXT_SLOTS.flatMap((s) => TEXT_VALUES.map(([label, v]) => ({ title: `${s.name}: ${label}`, argv: s.argv(v) })));
 
@@ -222,7 +224,7 @@ describe('flags that were silently ignored, misread or crashed', () => {
     ['parity --cases "" (used to run 0 cases)', ['parity', '--cases', ''], /--cases needs a value/],
     ['parity --cases -1', ['parity', '--cases', '-1'], /--cases expects an integer from 0/],
     ['check --seed 2^32 (seeds are 32-bit)', ['check', '--seed', '4294967296'], /--seed expects an integer from 0 to 4,294,967,295/],
-    ['no command', [], /missing command: one of join, strategies, run, demo, parity, check/],
+    ['no command', [], /missing command: one of join, strategies, run, demo, parity, check, clean/],
     ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
     ['join with a positional argument', ['join', 'x.parquet', '--left', L, '--right', R, '--on', 'k=k'], /too many arguments for 'join'/],
     ['run with two files', ['run', EXP, EXP], /too many arguments for 'run'/],

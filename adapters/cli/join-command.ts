@@ -28,6 +28,8 @@ export interface JoinCommandOptions {
   set: string[];
   out?: string;
   json: boolean;
+  /** Aborted when the process is interrupted (adapters/cli/interrupt.ts). */
+  signal?: AbortSignal;
 }
 
 const PREVIEW_ROWS = 10;
@@ -43,6 +45,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
     { type: opts.type, on: opts.on, range: opts.range, filter: opts.filter, select: opts.select, nullEqualsNull: opts.nullEqualsNull, nullAware: opts.nullAware },
     opts.left,
     opts.right,
+    { signal: opts.signal },
   );
   if (opts.out) await writeTable(opts.out, table);
   if (opts.json) {
