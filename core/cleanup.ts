@@ -12,11 +12,22 @@
  *
  * Removal is synchronous on purpose: 'exit' handlers and a signal handler about to exit cannot
  * await.
+ *
+ * Shutting down: once a signal handler calls `beginShutdown`, a write that is still running must
+ * not finish by renaming its temp file into place (the user asked for the run to stop; an output
+ * appearing after "interrupted" would be a lie). adapters/io/atomic.ts asks `isShuttingDown()`
+ * before it creates a temp file and again before the rename.
+ *
+ * Leftover names: `parseLeftoverName` recognises the two names above and returns the pid in them;
+ * it is what `joinlab clean` uses to find the files of processes that no longer run. It lives here,
+ * beside the registry, so the producers (atomic.ts `tempPathFor`, memory/spill.ts) and the
+ * cleaner agree on one definition.
  */
 import { rmSync } from 'node:fs';
 
 const tracked = new Set<string>();
 let exitHookInstalled = false;
+let shuttingDown = false;
 
 function installExitHook(): void {
   if (exitHookInstalled) return;
@@ -53,4 +64,35 @@ export function removeTrackedPathsSync(): number {
   }
   tracked.clear();
   return n;
+}
+
+/** The process is stopping on a signal: no temp file may be created or renamed into place. */
+export function beginShutdown(): void {
+  shuttingDown = true;
+}
+
+export function isShuttingDown(): boolean {
+  return shuttingDown;
+}
+
+/** Undoes `beginShutdown` (tests only: a real shutdown ends with the process). */
+export function cancelShutdownForTests(): void {
+  shuttingDown = false;
+}
+
+/** What a leftover is: an atomic write's temp file, or a spill directory. */
+export type LeftoverKind = 'temp-file' | 'spill-dir';
+
+/** `.<name>.tmp-<pid>-<hex>` (adapters/io/atomic.ts `tempPathFor`). */
+const TEMP_FILE = /^\..+\.tmp-(\d+)-[0-9a-f]+$/;
+/** `joinlab-spill-<pid>-<random>` (core/memory/spill.ts, made by mkdtemp). */
+const SPILL_DIR = /^joinlab-spill-(\d+)-[A-Za-z0-9]+$/;
+
+/** The kind and pid a leftover's file name carries, or null for any other name. */
+export function parseLeftoverName(name: string): { kind: LeftoverKind; pid: number } | null {
+  const t = TEMP_FILE.exec(name);
+  if (t) return { kind: 'temp-file', pid: Number(t[1]) };
+  const s = SPILL_DIR.exec(name);
+  if (s) return { kind: 'spill-dir', pid: Number(s[1]) };
+  return null;
 }

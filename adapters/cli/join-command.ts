@@ -4,6 +4,8 @@
  * only once the join has finished, so the file may be far larger than memory and a failed run
  * never leaves a partial output; without `--out` the first rows are kept for the preview and the
  * rest are counted, so memory stays bounded by the join's own state however large the result.
+ * Before any of it, preflight.ts checks the flags and paths (inputs are regular files, `--out` is
+ * writable and not an input), so those mistakes cost milliseconds, not a join.
  */
 import { dirname, resolve } from 'node:path';
 import { Table, type RecordBatch } from 'apache-arrow';
@@ -12,6 +14,7 @@ import { Engine, type JoinStream } from '../../core/engine.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import { writeBatches } from '../io/index.ts';
 import { formatTable } from './format.ts';
+import { preflightJoin } from './preflight.ts';
 
 export interface JoinCommandOptions {
   left: string;
@@ -28,11 +31,16 @@ export interface JoinCommandOptions {
   set: string[];
   out?: string;
   json: boolean;
+  /** Aborted when the process is interrupted (adapters/cli/interrupt.ts). */
+  signal?: AbortSignal;
 }
 
 const PREVIEW_ROWS = 10;
+/** Preview cells longer than this are cut, with the number of bytes cut (format.ts). */
+const PREVIEW_CELL_WIDTH = 40;
 
 export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
+  await preflightJoin(opts);
   const set = opts.algorithm ? [...opts.set, `join=${opts.algorithm}`] : opts.set;
   const config = await loadConfig({ file: opts.config, set });
   const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
@@ -40,6 +48,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
     { type: opts.type, on: opts.on, range: opts.range, filter: opts.filter, select: opts.select, nullEqualsNull: opts.nullEqualsNull, nullAware: opts.nullAware },
     opts.left,
     opts.right,
+    { signal: opts.signal },
   );
   const { metrics } = stream;
   const head = opts.out ? (await writeBatches(opts.out, stream.schema, stream.batches, { pool: stream.pool }), null) : await previewHead(stream);
@@ -97,7 +106,7 @@ function preview(table: Table, totalRows: number): string {
   const rows: unknown[][] = [];
   for (let i = 0; i < n; i++) rows.push(names.map((_, c) => table.getChildAt(c)!.get(i)));
   const more = totalRows > n ? `\n… ${totalRows - n} more rows (use --out FILE to write them all)` : '';
-  return formatTable(names, rows) + more;
+  return formatTable(names, rows, { maxCellWidth: PREVIEW_CELL_WIDTH }) + more;
 }
 
 export function round(ms: number): number {

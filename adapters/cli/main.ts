@@ -4,12 +4,19 @@
  * Contract: a usage or input error prints ONE line `joinlab: <message>` to stderr and exits 2,
  * with no stack trace and no output file (outputs are written atomically, after the join has
  * completed). Anything else that escapes is a bug and is printed with its stack (exit 1).
+ * The line is one line even when the message quotes a newline or a megabyte of input
+ * (error-line.ts); options given twice or empty are refused (options.ts); paths are checked
+ * before any work (preflight.ts, the runner's output check). With `signals: true` (the real
+ * process) SIGINT/SIGTERM stop the run, remove its temp files and exit 130/143 (interrupt.ts).
  */
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
+import { errorLine } from './error-line.ts';
+import { handleInterrupts } from './interrupt.ts';
 import type { JoinCommandOptions } from './join-command.ts';
+import { guardOptions, integerFlag, LIMITS, nonEmptyPath } from './options.ts';
 // Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
 // experiment runner.
 const runJoinCommand = async (o: JoinCommandOptions) => (await import('./join-command.ts')).runJoinCommand(o);
@@ -20,10 +27,17 @@ const runDefaultExperiment = async (...a: Parameters<typeof import('./run-comman
   (await import('./run-command.ts')).runDefaultExperiment(...a);
 const runParity = async (...a: Parameters<typeof import('./parity-command.ts').runParity>) => (await import('./parity-command.ts')).runParity(...a);
 const runDemo = async (...a: Parameters<typeof import('./demo.ts').runDemo>) => (await import('./demo.ts')).runDemo(...a);
+const runCleanCommand = async (...a: Parameters<typeof import('./clean-command.ts').runCleanCommand>) =>
+  (await import('./clean-command.ts')).runCleanCommand(...a);
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 
-function buildProgram(): Command {
+/** What the commands share with main: the signal aborted when the process is interrupted. */
+interface RunContext {
+  readonly signal?: AbortSignal;
+}
+
+function buildProgram(ctx: RunContext): Command {
   const program = new Command()
     .name('joinlab')
     .description('Join operators over Apache Arrow data, with pluggable strategies and DuckDB parity checks.')
@@ -50,7 +64,7 @@ function buildProgram(): Command {
     .option('--json', 'print rows, timing, config and metrics as one JSON object', false)
     .action(async (opts: JoinCommandOptions) => {
       if (!opts.on && !opts.range) throw new UsageError('join needs --on LEFT=RIGHT[,…] or --range "LEFT OP RIGHT"');
-      await runJoinCommand(opts);
+      await runJoinCommand({ ...opts, signal: ctx.signal });
     });
 
   program
@@ -67,7 +81,7 @@ function buildProgram(): Command {
   program
     .command('run')
     .description('run an experiment file: every variant beside DuckDB, a table, results.json and report.html')
-    .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml')
+    .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml', nonEmptyPath('run'))
     .option('--out <dir>', 'report directory', 'joinlab-report')
     .action(async (file: string, opts: { out: string }) => {
       const results = await runRunCommand(file, { out: opts.out });
@@ -91,10 +105,12 @@ function buildProgram(): Command {
     .option('--algorithm <name...>', 'only these join algorithms')
     .option('--config <file>', 'config file (its extensions are fuzzed too)')
     .action(async (opts: { cases: string; seed: string; algorithm?: string[]; config?: string }) => {
+      const cases = integerFlag(opts.cases, '--cases', ...LIMITS.cases);
+      const seed = integerFlag(opts.seed, '--seed', ...LIMITS.seed);
       const config = await loadConfig({ file: opts.config });
       const r = await runParity({
-        cases: positiveInt(opts.cases, '--cases'),
-        seed: positiveInt(opts.seed, '--seed'),
+        cases,
+        seed,
         algorithms: opts.algorithm,
         extensions: config.extensions,
       });
@@ -109,37 +125,60 @@ function buildProgram(): Command {
     .option('--config <file>', 'config file')
     .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
     .action(async (opts: { rows: string; seed: string; config?: string; set: string[] }) => {
+      const rows = integerFlag(opts.rows, '--rows', ...LIMITS.rows);
+      const seed = integerFlag(opts.seed, '--seed', ...LIMITS.seed);
       const config = await loadConfig({ file: opts.config, set: opts.set });
-      const ok = await runDemo(config, { rows: positiveInt(opts.rows, '--rows'), seed: positiveInt(opts.seed, '--seed') });
+      const ok = await runDemo(config, { rows, seed });
       if (!ok) process.exitCode = 1;
     });
 
+  program
+    .command('clean')
+    .description('remove temp files and spill directories left by joinlab runs that were killed (their pid is not running)')
+    .argument('[dir...]', 'directories to look in (default: the working directory); the temp directory is always searched for spill directories')
+    .option('--dry-run', 'only list what would be removed', false)
+    .action(async (dirs: string[], opts: { dryRun: boolean }) => {
+      if (dirs.some((d) => d === '')) throw new UsageError('clean needs directory paths, got an empty string');
+      await runCleanCommand({ dirs, dryRun: opts.dryRun });
+    });
+
+  guardOptions(program);
   return program;
 }
 
-export function positiveInt(text: string, flag: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} expects a non-negative integer, got '${text}'`);
-  return n;
+export interface MainOptions {
+  /** Handle SIGINT/SIGTERM (the real process: bin/joinlab.mjs); see interrupt.ts. */
+  readonly signals?: boolean;
 }
 
 /** Runs the CLI; returns the process exit code. */
-export async function main(argv: readonly string[]): Promise<number> {
-  const program = buildProgram();
+export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
+  const interrupts = options.signals ? handleInterrupts() : null;
+  const program = buildProgram({ signal: interrupts?.signal });
   try {
+    if (argv.length === 0) throw new UsageError(`missing command: one of ${program.commands.map((c) => c.name()).join(', ')} (joinlab --help for more)`);
     await program.parseAsync([...argv], { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
-    if (e instanceof CommanderError) {
-      if (e.exitCode === 0) return 0; // --help, --version
-      process.stderr.write(`joinlab: ${e.message.replace(/^error: /, '')}\n`);
-      return 2;
-    }
-    if (isJoinlabError(e)) {
-      process.stderr.write(`joinlab: ${e.message}\n`);
-      return e.exitCode;
-    }
-    process.stderr.write(`joinlab: internal error (please report): ${(e as Error)?.stack ?? String(e)}\n`);
-    return 1;
+    if (interrupts?.received()) return 1; // the interrupt handler prints the one line and exits
+    return reportError(e);
+  } finally {
+    interrupts?.settled();
+    interrupts?.dispose();
   }
+}
+
+/** Prints a thrown error the CLI way and returns the exit code. */
+function reportError(e: unknown): number {
+  if (e instanceof CommanderError) {
+    if (e.exitCode === 0) return 0; // --help
+    process.stderr.write(errorLine(e.message.replace(/^error: /, '')));
+    return 2;
+  }
+  if (isJoinlabError(e)) {
+    process.stderr.write(errorLine(e.message));
+    return e.exitCode;
+  }
+  process.stderr.write(`joinlab: internal error (please report): ${(e as Error)?.stack ?? String(e)}\n`);
+  return 1;
 }

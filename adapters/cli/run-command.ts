@@ -4,11 +4,18 @@
  *
  * Kept apart from main.ts so the command wiring stays a one-liner there, and so scripts and tests
  * can call it directly. Progress goes to stderr (a bar on a TTY), results to stdout.
+ *
+ * Before the run: the experiment file and any data files it names must be regular files (a
+ * directory used to crash with EISDIR, a FIFO to hang), checked here so an experiment fails in
+ * milliseconds rather than after its data were generated; the runner itself checks the output
+ * directory before any work.
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { assertRegularFile } from '../../core/input-file.ts';
 import { formatResultsTable } from '../../bench/experiments/report.ts';
 import { runExperiment, type ExperimentResults } from '../../bench/experiments/runner.ts';
+import { loadExperiment } from '../../bench/experiments/schema.ts';
 
 /** The demo experiment: star and sparse data, every pushdown policy, DuckDB side by side. */
 export const DEFAULT_EXPERIMENT_FILE = fileURLToPath(new URL('../../bench/experiments/default.yaml', import.meta.url));
@@ -25,6 +32,7 @@ export interface RunCommandOptions {
  * false when any answer differed from DuckDB's (the caller should then exit non-zero).
  */
 export async function runRunCommand(file: string, opts: RunCommandOptions = {}): Promise<ExperimentResults> {
+  await checkExperimentInputs(file);
   const results = await runExperiment(file, {
     out: opts.out,
     progress: opts.progress,
@@ -34,6 +42,17 @@ export async function runRunCommand(file: string, opts: RunCommandOptions = {}):
   process.stdout.write(results.parityOk ? 'every checked answer matches DuckDB\n' : 'MISMATCH: some answers differ from DuckDB\n');
   process.stdout.write(`report: ${join(results.out, 'report.html')} (data: ${join(results.out, 'results.json')}; ${(results.wallMs / 1000).toFixed(1)} s)\n`);
   return results;
+}
+
+/** The experiment file, then every data file it names, is a readable regular file. */
+async function checkExperimentInputs(file: string): Promise<void> {
+  await assertRegularFile(file, 'experiment file');
+  const exp = await loadExperiment(file);
+  for (const ds of exp.datasets) {
+    if (ds.data.kind !== 'files') continue;
+    await assertRegularFile(ds.data.left, `left input of data set '${ds.name}'`);
+    await assertRegularFile(ds.data.right, `right input of data set '${ds.name}'`);
+  }
 }
 
 /** `joinlab demo` once wired to the experiment runner: the default experiment. */

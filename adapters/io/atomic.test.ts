@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CorruptFileError, FileNotFoundError } from '../../core/errors.ts';
-import { readFileBytes, tempPathFor, writeFileAtomic } from './atomic.ts';
+import { beginShutdown, cancelShutdownForTests, parseLeftoverName } from '../../core/cleanup.ts';
+import { CancelledError, CorruptFileError, FileNotFoundError, UsageError } from '../../core/errors.ts';
+import { assertOutputDirectory, assertOutputFile, readFileBytes, tempPathFor, writeFileAtomic } from './atomic.ts';
 
 let dir: string;
 beforeEach(async () => {
@@ -87,6 +89,66 @@ describe('writeFileAtomic', () => {
   });
 });
 
+describe('tempPathFor', () => {
+  it('names temp files the way `joinlab clean` recognises them, with this pid', () => {
+    for (const name of ['out.parquet', 'x.csv', '.hidden.arrow', 'with space.parquet']) {
+      expect(parseLeftoverName(basename(tempPathFor(join(dir, name))))).toEqual({ kind: 'temp-file', pid: process.pid });
+    }
+  });
+});
+
+describe('writeFileAtomic during a shutdown (a signal arrived)', () => {
+  afterEach(() => cancelShutdownForTests());
+
+  it('creates nothing once the shutdown has begun', async () => {
+    beginShutdown();
+    await expect(writeFileAtomic(join(dir, 'late.bin'), new Uint8Array([1]))).rejects.toBeInstanceOf(CancelledError);
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('does not rename into place when the shutdown begins while it writes', async () => {
+    const p = join(dir, 'mid.bin');
+    await expect(
+      writeFileAtomic(p, async (tmp) => {
+        await writeFile(tmp, 'partial');
+        beginShutdown();
+      }),
+    ).rejects.toBeInstanceOf(CancelledError);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('assertOutputFile / assertOutputDirectory (before any work)', () => {
+  it('accept a new file in an existing directory, an existing regular file, a new or existing directory', async () => {
+    await writeFile(join(dir, 'old.parquet'), 'x');
+    await expect(assertOutputFile(join(dir, 'new.parquet'))).resolves.toBeUndefined();
+    await expect(assertOutputFile(join(dir, 'old.parquet'))).resolves.toBeUndefined();
+    await expect(assertOutputDirectory(dir)).resolves.toBeUndefined();
+    await expect(assertOutputDirectory(join(dir, 'a', 'b', 'c'))).resolves.toBeUndefined();
+    expect(await readdir(dir)).toEqual(['old.parquet']); // checked, nothing created
+  });
+
+  it('refuse a missing directory, an existing directory or FIFO as the file, a file as the directory', async () => {
+    await writeFile(join(dir, 'file'), 'x');
+    await mkdir(join(dir, 'taken.parquet'));
+    execFileSync('mkfifo', [join(dir, 'fifo.parquet')]);
+    const cases: [() => Promise<void>, RegExp][] = [
+      [() => assertOutputFile(join(dir, 'no', 'x.parquet'), '--out no/x.parquet'), /^--out no\/x\.parquet: directory .*no does not exist$/],
+      [() => assertOutputFile(join(dir, 'taken.parquet')), /is an existing directory; name a file inside it/],
+      [() => assertOutputFile(join(dir, 'fifo.parquet')), /exists and is a FIFO \(named pipe\), not a regular file/],
+      [() => assertOutputFile(join(dir, 'file', 'x.parquet')), /file is a regular file, not a directory/],
+      [() => assertOutputDirectory(join(dir, 'file')), /file exists and is a regular file, not a directory/],
+      [() => assertOutputDirectory(join(dir, 'file', 'sub')), /file is a regular file, not a directory/],
+      [() => assertOutputDirectory(join(dir, 'fifo.parquet')), /is a FIFO \(named pipe\), not a directory/],
+    ];
+    for (const [p, message] of cases) {
+      const err = await p().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as Error).message).toMatch(message);
+    }
+  });
+});
+
 describe('readFileBytes', () => {
   it('reads bytes, and maps missing files and directories to typed errors', async () => {
     const p = join(dir, 'a.bin');
@@ -95,5 +157,11 @@ describe('readFileBytes', () => {
     await expect(readFileBytes(join(dir, 'nope'))).rejects.toBeInstanceOf(FileNotFoundError);
     await expect(readFileBytes(join(p, 'child'))).rejects.toBeInstanceOf(FileNotFoundError);
     await expect(readFileBytes(dir)).rejects.toBeInstanceOf(CorruptFileError);
+  });
+
+  it('refuses a FIFO instead of blocking on it', async () => {
+    const fifo = join(dir, 'in.arrow');
+    execFileSync('mkfifo', [fifo]);
+    await expect(readFileBytes(fifo, 'left input')).rejects.toThrow(/the left input is a FIFO \(named pipe\), not a regular file/);
   });
 });

@@ -11,16 +11,25 @@
  * `.tmp-<pid>-` file behind (the repository's `.gitignore` ignores `*.tmp-*`).
  *
  * Degenerate cases: a missing output directory is a `FileNotFoundError` naming the directory;
- * zero bytes is a valid (empty) file.
+ * zero bytes is a valid (empty) file. Once a signal handler has begun the shutdown
+ * (core/cleanup.ts `beginShutdown`), no temp file is created and none is renamed into place: the
+ * write fails with `CancelledError` and its temp file is removed.
  *
- * `readFileBytes` is the read-side counterpart: ENOENT/ENOTDIR become `FileNotFoundError`, a
- * directory becomes `CorruptFileError` (it exists but is not a decodable file).
+ * `readFileBytes` is the read-side counterpart: the path must be a regular file
+ * (core/input-file.ts: missing -> `FileNotFoundError`; a directory, FIFO, device -> `CorruptFileError`).
+ *
+ * `assertOutputFile` / `assertOutputDirectory` are the write-side checks a command runs *before*
+ * any work, so that a run which cannot write its result fails in milliseconds instead of after
+ * the join or the whole experiment: the directory exists (or can be created) and is writable, and
+ * the target is not something a rename must not replace (a directory, a FIFO, a device).
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { trackTempPath, untrackTempPath } from '../../core/cleanup.ts';
-import { CorruptFileError, FileNotFoundError } from '../../core/errors.ts';
+import { constants, type Stats } from 'node:fs';
+import { access, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isShuttingDown, trackTempPath, untrackTempPath } from '../../core/cleanup.ts';
+import { CancelledError, FileNotFoundError, UsageError } from '../../core/errors.ts';
+import { assertRegularFile, fileKind } from '../../core/input-file.ts';
 
 /** Either the bytes to write, or a writer that must create `tmpPath` itself (e.g. DuckDB `COPY … TO`). */
 export type AtomicContent = Uint8Array | ((tmpPath: string) => Promise<void>);
@@ -50,6 +59,7 @@ async function writeAndSync(tmp: string, bytes: Uint8Array): Promise<void> {
 
 /** Write `content` to `path` atomically (temp file in the same directory, then rename). */
 export async function writeFileAtomic(path: string, content: AtomicContent): Promise<void> {
+  if (isShuttingDown()) throw interrupted(path);
   const tmp = tempPathFor(path);
   trackTempPath(tmp);
   try {
@@ -60,6 +70,7 @@ export async function writeFileAtomic(path: string, content: AtomicContent): Pro
     } else {
       await writeAndSync(tmp, content);
     }
+    if (isShuttingDown()) throw interrupted(path);
     await rename(tmp, path);
     untrackTempPath(tmp);
   } catch (e) {
@@ -76,15 +87,82 @@ export async function writeFileAtomic(path: string, content: AtomicContent): Pro
   }
 }
 
-/** Read a whole file; missing -> FileNotFoundError, a directory -> CorruptFileError. */
-export async function readFileBytes(path: string): Promise<Uint8Array> {
+function interrupted(path: string): CancelledError {
+  return new CancelledError(`interrupted: ${path} was not written`);
+}
+
+/** Read a whole regular file; missing -> FileNotFoundError, a directory, FIFO, … -> CorruptFileError. */
+export async function readFileBytes(path: string, role = 'input'): Promise<Uint8Array> {
+  await assertRegularFile(path, role);
   try {
     const buf = await readFile(path);
     return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new FileNotFoundError(path);
-    if (code === 'EISDIR') throw new CorruptFileError(path, 'is a directory, not a file', { cause: e });
     throw e;
+  }
+}
+
+async function statOrNull(path: string): Promise<Stats | null> {
+  try {
+    return await stat(path);
+  } catch (e) {
+    const code = errnoCode(e);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    if (code === 'ENAMETOOLONG') throw new UsageError(`path too long (${path.length} characters): ${path}`);
+    if (code === 'ERR_INVALID_ARG_VALUE' || code === 'ERR_INVALID_ARG_TYPE') throw new UsageError(`the path contains a NUL byte, which no file name can: ${path}`);
+    if (code === 'ELOOP') throw new UsageError(`${path}: too many levels of symbolic links`);
+    throw e;
+  }
+}
+
+async function assertWritableDirectory(dir: string, what: string): Promise<void> {
+  try {
+    await access(dir, constants.W_OK | constants.X_OK);
+  } catch {
+    throw new UsageError(`${what}: directory ${dir} is not writable`);
+  }
+}
+
+/**
+ * `path` can be written by `writeFileAtomic`: its directory exists and is writable, and the path
+ * is either free or a regular file (which the rename replaces). `role` starts the message
+ * (e.g. `--out x.parquet`). Writes nothing.
+ */
+export async function assertOutputFile(path: string, role = `output ${path}`): Promise<void> {
+  const st = await statOrNull(path);
+  if (st?.isDirectory()) throw new UsageError(`${role}: ${path} is an existing directory; name a file inside it`);
+  if (st && !st.isFile()) throw new UsageError(`${role}: ${path} exists and is ${fileKind(st)}, not a regular file`);
+  const dir = dirname(resolve(path));
+  const d = await statOrNull(dir);
+  if (!d) throw new UsageError(`${role}: directory ${dirname(path)} does not exist`);
+  if (!d.isDirectory()) throw new UsageError(`${role}: ${dirname(path)} is ${fileKind(d)}, not a directory`);
+  await assertWritableDirectory(dir, role);
+}
+
+/**
+ * `dir` can hold a run's outputs: an existing writable directory, or a path whose nearest
+ * existing ancestor is a writable directory (the writer creates the rest with `mkdir -p`).
+ * Creates nothing, so a run that fails later leaves no empty directory behind.
+ */
+export async function assertOutputDirectory(dir: string, role = `output directory ${dir}`): Promise<void> {
+  const st = await statOrNull(dir);
+  if (st) {
+    if (!st.isDirectory()) throw new UsageError(`${role}: ${dir} exists and is ${fileKind(st)}, not a directory`);
+    await assertWritableDirectory(dir, role);
+    return;
+  }
+  let parent = dirname(resolve(dir));
+  for (;;) {
+    const p = await statOrNull(parent);
+    if (p) {
+      if (!p.isDirectory()) throw new UsageError(`${role}: ${parent} is ${fileKind(p)}, not a directory`);
+      await assertWritableDirectory(parent, role);
+      return;
+    }
+    const up = dirname(parent);
+    if (up === parent) throw new UsageError(`${role}: no existing directory above ${dir}`);
+    parent = up;
   }
 }

@@ -33,7 +33,7 @@ import type { ScanMetrics } from '../../core/metrics.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { writeFileAtomic } from '../../adapters/io/atomic.ts';
+import { assertOutputDirectory, writeFileAtomic } from '../../adapters/io/atomic.ts';
 import { readTable } from '../../adapters/io/index.ts';
 import { isParquetPath } from '../../adapters/io/parquet.ts';
 import { duckdbVersion, generateData, parquetInfo, type FileInfo } from './generators.ts';
@@ -484,9 +484,11 @@ function copyName(source: string): string {
  */
 export async function runExperiment(file: string, options: RunOptions = {}): Promise<ExperimentResults> {
   const started = performance.now();
+  const out = resolve(options.out ?? 'joinlab-report');
+  // Before any work: an output directory that cannot be made used to fail after the whole run.
+  await assertOutputDirectory(out, `report directory ${options.out ?? 'joinlab-report'}`);
   const exp = await loadExperiment(file);
   const engines = await createEngines(exp);
-  const out = resolve(options.out ?? 'joinlab-report');
   const log = options.log ?? (() => {});
   const showBar = options.progress ?? process.stderr.isTTY === true;
   const duck = await DuckDBSession.open({ threads: 1 });

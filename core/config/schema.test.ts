@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, FileNotFoundError } from '../errors.ts';
+import { ConfigError, CorruptFileError, FileNotFoundError } from '../errors.ts';
 import { loadConfig } from './load.ts';
 import { applyOverrides, CONFIG_KEYS, parseConfig } from './schema.ts';
 
@@ -49,6 +50,40 @@ describe('config schema', () => {
     expect(() => parseConfig(applyOverrides({}, ['pushdown.keyRangeBitmap=maybe']))).toThrow(/pushdown.keyRangeBitmap/);
   });
 
+  it('a boolean, a string or a list is not a number, and a number is not a boolean (no silent coercion)', () => {
+    for (const [input, key, got] of [
+      [{ hash: { partitions: true } }, 'hash.partitions', 'true'],
+      [{ hash: { partitions: [4] } }, 'hash.partitions', '\\[4\\]'],
+      [{ batchSize: '12' }, 'batchSize', '"12"'],
+      [{ 'pushdown.inlistMaxDistinct': false }, 'pushdown.inlistMaxDistinct', 'false'],
+      [{ 'pushdown.inlistMaxBytes': null }, 'pushdown.inlistMaxBytes', 'null'],
+      [{ 'pushdown.keyRangeBitmap': 1 }, 'pushdown.keyRangeBitmap', '1'],
+      [{ 'pwmj.prefilter': 'yes' }, 'pwmj.prefilter', '"yes"'],
+      [{ memoryLimit: true }, 'memoryLimit', 'true'],
+      [{ join: 5 }, 'join', '5'],
+    ] as const) {
+      expect(() => parseConfig(input), JSON.stringify(input)).toThrow(new RegExp(`invalid config value for '${key.replace('.', '\\.')}' \\(got ${got}\\)`));
+    }
+  });
+
+  it('--set text still converts by the key’s type, and text that does not convert is refused naming the key', () => {
+    const c = parseConfig(applyOverrides({}, ['hash.partitions=8', 'batchSize=1e3', 'pwmj.prefilter=off', 'pushdown.keyRangeBitmap=YES', 'memoryLimit=1024']));
+    expect(c['hash.partitions']).toBe(8);
+    expect(c.batchSize).toBe(1000);
+    expect(c['pwmj.prefilter']).toBe(false);
+    expect(c['pushdown.keyRangeBitmap']).toBe(true);
+    expect(c.memoryLimit).toBe(1024);
+    for (const bad of ['batchSize=true', 'batchSize=0x10', 'batchSize=', 'hash.partitions=4 partitions', 'pwmj.prefilter=2']) {
+      expect(() => parseConfig(applyOverrides({}, [bad])), bad).toThrow(new RegExp(`invalid config value for '${bad.split('=')[0]!.replace('.', '\\.')}'`));
+    }
+  });
+
+  it('an object that contains itself is a ConfigError naming the key, not a stack overflow', () => {
+    const hash: Record<string, unknown> = { mode: 'partitioned' };
+    hash.again = hash;
+    expect(() => parseConfig({ hash })).toThrow(/configuration refers to itself at 'hash\.again'/);
+  });
+
   it('every documented key is in the schema', () => {
     for (const k of ['join', 'hash.mode', 'hash.partitions', 'hash.build', 'hashmap', 'pushdown', 'pushdown.keyRangeBitmap', 'pushdown.inlistMaxDistinct', 'pushdown.inlistMaxBytes', 'pushdown.rowFilter', 'smj.existence', 'pwmj.search', 'pwmj.prefilter', 'batchSize', 'memoryLimit', 'extensions']) {
       expect(CONFIG_KEYS).toContain(k);
@@ -77,5 +112,25 @@ describe('config files', () => {
     const list = join(dir, 'list.yaml');
     writeFileSync(list, '- a\n- b\n');
     await expect(loadConfig({ file: list })).rejects.toThrow(/must hold an object/);
+  });
+
+  it('a YAML alias to an enclosing mapping, or an alias bomb, is a ConfigError', async () => {
+    const self = join(dir, 'self.yaml');
+    writeFileSync(self, 'hash: &h\n  mode: partitioned\n  x: *h\n');
+    await expect(loadConfig({ file: self })).rejects.toThrow(/configuration refers to itself at 'hash\.x'/);
+    const bomb = join(dir, 'bomb.yaml');
+    const levels = ['a: &a [x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefg'[i]}`).join(', ')}]`)];
+    writeFileSync(bomb, `${levels.join('\n')}\n`);
+    await expect(loadConfig({ file: bomb })).rejects.toThrow(/cannot parse config file .*bomb\.yaml: Excessive alias count/);
+  });
+
+  it('a directory or a FIFO as the config file is refused before it is read (it used to crash or hang)', async () => {
+    const d = join(dir, 'dir.yaml');
+    mkdirSync(d);
+    await expect(loadConfig({ file: d })).rejects.toThrow(CorruptFileError);
+    await expect(loadConfig({ file: d })).rejects.toThrow(/the config file is a directory, not a regular file/);
+    const fifo = join(dir, 'fifo.yaml');
+    execFileSync('mkfifo', [fifo]);
+    await expect(loadConfig({ file: fifo })).rejects.toThrow(/the config file is a FIFO \(named pipe\), not a regular file/);
   });
 });

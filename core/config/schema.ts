@@ -7,23 +7,27 @@
  * (`join`, `pushdown`, `hashmap`, …) are only checked to be words here: which names exist depends
  * on the extensions loaded, so the registry checks them when a run resolves its strategies.
  * Unknown keys are an error naming the key (a typo must not silently run the default).
+ *
+ * Types are strict: a number key takes a number and a boolean key a boolean. `{"hash":
+ * {"partitions": true}}` used to be coerced to 1 and `[4]` to 4 — a config that says something
+ * else than what runs. Only `--set` values arrive as text, so `applyOverrides` converts them by
+ * the key's type (`batchSize=64` -> 64, `pushdown.keyRangeBitmap=off` -> false) and leaves text it
+ * cannot convert as text, which validation then rejects naming the key.
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { parseByteSize } from '../memory/pool.ts';
 
 const strategyName = z.string().regex(/^[A-Za-z0-9_.\-]+$/, 'a strategy name (letters, digits, . _ -)');
-const positiveInt = z.coerce.number().int().positive();
-const bool = z.preprocess((v) => {
-  if (typeof v !== 'string') return v;
-  const s = v.trim().toLowerCase();
-  if (['true', 'yes', 'on', '1'].includes(s)) return true;
-  if (['false', 'no', 'off', '0'].includes(s)) return false;
-  return v;
-}, z.boolean());
+const positiveInt = z.number().int().positive();
+const bool = z.boolean();
 const byteSize = z.unknown().transform((v, ctx) => {
+  if (typeof v !== 'number' && typeof v !== 'string') {
+    ctx.addIssue({ code: 'custom', message: `expected a number of bytes or a size like 512MB, 2GiB, unlimited, not ${v === null ? 'null' : typeof v}` });
+    return z.NEVER;
+  }
   try {
-    return parseByteSize(v as number | string);
+    return parseByteSize(v);
   } catch (e) {
     ctx.addIssue({ code: 'custom', message: (e as Error).message });
     return z.NEVER;
@@ -55,19 +59,26 @@ export type Config = z.output<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export const CONFIG_KEYS = Object.keys(configSchema.shape) as (keyof Config)[];
 
-/** Nested objects become dotted keys: `{hash: {mode: 'x'}}` -> `{'hash.mode': 'x'}`. Arrays stay. */
-export function flattenConfig(input: unknown, prefix = '', out: Record<string, unknown> = {}): Record<string, unknown> {
+/**
+ * Nested objects become dotted keys: `{hash: {mode: 'x'}}` -> `{'hash.mode': 'x'}`. Arrays stay.
+ * An object that contains itself (a YAML alias to an enclosing node) is a ConfigError naming the
+ * key, not a stack overflow.
+ */
+export function flattenConfig(input: unknown, prefix = '', out: Record<string, unknown> = {}, enclosing: Set<object> = new Set()): Record<string, unknown> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new ConfigError(`configuration must be an object${prefix ? ` at '${prefix}'` : ''}`);
   }
+  enclosing.add(input);
   for (const [k, v] of Object.entries(input)) {
     const key = prefix ? `${prefix}.${k}` : k;
     if (v !== null && typeof v === 'object' && !Array.isArray(v) && !(CONFIG_KEYS as string[]).includes(key)) {
-      flattenConfig(v, key, out);
+      if (enclosing.has(v)) throw new ConfigError(`configuration refers to itself at '${key}' (a YAML alias to an enclosing mapping?)`, key);
+      flattenConfig(v, key, out, enclosing);
     } else {
       out[key] = v;
     }
   }
+  enclosing.delete(input);
   return out;
 }
 
@@ -93,8 +104,33 @@ export function applyOverrides(base: unknown, overrides: readonly string[]): Rec
     const eq = o.indexOf('=');
     if (eq <= 0) throw new ConfigError(`--set expects KEY=VALUE, got '${o}'`);
     const key = o.slice(0, eq).trim();
-    const value = o.slice(eq + 1).trim();
-    flat[key] = key === 'extensions' ? value.split(',').filter(Boolean) : value;
+    flat[key] = fromCommandLine(key, o.slice(eq + 1).trim());
   }
   return flat;
+}
+
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const TRUE_WORDS = ['true', 'yes', 'on', '1'];
+const FALSE_WORDS = ['false', 'no', 'off', '0'];
+
+/** The zod type a key's value must have, defaults unwrapped ('number', 'boolean', …). */
+function valueType(key: string): string | undefined {
+  let s: z.ZodType | undefined = (configSchema.shape as Record<string, z.ZodType>)[key];
+  while (s instanceof z.ZodDefault) s = s.unwrap() as z.ZodType;
+  return s?._zod.def.type;
+}
+
+/** A `--set` value (text) as the value its key takes; text that does not convert stays text. */
+export function fromCommandLine(key: string, text: string): unknown {
+  if (key === 'extensions') return text.split(',').filter(Boolean);
+  switch (valueType(key)) {
+    case 'number':
+      return NUMBER_TEXT.test(text) ? Number(text) : text;
+    case 'boolean': {
+      const w = text.toLowerCase();
+      return TRUE_WORDS.includes(w) ? true : FALSE_WORDS.includes(w) ? false : text;
+    }
+    default:
+      return text;
+  }
 }

@@ -6,11 +6,24 @@
  *
  * Relative specifiers resolve against `baseDir` (the config file's directory or the working
  * directory). A module that cannot be imported or does not have the shape is a `ConfigError`
- * naming the specifier.
+ * naming the specifier; a path that is not a regular file (a directory, a FIFO that would block
+ * the import) is refused before the import (core/input-file.ts).
+ *
+ * Plain `.js` files outside a `"type": "module"` package: Node itself would load an ES module
+ * there (it detects the syntax), but under tsx's loader — which is how the `joinlab` command runs —
+ * `import()` hands the file to the CommonJS loader, which finds ESM syntax and fails with "Cannot
+ * require() ES Module … in a cycle" (and a failed import poisons the module cache). So such a file
+ * is loaded with `require()`, which in Node >= 20.19 loads both CommonJS and ES modules; the only
+ * ES modules it cannot load are ones with top-level `await`, which get the clear message "name it
+ * .mjs or add "type": "module"". `.mjs`, `.cjs`, `.ts` and `.js` inside a module package are
+ * imported as before.
  */
-import { isAbsolute, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, JoinlabError } from '../errors.ts';
+import { assertRegularFile } from '../input-file.ts';
 import type { Registry } from './registry.ts';
 
 export interface Extension {
@@ -33,11 +46,44 @@ export async function loadExtension(registry: Registry, ext: Extension): Promise
   await registry.withExtension(ext.name, () => ext.load(registry));
 }
 
+/** The package scope of a file: the `type` of the nearest package.json ('commonjs' without one). */
+function packageType(file: string): 'module' | 'commonjs' {
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { type?: unknown };
+      return pkg.type === 'module' ? 'module' : 'commonjs';
+    } catch {
+      // no (readable) package.json here: look further up, as Node does
+    }
+    if (dirname(dir) === dir) return 'commonjs';
+  }
+}
+
+async function importModule(url: string, specifier: string): Promise<Record<string, unknown>> {
+  const file = url.startsWith('file:') ? fileURLToPath(url) : null;
+  if (file !== null) await assertRegularFile(file, 'extension');
+  if (file === null || extname(file) !== '.js' || packageType(file) === 'module') return (await import(url)) as Record<string, unknown>;
+  try {
+    const m = createRequire(import.meta.url)(file) as Record<string, unknown>;
+    return isExtension(m) ? { default: m } : m; // module.exports = { name, load }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ERR_REQUIRE_ASYNC_MODULE' || code === 'ERR_REQUIRE_ESM' || code === 'ERR_REQUIRE_CYCLE_MODULE') {
+      throw new ConfigError(
+        `cannot load extension '${specifier}': it is an ES module in a .js file outside a "type": "module" package, which Node cannot load here; name it .mjs or add "type": "module" to its package.json`,
+        'extensions',
+      );
+    }
+    throw e;
+  }
+}
+
 export async function importExtension(specifier: string, baseDir = process.cwd()): Promise<Extension> {
   let mod: Record<string, unknown>;
   try {
-    mod = await import(toUrl(specifier, baseDir));
+    mod = await importModule(toUrl(specifier, baseDir), specifier);
   } catch (e) {
+    if (e instanceof ConfigError) throw e;
     throw new ConfigError(`cannot load extension '${specifier}': ${(e as Error).message.split('\n')[0]}`, 'extensions');
   }
   const ext = [mod.default, mod.extension].find(isExtension);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,5 +77,27 @@ describe('registry', () => {
     writeFileSync(bad, 'export const x = 1;');
     await expect(loadExtensions(new Registry(), [bad])).rejects.toThrow(ConfigError);
     await expect(loadExtensions(new Registry(), [join(dir, 'missing.mjs')])).rejects.toThrow(/cannot load extension/);
+  });
+
+  it('a .js extension outside a "type": "module" package loads whether it is ESM or CommonJS; top-level await gets a clear message', async () => {
+    const plain = mkdtempSync(join(tmpdir(), 'joinlab-ext-js-')); // no package.json above it
+    try {
+      const body = (name: string) => `{ name: '${name}', load(registry) { registry.register({ id: Symbol.for('joinlab.slot.pushdown'), name: 'pushdown', description: '' }, { name: '${name}', description: '', planPartition: () => null }); } }`;
+      writeFileSync(join(plain, 'esm.js'), `export default ${body('esm-js')};\n`);
+      writeFileSync(join(plain, 'cjs.js'), `module.exports = ${body('cjs-js')};\n`);
+      writeFileSync(join(plain, 'tla.js'), `await Promise.resolve();\nexport default ${body('tla-js')};\n`);
+      const engine = await Engine.create({ extensions: [join(plain, 'esm.js'), join(plain, 'cjs.js')] });
+      expect(engine.registry.names(PUSHDOWN)).toEqual(expect.arrayContaining(['esm-js', 'cjs-js']));
+      await expect(loadExtensions(new Registry(), [join(plain, 'tla.js')])).rejects.toThrow(/name it \.mjs or add "type": "module" to its package\.json/);
+    } finally {
+      rmSync(plain, { recursive: true, force: true });
+    }
+  });
+
+  it('an extension path that is a directory or a FIFO is refused before the import (a FIFO used to hang it)', async () => {
+    const fifo = join(dir, 'ext-fifo.mjs');
+    execFileSync('mkfifo', [fifo]);
+    await expect(loadExtensions(new Registry(), [fifo])).rejects.toThrow(/cannot load extension .*: cannot read .*ext-fifo\.mjs: the extension is a FIFO/);
+    await expect(loadExtensions(new Registry(), [dir])).rejects.toThrow(/the extension is a directory, not a regular file/);
   });
 });

@@ -9,6 +9,7 @@
  */
 import type { Table } from 'apache-arrow';
 import { UsageError } from '../../core/errors.ts';
+import { assertRegularFile } from '../../core/input-file.ts';
 import { isIpcPath, readIpcFile } from '../../adapters/io/ipc.ts';
 import { isParquetPath } from '../../adapters/io/parquet.ts';
 import { MemoryScan } from './memory-scan.ts';
@@ -21,6 +22,7 @@ export interface OpenScanOptions {
 
 export async function openScan(source: string | Table, name?: string, options: OpenScanOptions = {}): Promise<Scan> {
   if (typeof source !== 'string') return new MemoryScan(source, name ?? 'table');
+  await assertRegularFile(source, name ? `${name} input` : 'input'); // a FIFO would block the open forever
   if (isParquetPath(source)) return ParquetScan.open(source, options.parquet);
   if (isIpcPath(source)) return new MemoryScan(await readIpcFile(source), name ?? source, { source });
   throw new UsageError(

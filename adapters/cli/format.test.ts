@@ -1,0 +1,38 @@
+/**
+ * The terminal tables: a preview cell is cut to a width with the number of bytes cut (a 1 MB
+ * string used to print in full), and no cell can break its row with a newline.
+ */
+import { describe, expect, it } from 'vitest';
+import { formatTable } from './format.ts';
+
+describe('formatTable', () => {
+  it('cuts long cells to maxCellWidth and says how many bytes were cut', () => {
+    const big = 'x'.repeat(1 << 20);
+    const out = formatTable(['k', 'big'], [[1, big]], { maxCellWidth: 40 });
+    expect(out.split('\n')[2]).toBe(`1  ${'x'.repeat(40)}…(+1048536 bytes)`);
+    expect(out.length).toBeLessThan(200);
+  });
+
+  it('counts UTF-8 bytes of text, bytes of binary values, and never splits a surrogate pair', () => {
+    const [text, bin, emoji] = formatTable(['t', 'b', 'e'], [['é'.repeat(50), new Uint8Array(100).fill(0xab), `${'a'.repeat(39)}😀tail`]], { maxCellWidth: 40 })
+      .split('\n')[2]!
+      .split(/\s{2,}/);
+    expect(text).toBe(`${'é'.repeat(40)}…(+20 bytes)`);
+    expect(bin).toBe(`\\x${'ab'.repeat(19)}…(+81 bytes)`);
+    expect(emoji).toBe(`${'a'.repeat(39)}…(+8 bytes)`); // 4 bytes of 😀, 4 of 'tail'
+  });
+
+  it('writes control characters as escapes, so every row stays one line', () => {
+    const out = formatTable(['name\nx', 's'], [['a\nb', 'c\td\u0000']]);
+    expect(out.split('\n')).toHaveLength(3);
+    expect(out).toContain('a\\nb');
+    expect(out).toContain('c\\td\\x00');
+    expect(out).toContain('name\\nx');
+  });
+
+  it('leaves short cells and tables without a width alone', () => {
+    const long = 'y'.repeat(500);
+    expect(formatTable(['a'], [[long]])).toBe(`a\n${'-'.repeat(500)}\n${long}`);
+    expect(formatTable(['n', 's'], [[1.5, 'ok']], { maxCellWidth: 40 })).toBe('  n  s\n---  --\n1.5  ok');
+  });
+});
