@@ -12,7 +12,7 @@ export function dataByteSize(d: Data): number {
   for (const b of [d.values, d.valueOffsets, d.nullBitmap, d.typeIds] as (ArrayBufferView | undefined)[]) {
     if (b) n += b.byteLength;
   }
-  for (const c of d.children) n += dataByteSize(c);
+  for (const c of d.children ?? []) n += dataByteSize(c);
   if (d.dictionary) for (const dd of d.dictionary.data) n += dataByteSize(dd);
   return n;
 }

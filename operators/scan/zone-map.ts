@@ -402,7 +402,7 @@ export function dataByteSize(d: Data): number {
     // builders pad buffers to 64 bytes: charge only the slots of this batch's rows
     n += Math.min(d.values.byteLength, d.length * d.values.BYTES_PER_ELEMENT * d.stride);
   } else if (d.valueOffsets) n += (d.length + 1) * d.valueOffsets.BYTES_PER_ELEMENT;
-  for (const c of d.children) n += dataByteSize(c);
+  for (const c of d.children ?? []) n += dataByteSize(c);
   return n;
 }
 
