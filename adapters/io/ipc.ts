@@ -14,6 +14,7 @@ import { tableFromIPC, type RecordBatch, type Schema, type Table } from 'apache-
 import { ChunkedFileWriter, ChunkedStreamWriter, conformBatch } from '../../core/arrow/ipc-chunks.ts';
 import { CorruptFileError } from '../../core/errors.ts';
 import { readFileBytes, writeFileAtomic } from './atomic.ts';
+import { FileDictionaries } from './ipc-dictionaries.ts';
 
 export const IPC_EXTENSIONS: readonly string[] = ['.arrow', '.ipc', '.feather'];
 
@@ -69,10 +70,14 @@ export async function writeIpcBatches(path: string, schema: Schema, batches: Ite
   await writeFileAtomic(path, async (tmp) => {
     const fh = await open(tmp, 'wx');
     try {
-      const writer = options.format === 'stream' ? new ChunkedStreamWriter() : new ChunkedFileWriter();
+      const stream = options.format === 'stream';
+      const writer = stream ? new ChunkedStreamWriter() : new ChunkedFileWriter();
+      // the file format cannot replace a dictionary: each new one becomes a delta
+      const dictionaries = stream ? null : new FileDictionaries(schema);
       writer.reset(undefined, schema); // schema (and magic) even when no batch follows
       for await (const b of batches) {
-        writer.write(conformBatch(b, schema));
+        const conformed = conformBatch(b, schema);
+        writer.write(dictionaries ? dictionaries.conform(conformed) : conformed);
         rows += b.numRows;
         await fh.writev(writer.take());
       }
