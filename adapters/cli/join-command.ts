@@ -8,12 +8,13 @@
  * writable and not an input), so those mistakes cost milliseconds, not a join.
  */
 import { dirname, resolve } from 'node:path';
-import { Table, type RecordBatch } from 'apache-arrow';
+import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { loadConfig } from '../../core/config/load.ts';
-import { Engine, type JoinStream } from '../../core/engine.ts';
+import { Engine } from '../../core/engine.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import { writeBatches } from '../io/index.ts';
 import { formatTable } from './format.ts';
+import { withRowProgress } from './progress.ts';
 import { preflightJoin } from './preflight.ts';
 
 export interface JoinCommandOptions {
@@ -51,7 +52,8 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
     { signal: opts.signal },
   );
   const { metrics } = stream;
-  const head = opts.out ? (await writeBatches(opts.out, stream.schema, stream.batches, { pool: stream.pool }), null) : await previewHead(stream);
+  const batches = opts.json ? stream.batches : withRowProgress(stream.batches);
+  const head = opts.out ? (await writeBatches(opts.out, stream.schema, batches, { pool: stream.pool }), null) : await previewHead(stream.schema, batches);
   if (opts.json) {
     const report = {
       rows: metrics.rows,
@@ -76,16 +78,16 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
 }
 
 /** The first PREVIEW_ROWS rows of the stream (copied out of their batches); the rest are only counted. */
-async function previewHead(stream: JoinStream): Promise<Table> {
+async function previewHead(schema: Schema, batches: AsyncIterable<RecordBatch>): Promise<Table> {
   const kept: RecordBatch[] = [];
   let rows = 0;
-  for await (const b of stream.batches) {
+  for await (const b of batches) {
     if (rows >= PREVIEW_ROWS || b.numRows === 0) continue;
     const n = Math.min(PREVIEW_ROWS - rows, b.numRows);
     kept.push(b.slice(0, n));
     rows += n;
   }
-  return new Table(stream.schema, kept);
+  return new Table(schema, kept);
 }
 
 function scanReport(m: ScanMetrics) {
