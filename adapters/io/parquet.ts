@@ -35,8 +35,17 @@
  *
  * Errors: a missing file is `FileNotFoundError`; a truncated file, bad magic, a garbled footer,
  * column chunks pointing outside the file, or a decoder failure/panic is `CorruptFileError` naming
- * the file; an unknown column is `MissingColumnError`; a row-group index out of range is a
- * `UsageError` (it is a caller bug, and would otherwise panic inside wasm).
+ * the file and what is wrong: the footer length against the bytes that precede the 8-byte trailer,
+ * the footer byte where its Thrift stops making sense, or the footer field (`FileMetaData.
+ * row_groups[2].columns[0].meta_data.codec`) that is missing, of the wrong Thrift type or out of
+ * range — checked against the parquet.thrift structure before hyparquet reads the footer, because
+ * hyparquet assumes a well-formed footer and fails with messages about its own internals. (It is
+ * handed the footer without column statistics: we decode those ourselves, lazily, and a malformed
+ * bound is only "unknown", while hyparquet parses them all at open and throws.) A page cut or
+ * shifted inside a column chunk is only noticed if the decoder notices: Parquet pages carry no
+ * checksum unless the writer added one. An unknown column is `MissingColumnError`; a row-group
+ * index out of range is a `UsageError` (it is a caller bug, and would otherwise panic inside
+ * wasm).
  *
  * Writing goes apache-arrow Table -> IPC stream -> wasm Table -> `writeParquet`, atomically.
  * Round-trip findings (see parquet.test.ts): Int8..64, UInt8..64, Float32/64 (NaN, -0.0), Bool,
@@ -124,14 +133,21 @@ class ThriftReader {
   readonly view: DataView;
   constructor(
     readonly bytes: Uint8Array,
-    start: number,
+    readonly start: number,
     readonly end: number,
   ) {
     this.pos = start;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
+  /** Position within the footer, for messages. */
+  get at(): number {
+    return this.pos - this.start;
+  }
+  fail(msg: string): never {
+    throw new ThriftError(`footer byte ${this.at} of ${this.end - this.start}: ${msg}`);
+  }
   need(n: number): void {
-    if (this.pos + n > this.end) throw new ThriftError('footer ends in the middle of a value');
+    if (this.pos + n > this.end) this.fail(`a ${n}-byte value runs past the end of the footer (corrupt or cut short)`);
   }
   u8(): number {
     this.need(1);
@@ -146,7 +162,7 @@ class ThriftReader {
       if ((b & 0x80) === 0) return result;
       mul *= 128;
     }
-    throw new ThriftError('varint too long');
+    this.fail('a 32-bit varint longer than 5 bytes');
   }
   varint64(): bigint {
     let result = 0n;
@@ -157,7 +173,7 @@ class ThriftReader {
       if ((b & 0x80) === 0) return result;
       shift += 7n;
     }
-    throw new ThriftError('varint too long');
+    this.fail('a 64-bit varint longer than 10 bytes');
   }
   zigzag32(): number {
     const n = this.varint32();
@@ -207,14 +223,14 @@ class ThriftReader {
         const elemType = h & 0x0f;
         let size = h >> 4;
         if (size === 15) size = this.varint32();
-        if (size > this.end - this.pos) throw new ThriftError('list longer than the footer');
+        if (size > this.end - this.pos) this.fail(`a list of ${size} elements cannot fit in the ${this.end - this.pos} bytes left`);
         const items: TValue[] = new Array(size);
         for (let i = 0; i < size; i++) items[i] = this.value(elemType, depth + 1, true);
         return { elemType, items };
       }
       case T_MAP: {
         const size = this.varint32();
-        if (size > this.end - this.pos) throw new ThriftError('map longer than the footer');
+        if (size > this.end - this.pos) this.fail(`a map of ${size} entries cannot fit in the ${this.end - this.pos} bytes left`);
         const kv = size > 0 ? this.u8() : 0;
         const keyType = kv >> 4;
         const valType = kv & 0x0f;
@@ -227,11 +243,11 @@ class ThriftReader {
       case T_STRUCT:
         return this.struct(depth + 1);
       default:
-        throw new ThriftError(`unknown thrift type ${type}`);
+        this.fail(`unknown Thrift field type ${type}`);
     }
   }
   struct(depth = 0): TStruct {
-    if (depth > 64) throw new ThriftError('footer nested too deeply');
+    if (depth > 64) this.fail('structs nested more than 64 deep');
     const fields: TStruct = [];
     let last = 0;
     for (;;) {
@@ -436,8 +452,212 @@ function footerLength(last8: Uint8Array, fileSize: number): number {
   if (magic === MAGIC_ENCRYPTED) throw new ThriftError('encrypted footers (PARE) are not supported');
   if (magic !== MAGIC) throw new ThriftError('missing PAR1 magic at the end (truncated or not a Parquet file)');
   const metaLen = view.getUint32(0, true);
-  if (fileSize - 8 - metaLen < 4) throw new ThriftError(`footer length ${metaLen} exceeds the file size ${fileSize}`);
+  // the footer sits between the leading magic (4 bytes) and the trailer (length + magic, 8 bytes)
+  const room = fileSize - 12;
+  if (metaLen > room) {
+    throw new ThriftError(
+      `footer length field claims ${metaLen} bytes, but only ${fileSize - 8} precede it (${room} after the leading PAR1 magic): truncated or not a Parquet file`,
+    );
+  }
+  if (metaLen === 0) throw new ThriftError('footer length field is 0: the file has no footer');
   return metaLen;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Footer structure: what hyparquet and this module read, checked before either reads it
+// ---------------------------------------------------------------------------------------------
+
+/** One known field of a Thrift struct: its wire type, whether it must be there, what it holds. */
+interface FieldSpec {
+  readonly name: string;
+  /** 'int' = i8/i16/i32 (writers differ), 'bool' = either boolean wire type. */
+  readonly type: 'int' | 'i64' | 'binary' | 'bool' | 'struct' | 'list';
+  readonly required?: boolean;
+  /** Allowed values of an enum-valued int. */
+  readonly max?: number;
+  /** A struct's fields, or a list's elements when they are structs. */
+  readonly struct?: StructSpec;
+  /** A list's element type when it is not a struct. */
+  readonly elem?: 'int' | 'binary';
+}
+type StructSpec = { readonly name: string; readonly fields: Readonly<Record<number, FieldSpec>> };
+
+const KEY_VALUE: StructSpec = { name: 'KeyValue', fields: { 1: { name: 'key', type: 'binary', required: true }, 2: { name: 'value', type: 'binary' } } };
+const TIME_UNIT_HOLDER: StructSpec = {
+  name: 'TimeType',
+  fields: { 1: { name: 'isAdjustedToUTC', type: 'bool', required: true }, 2: { name: 'unit', type: 'struct', required: true, struct: { name: 'TimeUnit', fields: {} } } },
+};
+const LOGICAL_TYPE: StructSpec = {
+  name: 'LogicalType',
+  fields: {
+    5: { name: 'DECIMAL', type: 'struct', struct: { name: 'DecimalType', fields: { 1: { name: 'scale', type: 'int', required: true }, 2: { name: 'precision', type: 'int', required: true } } } },
+    7: { name: 'TIME', type: 'struct', struct: TIME_UNIT_HOLDER },
+    8: { name: 'TIMESTAMP', type: 'struct', struct: TIME_UNIT_HOLDER },
+    10: { name: 'INTEGER', type: 'struct', struct: { name: 'IntType', fields: { 1: { name: 'bitWidth', type: 'int', required: true }, 2: { name: 'isSigned', type: 'bool', required: true } } } },
+  },
+};
+const SCHEMA_ELEMENT: StructSpec = {
+  name: 'SchemaElement',
+  fields: {
+    1: { name: 'type', type: 'int', max: 7 },
+    2: { name: 'type_length', type: 'int' },
+    3: { name: 'repetition_type', type: 'int', max: 2 },
+    4: { name: 'name', type: 'binary', required: true },
+    5: { name: 'num_children', type: 'int' },
+    6: { name: 'converted_type', type: 'int', max: 21 },
+    7: { name: 'scale', type: 'int' },
+    8: { name: 'precision', type: 'int' },
+    9: { name: 'field_id', type: 'int' },
+    10: { name: 'logicalType', type: 'struct', struct: LOGICAL_TYPE },
+  },
+};
+const STATISTICS: StructSpec = {
+  name: 'Statistics',
+  fields: {
+    1: { name: 'max', type: 'binary' },
+    2: { name: 'min', type: 'binary' },
+    3: { name: 'null_count', type: 'i64' },
+    4: { name: 'distinct_count', type: 'i64' },
+    5: { name: 'max_value', type: 'binary' },
+    6: { name: 'min_value', type: 'binary' },
+  },
+};
+const COLUMN_META_DATA: StructSpec = {
+  name: 'ColumnMetaData',
+  fields: {
+    1: { name: 'type', type: 'int', required: true, max: 7 },
+    2: { name: 'encodings', type: 'list', required: true, elem: 'int' },
+    3: { name: 'path_in_schema', type: 'list', required: true, elem: 'binary' },
+    4: { name: 'codec', type: 'int', required: true, max: 7 },
+    5: { name: 'num_values', type: 'i64', required: true },
+    6: { name: 'total_uncompressed_size', type: 'i64', required: true },
+    7: { name: 'total_compressed_size', type: 'i64', required: true },
+    8: { name: 'key_value_metadata', type: 'list', struct: KEY_VALUE },
+    9: { name: 'data_page_offset', type: 'i64', required: true },
+    10: { name: 'index_page_offset', type: 'i64' },
+    11: { name: 'dictionary_page_offset', type: 'i64' },
+    12: { name: 'statistics', type: 'struct', struct: STATISTICS },
+    13: {
+      name: 'encoding_stats',
+      type: 'list',
+      struct: { name: 'PageEncodingStats', fields: { 1: { name: 'page_type', type: 'int', required: true }, 2: { name: 'encoding', type: 'int', required: true }, 3: { name: 'count', type: 'int', required: true } } },
+    },
+    14: { name: 'bloom_filter_offset', type: 'i64' },
+    15: { name: 'bloom_filter_length', type: 'int' },
+  },
+};
+const COLUMN_CHUNK: StructSpec = {
+  name: 'ColumnChunk',
+  fields: {
+    1: { name: 'file_path', type: 'binary' },
+    2: { name: 'file_offset', type: 'i64' },
+    3: { name: 'meta_data', type: 'struct', struct: COLUMN_META_DATA },
+    4: { name: 'offset_index_offset', type: 'i64' },
+    5: { name: 'offset_index_length', type: 'int' },
+    6: { name: 'column_index_offset', type: 'i64' },
+    7: { name: 'column_index_length', type: 'int' },
+  },
+};
+const ROW_GROUP: StructSpec = {
+  name: 'RowGroup',
+  fields: {
+    1: { name: 'columns', type: 'list', required: true, struct: COLUMN_CHUNK },
+    2: { name: 'total_byte_size', type: 'i64', required: true },
+    3: { name: 'num_rows', type: 'i64', required: true },
+    4: {
+      name: 'sorting_columns',
+      type: 'list',
+      struct: { name: 'SortingColumn', fields: { 1: { name: 'column_idx', type: 'int', required: true }, 2: { name: 'descending', type: 'bool', required: true }, 3: { name: 'nulls_first', type: 'bool', required: true } } },
+    },
+    5: { name: 'file_offset', type: 'i64' },
+    6: { name: 'total_compressed_size', type: 'i64' },
+    7: { name: 'ordinal', type: 'int' },
+  },
+};
+const FILE_META_DATA: StructSpec = {
+  name: 'FileMetaData',
+  fields: {
+    1: { name: 'version', type: 'int', required: true },
+    2: { name: 'schema', type: 'list', required: true, struct: SCHEMA_ELEMENT },
+    3: { name: 'num_rows', type: 'i64', required: true },
+    4: { name: 'row_groups', type: 'list', required: true, struct: ROW_GROUP },
+    5: { name: 'key_value_metadata', type: 'list', struct: KEY_VALUE },
+    6: { name: 'created_by', type: 'binary' },
+    7: { name: 'column_orders', type: 'list', struct: { name: 'ColumnOrder', fields: {} } },
+  },
+};
+
+function wireMatches(spec: FieldSpec['type'] | 'int' | 'binary', wire: number): boolean {
+  switch (spec) {
+    case 'int':
+      return wire === T_BYTE || wire === T_I16 || wire === T_I32;
+    case 'i64':
+      return wire === T_I64 || wire === T_I32 || wire === T_I16;
+    case 'binary':
+      return wire === T_BINARY;
+    case 'bool':
+      return wire === T_TRUE || wire === T_FALSE;
+    case 'struct':
+      return wire === T_STRUCT;
+    case 'list':
+      return wire === T_LIST || wire === T_SET;
+  }
+}
+
+const WIRE_NAMES = ['stop', 'bool', 'bool', 'byte', 'i16', 'i32', 'i64', 'double', 'binary', 'list', 'set', 'map', 'struct', 'uuid'];
+
+/** Throws a ThriftError naming the path of the first field of `s` that does not fit `spec`. */
+function checkStruct(s: TStruct, spec: StructSpec, path: string): void {
+  for (const [id, f] of Object.entries(spec.fields)) {
+    const field = s.find((x) => x.id === Number(id));
+    const at = `${path}.${f.name}`;
+    if (!field) {
+      if (f.required) throw new ThriftError(`footer field ${at} is missing`);
+      continue;
+    }
+    if (!wireMatches(f.type, field.type)) {
+      throw new ThriftError(`footer field ${at} is a Thrift ${WIRE_NAMES[field.type] ?? field.type}, expected ${f.type === 'int' ? 'an integer' : f.type === 'i64' ? 'an i64' : `a ${f.type}`}`);
+    }
+    const v = field.value;
+    if (f.max !== undefined && typeof v === 'number' && (v < 0 || v > f.max)) throw new ThriftError(`footer field ${at} has the unknown value ${v}`);
+    if (f.type === 'struct' && f.struct) checkStruct(v as TStruct, f.struct, at);
+    if (f.type === 'list') {
+      const l = v as TList;
+      if (f.struct) {
+        if (l.elemType !== T_STRUCT) throw new ThriftError(`footer field ${at} holds ${WIRE_NAMES[l.elemType] ?? l.elemType} values, expected ${f.struct.name} structs`);
+        (l.items as TStruct[]).forEach((item, i) => checkStruct(item, f.struct!, `${at}[${i}]`));
+      } else if (f.elem && l.items.length > 0 && !wireMatches(f.elem, l.elemType)) {
+        throw new ThriftError(`footer field ${at} holds ${WIRE_NAMES[l.elemType] ?? l.elemType} values, expected ${f.elem === 'int' ? 'integers' : 'strings'}`);
+      }
+    }
+  }
+}
+
+/**
+ * The footer as handed to hyparquet: the same Thrift without column statistics (and the size and
+ * geospatial statistics hyparquet would parse too). We decode statistics ourselves, lazily, from
+ * the raw footer, treating anything malformed as "unknown"; hyparquet parses every one of them at
+ * open and throws on a bound of the wrong length.
+ */
+function footerForHyparquet(raw: TStruct): Uint8Array {
+  const rgs = tlist(raw, 4)!;
+  const rowGroups = (rgs.items as TStruct[]).map((rg) => {
+    const cols = tlist(rg, 1)!;
+    const items = (cols.items as TStruct[]).map((chunk) => {
+      const md = tstruct(chunk, 3);
+      return md ? twith(chunk, [[3, T_STRUCT, twith(md, [[12, T_STRUCT, null], [16, T_STRUCT, null], [17, T_STRUCT, null]])]]) : chunk;
+    });
+    return twith(rg, [[1, T_LIST, { elemType: cols.elemType, items }]]);
+  });
+  const w = new ThriftWriter();
+  w.struct(twith(raw, [[4, T_LIST, { elemType: rgs.elemType, items: rowGroups }]]));
+  const footer = w.bytes();
+  const out = new Uint8Array(footer.length + 8);
+  out.set(footer);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(footer.length, footer.length, true);
+  dv.setUint32(footer.length + 4, MAGIC, true);
+  return out;
 }
 
 /**
@@ -453,16 +673,17 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
   if (footerStart < tailStart) throw new ThriftError(`footer of ${metaLen} bytes is not within the bytes read`);
   const reader = new ThriftReader(tail, footerStart - tailStart, tail.length - 8);
   const raw = reader.struct();
+  checkStruct(raw, FILE_META_DATA, 'FileMetaData');
+  const schemaList = tlist(raw, 2)!;
+  if (schemaList.items.length === 0) throw new ThriftError('footer schema is empty (not even a root element)');
   let meta: FileMetaData;
   try {
-    meta = parquetMetadata(tail, { geoparquet: false });
+    const hy = footerForHyparquet(raw);
+    meta = parquetMetadata(hy.buffer.slice(hy.byteOffset, hy.byteOffset + hy.byteLength) as ArrayBuffer, { geoparquet: false });
   } catch (e) {
-    throw new ThriftError(`footer does not parse: ${(e as Error).message}`);
+    throw new ThriftError(`footer does not parse (hyparquet: ${(e as Error).message})`);
   }
-  const schemaList = tlist(raw, 2);
-  if (!schemaList || schemaList.items.length === 0 || meta.schema.length !== schemaList.items.length) {
-    throw new ThriftError('footer has no schema');
-  }
+  if (meta.schema.length !== schemaList.items.length) throw new ThriftError('footer schema does not parse');
   // Walk the flat (depth-first) schema list into top-level subtrees.
   const elements = meta.schema;
   const rootChildren = elements[0]!.num_children ?? 0;
@@ -470,7 +691,7 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
   let idx = 1;
   let leaf = 0;
   const walk = (): void => {
-    if (idx >= elements.length) throw new ThriftError('schema tree is truncated');
+    if (idx >= elements.length) throw new ThriftError(`schema tree is cut short: its num_children counts need more than the ${elements.length} schema elements`);
     const el = elements[idx++]!;
     const children = el.num_children ?? 0;
     if (el.type !== undefined && children === 0) leaf++;
@@ -490,7 +711,7 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
       leafElement: idx === start + 1 && el.type !== undefined ? el : undefined,
     });
   }
-  if (idx !== elements.length) throw new ThriftError('schema tree has trailing elements');
+  if (idx !== elements.length) throw new ThriftError(`schema lists ${elements.length - idx} elements after the root's ${rootChildren} children`);
   const numLeaves = leaf;
 
   const rgList = tlist(raw, 4)?.items ?? [];
@@ -500,7 +721,7 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
   for (let r = 0; r < rgList.length; r++) {
     const cols = tlist(rgList[r] as TStruct, 1)?.items ?? [];
     if (cols.length !== numLeaves) {
-      throw new ThriftError(`row group ${r} has ${cols.length} column chunks, the schema ${numLeaves} columns`);
+      throw new ThriftError(`row group ${r} has ${cols.length} column chunks, the schema ${numLeaves} leaf columns`);
     }
     const ranges = new Float64Array(numLeaves * 2);
     for (let c = 0; c < numLeaves; c++) {
@@ -516,7 +737,10 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
       const start = dictOff !== undefined && dictOff > 0n && dictOff < dataOff ? dictOff : dataOff;
       const len = ti64(md, 7) ?? -1n;
       if (start < 4n || len < 0n || start + len > BigInt(footerStart)) {
-        throw new ThriftError(`row group ${r} column ${c} points outside the file (offset ${start}, length ${len})`);
+        const path = (meta.row_groups[r]?.columns[c]?.meta_data?.path_in_schema ?? []).join('.');
+        throw new ThriftError(
+          `row group ${r} column ${c} ('${path}') claims bytes [${start}, ${start + len}), but column data must lie between the leading magic and the footer, [4, ${footerStart})`,
+        );
       }
       ranges[c * 2] = Number(start);
       ranges[c * 2 + 1] = Number(len);
@@ -923,7 +1147,7 @@ export class ParquetFileHandle {
     const source = FileRanges.open(path);
     let footer: Footer;
     try {
-      if (source.size < 12) throw new ThriftError(`file is too short (${source.size} bytes) to be Parquet`);
+      if (source.size < 12) throw new ThriftError(`file is too short (${source.size} bytes) to be Parquet (at least 12: PAR1, footer length, PAR1)`);
       const head = source.read(0, 4);
       const metaLen = footerLength(source.read(source.size - 8, 8), source.size);
       if (new DataView(head.buffer).getUint32(0, true) !== MAGIC) throw new ThriftError('missing PAR1 magic at the start');
@@ -944,10 +1168,10 @@ export class ParquetFileHandle {
       }
       schema = tableFromIPC(readSchema(footerOnly).intoIPCStream()).schema;
     } catch (e) {
-      throw new CorruptFileError(path, `schema does not decode: ${errMessage(e)}`, { cause: e });
+      throw new CorruptFileError(path, `no Arrow schema can be derived from the footer: ${errMessage(e)}`, { cause: e });
     }
     if (schema.fields.length !== footer.tops.length) {
-      throw new CorruptFileError(path, `Arrow schema has ${schema.fields.length} fields, Parquet schema ${footer.tops.length}`);
+      throw new CorruptFileError(path, `the Arrow schema derived from the footer has ${schema.fields.length} fields, the Parquet schema ${footer.tops.length} top-level fields`);
     }
     return new ParquetFileHandle(path, source, footer, schema);
   }
