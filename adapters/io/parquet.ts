@@ -4,7 +4,8 @@
  * file is read by byte ranges (file-ranges.ts): the head and tail at open, then the column chunks
  * of each decode — never the whole file, except for the rare fallback decode below.
  *
- * Why the decoding path looks the way it does (parquet-wasm 0.8.0, verified by tests):
+ * Why the decoding path looks the way it does (parquet-wasm 0.8.0, built on arrow-rs 59; verified
+ * by tests):
  * - the synchronous `readParquet(bytes, { columns })` ignores `columns` (it always decodes every
  *   column) and copies the *whole* input into wasm memory on every call;
  * - the asynchronous `ParquetFile.read` honours `columns`, but any decode error inside it (a
@@ -31,7 +32,7 @@
  *   but DuckDB orders NaN above every number, so `max` is always reported as NaN (a NaN may hide
  *   in the row group); `min` is used as written, -0.0 normalised to 0.
  * - all-NULL chunks -> `{ min: null, max: null, nullCount: numRows }`; anything else without both
- *   bounds -> `undefined`. INT96, Float16, nested columns, Date64, intervals -> `undefined`.
+ *   bounds -> `undefined`. INT96, Float16, nested columns, Date64, intervals, times -> `undefined`.
  *
  * Errors: a missing file is `FileNotFoundError`; a truncated file, bad magic, a garbled footer,
  * column chunks pointing outside the file, or a decoder failure/panic is `CorruptFileError` naming
@@ -47,14 +48,28 @@
  * index out of range is a `UsageError` (it is a caller bug, and would otherwise panic inside
  * wasm).
  *
+ * Types: every type is read and written exactly, or refused with an `UnsupportedTypeError`
+ * naming the column — parquet-types.ts has the rules and why. In short: the decoder (arrow-rs 59
+ * inside parquet-wasm) drops the months of Parquet INTERVAL, the UUID / JSON logical types and
+ * TIME's isAdjustedToUTC, and turns Utf8View/BinaryView columns into plain ones; the sub-file
+ * footer therefore describes INTERVAL leaves as their raw 12 bytes, and every decoded batch is
+ * conformed to the handle's `schema` (interval bytes -> month-day-nano, views rebuilt, extension
+ * and UTC metadata attached) — a batch never carries a type other than the schema's. On write,
+ * `prepareForParquet` checks every column first (nothing is written for a refused table), month-
+ * day-nano intervals go out as INTERVAL bytes, and the footer arrow-rs wrote is patched
+ * (`patchWrittenFooter`) with INTERVAL, UUID and JSON where they apply.
+ *
  * Writing goes apache-arrow Table -> IPC stream -> wasm Table -> `writeParquet`, atomically.
- * Round-trip findings (see parquet.test.ts): Int8..64, UInt8..64, Float32/64 (NaN, -0.0), Bool,
- * Utf8, LargeUtf8, Binary, Date32, Timestamp s/ms/us/ns (+tz), Decimal128 and dictionary strings
- * all come back with the same Arrow type and values, because parquet-rs embeds the Arrow schema
- * (`ARROW:schema`). Other readers do not see that schema: DuckDB reads our timestamp[s] as BIGINT
- * (parquet-rs writes seconds as a bare INT64, no TIMESTAMP annotation), timestamp[ms] as
- * TIMESTAMP (us) and dictionary strings as VARCHAR. Files DuckDB writes come back as DuckDB's
- * physical types: TIMESTAMP_S as Timestamp(us), INTEGER as Int32, BIGINT as Int64.
+ * Round-trip findings (parquet.test.ts, parquet-types.test.ts; DuckDB's own types in
+ * roundtrip.test.ts): every Arrow type above comes back from joinlab's own files with the same
+ * type, metadata and values, because arrow-rs embeds the Arrow schema (`ARROW:schema`). Other
+ * readers do not see that schema: DuckDB reads our timestamp[s] as BIGINT (arrow-rs writes seconds
+ * as a bare INT64, no TIMESTAMP annotation; likewise Time32(s) as INTEGER, Duration and Date64 as
+ * BIGINT, Float16 as FLOAT, decimals over 38 digits as DOUBLE), timestamp[ms] as TIMESTAMP (us)
+ * and dictionary strings as VARCHAR. Files DuckDB writes come back as what DuckDB stored:
+ * TIMESTAMP_S as Timestamp(us), HUGEINT/UHUGEINT as Float64 (DuckDB writes them as DOUBLE),
+ * ENUM and BIT as Utf8, TIMETZ as its UTC time (DuckDB normalises the offset away), INTERVAL as
+ * month-day-nano with millisecond precision (DuckDB writes whole milliseconds).
  */
 import {
   Compression,
@@ -77,337 +92,41 @@ import {
   type Field,
 } from 'apache-arrow';
 import { parquetMetadata, type FileMetaData, type SchemaElement } from 'hyparquet';
-import { CorruptFileError, FileNotFoundError, MissingColumnError, UsageError } from '../../core/errors.ts';
+import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import type { ColumnStats, StatValue } from '../../operators/scan/types.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { FileRanges, type ByteRange } from './file-ranges.ts';
+import { conformBatch, ConformError, decodeHint, exposedField, leafCount, prepareForParquet, readFixOf, type LeafPatch, type ReadFix } from './parquet-types.ts';
+import {
+  T_BINARY,
+  T_BYTE,
+  T_FALSE,
+  T_I16,
+  T_I32,
+  T_I64,
+  T_LIST,
+  T_SET,
+  T_STRUCT,
+  T_TRUE,
+  tbytes,
+  tget,
+  ThriftError,
+  ThriftReader,
+  ThriftWriter,
+  ti64,
+  tlist,
+  tstruct,
+  twith,
+  type TList,
+  type TStruct,
+  type TValue,
+} from './thrift.ts';
 
 export const PARQUET_EXTENSIONS: readonly string[] = ['.parquet', '.pq'];
 
 export function isParquetPath(path: string): boolean {
   const p = path.toLowerCase();
   return PARQUET_EXTENSIONS.some((ext) => p.endsWith(ext));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Thrift compact protocol, wire-type preserving (so a re-encoded footer is byte-compatible with
-// what the writer meant: an i8 stays an i8, an i16 an i16).
-// ---------------------------------------------------------------------------------------------
-
-const T_STOP = 0;
-const T_TRUE = 1;
-const T_FALSE = 2;
-const T_BYTE = 3;
-const T_I16 = 4;
-const T_I32 = 5;
-const T_I64 = 6;
-const T_DOUBLE = 7;
-const T_BINARY = 8;
-const T_LIST = 9;
-const T_SET = 10;
-const T_MAP = 11;
-const T_STRUCT = 12;
-const T_UUID = 13;
-
-interface TList {
-  readonly elemType: number;
-  readonly items: TValue[];
-}
-interface TMap {
-  readonly keyType: number;
-  readonly valType: number;
-  readonly entries: TValue[]; // k0, v0, k1, v1, ...
-}
-type TValue = boolean | number | bigint | Uint8Array | TList | TMap | TStruct;
-interface TField {
-  readonly id: number;
-  readonly type: number;
-  readonly value: TValue;
-}
-type TStruct = TField[];
-
-class ThriftError extends Error {}
-
-class ThriftReader {
-  pos: number;
-  readonly view: DataView;
-  constructor(
-    readonly bytes: Uint8Array,
-    readonly start: number,
-    readonly end: number,
-  ) {
-    this.pos = start;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-  /** Position within the footer, for messages. */
-  get at(): number {
-    return this.pos - this.start;
-  }
-  fail(msg: string): never {
-    throw new ThriftError(`footer byte ${this.at} of ${this.end - this.start}: ${msg}`);
-  }
-  need(n: number): void {
-    if (this.pos + n > this.end) this.fail(`a ${n}-byte value runs past the end of the footer (corrupt or cut short)`);
-  }
-  u8(): number {
-    this.need(1);
-    return this.bytes[this.pos++]!;
-  }
-  varint32(): number {
-    let result = 0;
-    let mul = 1;
-    for (let i = 0; i < 5; i++) {
-      const b = this.u8();
-      result += (b & 0x7f) * mul;
-      if ((b & 0x80) === 0) return result;
-      mul *= 128;
-    }
-    this.fail('a 32-bit varint longer than 5 bytes');
-  }
-  varint64(): bigint {
-    let result = 0n;
-    let shift = 0n;
-    for (let i = 0; i < 10; i++) {
-      const b = this.u8();
-      result |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7n;
-    }
-    this.fail('a 64-bit varint longer than 10 bytes');
-  }
-  zigzag32(): number {
-    const n = this.varint32();
-    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
-  }
-  zigzag64(): bigint {
-    const n = this.varint64();
-    return (n >> 1n) ^ -(n & 1n);
-  }
-  value(type: number, depth: number, inContainer: boolean): TValue {
-    switch (type) {
-      case T_TRUE:
-      case T_FALSE:
-        // In a struct the value lives in the field header; in a list it is one byte (kept raw).
-        return inContainer ? this.u8() : type === T_TRUE;
-      case T_BYTE: {
-        this.need(1);
-        return this.view.getInt8(this.pos++);
-      }
-      case T_I16:
-      case T_I32:
-        return this.zigzag32();
-      case T_I64:
-        return this.zigzag64();
-      case T_DOUBLE: {
-        this.need(8);
-        const v = this.view.getFloat64(this.pos, true);
-        this.pos += 8;
-        return v;
-      }
-      case T_BINARY: {
-        const len = this.varint32();
-        this.need(len);
-        const v = this.bytes.subarray(this.pos, this.pos + len);
-        this.pos += len;
-        return v;
-      }
-      case T_UUID: {
-        this.need(16);
-        const v = this.bytes.subarray(this.pos, this.pos + 16);
-        this.pos += 16;
-        return v;
-      }
-      case T_LIST:
-      case T_SET: {
-        const h = this.u8();
-        const elemType = h & 0x0f;
-        let size = h >> 4;
-        if (size === 15) size = this.varint32();
-        if (size > this.end - this.pos) this.fail(`a list of ${size} elements cannot fit in the ${this.end - this.pos} bytes left`);
-        const items: TValue[] = new Array(size);
-        for (let i = 0; i < size; i++) items[i] = this.value(elemType, depth + 1, true);
-        return { elemType, items };
-      }
-      case T_MAP: {
-        const size = this.varint32();
-        if (size > this.end - this.pos) this.fail(`a map of ${size} entries cannot fit in the ${this.end - this.pos} bytes left`);
-        const kv = size > 0 ? this.u8() : 0;
-        const keyType = kv >> 4;
-        const valType = kv & 0x0f;
-        const entries: TValue[] = [];
-        for (let i = 0; i < size; i++) {
-          entries.push(this.value(keyType, depth + 1, true), this.value(valType, depth + 1, true));
-        }
-        return { keyType, valType, entries };
-      }
-      case T_STRUCT:
-        return this.struct(depth + 1);
-      default:
-        this.fail(`unknown Thrift field type ${type}`);
-    }
-  }
-  struct(depth = 0): TStruct {
-    if (depth > 64) this.fail('structs nested more than 64 deep');
-    const fields: TStruct = [];
-    let last = 0;
-    for (;;) {
-      const h = this.u8();
-      const type = h & 0x0f;
-      if (type === T_STOP) return fields;
-      const delta = h >> 4;
-      const id = delta !== 0 ? last + delta : this.zigzag32();
-      last = id;
-      fields.push({ id, type, value: this.value(type, depth, false) });
-    }
-  }
-}
-
-class ThriftWriter {
-  buf = new Uint8Array(4096);
-  pos = 0;
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.pos + n) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-  }
-  u8(b: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = b & 0xff;
-  }
-  varint32(n: number): void {
-    // n is an unsigned 32-bit value
-    while (n >= 0x80) {
-      this.u8((n & 0x7f) | 0x80);
-      n = Math.floor(n / 128);
-    }
-    this.u8(n);
-  }
-  varint64(n: bigint): void {
-    while (n >= 0x80n) {
-      this.u8(Number(n & 0x7fn) | 0x80);
-      n >>= 7n;
-    }
-    this.u8(Number(n));
-  }
-  raw(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
-  }
-  value(type: number, v: TValue, inContainer: boolean): void {
-    switch (type) {
-      case T_TRUE:
-      case T_FALSE:
-        if (inContainer) this.u8(typeof v === 'number' ? v : v === true ? 1 : 2);
-        return;
-      case T_BYTE:
-        this.u8(v as number);
-        return;
-      case T_I16:
-      case T_I32: {
-        const n = v as number;
-        this.varint32(((n << 1) ^ (n >> 31)) >>> 0);
-        return;
-      }
-      case T_I64: {
-        const n = v as bigint;
-        this.varint64(BigInt.asUintN(64, (n << 1n) ^ (n >> 63n)));
-        return;
-      }
-      case T_DOUBLE: {
-        this.ensure(8);
-        new DataView(this.buf.buffer).setFloat64(this.pos, v as number, true);
-        this.pos += 8;
-        return;
-      }
-      case T_BINARY: {
-        const b = v as Uint8Array;
-        this.varint32(b.length);
-        this.raw(b);
-        return;
-      }
-      case T_UUID:
-        this.raw(v as Uint8Array);
-        return;
-      case T_LIST:
-      case T_SET: {
-        const l = v as TList;
-        if (l.items.length < 15) this.u8((l.items.length << 4) | l.elemType);
-        else {
-          this.u8(0xf0 | l.elemType);
-          this.varint32(l.items.length);
-        }
-        for (const item of l.items) this.value(l.elemType, item, true);
-        return;
-      }
-      case T_MAP: {
-        const m = v as TMap;
-        const size = m.entries.length / 2;
-        this.varint32(size);
-        if (size > 0) this.u8((m.keyType << 4) | m.valType);
-        for (let i = 0; i < m.entries.length; i += 2) {
-          this.value(m.keyType, m.entries[i]!, true);
-          this.value(m.valType, m.entries[i + 1]!, true);
-        }
-        return;
-      }
-      case T_STRUCT:
-        this.struct(v as TStruct);
-        return;
-      default:
-        throw new ThriftError(`unknown thrift type ${type}`);
-    }
-  }
-  struct(fields: TStruct): void {
-    let last = 0;
-    for (const f of fields) {
-      const type = f.type === T_TRUE || f.type === T_FALSE ? (f.value === true ? T_TRUE : T_FALSE) : f.type;
-      const delta = f.id - last;
-      if (delta > 0 && delta <= 15) this.u8((delta << 4) | type);
-      else {
-        this.u8(type);
-        this.varint32(((f.id << 1) ^ (f.id >> 31)) >>> 0);
-      }
-      this.value(type, f.value, false);
-      last = f.id;
-    }
-    this.u8(T_STOP);
-  }
-  bytes(): Uint8Array {
-    return this.buf.subarray(0, this.pos);
-  }
-}
-
-function tget(s: TStruct | undefined, id: number): TValue | undefined {
-  if (!s) return undefined;
-  for (const f of s) if (f.id === id) return f.value;
-  return undefined;
-}
-function tstruct(s: TStruct | undefined, id: number): TStruct | undefined {
-  const v = tget(s, id);
-  return Array.isArray(v) ? v : undefined;
-}
-function tlist(s: TStruct | undefined, id: number): TList | undefined {
-  const v = tget(s, id);
-  return v !== undefined && typeof v === 'object' && 'items' in v ? v : undefined;
-}
-function tbytes(s: TStruct | undefined, id: number): Uint8Array | undefined {
-  const v = tget(s, id);
-  return v instanceof Uint8Array ? v : undefined;
-}
-function ti64(s: TStruct | undefined, id: number): bigint | undefined {
-  const v = tget(s, id);
-  return typeof v === 'bigint' ? v : typeof v === 'number' ? BigInt(v) : undefined;
-}
-/** A copy of `s` with the given fields replaced (`null` removes); new fields are inserted by id. */
-function twith(s: TStruct, updates: ReadonlyArray<readonly [number, number, TValue | null]>): TStruct {
-  const out = s.filter((f) => !updates.some(([id]) => id === f.id));
-  for (const [id, type, value] of updates) if (value !== null) out.push({ id, type, value });
-  out.sort((a, b) => a.id - b.id);
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -441,6 +160,10 @@ interface Footer {
   /** Per leaf: true when min_value/max_value follow the type's own order. */
   readonly typeDefinedOrder: readonly boolean[];
   readonly encrypted: boolean;
+  /** Per leaf (by index): what arrow-rs does not carry on its own (parquet-types.ts). */
+  readonly fixes: ReadonlyMap<number, ReadFix>;
+  /** Index into the schema list of each leaf's element. */
+  readonly leafElements: readonly number[];
 }
 
 class NeedsFallback extends Error {}
@@ -690,11 +413,18 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
   const tops: TopField[] = [];
   let idx = 1;
   let leaf = 0;
+  const leafElements: number[] = [];
+  const fixes = new Map<number, ReadFix>();
   const walk = (): void => {
     if (idx >= elements.length) throw new ThriftError(`schema tree is cut short: its num_children counts need more than the ${elements.length} schema elements`);
     const el = elements[idx++]!;
     const children = el.num_children ?? 0;
-    if (el.type !== undefined && children === 0) leaf++;
+    if (el.type !== undefined && children === 0) {
+      const fix = readFixOf(el);
+      if (fix !== null) fixes.set(leaf, fix);
+      leafElements.push(idx - 1);
+      leaf++;
+    }
     for (let c = 0; c < children; c++) walk();
   };
   for (let c = 0; c < rootChildren; c++) {
@@ -753,20 +483,62 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
     const o = orders && orders.length === numLeaves ? (orders[c] as TStruct) : undefined;
     typeDefinedOrder.push(o !== undefined && tget(o, 1) !== undefined);
   }
-  return { raw, meta, footerStart, tops, numLeaves, chunkRanges, typeDefinedOrder, encrypted };
+  return { raw, meta, footerStart, tops, numLeaves, chunkRanges, typeDefinedOrder, encrypted, fixes, leafElements };
 }
 
-/** Re-encode the Arrow schema stored under `ARROW:schema`, keeping the top-level fields `keep`. */
-function projectArrowSchemaValue(value: Uint8Array, keep: readonly number[], numTops: number): Uint8Array {
+/** The Arrow schema stored under `ARROW:schema` (null when there is none or it does not parse). */
+function arrowSchemaOf(raw: TStruct): Schema | null {
+  const value = arrowSchemaValue(raw);
+  if (value === undefined) return null;
+  try {
+    return tableFromIPC(Buffer.from(utf8.decode(value), 'base64')).schema;
+  } catch {
+    return null;
+  }
+}
+
+function arrowSchemaValue(raw: TStruct): Uint8Array | undefined {
+  for (const entry of (tlist(raw, 5)?.items ?? []) as TStruct[]) {
+    const key = tbytes(entry, 1);
+    if (key && utf8.decode(key) === 'ARROW:schema') return tbytes(entry, 2);
+  }
+  return undefined;
+}
+
+/**
+ * The interval type the file's ARROW:schema names for each INTERVAL leaf (what arrow-rs wrote it
+ * from; parquet-types.ts keeps YEAR_MONTH and DAY_TIME).
+ */
+function intervalHints(f: Footer): Map<number, DataType> {
+  const hinted = new Map<number, DataType>();
+  if (![...f.fixes.values()].includes('interval')) return hinted;
+  const schema = arrowSchemaOf(f.raw);
+  if (schema === null || schema.fields.length !== f.tops.length) return hinted;
+  schema.fields.forEach((field, t) => {
+    const top = f.tops[t]!;
+    if (leafCount(field.type) === top.leafEnd - top.leafStart) decodeHint(field, f.fixes, top.leafStart, hinted);
+  });
+  return hinted;
+}
+
+/**
+ * Re-encode the Arrow schema stored under `ARROW:schema`, keeping the top-level fields `keep`,
+ * with INTERVAL leaves described as the raw bytes the sub-file footer makes them.
+ */
+function projectArrowSchemaValue(value: Uint8Array, keep: readonly number[], f: Footer): Uint8Array {
   let schema: Schema;
   try {
     schema = tableFromIPC(Buffer.from(utf8.decode(value), 'base64')).schema;
   } catch (e) {
     throw new NeedsFallback(`ARROW:schema does not parse: ${(e as Error).message}`);
   }
-  if (schema.fields.length !== numTops) throw new NeedsFallback('ARROW:schema does not match the Parquet schema');
+  if (schema.fields.length !== f.tops.length) throw new NeedsFallback('ARROW:schema does not match the Parquet schema');
   const sub = new Schema(
-    keep.map((i) => schema.fields[i]!),
+    keep.map((i) => {
+      const field = schema.fields[i]!;
+      const top = f.tops[i]!;
+      return leafCount(field.type) === top.leafEnd - top.leafStart ? decodeHint(field, f.fixes, top.leafStart, new Map()) : field;
+    }),
     schema.metadata,
   );
   const ipc = tableToIPC(new Table(sub), 'stream');
@@ -786,6 +558,10 @@ function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly number[
   for (const t of tops) for (let l = f.tops[t]!.leafStart; l < f.tops[t]!.leafEnd; l++) leaves.push(l);
 
   const schemaItems = (tlist(f.raw, 2)!.items as TStruct[]).slice();
+  // INTERVAL leaves: plain FIXED_LEN_BYTE_ARRAY(12), so the decoder hands over all 12 bytes
+  f.fixes.forEach((fix, leaf) => {
+    if (fix === 'interval') schemaItems[f.leafElements[leaf]!] = twith(schemaItems[f.leafElements[leaf]!]!, [[6, T_I32, null], [10, T_STRUCT, null]]);
+  });
   const root = twith(schemaItems[0]!, [[5, T_I32, tops.length]]);
   const newSchema: TValue[] = [root];
   for (const t of tops) for (let i = f.tops[t]!.schemaStart; i < f.tops[t]!.schemaEnd; i++) newSchema.push(schemaItems[i]!);
@@ -857,12 +633,13 @@ function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly number[
     updates.push([7, T_LIST, { elemType: orders.elemType, items: leaves.map((l) => orders.items[l]!) }]);
   }
   const kv = tlist(f.raw, 5);
-  if (kv && keep !== null && keep.length !== f.tops.length) {
+  const intervals = leaves.some((l) => f.fixes.get(l) === 'interval');
+  if (kv && ((keep !== null && keep.length !== f.tops.length) || intervals)) {
     const items = (kv.items as TStruct[]).map((entry) => {
       const key = tbytes(entry, 1);
       const value = tbytes(entry, 2);
       if (key && value && utf8.decode(key) === 'ARROW:schema') {
-        return twith(entry, [[2, T_BINARY, projectArrowSchemaValue(value, keep, f.tops.length)]]);
+        return twith(entry, [[2, T_BINARY, projectArrowSchemaValue(value, tops, f)]]);
       }
       return entry;
     });
@@ -1167,6 +944,13 @@ export class ParquetFileHandle {
         footerOnly = source.readAll();
       }
       schema = tableFromIPC(readSchema(footerOnly).intoIPCStream()).schema;
+      if (schema.fields.length === footer.tops.length && footer.fixes.size > 0) {
+        const hinted = intervalHints(footer);
+        schema = new Schema(
+          schema.fields.map((field, t) => exposedField(field, footer.fixes, footer.tops[t]!.leafStart, hinted)),
+          schema.metadata,
+        );
+      }
     } catch (e) {
       throw new CorruptFileError(path, `no Arrow schema can be derived from the footer: ${errMessage(e)}`, { cause: e });
     }
@@ -1240,6 +1024,17 @@ export class ParquetFileHandle {
     return table.batches.filter((b) => b.numRows > 0);
   }
 
+  /** Decoded batches of the columns `names` (file order) as the handle's schema says them. */
+  #conform(batches: RecordBatch[], names: readonly string[]): RecordBatch[] {
+    const fields = names.map((n) => this.schema.fields[this.#topIndex.get(n)!]!);
+    try {
+      return batches.map((b) => conformBatch(b, fields));
+    } catch (e) {
+      if (e instanceof ConformError) throw new CorruptFileError(this.path, e.message, { cause: e });
+      throw e;
+    }
+  }
+
   /**
    * Decode row groups `indices` (in that order), columns `columns` (default all). Synchronous
    * work behind a Promise so a future worker-based decoder can keep the signature.
@@ -1280,17 +1075,20 @@ export class ParquetFileHandle {
     }
     if (sub !== null) {
       try {
-        return { batches: this.#decodeBytes(sub, undefined, batchSize), columns: decoded };
-      } catch {
+        const batches = this.#decodeBytes(sub, undefined, batchSize);
+        return { batches: this.#conform(batches, decoded), columns: decoded };
+      } catch (e) {
+        if (e instanceof UnsupportedTypeError || e instanceof CorruptFileError) throw e;
         // fall through: retry on the original bytes, so a sub-file problem can never be
         // misreported as a corrupt file
       }
     }
     this.#fallbacks++;
     try {
-      return { batches: this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize), columns: this.columnNames.slice() };
+      const batches = this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize);
+      return { batches: this.#conform(batches, this.columnNames), columns: this.columnNames.slice() };
     } catch (e) {
-      if (e instanceof CorruptFileError || e instanceof FileNotFoundError) throw e;
+      if (e instanceof CorruptFileError || e instanceof FileNotFoundError || e instanceof UnsupportedTypeError) throw e;
       throw new CorruptFileError(this.path, `row groups [${indices.join(', ')}] do not decode: ${errMessage(e)}`, {
         cause: e,
       });
@@ -1354,9 +1152,69 @@ export function encodeParquet(table: Table, options: ParquetWriteOptions = {}): 
   }
   const compression = COMPRESSION[options.compression ?? 'snappy'];
   if (compression === undefined) throw new UsageError(`unknown Parquet compression '${options.compression}'`);
+  const prepared = prepareForParquet(table); // throws UnsupportedTypeError before anything is written
   const props = new WriterPropertiesBuilder().setMaxRowGroupSize(rowGroupSize).setCompression(compression).build();
-  const wasmTable = WasmTable.fromIPCStream(tableToIPC(table, 'stream'));
-  return writeParquet(wasmTable, props);
+  const wasmTable = WasmTable.fromIPCStream(tableToIPC(prepared.table, 'stream'));
+  const bytes = writeParquet(wasmTable, props);
+  return prepared.patches.size > 0 ? patchWrittenFooter(bytes, prepared.patches) : bytes;
+}
+
+const CONVERTED_JSON = 19;
+const CONVERTED_INTERVAL = 21;
+const LOGICAL_JSON = 12;
+const LOGICAL_UUID = 14;
+
+/**
+ * `bytes` (a file arrow-rs just wrote) with the footer changes `patches` names per leaf column
+ * (parquet-types.ts says why): INTERVAL on the raw 12-byte interval leaves — whose min/max
+ * statistics and column index, computed as plain bytes, are dropped, since INTERVAL has no
+ * defined sort order — and the UUID / JSON logical types. Column chunks stay where they are.
+ */
+function patchWrittenFooter(bytes: Uint8Array, patches: ReadonlyMap<number, LeafPatch>): Uint8Array {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const len = dv.getUint32(bytes.length - 8, true);
+  const footerStart = bytes.length - 8 - len;
+  const raw = new ThriftReader(bytes, footerStart, bytes.length - 8).struct();
+  const schema = (tlist(raw, 2)!.items as TStruct[]).slice();
+  let leaf = 0;
+  for (let i = 1; i < schema.length; i++) {
+    const el = schema[i]!;
+    const children = tget(el, 5);
+    if (tget(el, 1) === undefined || (typeof children === 'number' && children > 0)) continue;
+    const patch = patches.get(leaf++);
+    if (patch === 'interval') schema[i] = twith(el, [[6, T_I32, CONVERTED_INTERVAL], [10, T_STRUCT, null]]);
+    else if (patch === 'uuid') schema[i] = twith(el, [[10, T_STRUCT, [{ id: LOGICAL_UUID, type: T_STRUCT, value: [] }]]]);
+    else if (patch === 'json') schema[i] = twith(el, [[6, T_I32, CONVERTED_JSON], [10, T_STRUCT, [{ id: LOGICAL_JSON, type: T_STRUCT, value: [] }]]]);
+  }
+  const rgs = tlist(raw, 4)!;
+  const rowGroups = (rgs.items as TStruct[]).map((rg) => {
+    const cols = tlist(rg, 1)!;
+    const items = (cols.items as TStruct[]).map((chunk, c) => {
+      if (patches.get(c) !== 'interval') return chunk;
+      const md = tstruct(chunk, 3)!;
+      return twith(chunk, [
+        [3, T_STRUCT, twith(md, [[12, T_STRUCT, null]])],
+        [6, T_I64, null],
+        [7, T_I32, null],
+      ]);
+    });
+    return twith(rg, [[1, T_LIST, { elemType: cols.elemType, items }]]);
+  });
+  const w = new ThriftWriter();
+  w.struct(
+    twith(raw, [
+      [2, T_LIST, { elemType: T_STRUCT, items: schema }],
+      [4, T_LIST, { elemType: rgs.elemType, items: rowGroups }],
+    ]),
+  );
+  const footer = w.bytes();
+  const out = new Uint8Array(footerStart + footer.length + 8);
+  out.set(bytes.subarray(0, footerStart));
+  out.set(footer, footerStart);
+  const odv = new DataView(out.buffer);
+  odv.setUint32(footerStart + footer.length, footer.length, true);
+  odv.setUint32(footerStart + footer.length + 4, MAGIC, true);
+  return out;
 }
 
 /** Write a Table as a Parquet file, atomically. */
