@@ -29,9 +29,10 @@
  * dictionary, child lengths), one typed-array pass per column, so corrupt bytes inside a body
  * become a `CorruptFileError` naming the column instead of wrong values later. Anything the
  * decoder still throws is reported with its message. Body-compressed IPC (LZ4/ZSTD buffers) needs
- * a codec apache-arrow does not ship: reported as such. The checks live in ipc-check.ts.
+ * a codec apache-arrow does not ship: reported as such. The checks live in ipc-check.ts. (One
+ * more apache-arrow quirk is undone on read: a field named '' comes back named null.)
  */
-import { tableFromIPC, tableToIPC, type Table } from 'apache-arrow';
+import { Data, DataType, Field, makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { CorruptFileError } from '../../core/errors.ts';
 import { readFileBytes, writeFileAtomic } from './atomic.ts';
 import { dataProblem, framingProblem } from './ipc-check.ts';
@@ -61,7 +62,44 @@ export function decodeIpc(input: Uint8Array, path: string): Table {
       if (p !== null) throw new CorruptFileError(path, `record batch ${b}, column '${f.name}' (${String(f.type)}): ${p}`);
     });
   });
-  return table;
+  return withEmptyNames(table);
+}
+
+// ---------------------------------------------------------------------------------------------
+// apache-arrow writes a field named '' without a name and reads it back as null (DuckDB's
+// UNION-as-STRUCT has such a member): names are given back as ''.
+// ---------------------------------------------------------------------------------------------
+
+function hasNullName(fields: readonly Field[]): boolean {
+  return fields.some((f) => f.name == null || hasNullName(f.type.children ?? []));
+}
+
+function renamedType(t: DataType): DataType {
+  if (!t.children || t.children.length === 0) return t;
+  const kids = t.children.map((f: Field) => new Field(f.name ?? '', renamedType(f.type), f.nullable, f.metadata));
+  const copy = Object.create(Object.getPrototypeOf(t) as object) as DataType & { children: Field[] };
+  Object.assign(copy, t);
+  copy.children = kids;
+  return copy;
+}
+
+function retyped(d: Data, t: DataType): Data {
+  const kids = d.children.map((c, i) => retyped(c, t.children[i]!.type));
+  return d.clone(t, d.offset, d.length, d.nullCount, d as never, kids);
+}
+
+function withEmptyNames(table: Table): Table {
+  if (!hasNullName(table.schema.fields)) return table;
+  const fields = table.schema.fields.map((f) => new Field(f.name ?? '', renamedType(f.type), f.nullable, f.metadata));
+  const schema = new Schema(fields, table.schema.metadata);
+  const batches = table.batches.map(
+    (b) =>
+      new RecordBatch(
+        schema,
+        makeData({ type: new Struct(fields), length: b.numRows, nullCount: 0, children: b.data.children.map((c, i) => retyped(c, fields[i]!.type)) }),
+      ),
+  );
+  return new Table(schema, batches);
 }
 
 export async function readIpcFile(path: string): Promise<Table> {
