@@ -43,9 +43,9 @@
  *   INT64 up to 18, else arrow-rs's fixed length): arrow-rs would silently drop the high bytes.
  * - `arrow.uuid` (FixedSizeBinary(16)) and `arrow.json` (a string type) leaves get the UUID / JSON
  *   logical type patched into the footer, so DuckDB reads UUID and JSON again.
- * Types Parquet has no annotation for (Timestamp(s), Time32(s), Duration, Date64, Float16's
- * DuckDB view) rely on the ARROW:schema arrow-rs embeds: joinlab (and arrow-rs readers) get the
- * exact type back, DuckDB sees the physical type (BIGINT, INTEGER, FLOAT) — see parquet.ts.
+ * Types Parquet has no annotation for (Timestamp(s), Time32(s), Duration, Date64) rely on the
+ * ARROW:schema arrow-rs embeds: joinlab (and arrow-rs readers) get the exact type back, DuckDB
+ * sees the physical type (BIGINT, INTEGER). Float16 is annotated, and DuckDB reads it as FLOAT.
  */
 import {
   Data,
