@@ -520,6 +520,7 @@ export function framingProblem(b: Uint8Array): string | null {
   if (b.length < 8) return `too short (${b.length} bytes) to be Arrow IPC`;
   try {
     if (hasFileMagic(b)) checkFile(b);
+    else if (b[0] === 0x50 && b[1] === 0x41 && b[2] === 0x52 && b[3] === 0x31) return 'this is a Parquet file (PAR1 magic), not Arrow IPC';
     else {
       const first = int32(b, 0);
       if (first !== CONTINUATION && first <= 0) return 'not an Arrow IPC file or stream (no ARROW1 magic, no message length prefix)';

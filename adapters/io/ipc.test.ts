@@ -148,6 +148,10 @@ describe('truncated and corrupt Arrow IPC', () => {
     expect((failure(cut) as Error).message).toMatch(/without the end-of-stream marker: truncated/);
   });
 
+  it('a Parquet file given as IPC is named as such', () => {
+    expect((failure(new TextEncoder().encode('PAR1xxxxxxxxxxxxPAR1')) as Error).message).toMatch(/this is a Parquet file \(PAR1 magic\), not Arrow IPC/);
+  });
+
   it('a footer length that does not fit names both sizes', () => {
     const b = tableToIPC(table, 'file').slice();
     const dv = new DataView(b.buffer);
