@@ -1,13 +1,17 @@
 /**
  * Binding a join spec to two input schemas: every check that can fail on user input happens
  * here, once, before any data is read — missing key/filter columns, key types that cannot be
- * compared, a null-aware anti join with more than one key — so operators can assume a valid plan.
+ * compared, a null-aware anti join with more than one key, an output column of a type the join
+ * cannot carry into its output (a union: gather.ts says which types it copies) — so operators can
+ * assume a valid plan. Such an output column is not a key (keys are refused as keys first), so the
+ * error says `--select` can leave it out.
  *
  * The bound join carries the reconciled `KeyKind` per key pair (so both sides normalise to the
  * same representation), the compiled residual filter and the output schema.
  */
 import type { Schema } from 'apache-arrow';
-import { MissingColumnError, UnsupportedJoinError } from './errors.ts';
+import { ungatherableReason } from './arrow/gather.ts';
+import { MissingColumnError, UnsupportedJoinError, UnsupportedTypeError } from './errors.ts';
 import { compileFilter, type CompiledFilter } from './expr/evaluate.ts';
 import { resolveKeyKind } from './keys/resolve.ts';
 import type { KeyKind } from './keys/types.ts';
@@ -72,6 +76,15 @@ export function bindJoin(spec: JoinSpec, leftSchema: Schema, rightSchema: Schema
   }
   const filter = spec.filter ? compileFilter(spec.filter, leftSchema, rightSchema) : undefined;
   const shape = output ?? outputShape(spec, leftSchema, rightSchema);
+  shape.columns.forEach((c, i) => {
+    if (c.from === 'mark') return;
+    const field = shape.schema.fields[i]!;
+    const reason = ungatherableReason(field.type);
+    if (reason !== null) {
+      const input = c.name === field.name ? '' : ` (${c.from}.${c.name})`;
+      throw new UnsupportedTypeError(field.name + input, String(field.type), `in join output: ${reason}; it is not a key, so --select can leave it out`);
+    }
+  });
   const needed = (side: Side, schema: Schema): string[] => {
     const names = new Set<string>(side === 'left' ? spec.on.map((k) => k.left) : spec.on.map((k) => k.right));
     if (spec.range) names.add(side === 'left' ? spec.range.left : spec.range.right);

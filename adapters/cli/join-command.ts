@@ -13,6 +13,7 @@ import { loadConfig } from '../../core/config/load.ts';
 import { Engine } from '../../core/engine.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import { writeBatches } from '../io/index.ts';
+import { previewValue } from '../io/text.ts';
 import { formatTable } from './format.ts';
 import { withRowProgress } from './progress.ts';
 import { preflightJoin } from './preflight.ts';
@@ -106,7 +107,7 @@ function preview(table: Table, totalRows: number): string {
   const n = Math.min(PREVIEW_ROWS, table.numRows);
   const names = table.schema.fields.map((f) => f.name);
   const rows: unknown[][] = [];
-  for (let i = 0; i < n; i++) rows.push(names.map((_, c) => table.getChildAt(c)!.get(i)));
+  for (let i = 0; i < n; i++) rows.push(names.map((_, c) => previewValue(table.getChildAt(c)!, i, table.schema.fields[c])));
   const more = totalRows > n ? `\n… ${totalRows - n} more rows (use --out FILE to write them all)` : '';
   return formatTable(names, rows, { maxCellWidth: PREVIEW_CELL_WIDTH }) + more;
 }

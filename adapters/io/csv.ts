@@ -13,14 +13,22 @@
  *   `YYYY-MM-DDTHH:MM:SS[.fraction]` with the fraction in the column's unit, trailing zeros
  *   trimmed, and `Z` appended when the column has a time zone (Arrow stores UTC instants).
  * - binary as DuckDB's blob text: printable ASCII as is, other bytes and `\` as `\xHH`.
- * - dictionary columns print their values. Nested/interval/duration/time types throw
- *   `UnsupportedTypeError` naming the column.
+ * - DuckDB's sentinels INT32_MAX / INT64_MAX (and their negations) for dates and timestamps as
+ *   `infinity` / `-infinity`, as DuckDB writes and reads them.
+ * - times, intervals, UUIDs (`arrow.uuid`), other fixed-size binary, string and binary views,
+ *   Float16: DuckDB's own text for them (text.ts), which `read_csv` reads back as the same value
+ *   given the column type (`HH:MM:SS.ffffff`, `+00` for a TIME adjusted to UTC, `1 year 2 months 3
+ *   days 04:05:06.789`, canonical UUIDs).
+ * - dictionary columns print their values. Nested columns (CSV has no nested values), durations
+ *   (no DuckDB type reads them back) and unions are an `UnsupportedTypeError` naming the column,
+ *   raised by `checkCsvWritable` before anything is written.
  * Lines end with `\n` (configurable); the file is written batch by batch, atomically.
  */
 import { open } from 'node:fs/promises';
-import { Data, DataType, type RecordBatch, type Schema, type Table, type Vector } from 'apache-arrow';
+import { Data, DataType, Type, type Field, type RecordBatch, type Schema, type Table, type Vector } from 'apache-arrow';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic.ts';
+import { cellFormatter } from './text.ts';
 
 export const CSV_EXTENSIONS: readonly string[] = ['.csv'];
 
@@ -52,8 +60,13 @@ function pad(n: number, w: number): string {
   return String(n).padStart(w, '0');
 }
 
+const INT32_MAX = 2147483647;
+const INT64_MAX = 9223372036854775807n;
+
 /** Days since 1970-01-01 -> `YYYY-MM-DD` (H. Hinnant's civil_from_days). */
 export function formatDate(days: number): string {
+  if (days === INT32_MAX) return 'infinity';
+  if (days === -INT32_MAX) return '-infinity';
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
@@ -77,6 +90,8 @@ function floorDiv(a: bigint, b: bigint): bigint {
 
 /** A timestamp in `unit` (0 = s .. 3 = ns) -> ISO 8601. */
 export function formatTimestamp(v: bigint, unit: number, utc: boolean): string {
+  if (v === INT64_MAX) return 'infinity';
+  if (v === -INT64_MAX) return '-infinity';
   const per = UNIT_PER_SECOND[unit]!;
   const sec = floorDiv(v, per);
   const frac = v - sec * per;
@@ -116,8 +131,37 @@ function formatBlob(b: Uint8Array): string {
   return s;
 }
 
+/** Why CSV output cannot carry `type` exactly, or null when it can. */
+function csvUnwritable(type: DataType): string | null {
+  switch (type.typeId) {
+    case Type.Dictionary:
+      return csvUnwritable((type as DataType & { dictionary: DataType }).dictionary);
+    case Type.Duration:
+      return 'DuckDB has no duration type to read it back as';
+    case Type.List:
+    case Type.LargeList:
+    case Type.FixedSizeList:
+    case Type.Struct:
+    case Type.Map:
+      return 'CSV has no nested values';
+    case Type.Union:
+      return 'CSV has no union values';
+    default:
+      return null;
+  }
+}
+
+/** Throws UnsupportedTypeError for the first column CSV output cannot carry exactly. */
+export function checkCsvWritable(schema: Schema): void {
+  for (const f of schema.fields) {
+    const why = csvUnwritable(f.type);
+    if (why !== null) throw new UnsupportedTypeError(f.name, String(f.type), `in CSV output (${why})`);
+  }
+}
+
 /** Formatted, already-quoted cells of one column (`''` for NULL). */
-function formatColumn(d: Data, name: string, delimiter: string): string[] {
+function formatColumn(d: Data, field: Field, delimiter: string): string[] {
+  const name = field.name;
   const n = d.length;
   const out: string[] = new Array(n);
   const t = d.type;
@@ -127,7 +171,7 @@ function formatColumn(d: Data, name: string, delimiter: string): string[] {
   if (DataType.isDictionary(t)) {
     const dict = d.dictionary as Vector;
     const formatted: string[] = [];
-    for (const chunk of dict.data) for (const s of formatColumn(chunk, name, delimiter)) formatted.push(s);
+    for (const chunk of dict.data) for (const s of formatColumn(chunk, field, delimiter)) formatted.push(s);
     const idx = d.values as ArrayLike<number | bigint>;
     for (let i = 0; i < n; i++) out[i] = valid(i) ? formatted[Number(idx[i]!)]! : '';
     return out;
@@ -164,6 +208,9 @@ function formatColumn(d: Data, name: string, delimiter: string): string[] {
       const bytes = v.subarray(Number(o[i]!), Number(o[i + 1]!));
       return csvField(str ? utf8.decode(bytes) : formatBlob(bytes), delimiter);
     };
+  } else if (csvUnwritable(t) === null) {
+    const text = cellFormatter(d, field, name);
+    cell = (i) => csvField(text(i)!, delimiter);
   } else {
     throw new UnsupportedTypeError(name, String(t), 'in CSV output');
   }
@@ -172,7 +219,7 @@ function formatColumn(d: Data, name: string, delimiter: string): string[] {
 }
 
 function batchToCsv(batch: RecordBatch, delimiter: string, newline: string): string {
-  const cols = batch.schema.fields.map((f, c) => formatColumn(batch.data.children[c]!, f.name, delimiter));
+  const cols = batch.schema.fields.map((f, c) => formatColumn(batch.data.children[c]!, f, delimiter));
   const lines: string[] = new Array(batch.numRows);
   for (let r = 0; r < batch.numRows; r++) {
     let line = '';
@@ -190,6 +237,7 @@ function headerLine(schema: Schema, delimiter: string, newline: string): string 
 export function tableToCsv(table: Table, options: CsvOptions = {}): string {
   const delimiter = options.delimiter ?? ',';
   const newline = options.newline ?? '\n';
+  checkCsvWritable(table.schema);
   let s = options.header === false ? '' : headerLine(table.schema, delimiter, newline);
   for (const b of table.batches) s += batchToCsv(b, delimiter, newline);
   return s;
@@ -207,6 +255,7 @@ export async function writeCsvFile(path: string, table: Table, options: CsvOptio
 export async function writeCsvBatches(path: string, schema: Schema, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, options: CsvOptions = {}): Promise<number> {
   const delimiter = options.delimiter ?? ',';
   const newline = options.newline ?? '\n';
+  checkCsvWritable(schema); // before the file is created
   let rows = 0;
   await writeFileAtomic(path, async (tmp) => {
     const fh = await open(tmp, 'wx');

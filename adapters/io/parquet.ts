@@ -4,7 +4,8 @@
  * file is read by byte ranges (file-ranges.ts): the head and tail at open, then the column chunks
  * of each decode — never the whole file, except for the rare fallback decode below.
  *
- * Why the decoding path looks the way it does (parquet-wasm 0.8.0, verified by tests):
+ * Why the decoding path looks the way it does (parquet-wasm 0.8.0, built on arrow-rs 59; verified
+ * by tests):
  * - the synchronous `readParquet(bytes, { columns })` ignores `columns` (it always decodes every
  *   column) and copies the *whole* input into wasm memory on every call;
  * - the asynchronous `ParquetFile.read` honours `columns`, but any decode error inside it (a
@@ -31,21 +32,44 @@
  *   but DuckDB orders NaN above every number, so `max` is always reported as NaN (a NaN may hide
  *   in the row group); `min` is used as written, -0.0 normalised to 0.
  * - all-NULL chunks -> `{ min: null, max: null, nullCount: numRows }`; anything else without both
- *   bounds -> `undefined`. INT96, Float16, nested columns, Date64, intervals -> `undefined`.
+ *   bounds -> `undefined`. INT96, Float16, nested columns, Date64, intervals, times -> `undefined`.
  *
  * Errors: a missing file is `FileNotFoundError`; a truncated file, bad magic, a garbled footer,
  * column chunks pointing outside the file, or a decoder failure/panic is `CorruptFileError` naming
- * the file; an unknown column is `MissingColumnError`; a row-group index out of range is a
- * `UsageError` (it is a caller bug, and would otherwise panic inside wasm).
+ * the file and what is wrong: the footer length against the bytes that precede the 8-byte trailer,
+ * the footer byte where its Thrift stops making sense, or the footer field (`FileMetaData.
+ * row_groups[2].columns[0].meta_data.codec`) that is missing, of the wrong Thrift type or out of
+ * range — checked against the parquet.thrift structure before hyparquet reads the footer, because
+ * hyparquet assumes a well-formed footer and fails with messages about its own internals. (It is
+ * handed the footer without column statistics: we decode those ourselves, lazily, and a malformed
+ * bound is only "unknown", while hyparquet parses them all at open and throws.) A page cut or
+ * shifted inside a column chunk is only noticed if the decoder notices: Parquet pages carry no
+ * checksum unless the writer added one. An unknown column is `MissingColumnError`; a row-group
+ * index out of range is a `UsageError` (it is a caller bug, and would otherwise panic inside
+ * wasm).
+ *
+ * Types: every type is read and written exactly, or refused with an `UnsupportedTypeError`
+ * naming the column — parquet-types.ts has the rules and why. In short: the decoder (arrow-rs 59
+ * inside parquet-wasm) drops the months of Parquet INTERVAL, the UUID / JSON logical types and
+ * TIME's isAdjustedToUTC, and turns Utf8View/BinaryView columns into plain ones; the sub-file
+ * footer therefore describes INTERVAL leaves as their raw 12 bytes, and every decoded batch is
+ * conformed to the handle's `schema` (interval bytes -> month-day-nano, views rebuilt, extension
+ * and UTC metadata attached) — a batch never carries a type other than the schema's. On write,
+ * `prepareForParquet` checks every column first (nothing is written for a refused table), month-
+ * day-nano intervals go out as INTERVAL bytes, and the footer arrow-rs wrote is patched
+ * (`patchWrittenFooter`) with INTERVAL, UUID and JSON where they apply.
  *
  * Writing goes apache-arrow Table -> IPC stream -> wasm Table -> `writeParquet`, atomically.
- * Round-trip findings (see parquet.test.ts): Int8..64, UInt8..64, Float32/64 (NaN, -0.0), Bool,
- * Utf8, LargeUtf8, Binary, Date32, Timestamp s/ms/us/ns (+tz), Decimal128 and dictionary strings
- * all come back with the same Arrow type and values, because parquet-rs embeds the Arrow schema
- * (`ARROW:schema`). Other readers do not see that schema: DuckDB reads our timestamp[s] as BIGINT
- * (parquet-rs writes seconds as a bare INT64, no TIMESTAMP annotation), timestamp[ms] as
- * TIMESTAMP (us) and dictionary strings as VARCHAR. Files DuckDB writes come back as DuckDB's
- * physical types: TIMESTAMP_S as Timestamp(us), INTEGER as Int32, BIGINT as Int64.
+ * Round-trip findings (parquet.test.ts, parquet-types.test.ts; DuckDB's own types in
+ * roundtrip.test.ts): every Arrow type above comes back from joinlab's own files with the same
+ * type, metadata and values, because arrow-rs embeds the Arrow schema (`ARROW:schema`). Other
+ * readers do not see that schema: DuckDB reads our timestamp[s] as BIGINT (arrow-rs writes seconds
+ * as a bare INT64, no TIMESTAMP annotation; likewise Time32(s) as INTEGER, Duration and Date64 as
+ * BIGINT, Float16 as FLOAT, decimals over 38 digits as DOUBLE), timestamp[ms] as TIMESTAMP (us)
+ * and dictionary strings as VARCHAR. Files DuckDB writes come back as what DuckDB stored:
+ * TIMESTAMP_S as Timestamp(us), HUGEINT/UHUGEINT as Float64 (DuckDB writes them as DOUBLE),
+ * ENUM and BIT as Utf8, TIMETZ as its UTC time (DuckDB normalises the offset away), INTERVAL as
+ * month-day-nano with millisecond precision (DuckDB writes whole milliseconds).
  */
 import {
   Compression,
@@ -57,7 +81,7 @@ import {
   WriterPropertiesBuilder,
   type WriterProperties,
 } from 'parquet-wasm';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import {
   DataType,
   makeData,
@@ -71,333 +95,44 @@ import {
   type Field,
 } from 'apache-arrow';
 import { parquetMetadata, type FileMetaData, type SchemaElement } from 'hyparquet';
-import { conformBatch } from '../../core/arrow/ipc-chunks.ts';
+import { conformBatch as conformToSchema } from '../../core/arrow/ipc-chunks.ts';
 import { heldBatchBytes } from '../../core/arrow/size.ts';
-import { CorruptFileError, FileNotFoundError, MissingColumnError, UsageError } from '../../core/errors.ts';
+import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { ColumnStats, StatValue } from '../../operators/scan/types.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { FileRanges, type ByteRange } from './file-ranges.ts';
+import { conformBatch, ConformError, decodeHint, exposedField, leafCount, parquetPreparer, prepareForParquet, readFixOf, type LeafPatch, type ReadFix } from './parquet-types.ts';
+import {
+  T_BINARY,
+  T_BYTE,
+  T_FALSE,
+  T_I16,
+  T_I32,
+  T_I64,
+  T_LIST,
+  T_SET,
+  T_STRUCT,
+  T_TRUE,
+  tbytes,
+  tget,
+  ThriftError,
+  ThriftReader,
+  ThriftWriter,
+  ti64,
+  tlist,
+  tstruct,
+  twith,
+  type TList,
+  type TStruct,
+  type TValue,
+} from './thrift.ts';
 
 export const PARQUET_EXTENSIONS: readonly string[] = ['.parquet', '.pq'];
 
 export function isParquetPath(path: string): boolean {
   const p = path.toLowerCase();
   return PARQUET_EXTENSIONS.some((ext) => p.endsWith(ext));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Thrift compact protocol, wire-type preserving (so a re-encoded footer is byte-compatible with
-// what the writer meant: an i8 stays an i8, an i16 an i16).
-// ---------------------------------------------------------------------------------------------
-
-const T_STOP = 0;
-const T_TRUE = 1;
-const T_FALSE = 2;
-const T_BYTE = 3;
-const T_I16 = 4;
-const T_I32 = 5;
-const T_I64 = 6;
-const T_DOUBLE = 7;
-const T_BINARY = 8;
-const T_LIST = 9;
-const T_SET = 10;
-const T_MAP = 11;
-const T_STRUCT = 12;
-const T_UUID = 13;
-
-interface TList {
-  readonly elemType: number;
-  readonly items: TValue[];
-}
-interface TMap {
-  readonly keyType: number;
-  readonly valType: number;
-  readonly entries: TValue[]; // k0, v0, k1, v1, ...
-}
-type TValue = boolean | number | bigint | Uint8Array | TList | TMap | TStruct;
-interface TField {
-  readonly id: number;
-  readonly type: number;
-  readonly value: TValue;
-}
-type TStruct = TField[];
-
-class ThriftError extends Error {}
-
-class ThriftReader {
-  pos: number;
-  readonly view: DataView;
-  constructor(
-    readonly bytes: Uint8Array,
-    start: number,
-    readonly end: number,
-  ) {
-    this.pos = start;
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-  need(n: number): void {
-    if (this.pos + n > this.end) throw new ThriftError('footer ends in the middle of a value');
-  }
-  u8(): number {
-    this.need(1);
-    return this.bytes[this.pos++]!;
-  }
-  varint32(): number {
-    let result = 0;
-    let mul = 1;
-    for (let i = 0; i < 5; i++) {
-      const b = this.u8();
-      result += (b & 0x7f) * mul;
-      if ((b & 0x80) === 0) return result;
-      mul *= 128;
-    }
-    throw new ThriftError('varint too long');
-  }
-  varint64(): bigint {
-    let result = 0n;
-    let shift = 0n;
-    for (let i = 0; i < 10; i++) {
-      const b = this.u8();
-      result |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return result;
-      shift += 7n;
-    }
-    throw new ThriftError('varint too long');
-  }
-  zigzag32(): number {
-    const n = this.varint32();
-    return n % 2 === 0 ? n / 2 : -(n + 1) / 2;
-  }
-  zigzag64(): bigint {
-    const n = this.varint64();
-    return (n >> 1n) ^ -(n & 1n);
-  }
-  value(type: number, depth: number, inContainer: boolean): TValue {
-    switch (type) {
-      case T_TRUE:
-      case T_FALSE:
-        // In a struct the value lives in the field header; in a list it is one byte (kept raw).
-        return inContainer ? this.u8() : type === T_TRUE;
-      case T_BYTE: {
-        this.need(1);
-        return this.view.getInt8(this.pos++);
-      }
-      case T_I16:
-      case T_I32:
-        return this.zigzag32();
-      case T_I64:
-        return this.zigzag64();
-      case T_DOUBLE: {
-        this.need(8);
-        const v = this.view.getFloat64(this.pos, true);
-        this.pos += 8;
-        return v;
-      }
-      case T_BINARY: {
-        const len = this.varint32();
-        this.need(len);
-        const v = this.bytes.subarray(this.pos, this.pos + len);
-        this.pos += len;
-        return v;
-      }
-      case T_UUID: {
-        this.need(16);
-        const v = this.bytes.subarray(this.pos, this.pos + 16);
-        this.pos += 16;
-        return v;
-      }
-      case T_LIST:
-      case T_SET: {
-        const h = this.u8();
-        const elemType = h & 0x0f;
-        let size = h >> 4;
-        if (size === 15) size = this.varint32();
-        if (size > this.end - this.pos) throw new ThriftError('list longer than the footer');
-        const items: TValue[] = new Array(size);
-        for (let i = 0; i < size; i++) items[i] = this.value(elemType, depth + 1, true);
-        return { elemType, items };
-      }
-      case T_MAP: {
-        const size = this.varint32();
-        if (size > this.end - this.pos) throw new ThriftError('map longer than the footer');
-        const kv = size > 0 ? this.u8() : 0;
-        const keyType = kv >> 4;
-        const valType = kv & 0x0f;
-        const entries: TValue[] = [];
-        for (let i = 0; i < size; i++) {
-          entries.push(this.value(keyType, depth + 1, true), this.value(valType, depth + 1, true));
-        }
-        return { keyType, valType, entries };
-      }
-      case T_STRUCT:
-        return this.struct(depth + 1);
-      default:
-        throw new ThriftError(`unknown thrift type ${type}`);
-    }
-  }
-  struct(depth = 0): TStruct {
-    if (depth > 64) throw new ThriftError('footer nested too deeply');
-    const fields: TStruct = [];
-    let last = 0;
-    for (;;) {
-      const h = this.u8();
-      const type = h & 0x0f;
-      if (type === T_STOP) return fields;
-      const delta = h >> 4;
-      const id = delta !== 0 ? last + delta : this.zigzag32();
-      last = id;
-      fields.push({ id, type, value: this.value(type, depth, false) });
-    }
-  }
-}
-
-class ThriftWriter {
-  buf = new Uint8Array(4096);
-  pos = 0;
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let cap = this.buf.length * 2;
-    while (cap < this.pos + n) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-  }
-  u8(b: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = b & 0xff;
-  }
-  varint32(n: number): void {
-    // n is an unsigned 32-bit value
-    while (n >= 0x80) {
-      this.u8((n & 0x7f) | 0x80);
-      n = Math.floor(n / 128);
-    }
-    this.u8(n);
-  }
-  varint64(n: bigint): void {
-    while (n >= 0x80n) {
-      this.u8(Number(n & 0x7fn) | 0x80);
-      n >>= 7n;
-    }
-    this.u8(Number(n));
-  }
-  raw(b: Uint8Array): void {
-    this.ensure(b.length);
-    this.buf.set(b, this.pos);
-    this.pos += b.length;
-  }
-  value(type: number, v: TValue, inContainer: boolean): void {
-    switch (type) {
-      case T_TRUE:
-      case T_FALSE:
-        if (inContainer) this.u8(typeof v === 'number' ? v : v === true ? 1 : 2);
-        return;
-      case T_BYTE:
-        this.u8(v as number);
-        return;
-      case T_I16:
-      case T_I32: {
-        const n = v as number;
-        this.varint32(((n << 1) ^ (n >> 31)) >>> 0);
-        return;
-      }
-      case T_I64: {
-        const n = v as bigint;
-        this.varint64(BigInt.asUintN(64, (n << 1n) ^ (n >> 63n)));
-        return;
-      }
-      case T_DOUBLE: {
-        this.ensure(8);
-        new DataView(this.buf.buffer).setFloat64(this.pos, v as number, true);
-        this.pos += 8;
-        return;
-      }
-      case T_BINARY: {
-        const b = v as Uint8Array;
-        this.varint32(b.length);
-        this.raw(b);
-        return;
-      }
-      case T_UUID:
-        this.raw(v as Uint8Array);
-        return;
-      case T_LIST:
-      case T_SET: {
-        const l = v as TList;
-        if (l.items.length < 15) this.u8((l.items.length << 4) | l.elemType);
-        else {
-          this.u8(0xf0 | l.elemType);
-          this.varint32(l.items.length);
-        }
-        for (const item of l.items) this.value(l.elemType, item, true);
-        return;
-      }
-      case T_MAP: {
-        const m = v as TMap;
-        const size = m.entries.length / 2;
-        this.varint32(size);
-        if (size > 0) this.u8((m.keyType << 4) | m.valType);
-        for (let i = 0; i < m.entries.length; i += 2) {
-          this.value(m.keyType, m.entries[i]!, true);
-          this.value(m.valType, m.entries[i + 1]!, true);
-        }
-        return;
-      }
-      case T_STRUCT:
-        this.struct(v as TStruct);
-        return;
-      default:
-        throw new ThriftError(`unknown thrift type ${type}`);
-    }
-  }
-  struct(fields: TStruct): void {
-    let last = 0;
-    for (const f of fields) {
-      const type = f.type === T_TRUE || f.type === T_FALSE ? (f.value === true ? T_TRUE : T_FALSE) : f.type;
-      const delta = f.id - last;
-      if (delta > 0 && delta <= 15) this.u8((delta << 4) | type);
-      else {
-        this.u8(type);
-        this.varint32(((f.id << 1) ^ (f.id >> 31)) >>> 0);
-      }
-      this.value(type, f.value, false);
-      last = f.id;
-    }
-    this.u8(T_STOP);
-  }
-  bytes(): Uint8Array {
-    return this.buf.subarray(0, this.pos);
-  }
-}
-
-function tget(s: TStruct | undefined, id: number): TValue | undefined {
-  if (!s) return undefined;
-  for (const f of s) if (f.id === id) return f.value;
-  return undefined;
-}
-function tstruct(s: TStruct | undefined, id: number): TStruct | undefined {
-  const v = tget(s, id);
-  return Array.isArray(v) ? v : undefined;
-}
-function tlist(s: TStruct | undefined, id: number): TList | undefined {
-  const v = tget(s, id);
-  return v !== undefined && typeof v === 'object' && 'items' in v ? v : undefined;
-}
-function tbytes(s: TStruct | undefined, id: number): Uint8Array | undefined {
-  const v = tget(s, id);
-  return v instanceof Uint8Array ? v : undefined;
-}
-function ti64(s: TStruct | undefined, id: number): bigint | undefined {
-  const v = tget(s, id);
-  return typeof v === 'bigint' ? v : typeof v === 'number' ? BigInt(v) : undefined;
-}
-/** A copy of `s` with the given fields replaced (`null` removes); new fields are inserted by id. */
-function twith(s: TStruct, updates: ReadonlyArray<readonly [number, number, TValue | null]>): TStruct {
-  const out = s.filter((f) => !updates.some(([id]) => id === f.id));
-  for (const [id, type, value] of updates) if (value !== null) out.push({ id, type, value });
-  out.sort((a, b) => a.id - b.id);
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,6 +166,10 @@ interface Footer {
   /** Per leaf: true when min_value/max_value follow the type's own order. */
   readonly typeDefinedOrder: readonly boolean[];
   readonly encrypted: boolean;
+  /** Per leaf (by index): what arrow-rs does not carry on its own (parquet-types.ts). */
+  readonly fixes: ReadonlyMap<number, ReadFix>;
+  /** Index into the schema list of each leaf's element. */
+  readonly leafElements: readonly number[];
 }
 
 class NeedsFallback extends Error {}
@@ -442,8 +181,212 @@ function footerLength(last8: Uint8Array, fileSize: number): number {
   if (magic === MAGIC_ENCRYPTED) throw new ThriftError('encrypted footers (PARE) are not supported');
   if (magic !== MAGIC) throw new ThriftError('missing PAR1 magic at the end (truncated or not a Parquet file)');
   const metaLen = view.getUint32(0, true);
-  if (fileSize - 8 - metaLen < 4) throw new ThriftError(`footer length ${metaLen} exceeds the file size ${fileSize}`);
+  // the footer sits between the leading magic (4 bytes) and the trailer (length + magic, 8 bytes)
+  const room = fileSize - 12;
+  if (metaLen > room) {
+    throw new ThriftError(
+      `footer length field claims ${metaLen} bytes, but only ${fileSize - 8} precede it (${room} after the leading PAR1 magic): truncated or not a Parquet file`,
+    );
+  }
+  if (metaLen === 0) throw new ThriftError('footer length field is 0: the file has no footer');
   return metaLen;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Footer structure: what hyparquet and this module read, checked before either reads it
+// ---------------------------------------------------------------------------------------------
+
+/** One known field of a Thrift struct: its wire type, whether it must be there, what it holds. */
+interface FieldSpec {
+  readonly name: string;
+  /** 'int' = i8/i16/i32 (writers differ), 'bool' = either boolean wire type. */
+  readonly type: 'int' | 'i64' | 'binary' | 'bool' | 'struct' | 'list';
+  readonly required?: boolean;
+  /** Allowed values of an enum-valued int. */
+  readonly max?: number;
+  /** A struct's fields, or a list's elements when they are structs. */
+  readonly struct?: StructSpec;
+  /** A list's element type when it is not a struct. */
+  readonly elem?: 'int' | 'binary';
+}
+type StructSpec = { readonly name: string; readonly fields: Readonly<Record<number, FieldSpec>> };
+
+const KEY_VALUE: StructSpec = { name: 'KeyValue', fields: { 1: { name: 'key', type: 'binary', required: true }, 2: { name: 'value', type: 'binary' } } };
+const TIME_UNIT_HOLDER: StructSpec = {
+  name: 'TimeType',
+  fields: { 1: { name: 'isAdjustedToUTC', type: 'bool', required: true }, 2: { name: 'unit', type: 'struct', required: true, struct: { name: 'TimeUnit', fields: {} } } },
+};
+const LOGICAL_TYPE: StructSpec = {
+  name: 'LogicalType',
+  fields: {
+    5: { name: 'DECIMAL', type: 'struct', struct: { name: 'DecimalType', fields: { 1: { name: 'scale', type: 'int', required: true }, 2: { name: 'precision', type: 'int', required: true } } } },
+    7: { name: 'TIME', type: 'struct', struct: TIME_UNIT_HOLDER },
+    8: { name: 'TIMESTAMP', type: 'struct', struct: TIME_UNIT_HOLDER },
+    10: { name: 'INTEGER', type: 'struct', struct: { name: 'IntType', fields: { 1: { name: 'bitWidth', type: 'int', required: true }, 2: { name: 'isSigned', type: 'bool', required: true } } } },
+  },
+};
+const SCHEMA_ELEMENT: StructSpec = {
+  name: 'SchemaElement',
+  fields: {
+    1: { name: 'type', type: 'int', max: 7 },
+    2: { name: 'type_length', type: 'int' },
+    3: { name: 'repetition_type', type: 'int', max: 2 },
+    4: { name: 'name', type: 'binary', required: true },
+    5: { name: 'num_children', type: 'int' },
+    6: { name: 'converted_type', type: 'int', max: 21 },
+    7: { name: 'scale', type: 'int' },
+    8: { name: 'precision', type: 'int' },
+    9: { name: 'field_id', type: 'int' },
+    10: { name: 'logicalType', type: 'struct', struct: LOGICAL_TYPE },
+  },
+};
+const STATISTICS: StructSpec = {
+  name: 'Statistics',
+  fields: {
+    1: { name: 'max', type: 'binary' },
+    2: { name: 'min', type: 'binary' },
+    3: { name: 'null_count', type: 'i64' },
+    4: { name: 'distinct_count', type: 'i64' },
+    5: { name: 'max_value', type: 'binary' },
+    6: { name: 'min_value', type: 'binary' },
+  },
+};
+const COLUMN_META_DATA: StructSpec = {
+  name: 'ColumnMetaData',
+  fields: {
+    1: { name: 'type', type: 'int', required: true, max: 7 },
+    2: { name: 'encodings', type: 'list', required: true, elem: 'int' },
+    3: { name: 'path_in_schema', type: 'list', required: true, elem: 'binary' },
+    4: { name: 'codec', type: 'int', required: true, max: 7 },
+    5: { name: 'num_values', type: 'i64', required: true },
+    6: { name: 'total_uncompressed_size', type: 'i64', required: true },
+    7: { name: 'total_compressed_size', type: 'i64', required: true },
+    8: { name: 'key_value_metadata', type: 'list', struct: KEY_VALUE },
+    9: { name: 'data_page_offset', type: 'i64', required: true },
+    10: { name: 'index_page_offset', type: 'i64' },
+    11: { name: 'dictionary_page_offset', type: 'i64' },
+    12: { name: 'statistics', type: 'struct', struct: STATISTICS },
+    13: {
+      name: 'encoding_stats',
+      type: 'list',
+      struct: { name: 'PageEncodingStats', fields: { 1: { name: 'page_type', type: 'int', required: true }, 2: { name: 'encoding', type: 'int', required: true }, 3: { name: 'count', type: 'int', required: true } } },
+    },
+    14: { name: 'bloom_filter_offset', type: 'i64' },
+    15: { name: 'bloom_filter_length', type: 'int' },
+  },
+};
+const COLUMN_CHUNK: StructSpec = {
+  name: 'ColumnChunk',
+  fields: {
+    1: { name: 'file_path', type: 'binary' },
+    2: { name: 'file_offset', type: 'i64' },
+    3: { name: 'meta_data', type: 'struct', struct: COLUMN_META_DATA },
+    4: { name: 'offset_index_offset', type: 'i64' },
+    5: { name: 'offset_index_length', type: 'int' },
+    6: { name: 'column_index_offset', type: 'i64' },
+    7: { name: 'column_index_length', type: 'int' },
+  },
+};
+const ROW_GROUP: StructSpec = {
+  name: 'RowGroup',
+  fields: {
+    1: { name: 'columns', type: 'list', required: true, struct: COLUMN_CHUNK },
+    2: { name: 'total_byte_size', type: 'i64', required: true },
+    3: { name: 'num_rows', type: 'i64', required: true },
+    4: {
+      name: 'sorting_columns',
+      type: 'list',
+      struct: { name: 'SortingColumn', fields: { 1: { name: 'column_idx', type: 'int', required: true }, 2: { name: 'descending', type: 'bool', required: true }, 3: { name: 'nulls_first', type: 'bool', required: true } } },
+    },
+    5: { name: 'file_offset', type: 'i64' },
+    6: { name: 'total_compressed_size', type: 'i64' },
+    7: { name: 'ordinal', type: 'int' },
+  },
+};
+const FILE_META_DATA: StructSpec = {
+  name: 'FileMetaData',
+  fields: {
+    1: { name: 'version', type: 'int', required: true },
+    2: { name: 'schema', type: 'list', required: true, struct: SCHEMA_ELEMENT },
+    3: { name: 'num_rows', type: 'i64', required: true },
+    4: { name: 'row_groups', type: 'list', required: true, struct: ROW_GROUP },
+    5: { name: 'key_value_metadata', type: 'list', struct: KEY_VALUE },
+    6: { name: 'created_by', type: 'binary' },
+    7: { name: 'column_orders', type: 'list', struct: { name: 'ColumnOrder', fields: {} } },
+  },
+};
+
+function wireMatches(spec: FieldSpec['type'] | 'int' | 'binary', wire: number): boolean {
+  switch (spec) {
+    case 'int':
+      return wire === T_BYTE || wire === T_I16 || wire === T_I32;
+    case 'i64':
+      return wire === T_I64 || wire === T_I32 || wire === T_I16;
+    case 'binary':
+      return wire === T_BINARY;
+    case 'bool':
+      return wire === T_TRUE || wire === T_FALSE;
+    case 'struct':
+      return wire === T_STRUCT;
+    case 'list':
+      return wire === T_LIST || wire === T_SET;
+  }
+}
+
+const WIRE_NAMES = ['stop', 'bool', 'bool', 'byte', 'i16', 'i32', 'i64', 'double', 'binary', 'list', 'set', 'map', 'struct', 'uuid'];
+
+/** Throws a ThriftError naming the path of the first field of `s` that does not fit `spec`. */
+function checkStruct(s: TStruct, spec: StructSpec, path: string): void {
+  for (const [id, f] of Object.entries(spec.fields)) {
+    const field = s.find((x) => x.id === Number(id));
+    const at = `${path}.${f.name}`;
+    if (!field) {
+      if (f.required) throw new ThriftError(`footer field ${at} is missing`);
+      continue;
+    }
+    if (!wireMatches(f.type, field.type)) {
+      throw new ThriftError(`footer field ${at} is a Thrift ${WIRE_NAMES[field.type] ?? field.type}, expected ${f.type === 'int' ? 'an integer' : f.type === 'i64' ? 'an i64' : `a ${f.type}`}`);
+    }
+    const v = field.value;
+    if (f.max !== undefined && typeof v === 'number' && (v < 0 || v > f.max)) throw new ThriftError(`footer field ${at} has the unknown value ${v}`);
+    if (f.type === 'struct' && f.struct) checkStruct(v as TStruct, f.struct, at);
+    if (f.type === 'list') {
+      const l = v as TList;
+      if (f.struct) {
+        if (l.elemType !== T_STRUCT) throw new ThriftError(`footer field ${at} holds ${WIRE_NAMES[l.elemType] ?? l.elemType} values, expected ${f.struct.name} structs`);
+        (l.items as TStruct[]).forEach((item, i) => checkStruct(item, f.struct!, `${at}[${i}]`));
+      } else if (f.elem && l.items.length > 0 && !wireMatches(f.elem, l.elemType)) {
+        throw new ThriftError(`footer field ${at} holds ${WIRE_NAMES[l.elemType] ?? l.elemType} values, expected ${f.elem === 'int' ? 'integers' : 'strings'}`);
+      }
+    }
+  }
+}
+
+/**
+ * The footer as handed to hyparquet: the same Thrift without column statistics (and the size and
+ * geospatial statistics hyparquet would parse too). We decode statistics ourselves, lazily, from
+ * the raw footer, treating anything malformed as "unknown"; hyparquet parses every one of them at
+ * open and throws on a bound of the wrong length.
+ */
+function footerForHyparquet(raw: TStruct): Uint8Array {
+  const rgs = tlist(raw, 4)!;
+  const rowGroups = (rgs.items as TStruct[]).map((rg) => {
+    const cols = tlist(rg, 1)!;
+    const items = (cols.items as TStruct[]).map((chunk) => {
+      const md = tstruct(chunk, 3);
+      return md ? twith(chunk, [[3, T_STRUCT, twith(md, [[12, T_STRUCT, null], [16, T_STRUCT, null], [17, T_STRUCT, null]])]]) : chunk;
+    });
+    return twith(rg, [[1, T_LIST, { elemType: cols.elemType, items }]]);
+  });
+  const w = new ThriftWriter();
+  w.struct(twith(raw, [[4, T_LIST, { elemType: rgs.elemType, items: rowGroups }]]));
+  const footer = w.bytes();
+  const out = new Uint8Array(footer.length + 8);
+  out.set(footer);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(footer.length, footer.length, true);
+  dv.setUint32(footer.length + 4, MAGIC, true);
+  return out;
 }
 
 /**
@@ -459,27 +402,35 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
   if (footerStart < tailStart) throw new ThriftError(`footer of ${metaLen} bytes is not within the bytes read`);
   const reader = new ThriftReader(tail, footerStart - tailStart, tail.length - 8);
   const raw = reader.struct();
+  checkStruct(raw, FILE_META_DATA, 'FileMetaData');
+  const schemaList = tlist(raw, 2)!;
+  if (schemaList.items.length === 0) throw new ThriftError('footer schema is empty (not even a root element)');
   let meta: FileMetaData;
   try {
-    meta = parquetMetadata(tail, { geoparquet: false });
+    const hy = footerForHyparquet(raw);
+    meta = parquetMetadata(hy.buffer.slice(hy.byteOffset, hy.byteOffset + hy.byteLength) as ArrayBuffer, { geoparquet: false });
   } catch (e) {
-    throw new ThriftError(`footer does not parse: ${(e as Error).message}`);
+    throw new ThriftError(`footer does not parse (hyparquet: ${(e as Error).message})`);
   }
-  const schemaList = tlist(raw, 2);
-  if (!schemaList || schemaList.items.length === 0 || meta.schema.length !== schemaList.items.length) {
-    throw new ThriftError('footer has no schema');
-  }
+  if (meta.schema.length !== schemaList.items.length) throw new ThriftError('footer schema does not parse');
   // Walk the flat (depth-first) schema list into top-level subtrees.
   const elements = meta.schema;
   const rootChildren = elements[0]!.num_children ?? 0;
   const tops: TopField[] = [];
   let idx = 1;
   let leaf = 0;
+  const leafElements: number[] = [];
+  const fixes = new Map<number, ReadFix>();
   const walk = (): void => {
-    if (idx >= elements.length) throw new ThriftError('schema tree is truncated');
+    if (idx >= elements.length) throw new ThriftError(`schema tree is cut short: its num_children counts need more than the ${elements.length} schema elements`);
     const el = elements[idx++]!;
     const children = el.num_children ?? 0;
-    if (el.type !== undefined && children === 0) leaf++;
+    if (el.type !== undefined && children === 0) {
+      const fix = readFixOf(el);
+      if (fix !== null) fixes.set(leaf, fix);
+      leafElements.push(idx - 1);
+      leaf++;
+    }
     for (let c = 0; c < children; c++) walk();
   };
   for (let c = 0; c < rootChildren; c++) {
@@ -496,7 +447,7 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
       leafElement: idx === start + 1 && el.type !== undefined ? el : undefined,
     });
   }
-  if (idx !== elements.length) throw new ThriftError('schema tree has trailing elements');
+  if (idx !== elements.length) throw new ThriftError(`schema lists ${elements.length - idx} elements after the root's ${rootChildren} children`);
   const numLeaves = leaf;
 
   const rgList = tlist(raw, 4)?.items ?? [];
@@ -506,7 +457,7 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
   for (let r = 0; r < rgList.length; r++) {
     const cols = tlist(rgList[r] as TStruct, 1)?.items ?? [];
     if (cols.length !== numLeaves) {
-      throw new ThriftError(`row group ${r} has ${cols.length} column chunks, the schema ${numLeaves} columns`);
+      throw new ThriftError(`row group ${r} has ${cols.length} column chunks, the schema ${numLeaves} leaf columns`);
     }
     const ranges = new Float64Array(numLeaves * 2);
     for (let c = 0; c < numLeaves; c++) {
@@ -522,7 +473,10 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
       const start = dictOff !== undefined && dictOff > 0n && dictOff < dataOff ? dictOff : dataOff;
       const len = ti64(md, 7) ?? -1n;
       if (start < 4n || len < 0n || start + len > BigInt(footerStart)) {
-        throw new ThriftError(`row group ${r} column ${c} points outside the file (offset ${start}, length ${len})`);
+        const path = (meta.row_groups[r]?.columns[c]?.meta_data?.path_in_schema ?? []).join('.');
+        throw new ThriftError(
+          `row group ${r} column ${c} ('${path}') claims bytes [${start}, ${start + len}), but column data must lie between the leading magic and the footer, [4, ${footerStart})`,
+        );
       }
       ranges[c * 2] = Number(start);
       ranges[c * 2 + 1] = Number(len);
@@ -535,20 +489,62 @@ function parseFooter(tail: Uint8Array, fileSize: number): Footer {
     const o = orders && orders.length === numLeaves ? (orders[c] as TStruct) : undefined;
     typeDefinedOrder.push(o !== undefined && tget(o, 1) !== undefined);
   }
-  return { raw, meta, footerStart, tops, numLeaves, chunkRanges, typeDefinedOrder, encrypted };
+  return { raw, meta, footerStart, tops, numLeaves, chunkRanges, typeDefinedOrder, encrypted, fixes, leafElements };
 }
 
-/** Re-encode the Arrow schema stored under `ARROW:schema`, keeping the top-level fields `keep`. */
-function projectArrowSchemaValue(value: Uint8Array, keep: readonly number[], numTops: number): Uint8Array {
+/** The Arrow schema stored under `ARROW:schema` (null when there is none or it does not parse). */
+function arrowSchemaOf(raw: TStruct): Schema | null {
+  const value = arrowSchemaValue(raw);
+  if (value === undefined) return null;
+  try {
+    return tableFromIPC(Buffer.from(utf8.decode(value), 'base64')).schema;
+  } catch {
+    return null;
+  }
+}
+
+function arrowSchemaValue(raw: TStruct): Uint8Array | undefined {
+  for (const entry of (tlist(raw, 5)?.items ?? []) as TStruct[]) {
+    const key = tbytes(entry, 1);
+    if (key && utf8.decode(key) === 'ARROW:schema') return tbytes(entry, 2);
+  }
+  return undefined;
+}
+
+/**
+ * The interval type the file's ARROW:schema names for each INTERVAL leaf (what arrow-rs wrote it
+ * from; parquet-types.ts keeps YEAR_MONTH and DAY_TIME).
+ */
+function intervalHints(f: Footer): Map<number, DataType> {
+  const hinted = new Map<number, DataType>();
+  if (![...f.fixes.values()].includes('interval')) return hinted;
+  const schema = arrowSchemaOf(f.raw);
+  if (schema === null || schema.fields.length !== f.tops.length) return hinted;
+  schema.fields.forEach((field, t) => {
+    const top = f.tops[t]!;
+    if (leafCount(field.type) === top.leafEnd - top.leafStart) decodeHint(field, f.fixes, top.leafStart, hinted);
+  });
+  return hinted;
+}
+
+/**
+ * Re-encode the Arrow schema stored under `ARROW:schema`, keeping the top-level fields `keep`,
+ * with INTERVAL leaves described as the raw bytes the sub-file footer makes them.
+ */
+function projectArrowSchemaValue(value: Uint8Array, keep: readonly number[], f: Footer): Uint8Array {
   let schema: Schema;
   try {
     schema = tableFromIPC(Buffer.from(utf8.decode(value), 'base64')).schema;
   } catch (e) {
     throw new NeedsFallback(`ARROW:schema does not parse: ${(e as Error).message}`);
   }
-  if (schema.fields.length !== numTops) throw new NeedsFallback('ARROW:schema does not match the Parquet schema');
+  if (schema.fields.length !== f.tops.length) throw new NeedsFallback('ARROW:schema does not match the Parquet schema');
   const sub = new Schema(
-    keep.map((i) => schema.fields[i]!),
+    keep.map((i) => {
+      const field = schema.fields[i]!;
+      const top = f.tops[i]!;
+      return leafCount(field.type) === top.leafEnd - top.leafStart ? decodeHint(field, f.fixes, top.leafStart, new Map()) : field;
+    }),
     schema.metadata,
   );
   const ipc = tableToIPC(new Table(sub), 'stream');
@@ -568,6 +564,10 @@ function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly number[
   for (const t of tops) for (let l = f.tops[t]!.leafStart; l < f.tops[t]!.leafEnd; l++) leaves.push(l);
 
   const schemaItems = (tlist(f.raw, 2)!.items as TStruct[]).slice();
+  // INTERVAL leaves: plain FIXED_LEN_BYTE_ARRAY(12), so the decoder hands over all 12 bytes
+  f.fixes.forEach((fix, leaf) => {
+    if (fix === 'interval') schemaItems[f.leafElements[leaf]!] = twith(schemaItems[f.leafElements[leaf]!]!, [[6, T_I32, null], [10, T_STRUCT, null]]);
+  });
   const root = twith(schemaItems[0]!, [[5, T_I32, tops.length]]);
   const newSchema: TValue[] = [root];
   for (const t of tops) for (let i = f.tops[t]!.schemaStart; i < f.tops[t]!.schemaEnd; i++) newSchema.push(schemaItems[i]!);
@@ -639,12 +639,13 @@ function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly number[
     updates.push([7, T_LIST, { elemType: orders.elemType, items: leaves.map((l) => orders.items[l]!) }]);
   }
   const kv = tlist(f.raw, 5);
-  if (kv && keep !== null && keep.length !== f.tops.length) {
+  const intervals = leaves.some((l) => f.fixes.get(l) === 'interval');
+  if (kv && ((keep !== null && keep.length !== f.tops.length) || intervals)) {
     const items = (kv.items as TStruct[]).map((entry) => {
       const key = tbytes(entry, 1);
       const value = tbytes(entry, 2);
       if (key && value && utf8.decode(key) === 'ARROW:schema') {
-        return twith(entry, [[2, T_BINARY, projectArrowSchemaValue(value, keep, f.tops.length)]]);
+        return twith(entry, [[2, T_BINARY, projectArrowSchemaValue(value, tops, f)]]);
       }
       return entry;
     });
@@ -929,7 +930,7 @@ export class ParquetFileHandle {
     const source = FileRanges.open(path);
     let footer: Footer;
     try {
-      if (source.size < 12) throw new ThriftError(`file is too short (${source.size} bytes) to be Parquet`);
+      if (source.size < 12) throw new ThriftError(`file is too short (${source.size} bytes) to be Parquet (at least 12: PAR1, footer length, PAR1)`);
       const head = source.read(0, 4);
       const metaLen = footerLength(source.read(source.size - 8, 8), source.size);
       if (new DataView(head.buffer).getUint32(0, true) !== MAGIC) throw new ThriftError('missing PAR1 magic at the start');
@@ -949,11 +950,18 @@ export class ParquetFileHandle {
         footerOnly = source.readAll();
       }
       schema = tableFromIPC(readSchema(footerOnly).intoIPCStream()).schema;
+      if (schema.fields.length === footer.tops.length && footer.fixes.size > 0) {
+        const hinted = intervalHints(footer);
+        schema = new Schema(
+          schema.fields.map((field, t) => exposedField(field, footer.fixes, footer.tops[t]!.leafStart, hinted)),
+          schema.metadata,
+        );
+      }
     } catch (e) {
-      throw new CorruptFileError(path, `schema does not decode: ${errMessage(e)}`, { cause: e });
+      throw new CorruptFileError(path, `no Arrow schema can be derived from the footer: ${errMessage(e)}`, { cause: e });
     }
     if (schema.fields.length !== footer.tops.length) {
-      throw new CorruptFileError(path, `Arrow schema has ${schema.fields.length} fields, Parquet schema ${footer.tops.length}`);
+      throw new CorruptFileError(path, `the Arrow schema derived from the footer has ${schema.fields.length} fields, the Parquet schema ${footer.tops.length} top-level fields`);
     }
     return new ParquetFileHandle(path, source, footer, schema);
   }
@@ -1022,6 +1030,17 @@ export class ParquetFileHandle {
     return table.batches.filter((b) => b.numRows > 0);
   }
 
+  /** Decoded batches of the columns `names` (file order) as the handle's schema says them. */
+  #conform(batches: RecordBatch[], names: readonly string[]): RecordBatch[] {
+    const fields = names.map((n) => this.schema.fields[this.#topIndex.get(n)!]!);
+    try {
+      return batches.map((b) => conformBatch(b, fields));
+    } catch (e) {
+      if (e instanceof ConformError) throw new CorruptFileError(this.path, e.message, { cause: e });
+      throw e;
+    }
+  }
+
   /**
    * Decode row groups `indices` (in that order), columns `columns` (default all). Synchronous
    * work behind a Promise so a future worker-based decoder can keep the signature.
@@ -1062,17 +1081,20 @@ export class ParquetFileHandle {
     }
     if (sub !== null) {
       try {
-        return { batches: this.#decodeBytes(sub, undefined, batchSize), columns: decoded };
-      } catch {
+        const batches = this.#decodeBytes(sub, undefined, batchSize);
+        return { batches: this.#conform(batches, decoded), columns: decoded };
+      } catch (e) {
+        if (e instanceof UnsupportedTypeError || e instanceof CorruptFileError) throw e;
         // fall through: retry on the original bytes, so a sub-file problem can never be
         // misreported as a corrupt file
       }
     }
     this.#fallbacks++;
     try {
-      return { batches: this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize), columns: this.columnNames.slice() };
+      const batches = this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize);
+      return { batches: this.#conform(batches, this.columnNames), columns: this.columnNames.slice() };
     } catch (e) {
-      if (e instanceof CorruptFileError || e instanceof FileNotFoundError) throw e;
+      if (e instanceof CorruptFileError || e instanceof FileNotFoundError || e instanceof UnsupportedTypeError) throw e;
       throw new CorruptFileError(this.path, `row groups [${indices.join(', ')}] do not decode: ${errMessage(e)}`, {
         cause: e,
       });
@@ -1131,8 +1153,10 @@ const COMPRESSION: Record<ParquetCompression, Compression> = {
 /** Encode a Table as Parquet bytes (parquet-rs via wasm; the Arrow schema is embedded). */
 export function encodeParquet(table: Table, options: ParquetWriteOptions = {}): Uint8Array {
   const props = writerProperties(options);
-  const wasmTable = WasmTable.fromIPCStream(tableToIPC(table, 'stream'));
-  return writeParquet(wasmTable, props);
+  const prepared = prepareForParquet(table); // throws UnsupportedTypeError before anything is written
+  const wasmTable = WasmTable.fromIPCStream(tableToIPC(prepared.table, 'stream'));
+  const bytes = writeParquet(wasmTable, props);
+  return prepared.patches.size > 0 ? patchWrittenFooter(bytes, prepared.patches) : bytes;
 }
 
 function writerProperties(options: ParquetWriteOptions): WriterProperties {
@@ -1143,6 +1167,92 @@ function writerProperties(options: ParquetWriteOptions): WriterProperties {
   const compression = COMPRESSION[options.compression ?? 'snappy'];
   if (compression === undefined) throw new UsageError(`unknown Parquet compression '${options.compression}'`);
   return new WriterPropertiesBuilder().setMaxRowGroupSize(rowGroupSize).setCompression(compression).build();
+}
+
+const CONVERTED_JSON = 19;
+const CONVERTED_INTERVAL = 21;
+const LOGICAL_JSON = 12;
+const LOGICAL_UUID = 14;
+
+/**
+ * `bytes` (a file arrow-rs just wrote) with the footer changes `patches` names per leaf column
+ * (parquet-types.ts says why): INTERVAL on the raw 12-byte interval leaves — whose min/max
+ * statistics and column index, computed as plain bytes, are dropped, since INTERVAL has no
+ * defined sort order — and the UUID / JSON logical types. Column chunks stay where they are.
+ */
+function patchWrittenFooter(bytes: Uint8Array, patches: ReadonlyMap<number, LeafPatch>): Uint8Array {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const len = dv.getUint32(bytes.length - 8, true);
+  const footerStart = bytes.length - 8 - len;
+  const footer = patchedFooter(bytes.subarray(footerStart, bytes.length - 8), patches);
+  const out = new Uint8Array(footerStart + footer.length + 8);
+  out.set(bytes.subarray(0, footerStart));
+  out.set(footerTail(footer), footerStart);
+  return out;
+}
+
+/** The footer, its length and the closing magic: what follows the last column chunk. */
+function footerTail(footer: Uint8Array): Uint8Array {
+  const out = new Uint8Array(footer.length + 8);
+  out.set(footer);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(footer.length, footer.length, true);
+  dv.setUint32(footer.length + 4, MAGIC, true);
+  return out;
+}
+
+/**
+ * The same patches applied to a file on disk (the streaming writer's temp file, `size` bytes):
+ * the footer is read back from the end, re-encoded and written over the old one.
+ */
+async function patchFooterInFile(fh: FileHandle, size: number, patches: ReadonlyMap<number, LeafPatch>): Promise<void> {
+  const tail = new Uint8Array(8);
+  await fh.read(tail, 0, 8, size - 8);
+  const len = new DataView(tail.buffer).getUint32(0, true);
+  const footerStart = size - 8 - len;
+  const old = new Uint8Array(len);
+  await fh.read(old, 0, len, footerStart);
+  const bytes = footerTail(patchedFooter(old, patches));
+  await fh.truncate(footerStart);
+  await fh.write(bytes, 0, bytes.length, footerStart);
+}
+
+/** A footer (Thrift FileMetaData) with `patches` applied. */
+function patchedFooter(footerBytes: Uint8Array, patches: ReadonlyMap<number, LeafPatch>): Uint8Array {
+  const raw = new ThriftReader(footerBytes, 0, footerBytes.length).struct();
+  const schema = (tlist(raw, 2)!.items as TStruct[]).slice();
+  let leaf = 0;
+  for (let i = 1; i < schema.length; i++) {
+    const el = schema[i]!;
+    const children = tget(el, 5);
+    if (tget(el, 1) === undefined || (typeof children === 'number' && children > 0)) continue;
+    const patch = patches.get(leaf++);
+    if (patch === 'interval') schema[i] = twith(el, [[6, T_I32, CONVERTED_INTERVAL], [10, T_STRUCT, null]]);
+    else if (patch === 'uuid') schema[i] = twith(el, [[10, T_STRUCT, [{ id: LOGICAL_UUID, type: T_STRUCT, value: [] }]]]);
+    else if (patch === 'json') schema[i] = twith(el, [[6, T_I32, CONVERTED_JSON], [10, T_STRUCT, [{ id: LOGICAL_JSON, type: T_STRUCT, value: [] }]]]);
+  }
+  const rgs = tlist(raw, 4)!;
+  const rowGroups = (rgs.items as TStruct[]).map((rg) => {
+    const cols = tlist(rg, 1)!;
+    const items = (cols.items as TStruct[]).map((chunk, c) => {
+      if (patches.get(c) !== 'interval') return chunk;
+      const md = tstruct(chunk, 3)!;
+      return twith(chunk, [
+        [3, T_STRUCT, twith(md, [[12, T_STRUCT, null]])],
+        [6, T_I64, null],
+        [7, T_I32, null],
+      ]);
+    });
+    return twith(rg, [[1, T_LIST, { elemType: cols.elemType, items }]]);
+  });
+  const w = new ThriftWriter();
+  w.struct(
+    twith(raw, [
+      [2, T_LIST, { elemType: T_STRUCT, items: schema }],
+      [4, T_LIST, { elemType: rgs.elemType, items: rowGroups }],
+    ]),
+  );
+  return w.bytes();
 }
 
 /** Write a Table as a Parquet file, atomically. */
@@ -1189,6 +1299,7 @@ export async function writeParquetBatches(
       await writeFileAtomic(path, encodeParquet(new Table(schema), options));
       return 0;
     }
+    const preparer = parquetPreparer(schema); // throws UnsupportedTypeError before anything is written
     const rowGroupSize = fitRowGroup(options.rowGroupSize ?? 122_880, heldBatchBytes(first.value) / first.value.numRows, reservation);
     const props = writerProperties({ ...options, rowGroupSize });
     let pending: RecordBatch | null = first.value;
@@ -1206,7 +1317,8 @@ export async function writeParquetBatches(
             b = r.value;
           }
           rows += b.numRows;
-          const wasm = WasmTable.fromIPCStream(tableToIPC(new Table(schema, [conformBatch(b, schema)]), 'stream'));
+          const prepared = preparer.prepare(conformToSchema(b, schema));
+          const wasm = WasmTable.fromIPCStream(tableToIPC(new Table(preparer.schema, [prepared]), 'stream'));
           for (const rb of wasm.recordBatches()) ctrl.enqueue(rb);
         } catch (e) {
           sourceError = e;
@@ -1215,16 +1327,19 @@ export async function writeParquetBatches(
       },
     });
     await writeFileAtomic(path, async (tmp) => {
-      const fh = await open(tmp, 'wx');
+      const fh = await open(tmp, 'wx+'); // read too: the footer may be patched in place
       try {
         const reader = (await transformParquetStream(input, props)).getReader();
+        let size = 0;
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
           await fh.write(value as Uint8Array);
+          size += (value as Uint8Array).byteLength;
         }
         // parquet-rs ends the file normally when its input stream errors: the source's error wins
         if (sourceError !== null) throw sourceError;
+        if (preparer.patches.size > 0) await patchFooterInFile(fh, size, preparer.patches);
         await fh.sync();
       } catch (e) {
         throw sourceError ?? new UsageError(`cannot write ${path}: Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });

@@ -15,7 +15,18 @@ import {
   Int32,
   Int64,
   Int8,
+  IntervalDayTime,
+  IntervalMonthDayNano,
+  IntervalYearMonth,
   LargeBinary,
+  LargeList,
+  List,
+  Map_,
+  FixedSizeList,
+  DurationNanosecond,
+  TimeMicrosecond,
+  TimeSecond,
+  SparseUnion,
   LargeUtf8,
   Null,
   RecordBatch,
@@ -41,7 +52,7 @@ import {
 import type { Data, DataType } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Bitset } from '../bitset.ts';
-import { RowSource, boolData, concatBatches, gatherColumn, gatherColumns, makeRecordBatch } from './gather.ts';
+import { RowSource, boolData, concatBatches, gatherColumn, gatherColumns, makeRecordBatch, ungatherableReason } from './gather.ts';
 
 // --- deterministic data ----------------------------------------------------------------------------
 
@@ -166,6 +177,10 @@ function randomBatch(n: number, seed: number): RecordBatch {
 /** A comparable plain value for `Vector.get` results. */
 function plain(v: unknown): unknown {
   if (v === null || v === undefined) return null;
+  if (v instanceof Vector) return [...v].map(plain);
+  if (typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function' && !(v instanceof Date)) {
+    return Object.entries((v as { toJSON(): Record<string, unknown> }).toJSON()).map(([k, x]) => [k, plain(x)]);
+  }
   if (typeof v === 'bigint') return `${v}n`;
   if (ArrayBuffer.isView(v)) return Array.from(v as Uint8Array, (x) => (typeof x === 'bigint' ? `${x}n` : x));
   if (v instanceof Date) return v.getTime();
@@ -187,9 +202,9 @@ function expectGathered(batches: readonly RecordBatch[], column: number, indices
       want = batches[b]!.getChildAt(column)!.get(g - starts[b]!);
     }
     if (want === null) nulls++;
-    expect(plain(got.get(k)), `${FIELDS[column]![0]} row ${k} (g=${g})`).toEqual(plain(want));
+    expect(plain(got.get(k)), `${batches[0]!.schema.fields[column]!.name} row ${k} (g=${g})`).toEqual(plain(want));
   }
-  expect(out.nullCount, `${FIELDS[column]![0]} nullCount`).toBe(nulls);
+  expect(out.nullCount, `${batches[0]!.schema.fields[column]!.name} nullCount`).toBe(nulls);
 }
 
 function randomIndices(n: number, rows: number, seed: number, nullShare = 0.1): Int32Array {
@@ -246,6 +261,87 @@ describe('gatherColumn', () => {
     expect(() => gatherColumn(src, 0, new Int32Array([5]), 0, 1)).toThrow(RangeError);
     const multi = new RowSource([randomBatch(5, 12), randomBatch(5, 13)]);
     expect(() => gatherColumn(multi, 0, new Int32Array([10]), 0, 1)).toThrow(RangeError);
+  });
+});
+
+// --- nested, interval, time and duration columns ----------------------------------------------
+
+const item = (t: DataType) => new Field('item', t, true);
+const NESTED: readonly [string, DataType][] = [
+  ['list', new List(item(new Int32()))],
+  ['llist', new LargeList(item(new Utf8()))],
+  ['fsl', new FixedSizeList(2, item(new Int16()))],
+  ['struct', new Struct([new Field('a', new Int64(), true), new Field('b', new Utf8(), true), new Field('c', new List(item(new Int32())), true)])],
+  ['map', new Map_(new Field('entries', new Struct([new Field('key', new Utf8(), false), new Field('value', new Int32(), true)] as Field[]), false) as never)],
+  ['mdn', new IntervalMonthDayNano()],
+  ['dt', new IntervalDayTime()],
+  ['ym', new IntervalYearMonth()],
+  ['t32', new TimeSecond()],
+  ['t64', new TimeMicrosecond()],
+  ['dur', new DurationNanosecond()],
+];
+const NESTED_SCHEMA = new Schema(NESTED.map(([name, type]) => new Field(name, type, true)));
+
+function nestedColumn(type: DataType, n: number, r: () => number): Data {
+  const valid = Array.from({ length: n }, () => r() > 0.2);
+  const pick = <T>(f: () => T) => Array.from({ length: n }, (_, i) => (valid[i] ? f() : null));
+  const small = () => (r() < 0.15 ? null : Math.floor((r() - 0.5) * 1000));
+  const len = () => Math.floor(r() * 4);
+  const fixed = (data: ArrayBufferView) => makeData({ type, data, length: n, nullBitmap: bitmapOf(valid) } as never) as Data;
+  const words = (per: number) => Int32Array.from({ length: per * n }, () => Math.floor((r() - 0.5) * 2 ** 31));
+  switch (NESTED.find(([, t]) => t === type)![0]) {
+    case 'list':
+      return vectorOf(type, pick(() => Array.from({ length: len() }, small))).data[0]!;
+    case 'llist':
+      return vectorOf(type, pick(() => Array.from({ length: len() }, () => (r() < 0.2 ? null : randomString(r))))).data[0]!;
+    case 'fsl':
+      return vectorOf(type, pick(() => [small(), small()])).data[0]!;
+    case 'struct':
+      return vectorOf(type, pick(() => ({ a: r() < 0.2 ? null : BigInt(Math.floor(r() * 1e9)), b: randomString(r), c: r() < 0.2 ? null : Array.from({ length: len() }, small) }))).data[0]!;
+    case 'map':
+      return vectorOf(type, pick(() => new Map(Array.from({ length: len() }, (_, j) => [`k${j}${randomString(r)}`, small()])))).data[0]!;
+    case 'mdn':
+      return fixed(words(4));
+    case 'dt':
+      return fixed(words(2));
+    case 'ym':
+    case 't32':
+      return fixed(words(1));
+    default:
+      return fixed(BigInt64Array.from({ length: n }, () => BigInt(Math.floor((r() - 0.5) * 2 ** 40))));
+  }
+}
+
+function randomNestedBatch(n: number, seed: number): RecordBatch {
+  const r = rng(seed);
+  return makeRecordBatch(NESTED_SCHEMA, NESTED.map(([, type]) => nestedColumn(type, n, r)), n);
+}
+
+describe('nested, interval, time and duration columns', () => {
+  it('gather from one batch and from several (empty and sliced ones too), -1 giving NULL', () => {
+    const one = randomNestedBatch(50, 21);
+    const single = randomIndices(90, 50, 22);
+    for (let c = 0; c < NESTED.length; c++) expectGathered([one], c, single, gatherColumn(new RowSource([one]), c, single, 0, single.length));
+    const batches = [randomNestedBatch(40, 23).slice(5, 33), randomNestedBatch(0, 24), randomNestedBatch(30, 25).slice(7), randomNestedBatch(20, 26)];
+    const src = new RowSource(batches);
+    const indices = randomIndices(200, src.numRows, 27);
+    for (let c = 0; c < NESTED.length; c++) expectGathered(batches, c, indices, gatherColumn(src, c, indices, 0, indices.length));
+  });
+
+  it('survive an IPC round trip and concatenation', () => {
+    const batches = [randomNestedBatch(12, 28), randomNestedBatch(9, 29).slice(2)];
+    const all = concatBatches(batches, NESTED_SCHEMA);
+    const back = tableFromIPC(tableToIPC(new Table(NESTED_SCHEMA, [all])));
+    for (let c = 0; c < NESTED.length; c++) {
+      expect([...back.getChildAt(c)!].map(plain), NESTED[c]![0]).toEqual([...batches.flatMap((b) => [...b.getChildAt(c)!])].map(plain));
+    }
+  });
+
+  it('a union column is an UnsupportedTypeError naming it', () => {
+    const u = new SparseUnion([0], [new Field('i', new Int32(), true)]);
+    expect(ungatherableReason(u)).toMatch(/cannot be gathered/);
+    expect(ungatherableReason(new List(item(u)))).toMatch(/cannot be gathered/);
+    expect(ungatherableReason(NESTED[3]![1])).toBeNull();
   });
 });
 

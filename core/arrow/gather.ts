@@ -13,12 +13,19 @@
  * rebased when batches are merged). Dictionary columns gather their codes and keep the dictionary:
  * the output shares it when every batch has the same one (or a prefix of the largest, as IPC
  * dictionary deltas produce); otherwise the dictionaries are concatenated and the codes rebased.
+ * Fixed-width covers intervals (month-day-nano: 4 words a row), times, durations and
+ * fixed-size binary (UUIDs) too. Nested columns recurse: a struct gathers each field with the same
+ * located rows; a list (List, LargeList, Map) builds its offsets from the located rows' lengths
+ * and locates the child rows they cover — one (batch, row) pair per child value, two typed arrays
+ * — then gathers the child like any column; a fixed-size list locates `size` child rows per row.
+ * Unions are not gathered: `ungatherableReason` lets the planner refuse them up front.
  *
  * Arrow JS conventions relied on: `values` / `valueOffsets` of a sliced Data already start at its
- * row 0, while validity bitmaps and boolean values are addressed at bit `offset + row`.
+ * row 0, struct and fixed-size-list children are sliced with their parent (list children are not:
+ * the offsets address them), while validity bitmaps and boolean values are addressed at bit `offset + row`.
  */
 import { Bool, Data, DataType, RecordBatch, Struct, Type, Vector, makeBuilder, makeData } from 'apache-arrow';
-import type { Dictionary, Int, Schema } from 'apache-arrow';
+import type { Dictionary, Field, FixedSizeList, Int, Schema } from 'apache-arrow';
 import { Bitset } from '../bitset.ts';
 import { UnsupportedTypeError } from '../errors.ts';
 
@@ -126,6 +133,13 @@ export class RowSource {
 export interface AllocationGuard {
   ensure(bytes: number, consumer: string): void;
 }
+
+/**
+ * The guard of the gather in progress: set by `gatherLocated` for the duration of one column's
+ * (synchronous) gather, so the kernels of nested children see it without threading it through
+ * every recursive call.
+ */
+let activeGuard: AllocationGuard | undefined;
 
 /** Rows indices[start, start + count) of one column; index -1 gives NULL. */
 export function gatherColumn(src: RowSource, column: number, indices: Int32Array, start: number, count: number): Data {
@@ -252,7 +266,58 @@ function emptyData(type: DataType): Data {
 }
 
 function gatherLocated(src: RowSource, column: number, loc: Located, count: number, guard?: AllocationGuard): Data {
-  const parts = src.columnData(column);
+  if (guard !== undefined) {
+    const outer = activeGuard;
+    activeGuard = guard;
+    try {
+      return gatherParts(src.columnData(column), loc, count, src.schema.fields[column]!.name);
+    } finally {
+      activeGuard = outer;
+    }
+  }
+  return gatherParts(src.columnData(column), loc, count, src.schema.fields[column]!.name);
+}
+
+/** Why `type` cannot be gathered (a join output or a row filter would fail on it), or null. */
+export function ungatherableReason(type: DataType): string | null {
+  switch (type.typeId) {
+    case Type.Null:
+    case Type.Int:
+    case Type.Float:
+    case Type.Date:
+    case Type.Time:
+    case Type.Timestamp:
+    case Type.Duration:
+    case Type.Interval:
+    case Type.Decimal:
+    case Type.FixedSizeBinary:
+    case Type.Bool:
+    case Type.Utf8:
+    case Type.Binary:
+    case Type.LargeUtf8:
+    case Type.LargeBinary:
+    case Type.Utf8View:
+    case Type.BinaryView:
+      return null;
+    case Type.Dictionary:
+      return ungatherableReason((type as Dictionary).dictionary);
+    case Type.List:
+    case Type.LargeList:
+    case Type.FixedSizeList:
+    case Type.Map:
+    case Type.Struct:
+      for (const c of type.children) {
+        const r = ungatherableReason(c.type);
+        if (r !== null) return r;
+      }
+      return null;
+    default:
+      return `${String(type)} values cannot be gathered into join output`;
+  }
+}
+
+/** The located rows of one column given as its Data per batch (`parts`); `name` for errors. */
+function gatherParts(parts: readonly Data[], loc: Located, count: number, name: string): Data {
   const type = parts[0]!.type;
   if (type.typeId === Type.Null) return make({ type, length: count });
   const { bitmap, nullCount } = gatherValidity(parts, loc, count);
@@ -274,15 +339,92 @@ function gatherLocated(src: RowSource, column: number, loc: Located, count: numb
     case Type.Binary:
     case Type.LargeUtf8:
     case Type.LargeBinary:
-      return make({ ...base, ...gatherVariable(parts, loc, count, type, src.schema.fields[column]!.name, guard) });
+      return make({ ...base, ...gatherVariable(parts, loc, count, type, name) });
     case Type.Utf8View:
     case Type.BinaryView:
       return make({ ...base, ...gatherViews(parts, loc, count) });
     case Type.Dictionary:
-      return gatherDictionary(parts, loc, count, base, src.schema.fields[column]!.name);
+      return gatherDictionary(parts, loc, count, base, name);
+    case Type.Struct:
+      return make({
+        ...base,
+        children: type.children.map((f, c) => gatherParts(parts.map((p) => p.children[c]!), loc, count, `${name}.${f.name}`)),
+      });
+    case Type.FixedSizeList:
+      return make({ ...base, child: gatherFixedSizeListChild(parts, loc, count, (type as FixedSizeList).listSize, name) });
+    case Type.List:
+    case Type.LargeList:
+    case Type.Map:
+      return make({ ...base, ...gatherLists(parts, loc, count, type, name) });
     default:
-      throw new UnsupportedTypeError(src.schema.fields[column]!.name, String(type), 'in gathered join output');
+      throw new UnsupportedTypeError(name, String(type), 'in gathered join output');
   }
+}
+
+// --- nested ----------------------------------------------------------------------------------
+
+/**
+ * Lists (List, LargeList, Map): new offsets from the located rows' lengths (NULL and padded rows
+ * are empty), then the child rows they cover located in the parts' children — one (batch, row)
+ * pair per child value, in two typed arrays — and gathered like any column.
+ */
+function gatherLists(parts: readonly Data[], loc: Located, count: number, type: DataType, name: string) {
+  const large = type.typeId === Type.LargeList;
+  const { batch, local } = loc;
+  const offs = parts.map((p) => offsetWords(p, large));
+  let total = 0;
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l < 0) continue;
+    const o = offs[batch === null ? 0 : batch[k]!]!;
+    total += offsetAt(o, large, l + 1) - offsetAt(o, large, l);
+  }
+  if (total > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), `with ${total} list values in one output batch`);
+  const childLocal = new Int32Array(total);
+  const childBatch = batch === null ? null : new Int32Array(total);
+  const outOffsets = large ? new BigInt64Array(count + 1) : new Int32Array(count + 1);
+  const ow = large ? new Int32Array(outOffsets.buffer) : (outOffsets as Int32Array);
+  let pos = 0;
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    if (l >= 0) {
+      const b = batch === null ? 0 : batch[k]!;
+      const s = offsetAt(offs[b]!, large, l);
+      const e = offsetAt(offs[b]!, large, l + 1);
+      for (let j = s; j < e; j++) {
+        childLocal[pos] = j;
+        if (childBatch !== null) childBatch[pos] = b;
+        pos++;
+      }
+    }
+    if (large) ow[2 * k + 2] = pos; // < 2^31: the high word stays 0
+    else ow[k + 1] = pos;
+  }
+  const child = gatherParts(
+    parts.map((p) => p.children[0]!),
+    { batch: childBatch, local: childLocal },
+    total,
+    `${name}.${(type.children[0] as Field).name}`,
+  );
+  return { valueOffsets: outOffsets, child };
+}
+
+/** FixedSizeList: `size` child rows per located row (NULL child rows for NULL and padded rows). */
+function gatherFixedSizeListChild(parts: readonly Data[], loc: Located, count: number, size: number, name: string): Data {
+  const { batch, local } = loc;
+  const total = count * size;
+  if (total > 0x7fffffff) throw new UnsupportedTypeError(name, `FixedSizeList[${size}]`, `with ${total} list values in one output batch`);
+  const childLocal = new Int32Array(total);
+  const childBatch = batch === null ? null : new Int32Array(total);
+  for (let k = 0; k < count; k++) {
+    const l = local[k]!;
+    for (let j = 0; j < size; j++) {
+      childLocal[k * size + j] = l < 0 ? -1 : l * size + j;
+      if (childBatch !== null) childBatch[k * size + j] = batch![k]!;
+    }
+  }
+  const child = parts[0]!.type.children[0] as Field;
+  return gatherParts(parts.map((p) => p.children[0]!), { batch: childBatch, local: childLocal }, total, `${name}.${child.name}`);
 }
 
 // --- validity --------------------------------------------------------------------------------
@@ -450,7 +592,7 @@ function offsetAt(words: Int32Array, large: boolean, i: number): number {
   return large ? words[2 * i + 1]! * TWO_32 + (words[2 * i]! >>> 0) : words[i]!;
 }
 
-function gatherVariable(parts: readonly Data[], loc: Located, count: number, type: DataType, name: string, guard: AllocationGuard | undefined) {
+function gatherVariable(parts: readonly Data[], loc: Located, count: number, type: DataType, name: string) {
   const large = type.typeId === Type.LargeUtf8 || type.typeId === Type.LargeBinary;
   const { batch, local } = loc;
   const offs = parts.map((p) => offsetWords(p, large));
@@ -463,7 +605,7 @@ function gatherVariable(parts: readonly Data[], loc: Located, count: number, typ
     total += offsetAt(o, large, l + 1) - offsetAt(o, large, l);
   }
   if (!large && total > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), `with ${total} bytes in one output batch (use LargeUtf8/LargeBinary)`);
-  guard?.ensure(total, `gather of column '${name}'`);
+  activeGuard?.ensure(total, `gather of column '${name}'`);
   const data = new Uint8Array(total);
   const outOffsets = large ? new BigInt64Array(count + 1) : new Int32Array(count + 1);
   const ow = large ? new Int32Array(outOffsets.buffer) : (outOffsets as Int32Array);

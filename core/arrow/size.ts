@@ -4,6 +4,8 @@
  * over-counted when several batches share one, which errs on the safe side for a memory limit).
  * `heldBatchBytes` adds an estimate of the JS objects (RecordBatch, Data, Vector per column) a
  * held batch keeps on the V8 heap: a result of many tiny batches is mostly those objects.
+ * The data buffers of string/binary views are over-counted the same way (shared between a batch
+ * and its slices).
  */
 import type { Data, RecordBatch } from 'apache-arrow';
 
@@ -12,6 +14,7 @@ export function dataByteSize(d: Data): number {
   for (const b of [d.values, d.valueOffsets, d.nullBitmap, d.typeIds] as (ArrayBufferView | undefined)[]) {
     if (b) n += b.byteLength;
   }
+  for (const v of d.variadicBuffers ?? []) n += v.byteLength; // the bytes behind Utf8View/BinaryView views
   for (const c of d.children ?? []) n += dataByteSize(c);
   if (d.dictionary) for (const dd of d.dictionary.data) n += dataByteSize(dd);
   return n;
