@@ -66,7 +66,7 @@ import {
 import { ExpressionError, MissingColumnError, UnsupportedTypeError } from '../errors.ts';
 import type { Side } from '../types.ts';
 import { type ArithOp, checkDepth, type CompareOp, type Expr, referencedColumns } from './ast.ts';
-import { type ExactVec, exactValue, toDouble, TWO32, TWO53, wordsOf } from './exact.ts';
+import { type ExactVec, exactValue, type Int64Source, toDouble, TWO32, TWO53, wordsOf } from './exact.ts';
 import {
   BOOLEAN,
   CompareNode,
@@ -345,7 +345,14 @@ const ROW = new Uint32Array(4);
  * Integer, decimal and temporal columns into an ExactVec: `f` always, words (from `words()`) only
  * when some gathered value is at or beyond 2^53. Returns the words or null.
  */
-function gatherExact(data: Data, layout: Layout, rows: Int32Array, n: number, f: Float64Array, words: () => Uint32Array): Uint32Array | null {
+function gatherExact(
+  data: Data,
+  layout: Layout,
+  rows: Int32Array,
+  n: number,
+  f: Float64Array,
+  words: () => Uint32Array,
+): Uint32Array | Int64Source | null {
   switch (layout) {
     case 'small-int': {
       const v = data.values as Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
@@ -354,39 +361,12 @@ function gatherExact(data: Data, layout: Layout, rows: Int32Array, n: number, f:
     }
     case 'i64':
     case 'u64': {
+      // f (hi * 2^32 + lo rounds once: the nearest double); the words stay in the column, read
+      // in place through `src` when some row is at or beyond 2^53
       const src = int32View(data.values as ArrayBufferView);
-      let big = false;
-      if (layout === 'i64') {
-        for (let k = 0; k < n; k++) {
-          const r = rows[k]! << 1;
-          const d = src[r + 1]! * TWO32 + (src[r]! >>> 0); // one rounding: the nearest double
-          f[k] = d;
-          if (!(d > -TWO53 && d < TWO53)) big = true;
-        }
-      } else {
-        for (let k = 0; k < n; k++) {
-          const r = rows[k]! << 1;
-          const d = (src[r + 1]! >>> 0) * TWO32 + (src[r]! >>> 0);
-          f[k] = d;
-          if (d >= TWO53) big = true;
-        }
-      }
-      if (!big) return null;
-      const w = words();
       const signed = layout === 'i64';
-      for (let k = 0; k < n; k++) {
-        const d = f[k]!;
-        if (d > -TWO53 && d < TWO53) continue;
-        const r = rows[k]! << 1;
-        const o = 4 * k;
-        const hi = src[r + 1]!;
-        const sign = signed && hi < 0 ? 0xffffffff : 0;
-        w[o] = src[r]! >>> 0;
-        w[o + 1] = hi >>> 0;
-        w[o + 2] = sign;
-        w[o + 3] = sign;
-      }
-      return w;
+      const big = signed ? gatherI64(src, rows, n, f) : gatherU64(src, rows, n, f);
+      return big ? { words: src, rows, signed } : null;
     }
     case 'decimal': {
       const t = data.type as Decimal;
@@ -429,6 +409,33 @@ function gatherExact(data: Data, layout: Layout, rows: Int32Array, n: number, f:
     default:
       throw new Error(`bug: no exact reader for layout ${layout}`);
   }
+}
+
+/**
+ * f[k] = the nearest double of signed 64-bit row rows[k]; returns whether some value may be at or
+ * beyond 2^53 — decided on the high word alone (|high| < 2^21 - 1 is below 2^53; a value just
+ * under the limit may be reported wide too, which only costs the wide path).
+ */
+function gatherI64(src: Int32Array, rows: Int32Array, n: number, f: Float64Array): boolean {
+  let big = false;
+  for (let k = 0; k < n; k++) {
+    const r = rows[k]! << 1;
+    const hi = src[r + 1]!;
+    f[k] = hi * TWO32 + (src[r]! >>> 0);
+    if (hi > 0x1ffffe || hi < -0x1ffffe) big = true;
+  }
+  return big;
+}
+
+function gatherU64(src: Int32Array, rows: Int32Array, n: number, f: Float64Array): boolean {
+  let big = false;
+  for (let k = 0; k < n; k++) {
+    const r = rows[k]! << 1;
+    const hi = src[r + 1]!;
+    f[k] = (hi >>> 0) * TWO32 + (src[r]! >>> 0);
+    if (hi > 0x1ffffe || hi < 0) big = true; // hi < 0: at or beyond 2^63
+  }
+  return big;
 }
 
 /** One decimal value of `stride` words at `base` as four words (sign-extended; beyond 128 bits is an error). */
@@ -636,8 +643,10 @@ class ColumnNode extends Node {
     const rows = this.rows(ctx);
     const f = (this.numBuf = f64(this.numBuf, ctx.n));
     this.n = ctx.n;
-    const w = gatherExact(data, this.type.layout, rows, ctx.n, f, this.words);
-    return { f, w, nulls: gatherNulls(data, rows, ctx.n, (this.nullBuf = u8(this.nullBuf, ctx.n))) };
+    const words = gatherExact(data, this.type.layout, rows, ctx.n, f, this.words);
+    const nulls = gatherNulls(data, rows, ctx.n, (this.nullBuf = u8(this.nullBuf, ctx.n)));
+    if (words === null || words instanceof Uint32Array) return { f, w: words, src: null, nulls };
+    return { f, w: null, src: words, nulls };
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -731,7 +740,7 @@ class LiteralNode extends Node {
         for (let k = 0; k < ctx.n; k++) w.set(words, 4 * k);
       }
     }
-    return { f: this.numBuf, w: words === null ? null : this.wordBuf!, nulls: null };
+    return { f: this.numBuf, w: words === null ? null : this.wordBuf!, src: null, nulls: null };
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -836,6 +845,8 @@ class CompareStrings extends CompareNode {
 class LogicNode extends Node {
   private buf?: Uint8Array;
   private liveBuf?: Uint8Array;
+  /** Index of the last argument that can raise: live masks are needed only before it. */
+  private readonly lastRaising: number;
 
   constructor(
     private readonly isAnd: boolean,
@@ -843,6 +854,15 @@ class LogicNode extends Node {
     label: string,
   ) {
     super(BOOLEAN, label);
+    let last = -1;
+    args.forEach((a, i) => {
+      if (a.mayRaise) last = i;
+    });
+    this.lastRaising = last;
+  }
+
+  override get mayRaise(): boolean {
+    return this.lastRaising >= 0;
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -856,7 +876,7 @@ class LogicNode extends Node {
     for (let i = 0; i < args.length; i++) {
       const v = args[i]!.bool(sub);
       let open = 0;
-      if (i + 1 === args.length) {
+      if (i >= this.lastRaising) {
         for (let k = 0; k < n; k++) {
           const r = lut[out[k]! * 3 + v[k]!]!;
           out[k] = r;
@@ -891,6 +911,10 @@ class NotNode extends Node {
     super(BOOLEAN, label);
   }
 
+  override get mayRaise(): boolean {
+    return this.arg.mayRaise;
+  }
+
   override bool(ctx: Ctx): Uint8Array {
     const n = ctx.n;
     const v = this.arg.bool(ctx);
@@ -909,6 +933,10 @@ class IsNullNode extends Node {
     label: string,
   ) {
     super(BOOLEAN, label);
+  }
+
+  override get mayRaise(): boolean {
+    return this.arg.mayRaise;
   }
 
   override bool(ctx: Ctx): Uint8Array {

@@ -7,7 +7,8 @@
  *   - |f[k]| < 2^53: f[k] is the exact value (an integer, never -0) and w[k] is not looked at;
  *   - |f[k]| >= 2^53: w[4k .. 4k+3] holds the exact value and f[k] is its nearest double (ties to
  *     even; so "|f| >= 2^53" is exactly "|value| >= 2^53", rounding being monotonic);
- *   - w is null when no row is at or beyond 2^53.
+ *   - w is null when no row is at or beyond 2^53 (or when `src` gives the words of a 64-bit
+ *     column in place).
  * Kernels compute in doubles, which is exact while operands and result stay below 2^53 (an exact
  * sum, difference or product at or beyond 2^53 rounds to a double at or beyond 2^53, so the check
  * of the rounded result is exact), and send only the other rows to the word arithmetic here —
@@ -19,7 +20,24 @@
 export interface ExactVec {
   readonly f: Float64Array;
   readonly w: Uint32Array | null;
+  /**
+   * Instead of `w`, for an Int64/UInt64 column: the words of row k are read in place, as
+   * `words[2 * rows[k]]` (low) and `words[2 * rows[k] + 1]` (high), sign-extended when signed —
+   * so gathering a 64-bit column copies no words; they are rarely needed.
+   */
+  readonly src: Int64Source | null;
   readonly nulls: Uint8Array | null;
+}
+
+export interface Int64Source {
+  readonly words: Int32Array;
+  readonly rows: Int32Array;
+  readonly signed: boolean;
+}
+
+/** Whether some row of `v` may be at or beyond 2^53 (its words are in `w` or `src`). */
+export function isWide(v: ExactVec): boolean {
+  return v.w !== null || v.src !== null;
 }
 
 export const TWO32 = 4294967296;
@@ -50,7 +68,9 @@ export function bigintOf(src: Uint32Array, o = 0): bigint {
 export function exactValue(v: ExactVec, k: number): bigint {
   const f = v.f[k]!;
   if (f > -TWO53 && f < TWO53) return BigInt(f);
-  return bigintOf(v.w!, 4 * k);
+  const d = new Uint32Array(4);
+  loadRow(v, k, d);
+  return bigintOf(d);
 }
 
 // ---- loading and storing one row ----------------------------------------------------------------
@@ -70,13 +90,22 @@ export function setFromDouble(x: number, d: Uint32Array, o: number): void {
 export function loadRow(v: ExactVec, k: number, d: Uint32Array): void {
   const f = v.f[k]!;
   if (f > -TWO53 && f < TWO53) setFromDouble(f, d, 0);
-  else {
-    const w = v.w!;
+  else if (v.w !== null) {
+    const w = v.w;
     const o = 4 * k;
     d[0] = w[o]!;
     d[1] = w[o + 1]!;
     d[2] = w[o + 2]!;
     d[3] = w[o + 3]!;
+  } else {
+    const s = v.src!;
+    const r = s.rows[k]! << 1;
+    const hi = s.words[r + 1]!;
+    const sign = s.signed && hi < 0 ? 0xffffffff : 0;
+    d[0] = s.words[r]! >>> 0;
+    d[1] = hi >>> 0;
+    d[2] = sign;
+    d[3] = sign;
   }
 }
 

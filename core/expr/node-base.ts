@@ -93,6 +93,10 @@ export const COMPARE_LUT: Record<CompareOp, Uint8Array> = {
 export abstract class Node {
   /** The value when this node is an integer literal (literals adapt their type, see numeric-types.ts). */
   readonly intLiteral: bigint | null = null;
+  /** Whether evaluating this node can raise (an overflow or a failed cast somewhere below it). Compile time only. */
+  get mayRaise(): boolean {
+    return false;
+  }
   constructor(
     readonly cls: VClass,
     readonly label: string,
@@ -138,5 +142,9 @@ export abstract class CompareNode extends Node {
   ) {
     super(BOOLEAN, label);
     this.lut = COMPARE_LUT[op];
+  }
+
+  override get mayRaise(): boolean {
+    return this.a.mayRaise || this.b.mayRaise;
   }
 }

@@ -19,6 +19,7 @@ import {
   fitsI64,
   fitsU64,
   hugeToDouble,
+  isWide,
   loadRow,
   magAtMost2p53,
   MAX_EXACT,
@@ -29,6 +30,7 @@ import {
   sub128,
   toDouble,
   toFloat32,
+  TWO32,
   TWO53,
   wordsOf,
 } from './exact.ts';
@@ -177,6 +179,79 @@ function mulWide(xf: Float64Array, yf: Float64Array, f: Float64Array, n: number,
   return c;
 }
 
+/**
+ * The slow rows of a BIGINT `x + y` / `x - y` (operands are BIGINT values, or narrower): each
+ * operand as a signed high half and an unsigned low half, the sum of the low halves with its carry,
+ * and the result is in range exactly when its high half fits an int32. Writes f and the words of
+ * every listed row; returns the index (into `slow`) of the first row that overflows and matters,
+ * or -1.
+ */
+function addSub64(
+  x: ExactVec,
+  y: ExactVec,
+  slow: Int32Array,
+  c: number,
+  f: Float64Array,
+  w: Uint32Array,
+  subtract: boolean,
+  nulls: Uint8Array | null,
+  live: Uint8Array | null,
+): number {
+  const xf = x.f;
+  const yf = y.f;
+  for (let i = 0; i < c; i++) {
+    const k = slow[i]!;
+    const o = 4 * k;
+    const p = xf[k]!;
+    const q = yf[k]!;
+    let ah: number, al: number, bh: number, bl: number;
+    if (p > -TWO53 && p < TWO53) {
+      al = p >>> 0;
+      ah = (p - al) / TWO32;
+    } else {
+      loadRow(x, k, A); // a BIGINT value: two words, sign-extended
+      al = A[0]!;
+      ah = A[1]! | 0;
+    }
+    if (q > -TWO53 && q < TWO53) {
+      bl = q >>> 0;
+      bh = (q - bl) / TWO32;
+    } else {
+      loadRow(y, k, B);
+      bl = B[0]!;
+      bh = B[1]! | 0;
+    }
+    let lo: number, hi: number;
+    if (subtract) {
+      lo = al - bl;
+      hi = ah - bh;
+      if (lo < 0) {
+        lo += TWO32;
+        hi -= 1;
+      }
+    } else {
+      lo = al + bl;
+      hi = ah + bh;
+      if (lo >= TWO32) {
+        lo -= TWO32;
+        hi += 1;
+      }
+    }
+    if (hi < -0x80000000 || hi > 0x7fffffff) {
+      if (matters(nulls, live, k)) return i;
+      hi = 0;
+      lo = 0;
+    }
+    f[k] = hi * TWO32 + lo; // one rounding: the nearest double
+    const sign = hi < 0 ? 0xffffffff : 0;
+    w[o] = lo;
+    w[o + 1] = hi >>> 0;
+    w[o + 2] = sign;
+    w[o + 3] = sign;
+  }
+  return -1;
+}
+
 /** The zero divisors divMod counted (a second result without allocating). */
 const DIVMOD_ZEROS = new Int32Array(1);
 
@@ -235,6 +310,8 @@ export class ArithExactNode extends Node {
   /** MIN of a signed integer result (not HUGEINT, whose word division flags it), for `MIN // -1` and `MIN % -1`. */
   private readonly minWords: Uint32Array | null;
   private readonly minDouble: number;
+  /** The result is BIGINT: + and - take the inline 64-bit slow path. */
+  private readonly bigint: boolean;
 
   constructor(
     private readonly op: ArithOp,
@@ -250,6 +327,11 @@ export class ArithExactNode extends Node {
     const min = signedInt ? intRange((type as { int: 'i8' }).int)[0] : null;
     this.minWords = min === null ? null : wordsOf(min);
     this.minDouble = min === null || min < -BigInt(MAX_EXACT) ? NaN : Number(min);
+    this.bigint = type.k === 'int' && type.int === 'i64';
+  }
+
+  override get mayRaise(): boolean {
+    return true;
   }
 
   override exact(ctx: Ctx): ExactVec {
@@ -261,7 +343,7 @@ export class ArithExactNode extends Node {
     const f = (this.fBuf = f64(this.fBuf, n));
     const slow = (this.slowBuf = i32(this.slowBuf, n));
     const { lo, hi } = this.range;
-    const wide = x.w !== null || y.w !== null;
+    const wide = isWide(x) || isWide(y);
     let c: number;
     let zeros = 0;
     switch (this.op) {
@@ -296,6 +378,15 @@ export class ArithExactNode extends Node {
     let w: Uint32Array | null = null;
     if (c > 0) {
       w = this.wBuf = u32(this.wBuf, 4 * n);
+      if (this.bigint && (this.op === '+' || this.op === '-')) {
+        // BIGINT + / - on 64-bit operands: 32-bit halves in doubles, inline
+        const bad = addSub64(x, y, slow, c, f, w, this.op === '-', operandNulls, ctx.live);
+        if (bad < 0) return { f, w, src: null, nulls };
+        const k = slow[bad]!;
+        loadRow(x, k, A);
+        loadRow(y, k, B);
+        throw this.overflow();
+      }
       for (let i = 0; i < c; i++) {
         const k = slow[i]!;
         loadRow(x, k, A);
@@ -326,7 +417,7 @@ export class ArithExactNode extends Node {
         storeRow(R, k, f, w);
       }
     }
-    return { f, w, nulls };
+    return { f, w, src: null, nulls };
   }
 
   /** The error for the operands in A and B (built only when raising). */
@@ -357,6 +448,10 @@ export class RescaleNode extends Node {
     const k = to.s - scaleOf(from);
     this.factor = k <= 22 ? POW10_DOUBLE[k]! : NaN; // NaN: every row takes the word path
     this.bound = to.p <= 15 ? 10 ** to.p - 1 : MAX_EXACT;
+  }
+
+  override get mayRaise(): boolean {
+    return true;
   }
 
   override exact(ctx: Ctx): ExactVec {
@@ -391,7 +486,7 @@ export class RescaleNode extends Node {
         storeRow(R, k, f, w);
       }
     }
-    return { f, w, nulls: x.nulls };
+    return { f, w, src: null, nulls: x.nulls };
   }
 }
 
@@ -412,6 +507,10 @@ export class ToFloatNode extends Node {
     // DuckDB converts HUGEINT, and decimals wider than 18 digits (stored as HUGEINT), in two halves
     this.huge = (from.k === 'int' && from.int === 'i128') || (from.k === 'dec' && from.p > 18);
     this.scale = scaleOf(from);
+  }
+
+  override get mayRaise(): boolean {
+    return this.a.mayRaise;
   }
 
   override num(ctx: Ctx): NumVec {
@@ -492,6 +591,10 @@ export class ArithFloatNode extends Node {
     private readonly zeroIsNull = false,
   ) {
     super(cls, label);
+  }
+
+  override get mayRaise(): boolean {
+    return this.a.mayRaise || this.b.mayRaise;
   }
 
   override num(ctx: Ctx): NumVec {
@@ -590,7 +693,7 @@ export class CompareExact extends CompareNode {
     const xf = x.f;
     const yf = y.f;
     const lut = this.lut;
-    if (x.w === null || y.w === null) {
+    if (!isWide(x) || !isWide(y)) {
       // one side is below 2^53 everywhere: equal doubles are equal values
       for (let k = 0; k < n; k++) {
         const p = xf[k]!;
