@@ -51,6 +51,15 @@
  *   cast to it, which can fail past 38 digits); with a FLOAT (and no DOUBLE) both sides are cast
  *   to FLOAT (so INTEGER 16777217 = FLOAT 16777216), otherwise to DOUBLE (BIGINT 2^53 + 1 =
  *   DOUBLE 2^53).
+ * - NULL arguments: arithmetic with the NULL literal, or with literals-only arithmetic that is NULL
+ *   (`1 // 0`), is NULL and its other argument is not evaluated (DuckDB's binder:
+ *   `FunctionBinder::BindScalarFunction`, src/function/function_binder.cpp; see evaluate.ts).
+ *
+ * Not replicated: DuckDB's optimizer rewrites, which can drop an error its typing would raise —
+ * `x + 1 > 5` becomes `x > 4` (MoveConstantsRule, src/optimizer/rule/move_constants.cpp),
+ * `x // 0` becomes NULL (ArithmeticSimplificationRule), an expression statistics prove NULL
+ * becomes a constant. joinlab evaluates what was written; results agree whenever neither side
+ * overflows (the differential test checks both the unoptimized and the optimizing DuckDB).
  */
 import { ExpressionError } from '../errors.ts';
 import type { ArithOp } from './ast.ts';
