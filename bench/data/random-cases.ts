@@ -12,8 +12,10 @@
  *    same name on both sides, so output renaming is exercised);
  *  - data: NULLs, duplicates, skew, shared or independent key domains, 0..60 rows per side
  *    (biased towards tiny and empty inputs), input batches of 1..64 rows;
- *  - the spec: every join type, NULL = NULL, NOT IN, residual filters, range predicates, and
- *    (three cases in ten) a `select` of a random subset of the output columns in random order;
+ *  - the spec: every join type, NULL = NULL, NOT IN, residual filters (a fixed set, or — one
+ *    filtered case in two — random arithmetic `+ - * / // %` over the tables' integer, decimal and
+ *    float columns, see `arithmeticFilter`), range predicates, and (three cases in ten) a
+ *    `select` of a random subset of the output columns in random order;
  *  - the config: `join`, `pushdown`, `hashmap` drawn from the REGISTRY (so a strategy added by an
  *    extension is fuzzed without touching this file), `hash.mode` collect-left / partitioned with
  *    1..8 partitions, `hash.build`, `batchSize` in {1, 7, 64, 8192} (or, one case in four, any of
@@ -31,9 +33,24 @@
  * the filter, for a predicate "does it still fail"; `describeCase` prints a case (data as JSON,
  * bigints as strings) so a failure can be replayed by hand or in DuckDB.
  */
-import { makeVector, Table, Type, type Data, type Decimal, type Vector } from 'apache-arrow';
+import { makeVector, Precision, Table, Type, type Data, type Decimal, type Float, type Int, type Vector } from 'apache-arrow';
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
-import { isJoinlabError } from '../../core/errors.ts';
+import { ExpressionError, isJoinlabError } from '../../core/errors.ts';
+import { arith, type ArithOp, cmp, col, type CompareOp, type Expr, isNull, lit, or } from '../../core/expr/ast.ts';
+import { formatExpr } from '../../core/expr/parse.ts';
+import {
+  bindArithmetic,
+  bindComparison,
+  decimalType,
+  DOUBLE,
+  FLOAT,
+  intRange,
+  intType,
+  isExact,
+  literalType,
+  type IntKind,
+  type NumType,
+} from '../../core/expr/numeric-types.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
@@ -195,6 +212,8 @@ interface Draw {
   readonly tableSeed: number;
   /** Seed of the output projection (null: every output column). */
   readonly selectSeed: number | null;
+  /** Seed of a random arithmetic filter that replaces the drawn one (null: keep it). */
+  readonly arithSeed: number | null;
 }
 
 function draw(space: CaseSpace, rng: Rng): Draw {
@@ -230,6 +249,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
   // drawn last, so every earlier field of a seed's case is what it was before these existed
   const rowFilter = rng.pick(['auto', 'always', 'never'] as const);
   const selectSeed = rng.chance(0.3) ? rng.int(1, 2 ** 30) : null;
+  const arithSeed = rng.chance(0.5) ? rng.int(1, 2 ** 30) : null;
   return {
     join,
     pairs,
@@ -260,6 +280,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
     rowFilter,
     tableSeed,
     selectSeed,
+    arithSeed,
   };
 }
 
@@ -288,7 +309,7 @@ function tables(d: Draw): { left: Table; right: Table } {
  * Spec variants in order of preference: the drawn spec first, then with features dropped one by
  * one. The first one the algorithm supports is used.
  */
-function specVariants(d: Draw): CaseSpec[] {
+function specVariants(d: Draw, filter: string | undefined): CaseSpec[] {
   const on = d.pairs.map((_, k) => `k${k}=k${k}`).join(',');
   const range = `k0 ${d.rangeOp} k0`;
   const notIn = d.nullAware && isAntiJoin(d.type) && d.pairs.length === 1;
@@ -300,7 +321,7 @@ function specVariants(d: Draw): CaseSpec[] {
     nullAware,
   });
   const ranged = (filter: string | undefined): CaseSpec => ({ type: d.type, range, ...(filter !== undefined ? { filter } : {}) });
-  const f = d.filter;
+  const f = filter;
   const preferred = d.useRange ? [ranged(f), ranged(undefined)] : [equi(f, notIn), equi(undefined, notIn)];
   const all = [...preferred, equi(f, false), equi(undefined, false), ranged(f), ranged(undefined)];
   const seen = new Set<string>();
@@ -355,7 +376,8 @@ export function usableHashmaps(space: CaseSpace, bound: BoundJoin, left: Table, 
 export function randomCase(space: CaseSpace, seed: number, index: number): JoinCase {
   const d = draw(space, new Rng(caseSeed(seed, index)));
   const { left, right } = tables(d);
-  const variants = specVariants(d);
+  const filter = d.filter !== undefined && d.arithSeed !== null ? (arithmeticFilter(new Rng(d.arithSeed), left, right) ?? d.filter) : d.filter;
+  const variants = specVariants(d, filter);
   let spec = variants[0]!;
   let unsupported = unsupportedReason(space, d.join, spec, left, right);
   if (unsupported !== null) {
@@ -386,6 +408,159 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
   return { seed, index, left, right, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported };
+}
+
+// ---------------------------------------------------------------------------------------------
+// random arithmetic filters
+// ---------------------------------------------------------------------------------------------
+
+/** A numeric operand: its expression, DuckDB type, and (exact types) the range of its unscaled values. */
+interface Operand {
+  readonly expr: Expr;
+  readonly t: NumType;
+  /** Inclusive bounds of the unscaled values; null for floats. */
+  readonly range: readonly [bigint, bigint] | null;
+  /** The value when the operand is an integer literal (it adapts its type). */
+  readonly lit: bigint | null;
+}
+
+function numericType(type: Vector['type']): NumType | null {
+  switch (type.typeId) {
+    case Type.Int: {
+      const t = type as Int;
+      return intType(`${t.isSigned ? 'i' : 'u'}${t.bitWidth}` as IntKind);
+    }
+    case Type.Float:
+      return (type as Float).precision === Precision.DOUBLE ? DOUBLE : FLOAT;
+    case Type.Decimal: {
+      const t = type as Decimal;
+      return t.precision <= 38 ? decimalType(t.precision, t.scale) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** [min, max] of a column's unscaled values over every row (valid or not: conservative), [0, 0] when empty. */
+function columnRange(table: Table, name: string): [bigint, bigint] {
+  let lo: bigint | null = null;
+  let hi: bigint | null = null;
+  for (const b of table.batches) {
+    const data = b.getChild(name)!.data[0]!;
+    for (let i = 0; i < data.length; i++) {
+      let v: bigint;
+      if (data.type.typeId === Type.Decimal) {
+        const stride = (data.type as Decimal).bitWidth / 32;
+        v = bigIntFromWords(data.values as Uint32Array, i * stride, stride);
+      } else v = BigInt((data.values as ArrayLike<number | bigint>)[i]!);
+      if (lo === null || v < lo) lo = v;
+      if (hi === null || v > hi) hi = v;
+    }
+  }
+  return [lo ?? 0n, hi ?? 0n];
+}
+
+const pow10 = (k: number) => 10n ** BigInt(k);
+const scaleOf = (t: NumType) => (t.k === 'dec' ? t.s : 0);
+
+/** Whether every value of `range` fits type `t` (an integer type's range, a decimal's width). */
+function fits(range: readonly [bigint, bigint], t: NumType): boolean {
+  if (t.k === 'int') {
+    const [min, max] = intRange(t.int);
+    return range[0] >= min && range[1] <= max;
+  }
+  if (t.k === 'dec') return -pow10(t.p) < range[0] && range[1] < pow10(t.p);
+  return true;
+}
+
+/** `x` (an exact operand) cast to `to`: its range at to's scale, or null when some value would not fit. */
+function castRange(x: Operand, to: NumType): [bigint, bigint] | null {
+  const f = pow10(scaleOf(to) - scaleOf(x.t));
+  const r: [bigint, bigint] = [x.range![0] * f, x.range![1] * f];
+  return to.k !== 'dec' || scaleOf(to) === scaleOf(x.t) || fits(r, to) ? r : null;
+}
+
+/** `a op b` with its range, or null when some pair of values could overflow (or the types do not bind). */
+function arithOperand(op: ArithOp, a: Operand, b: Operand): Operand | null {
+  const expr = arith(op, a.expr, b.expr);
+  let bound;
+  try {
+    bound = bindArithmetic(op, a.t, b.t, a.lit, b.lit, 'filter');
+  } catch (e) {
+    if (e instanceof ExpressionError) return null;
+    throw e;
+  }
+  const t = bound.result;
+  if (!isExact(t)) return { expr, t, range: null, lit: null };
+  const ra = op === '*' ? a.range : castRange(a, bound.left);
+  const rb = op === '*' ? b.range : castRange(b, bound.right);
+  if (ra === null || rb === null) return null;
+  const [alo, ahi] = ra;
+  const [blo, bhi] = rb;
+  let range: [bigint, bigint];
+  if (op === '+') range = [alo + blo, ahi + bhi];
+  else if (op === '-') range = [alo - bhi, ahi - blo];
+  else if (op === '*') {
+    const c = [alo * blo, alo * bhi, ahi * blo, ahi * bhi];
+    range = [c.reduce((x, y) => (y < x ? y : x)), c.reduce((x, y) => (y > x ? y : x))];
+  } else {
+    // `//` and `%`: |result| <= |dividend| (this also rules out MIN // -1)
+    const m = (alo < 0n ? -alo : alo) > (ahi < 0n ? -ahi : ahi) ? (alo < 0n ? -alo : alo) : ahi < 0n ? -ahi : ahi;
+    range = [-m, m];
+  }
+  return fits(range, t) ? { expr, t, range, lit: null } : null;
+}
+
+const ARITH_OPS: readonly ArithOp[] = ['+', '-', '*', '+', '-', '*', '//', '%', '//', '%', '/'];
+const FILTER_COMPARE_OPS: readonly CompareOp[] = ['=', '<>', '<', '<=', '>', '>='];
+const SMALL_LITERALS: readonly number[] = [0, 1, 2, 3, 7, -1, -2, 100, 0.5, 1.25, -2.5];
+
+/**
+ * A random filter comparing arithmetic over the numeric columns of both tables (`l.k0 * 2 - r.w
+ * >= r.k0 % 7`), with DuckDB's typing. Only expressions that cannot overflow (or fail a decimal
+ * cast) on any row are drawn: the value ranges are computed from the actual column data, over all
+ * rows — DuckDB may evaluate a one-sided part of a filter on every row of that side (pushed below
+ * the join), joinlab only on candidate pairs, so an overflow would make the two disagree about
+ * failing rather than about the answer. Null when the tables have no numeric columns on both
+ * sides, or no safe draw was found.
+ */
+export function arithmeticFilter(rng: Rng, left: Table, right: Table): string | null {
+  const leaves = (table: Table, side: 'left' | 'right'): Operand[] =>
+    table.schema.fields.flatMap((f) => {
+      const t = numericType(f.type);
+      if (t === null) return [];
+      return [{ expr: col(side, f.name), t, range: isExact(t) ? columnRange(table, f.name) : null, lit: null }];
+    });
+  const cols = [...leaves(left, 'left'), ...leaves(right, 'right')];
+  if (!cols.some((c) => c.expr.kind === 'column' && c.expr.side === 'left') || !cols.some((c) => c.expr.kind === 'column' && c.expr.side === 'right')) {
+    return null;
+  }
+  const literal = (): Operand => {
+    const v = rng.pick(SMALL_LITERALS);
+    const lt = literalType(v, String(v));
+    return { expr: lit(v), t: lt.t, range: lt.unscaled === null ? null : [lt.unscaled, lt.unscaled], lit: lt.int };
+  };
+  const exact = cols.filter((c) => isExact(c.t));
+  // mostly exact columns (every table has a float64 `v`; a float operand makes the whole thing float)
+  const column = (): Operand => (exact.length > 0 && rng.chance(0.85) ? rng.pick(exact) : rng.pick(cols));
+  const leaf = (): Operand => (rng.chance(0.7) ? column() : literal());
+  const operand = (depth: number): Operand | null => {
+    if (depth === 0 || rng.chance(0.3)) return leaf();
+    const a = operand(depth - 1);
+    const b = operand(depth - 1);
+    return a === null || b === null ? null : arithOperand(rng.pick(ARITH_OPS), a, b);
+  };
+  for (let attempt = 0; attempt < 30; attempt++) {
+    const a = operand(2);
+    const b = operand(1);
+    if (a === null || b === null || a.expr.kind !== 'arith') continue;
+    const common = bindComparison(a.t, b.t, a.lit, b.lit);
+    if (isExact(common) && (castRange(a, common) === null || castRange(b, common) === null)) continue;
+    let e: Expr = cmp(rng.pick(FILTER_COMPARE_OPS), a.expr, b.expr);
+    if (rng.chance(0.3)) e = or(e, isNull(a.expr));
+    return formatExpr(e);
+  }
+  return null;
 }
 
 /** A non-empty random subset of `names` in random order, comma-separated. */

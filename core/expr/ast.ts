@@ -4,15 +4,28 @@
  * Column references name a side explicitly (`l.price`, `r.qty`), so one expression can be
  * evaluated over any pairing of left and right rows (the operators pass index arrays, see
  * `evaluate.ts`). SQL three-valued logic: a comparison with a NULL operand is NULL, and a filter
- * keeps a pair only when the result is TRUE. Arithmetic is done in float64 (DuckDB's `/` is
- * float division too); comparisons of two integer columns are exact over 64 bits.
+ * keeps a pair only when the result is TRUE. Arithmetic and comparisons follow DuckDB's typing
+ * (exact integers and decimals, overflow is an error; see `numeric-types.ts` and `evaluate.ts`).
+ *
+ * Number literals are JS numbers, or bigints for integers a double cannot hold exactly (the parser
+ * makes a bigint only then, so `9007199254740993` is exact and `42` stays a number).
+ *
+ * Depth: every consumer of an Expr (compile, evaluate, format, SQL) recurses over it, so an
+ * expression may nest at most MAX_EXPR_DEPTH levels (a node's depth is 1 + its deepest child's;
+ * an n-ary AND/OR is one level however many arguments it has). The parser enforces this while it
+ * reads; `checkDepth` does for an AST built in code, without recursing itself.
  */
+import { ExpressionError } from '../errors.ts';
 import type { Side } from '../types.ts';
 
 export type CompareOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
-export type ArithOp = '+' | '-' | '*' | '/';
+/** `/` is floating-point division, `//` integer division (truncating), `%` the remainder (as in DuckDB). */
+export type ArithOp = '+' | '-' | '*' | '/' | '//' | '%';
 
-export type Literal = number | string | boolean | null;
+export type Literal = number | bigint | string | boolean | null;
+
+/** The deepest nesting any expression may have (see the module comment). */
+export const MAX_EXPR_DEPTH = 256;
 
 export type Expr =
   | { readonly kind: 'column'; readonly side: Side; readonly name: string }
@@ -33,27 +46,54 @@ export const or = (...args: Expr[]): Expr => ({ kind: 'or', args });
 export const not = (arg: Expr): Expr => ({ kind: 'not', arg });
 export const isNull = (arg: Expr, negated = false): Expr => ({ kind: 'is-null', arg, negated });
 
-/** Every column an expression reads, per side (for projection and validation). */
-export function referencedColumns(e: Expr, out: { left: Set<string>; right: Set<string> } = { left: new Set(), right: new Set() }) {
+function children(e: Expr): readonly Expr[] {
   switch (e.kind) {
     case 'column':
-      out[e.side].add(e.name);
-      break;
     case 'literal':
-      break;
+      return [];
     case 'compare':
     case 'arith':
-      referencedColumns(e.left, out);
-      referencedColumns(e.right, out);
-      break;
+      return [e.left, e.right];
     case 'and':
     case 'or':
-      for (const a of e.args) referencedColumns(a, out);
-      break;
+      return e.args;
     case 'not':
     case 'is-null':
-      referencedColumns(e.arg, out);
-      break;
+      return [e.arg];
+  }
+}
+
+/** Every column an expression reads, per side (for projection and validation). Iterative. */
+export function referencedColumns(e: Expr, out: { left: Set<string>; right: Set<string> } = { left: new Set(), right: new Set() }) {
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (x.kind === 'column') out[x.side].add(x.name);
+    else for (const c of children(x)) stack.push(c);
   }
   return out;
+}
+
+/** The depth of `e` (a leaf is 1), computed without recursion. */
+export function exprDepth(e: Expr): number {
+  let max = 0;
+  const stack: [Expr, number][] = [[e, 1]];
+  while (stack.length > 0) {
+    const [x, d] = stack.pop()!;
+    if (d > max) max = d;
+    for (const c of children(x)) stack.push([c, d + 1]);
+  }
+  return max;
+}
+
+/** Throws ExpressionError when `e` nests deeper than MAX_EXPR_DEPTH levels (checked without recursion). */
+export function checkDepth(e: Expr): void {
+  const stack: [Expr, number][] = [[e, 1]];
+  while (stack.length > 0) {
+    const [x, d] = stack.pop()!;
+    if (d > MAX_EXPR_DEPTH) {
+      throw new ExpressionError(`expression nests deeper than ${MAX_EXPR_DEPTH} levels (a filter may nest at most ${MAX_EXPR_DEPTH})`);
+    }
+    for (const c of children(x)) stack.push([c, d + 1]);
+  }
 }

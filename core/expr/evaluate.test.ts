@@ -163,8 +163,11 @@ describe('integers: exact over 64 bits', () => {
     expect(zip('l.i > r.i', L, R)).toEqual([1, 0, 1, 0, 0]);
     expect(zip('l.i = r.i', L, R)).toEqual([0, 0, 0, 0, 0]);
     expect(zip('l.i < r.i', L, R)).toEqual([0, 1, 0, 1, 0]);
-    // arithmetic is float64 (documented): 2^53 + 1 - 1 rounds, -2^63 - 1 rounds to -2^63
-    expect(zip('l.i - 1 = r.i', L, R)).toEqual([0, 1, 1, 0, 0]);
+    // arithmetic is exact: 2^53 + 1 - 1 = 2^53, 2^63 - 1 - 1 = 2^63 - 2; -2^63 - 1 overflows BIGINT
+    const f = compileFilter(parseExpr('l.i - 1 = r.i'), L.schema, R.schema);
+    const rows = Int32Array.of(0, 2, 3, 4);
+    expect(Array.from(f.evaluate(L, rows, R, rows, 4))).toEqual([1, 1, 0, 0]);
+    expect(() => f.evaluate(L, Int32Array.of(1), R, Int32Array.of(1), 1)).toThrow(ExpressionError);
   });
 
   it('against integer literals', () => {
@@ -328,7 +331,7 @@ describe('dates, timestamps, decimals', () => {
     expect(compileError('l.ms = 5', B)).toBeInstanceOf(ExpressionError);
   });
 
-  it('Decimal128 as float64 of the scaled value', () => {
+  it('Decimal128 compares exactly at its scale', () => {
     // 123.45, -0.01, 10^20 / 100 at scale 2
     const words = new Uint32Array(12);
     const put = (i: number, v: bigint) => {
@@ -350,7 +353,8 @@ describe('type and column errors', () => {
     expect(compileError('l.s > 5', B).message).toBe("cannot compare l.s (VARCHAR) with 5 (INTEGER) in l.s > 5");
     expect(compileError("l.s + 1 = 'a'", B).message).toMatch(/^cannot apply '\+' to l.s \(VARCHAR\): arithmetic needs numbers/);
     expect(compileError('l.x', B).message).toBe('a filter must be a boolean expression, but l.x has type INTEGER');
-    expect(compileError('l.x + 1', B).message).toMatch(/has type DOUBLE/);
+    expect(compileError('l.x + 1', B).message).toMatch(/has type INTEGER/);
+    expect(compileError('l.x / 2', B).message).toMatch(/has type DOUBLE/);
     expect(compileError('l.b AND l.x', B).message).toBe('AND needs boolean operands, but l.x has type INTEGER');
     expect(compileError('NOT l.s', B).message).toBe('NOT needs boolean operands, but l.s has type VARCHAR');
     expect(compileError('l.b = 1', B)).toBeInstanceOf(ExpressionError);

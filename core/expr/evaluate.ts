@@ -6,11 +6,10 @@
  * (so a bad filter fails before any data is read) and builds a tree of nodes; `evaluate` runs each
  * node over the whole pair batch into typed arrays, never per row and never creating a JS value
  * per row:
- *   - numbers: Float64Array + a null byte mask (1 = NULL), or `null` when nothing is NULL;
- *   - exact integers (only where needed): (hi: Float64Array, lo: Uint32Array) with
- *     value = hi * 2^32 + lo, hi in [-2^31, 2^32), so signed and unsigned 64-bit values of any
- *     width compare exactly against each other by (hi, lo) without BigInt. Int64 buffers are read
- *     through Int32Array views;
+ *   - integers, decimals (unscaled), dates and timestamps: an `ExactVec` (exact.ts) — a
+ *     Float64Array that is exact below 2^53, plus four 32-bit words per row only where some value
+ *     is at or beyond 2^53 — and a null byte mask (1 = NULL), or `null` when nothing is NULL;
+ *   - FLOAT and DOUBLE: a Float64Array (FLOAT values are float32 values) + a null mask;
  *   - booleans: three-valued bytes, 0 = false, 1 = true, 2 = NULL;
  *   - strings/binary: Arrow offsets + bytes + a per-pair entry index (the row, or the dictionary
  *     code), compared byte-wise (= DuckDB's default binary collation; byte order of UTF-8 is code
@@ -18,24 +17,33 @@
  *     literal is done once per dictionary entry when that is cheaper. LargeUtf8 offsets and
  *     Utf8View/BinaryView columns are normalised once per batch (cached by Data object).
  *
- * Semantics (DuckDB's):
+ * Semantics (DuckDB's; the typing rules and where they come from are in numeric-types.ts):
  *   - SQL three-valued logic; a pair is kept only when the filter is TRUE (NULL counts as false).
- *   - Comparing two integer operands is exact over 64 bits (any widths, signed or unsigned) when
- *     one of them is a 64-bit column; integer literals are exact too (the parser rejects integer
- *     literals that float64 cannot hold). Every other numeric comparison and all arithmetic are
- *     float64 (so int64 + int64 may round above 2^53; `/` is float division, x/0 = ±inf/NaN, as
- *     DuckDB's DOUBLE division). Integer vs float *column* compares in float64 like DuckDB's
- *     implicit cast to DOUBLE.
+ *   - Arithmetic `+ - * // %` on integers and decimals is exact, in the type DuckDB gives the
+ *     result (INTEGER + INTEGER is INTEGER, BIGINT + UBIGINT is HUGEINT, DECIMAL(9,2) *
+ *     DECIMAL(9,2) is DECIMAL(18,4), …); a result outside that type, a decimal that does not fit
+ *     the type it is cast to, `MIN // -1` and `MIN % -1` raise an ExpressionError naming the
+ *     expression ("Overflow in addition of BIGINT (9223372036854775807 + 1) in l.big + 1").
+ *     `x // 0` and `x % 0` are NULL. `/` is DOUBLE division (x/0 = ±inf, 0/0 = NaN); with a FLOAT
+ *     or DOUBLE operand everything is float arithmetic in that type.
+ *   - An error is raised only for a pair whose value matters: not where an operand is NULL, and
+ *     not for a pair an earlier AND/OR argument already decided (SQL short-circuit; DuckDB may
+ *     reorder a conjunction, joinlab goes left to right).
+ *   - Comparisons: integers and decimals exactly (over 128 bits), an integer or decimal against a
+ *     FLOAT/DOUBLE after casting it to that type (as DuckDB does: BIGINT 2^53 + 1 = DOUBLE 2^53).
+ *     Number literals: integers adapt to the other operand's integer type; `1.5` is DECIMAL(2,1);
+ *     see `literalType` in numeric-types.ts.
  *   - Floats: NaN = NaN, NaN is greater than every number (including +inf), -0.0 = 0.0.
- *   - Decimal128/256 is read as the float64 nearest the scaled value (approximate above 2^53
- *     units of the last place; exact decimal comparison is not implemented).
+ *   - Decimal128/256 of precision <= 38 is exact; above 38 (DuckDB cannot hold it) it is read as
+ *     the nearest DOUBLE.
  *   - Date32, Date64 and Timestamp compare as exact integers, only against the same type and unit
  *     (a cross-unit comparison is an ExpressionError), or against a string literal
  *     ('2024-01-31', '2024-01-31 12:00:00.123', UTC) converted once at compile time.
  *   - Booleans compare false < true.
- * Degenerate cases: `count = 0` returns at once; a NULL literal makes a comparison NULL for every
- * pair (its other operand is still type-checked, never evaluated); `AND`/`OR` stop evaluating
- * further arguments once every pair is decided; 0-ary AND is TRUE, 0-ary OR is FALSE.
+ * Degenerate cases: `count = 0` returns at once; a NULL literal makes a comparison or an
+ * arithmetic NULL for every pair (its other operand is still type-checked, never evaluated);
+ * `AND`/`OR` stop evaluating further arguments once every pair is decided; 0-ary AND is TRUE,
+ * 0-ary OR is FALSE. An expression nesting deeper than MAX_EXPR_DEPTH is refused before compiling.
  * Row indices are trusted (not bounds-checked: this is the hot path).
  */
 import {
@@ -57,7 +65,38 @@ import {
 } from 'apache-arrow';
 import { ExpressionError, MissingColumnError, UnsupportedTypeError } from '../errors.ts';
 import type { Side } from '../types.ts';
-import { type CompareOp, type Expr, referencedColumns } from './ast.ts';
+import { type ArithOp, checkDepth, type CompareOp, type Expr, referencedColumns } from './ast.ts';
+import { type ExactVec, exactValue, type Int64Source, toDouble, TWO32, TWO53, wordsOf } from './exact.ts';
+import {
+  BOOLEAN,
+  CompareNode,
+  type Ctx,
+  f64,
+  i32,
+  mergeNulls,
+  Node,
+  NULL_CLASS,
+  type NumVec,
+  type StrVec,
+  type TemporalUnit,
+  u32,
+  u8,
+  type VClass,
+} from './node-base.ts';
+import { ArithExactNode, ArithFloatNode, CompareExact, CompareNumbers, decimalText, RescaleNode, ToFloatNode } from './numeric-nodes.ts';
+import {
+  bindArithmetic,
+  bindComparison,
+  DOUBLE,
+  decimalType,
+  FLOAT,
+  intType,
+  isExact,
+  literalType,
+  type IntKind,
+  type NumType,
+  typeName,
+} from './numeric-types.ts';
 import { formatExpr } from './parse.ts';
 
 // ---- public API ---------------------------------------------------------------------------------
@@ -69,6 +108,8 @@ export interface CompiledFilter {
   /**
    * For each k < count: 1 if the filter is TRUE for (left row leftRows[k], right row rightRows[k]),
    * else 0. Writes into `out` (first `count` bytes) and returns it when given, else a new array.
+   * Throws ExpressionError when an arithmetic overflows (or a decimal cast fails) for a pair
+   * whose value matters (see the module comment).
    */
   evaluate(
     left: RecordBatch,
@@ -80,29 +121,31 @@ export interface CompiledFilter {
   ): Uint8Array;
 }
 
+function checkCall(leftRows: Int32Array, rightRows: Int32Array, count: number): void {
+  if (!(count >= 0) || leftRows.length < count || rightRows.length < count) {
+    throw new RangeError(`evaluate: count ${count} exceeds the row index arrays (${leftRows.length}, ${rightRows.length})`);
+  }
+}
+
 /**
  * Type-check `expr` against both input schemas and build its evaluator.
  * Throws MissingColumnError (unknown column; names the side and its columns), UnsupportedTypeError
- * (a column type the evaluator cannot read) or ExpressionError (type errors, non-boolean filter).
+ * (a column type the evaluator cannot read) or ExpressionError (type errors, non-boolean filter,
+ * nesting deeper than MAX_EXPR_DEPTH).
  */
 export function compileFilter(expr: Expr, leftSchema: Schema, rightSchema: Schema): CompiledFilter {
+  checkDepth(expr);
   const compiler = new Compiler(leftSchema, rightSchema);
   const root = compiler.compile(expr);
   if (root.cls.c !== 'bool' && root.cls.c !== 'null') {
     throw new ExpressionError(`a filter must be a boolean expression, but ${root.label} has type ${root.cls.sql}`);
   }
-  const refs = referencedColumns(expr);
-  const columns = {
-    left: [...refs.left].map((n) => compiler.resolveName('left', n)),
-    right: [...refs.right].map((n) => compiler.resolveName('right', n)),
-  };
+  const columns = compiler.columnsOf(expr);
   return {
     expr,
     columns,
     evaluate(left, leftRows, right, rightRows, count, out) {
-      if (!(count >= 0) || leftRows.length < count || rightRows.length < count) {
-        throw new RangeError(`evaluate: count ${count} exceeds the row index arrays (${leftRows.length}, ${rightRows.length})`);
-      }
+      checkCall(leftRows, rightRows, count);
       const result = out ?? new Uint8Array(count);
       if (result.length < count) throw new RangeError(`evaluate: out has ${result.length} bytes, need ${count}`);
       if (count === 0) return result;
@@ -110,45 +153,76 @@ export function compileFilter(expr: Expr, leftSchema: Schema, rightSchema: Schem
         result.fill(0, 0, count);
         return result;
       }
-      const v = root.bool({ left, leftRows, right, rightRows, n: count });
+      const v = root.bool({ left, leftRows, right, rightRows, n: count, live: null });
       for (let k = 0; k < count; k++) result[k] = v[k] === 1 ? 1 : 0;
       return result;
     },
   };
 }
 
+/** One value of a scalar expression: an integer as a bigint, a decimal as its text, a float, a boolean, or NULL. */
+export type ScalarValue = bigint | string | number | boolean | null;
+
+export interface CompiledScalar {
+  /** DuckDB's name of the expression's type (what `typeof()` prints). */
+  readonly type: string;
+  /** The value for each pair, boxed (for tests and debugging, not for hot paths). */
+  evaluate(left: RecordBatch, leftRows: Int32Array, right: RecordBatch, rightRows: Int32Array, count: number): ScalarValue[];
+}
+
+/**
+ * Compile a numeric or boolean expression for its values — what the differential tests compare
+ * with DuckDB's `SELECT expr, typeof(expr)`. Same typing and errors as `compileFilter`.
+ */
+export function compileScalar(expr: Expr, leftSchema: Schema, rightSchema: Schema): CompiledScalar {
+  checkDepth(expr);
+  const root = new Compiler(leftSchema, rightSchema).compile(expr);
+  const cls = root.cls;
+  if (cls.c !== 'num' && cls.c !== 'bool' && cls.c !== 'null') {
+    throw new ExpressionError(`compileScalar needs a numeric or boolean expression, but ${root.label} has type ${cls.sql}`);
+  }
+  const t = cls.c === 'num' ? cls.t : null;
+  return {
+    type: t !== null ? typeName(t) : cls.sql,
+    evaluate(left, leftRows, right, rightRows, count) {
+      checkCall(leftRows, rightRows, count);
+      const out: ScalarValue[] = new Array<ScalarValue>(count).fill(null);
+      if (count === 0 || root instanceof NullNode) return out;
+      const ctx: Ctx = { left, leftRows, right, rightRows, n: count, live: null };
+      if (cls.c === 'bool') {
+        const v = root.bool(ctx);
+        for (let k = 0; k < count; k++) out[k] = v[k] === 2 ? null : v[k] === 1;
+      } else if (t !== null && isExact(t)) {
+        const v = root.exact(ctx);
+        for (let k = 0; k < count; k++) {
+          if (v.nulls !== null && v.nulls[k]) continue;
+          const x = exactValue(v, k);
+          out[k] = t.k === 'dec' ? decimalText(x, t.s) : x;
+        }
+      } else {
+        const v = root.num(ctx);
+        for (let k = 0; k < count; k++) if (v.nulls === null || !v.nulls[k]) out[k] = v.values[k]!;
+      }
+      return out;
+    },
+  };
+}
+
 // ---- value classes (compile-time types) --------------------------------------------------------
 
-type TemporalUnit = 'day' | 'date-ms' | 's' | 'ms' | 'us' | 'ns';
-
-type VClass =
-  /** `integral`: integer column or integer literal; `wide`: a 64-bit integer column (float64 may round it). */
-  | { readonly c: 'num'; readonly sql: string; readonly integral: boolean; readonly wide: boolean }
-  | { readonly c: 'bool' | 'str' | 'bin' | 'null'; readonly sql: string }
-  | { readonly c: 'time'; readonly sql: string; readonly unit: TemporalUnit };
-
-const DOUBLE: VClass = { c: 'num', sql: 'DOUBLE', integral: false, wide: false };
-const BOOLEAN: VClass = { c: 'bool', sql: 'BOOLEAN' };
-const NULL_CLASS: VClass = { c: 'null', sql: 'NULL' };
+function numClass(t: NumType): VClass {
+  return { c: 'num', sql: typeName(t), t };
+}
 
 /** How a column's buffers are read. */
-type Layout = 'small-int' | 'i64' | 'u64' | 'float' | 'half' | 'decimal' | 'bool' | 'bytes' | 'dict';
+type Layout = 'small-int' | 'i64' | 'u64' | 'float' | 'half' | 'decimal' | 'decimal-approx' | 'bool' | 'bytes' | 'dict';
 
 interface ColumnType {
   readonly cls: VClass;
   readonly layout: Layout;
 }
 
-const INT_NAMES: Record<string, string> = {
-  s8: 'TINYINT',
-  s16: 'SMALLINT',
-  s32: 'INTEGER',
-  s64: 'BIGINT',
-  u8: 'UTINYINT',
-  u16: 'USMALLINT',
-  u32: 'UINTEGER',
-  u64: 'UBIGINT',
-};
+const INT_KINDS: Record<string, IntKind> = { s8: 'i8', s16: 'i16', s32: 'i32', s64: 'i64', u8: 'u8', u16: 'u16', u32: 'u32', u64: 'u64' };
 const TS_UNITS: Record<number, [TemporalUnit, string]> = {
   [TimeUnit.SECOND]: ['s', 'TIMESTAMP_S'],
   [TimeUnit.MILLISECOND]: ['ms', 'TIMESTAMP_MS'],
@@ -161,18 +235,17 @@ function columnType(type: DataType): ColumnType | null {
   switch (type.typeId) {
     case Type.Int: {
       const t = type as Int;
-      const name = INT_NAMES[(t.isSigned ? 's' : 'u') + t.bitWidth]!;
-      const wide = t.bitWidth === 64;
-      return { cls: { c: 'num', sql: name, integral: true, wide }, layout: wide ? (t.isSigned ? 'i64' : 'u64') : 'small-int' };
+      const kind = INT_KINDS[(t.isSigned ? 's' : 'u') + t.bitWidth]!;
+      return { cls: numClass(intType(kind)), layout: t.bitWidth === 64 ? (t.isSigned ? 'i64' : 'u64') : 'small-int' };
     }
     case Type.Float: {
       const p = (type as Float).precision;
-      const sql = p === Precision.HALF ? 'HALF' : p === Precision.SINGLE ? 'FLOAT' : 'DOUBLE';
-      return { cls: { c: 'num', sql, integral: false, wide: false }, layout: p === Precision.HALF ? 'half' : 'float' };
+      return { cls: numClass(p === Precision.DOUBLE ? DOUBLE : FLOAT), layout: p === Precision.HALF ? 'half' : 'float' };
     }
     case Type.Decimal: {
       const t = type as Decimal;
-      return { cls: { c: 'num', sql: `DECIMAL(${t.precision},${t.scale})`, integral: false, wide: false }, layout: 'decimal' };
+      if (t.precision <= 38) return { cls: numClass(decimalType(t.precision, t.scale)), layout: 'decimal' };
+      return { cls: { c: 'num', sql: `DECIMAL(${t.precision},${t.scale})`, t: DOUBLE }, layout: 'decimal-approx' };
     }
     case Type.Bool:
       return { cls: BOOLEAN, layout: 'bool' };
@@ -205,60 +278,7 @@ function columnType(type: DataType): ColumnType | null {
   }
 }
 
-// ---- vectors and scratch buffers ---------------------------------------------------------------
-
-/** One evaluation: the pair batch. */
-interface Ctx {
-  readonly left: RecordBatch;
-  readonly leftRows: Int32Array;
-  readonly right: RecordBatch;
-  readonly rightRows: Int32Array;
-  readonly n: number;
-}
-
-interface NumVec {
-  readonly values: Float64Array;
-  readonly nulls: Uint8Array | null;
-}
-
-interface IntVec {
-  readonly hi: Float64Array;
-  readonly lo: Uint32Array;
-  readonly nulls: Uint8Array | null;
-}
-
-interface StrVec {
-  readonly offsets: Int32Array;
-  readonly bytes: Uint8Array;
-  /** Entry (offsets index) per pair. */
-  readonly idx: Int32Array;
-  readonly nulls: Uint8Array | null;
-  /** Number of entries (offsets.length - 1). */
-  readonly entries: number;
-}
-
-// Node-owned buffers are reused across calls (evaluate is synchronous and never re-entered) and
-// only grow; kernels look at the first `n` elements.
-function f64(buf: Float64Array | undefined, n: number): Float64Array {
-  return buf !== undefined && buf.length >= n ? buf : new Float64Array(n);
-}
-function u8(buf: Uint8Array | undefined, n: number): Uint8Array {
-  return buf !== undefined && buf.length >= n ? buf : new Uint8Array(n);
-}
-function u32(buf: Uint32Array | undefined, n: number): Uint32Array {
-  return buf !== undefined && buf.length >= n ? buf : new Uint32Array(n);
-}
-function i32(buf: Int32Array | undefined, n: number): Int32Array {
-  return buf !== undefined && buf.length >= n ? buf : new Int32Array(n);
-}
-
-/** `a | b` over null masks; `null` stands for "no NULLs". */
-function mergeNulls(a: Uint8Array | null, b: Uint8Array | null, n: number, buf: Uint8Array): Uint8Array | null {
-  if (a === null) return b;
-  if (b === null) return a;
-  for (let k = 0; k < n; k++) buf[k] = a[k]! | b[k]!;
-  return buf;
-}
+// ---- column readers (gather by row index) -------------------------------------------------------
 
 function int32View(a: ArrayBufferView): Int32Array {
   return new Int32Array(a.buffer, a.byteOffset, a.byteLength >> 2);
@@ -266,10 +286,6 @@ function int32View(a: ArrayBufferView): Int32Array {
 function uint32View(a: ArrayBufferView): Uint32Array {
   return new Uint32Array(a.buffer, a.byteOffset, a.byteLength >> 2);
 }
-
-const TWO32 = 4294967296;
-
-// ---- column readers (gather by row index) -------------------------------------------------------
 
 /** NULL mask of `data` at `rows` (1 = NULL) into `buf`, or `null` when the column has no NULLs. */
 function gatherNulls(data: Data, rows: Int32Array, n: number, buf: Uint8Array): Uint8Array | null {
@@ -292,11 +308,11 @@ function halfToFloat(h: number): number {
   return sign * (1 + f / 1024) * 2 ** (e - 15);
 }
 
-function gatherNumbers(data: Data, layout: Layout, rows: Int32Array, n: number, out: Float64Array): void {
+/** FLOAT/DOUBLE columns (and decimals above 38 digits, approximately). */
+function gatherFloats(data: Data, layout: Layout, rows: Int32Array, n: number, out: Float64Array): void {
   switch (layout) {
-    case 'small-int':
     case 'float': {
-      const v = data.values as ArrayLike<number>;
+      const v = data.values as Float32Array | Float64Array;
       for (let k = 0; k < n; k++) out[k] = v[rows[k]!]!;
       return;
     }
@@ -305,23 +321,7 @@ function gatherNumbers(data: Data, layout: Layout, rows: Int32Array, n: number, 
       for (let k = 0; k < n; k++) out[k] = halfToFloat(v[rows[k]!]!);
       return;
     }
-    case 'i64':
-    case 'u64': {
-      const w = int32View(data.values as ArrayBufferView);
-      if (layout === 'i64') {
-        for (let k = 0; k < n; k++) {
-          const r = rows[k]! << 1;
-          out[k] = w[r + 1]! * TWO32 + (w[r]! >>> 0);
-        }
-      } else {
-        for (let k = 0; k < n; k++) {
-          const r = rows[k]! << 1;
-          out[k] = (w[r + 1]! >>> 0) * TWO32 + (w[r]! >>> 0);
-        }
-      }
-      return;
-    }
-    case 'decimal': {
+    case 'decimal-approx': {
       const t = data.type as Decimal;
       const w = uint32View(data.values as ArrayBufferView);
       const stride = t.bitWidth >> 5;
@@ -335,35 +335,120 @@ function gatherNumbers(data: Data, layout: Layout, rows: Int32Array, n: number, 
       return;
     }
     default:
-      throw new Error(`bug: no numeric reader for layout ${layout}`);
+      throw new Error(`bug: no float reader for layout ${layout}`);
   }
 }
 
-function gatherInts(data: Data, layout: Layout, rows: Int32Array, n: number, hi: Float64Array, lo: Uint32Array): void {
+const ROW = new Uint32Array(4);
+
+/**
+ * Integer, decimal and temporal columns into an ExactVec: `f` always, words (from `words()`) only
+ * when some gathered value is at or beyond 2^53. Returns the words or null.
+ */
+function gatherExact(
+  data: Data,
+  layout: Layout,
+  rows: Int32Array,
+  n: number,
+  f: Float64Array,
+  words: () => Uint32Array,
+): Uint32Array | Int64Source | null {
   switch (layout) {
     case 'small-int': {
-      const v = data.values as ArrayLike<number>;
-      for (let k = 0; k < n; k++) {
-        const x = v[rows[k]!]!;
-        hi[k] = x < 0 ? -1 : 0;
-        lo[k] = x >>> 0;
-      }
-      return;
+      const v = data.values as Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
+      for (let k = 0; k < n; k++) f[k] = v[rows[k]!]!;
+      return null;
     }
     case 'i64':
     case 'u64': {
-      const w = int32View(data.values as ArrayBufferView);
+      // f (hi * 2^32 + lo rounds once: the nearest double); the words stay in the column, read
+      // in place through `src` when some row is at or beyond 2^53
+      const src = int32View(data.values as ArrayBufferView);
       const signed = layout === 'i64';
-      for (let k = 0; k < n; k++) {
-        const r = rows[k]! << 1;
-        const h = w[r + 1]!;
-        hi[k] = signed ? h : h >>> 0;
-        lo[k] = w[r]! >>> 0;
+      const big = signed ? gatherI64(src, rows, n, f) : gatherU64(src, rows, n, f);
+      return big ? { words: src, rows, signed } : null;
+    }
+    case 'decimal': {
+      const t = data.type as Decimal;
+      const src = uint32View(data.values as ArrayBufferView);
+      const stride = t.bitWidth >> 5;
+      let big = false;
+      if (stride === 4) {
+        for (let k = 0; k < n; k++) {
+          const base = rows[k]! << 2;
+          const hi = src[base + 1]! | 0;
+          const sign = hi < 0 ? 0xffffffff : 0;
+          if (src[base + 2] === sign && src[base + 3] === sign) {
+            const d = hi * TWO32 + src[base]!;
+            f[k] = d;
+            if (!(d > -TWO53 && d < TWO53)) big = true;
+          } else {
+            f[k] = Infinity; // at or beyond 2^64: the words decide, below
+            big = true;
+          }
+        }
+      } else {
+        for (let k = 0; k < n; k++) {
+          decimalWords(src, rows[k]! * stride, stride, ROW);
+          const d = toDouble(ROW);
+          f[k] = d;
+          if (!(d > -TWO53 && d < TWO53)) big = true;
+        }
       }
-      return;
+      if (!big) return null;
+      const w = words();
+      for (let k = 0; k < n; k++) {
+        const d = f[k]!;
+        if (d > -TWO53 && d < TWO53) continue;
+        decimalWords(src, rows[k]! * stride, stride, ROW);
+        w.set(ROW, 4 * k);
+        f[k] = toDouble(ROW);
+      }
+      return w;
     }
     default:
-      throw new Error(`bug: no integer reader for layout ${layout}`);
+      throw new Error(`bug: no exact reader for layout ${layout}`);
+  }
+}
+
+/**
+ * f[k] = the nearest double of signed 64-bit row rows[k]; returns whether some value may be at or
+ * beyond 2^53 — decided on the high word alone (|high| < 2^21 - 1 is below 2^53; a value just
+ * under the limit may be reported wide too, which only costs the wide path).
+ */
+function gatherI64(src: Int32Array, rows: Int32Array, n: number, f: Float64Array): boolean {
+  let big = false;
+  for (let k = 0; k < n; k++) {
+    const r = rows[k]! << 1;
+    const hi = src[r + 1]!;
+    f[k] = hi * TWO32 + (src[r]! >>> 0);
+    if (hi > 0x1ffffe || hi < -0x1ffffe) big = true;
+  }
+  return big;
+}
+
+function gatherU64(src: Int32Array, rows: Int32Array, n: number, f: Float64Array): boolean {
+  let big = false;
+  for (let k = 0; k < n; k++) {
+    const r = rows[k]! << 1;
+    const hi = src[r + 1]!;
+    f[k] = (hi >>> 0) * TWO32 + (src[r]! >>> 0);
+    if (hi > 0x1ffffe || hi < 0) big = true; // hi < 0: at or beyond 2^63
+  }
+  return big;
+}
+
+/** One decimal value of `stride` words at `base` as four words (sign-extended; beyond 128 bits is an error). */
+function decimalWords(src: Uint32Array, base: number, stride: number, out: Uint32Array): void {
+  for (let j = 0; j < 4; j++) out[j] = j < stride ? src[base + j]! : 0;
+  if (stride < 4) {
+    const sign = (src[base + stride - 1]! | 0) < 0 ? 0xffffffff : 0;
+    for (let j = stride; j < 4; j++) out[j] = sign;
+  } else if (stride > 4) {
+    const sign = (src[base + 3]! | 0) < 0 ? 0xffffffff : 0;
+    for (let j = 4; j < stride; j++) {
+      if (src[base + j] !== sign) throw new ExpressionError('a decimal value does not fit 128 bits (its precision is at most 38 digits)');
+    }
   }
 }
 
@@ -496,63 +581,21 @@ function compareBytes(a: Uint8Array, as: number, ae: number, b: Uint8Array, bs: 
   }
   return la - lb;
 }
-
 // ---- nodes --------------------------------------------------------------------------------------
 
-/** Comparison outcome index: 0 = less, 1 = equal, 2 = greater; LUT maps it to 0/1 per operator. */
-const COMPARE_LUT: Record<CompareOp, Uint8Array> = {
-  '=': Uint8Array.of(0, 1, 0),
-  '<>': Uint8Array.of(1, 0, 1),
-  '<': Uint8Array.of(1, 0, 0),
-  '<=': Uint8Array.of(1, 1, 0),
-  '>': Uint8Array.of(0, 0, 1),
-  '>=': Uint8Array.of(0, 1, 1),
-};
 // Three-valued logic tables indexed by a * 3 + b (0 false, 1 true, 2 NULL).
 const AND_LUT = Uint8Array.of(0, 0, 0, 0, 1, 2, 0, 2, 2);
 const OR_LUT = Uint8Array.of(0, 1, 2, 1, 1, 1, 2, 1, 2);
 const NOT_LUT = Uint8Array.of(1, 0, 2);
 
-abstract class Node {
-  constructor(
-    readonly cls: VClass,
-    readonly label: string,
-  ) {}
-  num(_ctx: Ctx): NumVec {
-    throw new Error(`bug: ${this.label} has no numeric form`);
-  }
-  int(_ctx: Ctx): IntVec {
-    throw new Error(`bug: ${this.label} has no integer form`);
-  }
-  bool(_ctx: Ctx): Uint8Array {
-    throw new Error(`bug: ${this.label} has no boolean form`);
-  }
-  str(_ctx: Ctx): StrVec {
-    throw new Error(`bug: ${this.label} has no string form`);
-  }
-  /** NULL mask (1 = NULL) or `null` for none; used by IS [NOT] NULL. */
-  nulls(ctx: Ctx): Uint8Array | null {
-    switch (this.cls.c) {
-      case 'num':
-        return this.num(ctx).nulls;
-      case 'time':
-        return this.int(ctx).nulls;
-      case 'str':
-      case 'bin':
-        return this.str(ctx).nulls;
-      default:
-        throw new Error(`bug: nulls() on ${this.cls.c}`);
-    }
-  }
-}
-
 class ColumnNode extends Node {
   private nullBuf?: Uint8Array;
   private numBuf?: Float64Array;
-  private hiBuf?: Float64Array;
-  private loBuf?: Uint32Array;
+  private wordBuf?: Uint32Array;
   private boolBuf?: Uint8Array;
   private idxBuf?: Int32Array;
+  private n = 0;
+  private readonly words = (): Uint32Array => (this.wordBuf = u32(this.wordBuf, 4 * this.n));
 
   constructor(
     private readonly side: Side,
@@ -591,17 +634,19 @@ class ColumnNode extends Node {
     const data = this.column(ctx);
     const rows = this.rows(ctx);
     const values = (this.numBuf = f64(this.numBuf, ctx.n));
-    gatherNumbers(data, this.type.layout, rows, ctx.n, values);
+    gatherFloats(data, this.type.layout, rows, ctx.n, values);
     return { values, nulls: gatherNulls(data, rows, ctx.n, (this.nullBuf = u8(this.nullBuf, ctx.n))) };
   }
 
-  override int(ctx: Ctx): IntVec {
+  override exact(ctx: Ctx): ExactVec {
     const data = this.column(ctx);
     const rows = this.rows(ctx);
-    const hi = (this.hiBuf = f64(this.hiBuf, ctx.n));
-    const lo = (this.loBuf = u32(this.loBuf, ctx.n));
-    gatherInts(data, this.type.layout, rows, ctx.n, hi, lo);
-    return { hi, lo, nulls: gatherNulls(data, rows, ctx.n, (this.nullBuf = u8(this.nullBuf, ctx.n))) };
+    const f = (this.numBuf = f64(this.numBuf, ctx.n));
+    this.n = ctx.n;
+    const words = gatherExact(data, this.type.layout, rows, ctx.n, f, this.words);
+    const nulls = gatherNulls(data, rows, ctx.n, (this.nullBuf = u8(this.nullBuf, ctx.n)));
+    if (words === null || words instanceof Uint32Array) return { f, w: words, src: null, nulls };
+    return { f, w: null, src: words, nulls };
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -643,31 +688,35 @@ class ColumnNode extends Node {
   }
 }
 
-/** A constant. Buffers are filled when (re)allocated only: their content never changes. */
+/**
+ * A constant. Buffers are filled when (re)allocated only: their content never changes. An exact
+ * value (integer, decimal unscaled, temporal) is a bigint; a DOUBLE a number.
+ */
 class LiteralNode extends Node {
+  override readonly intLiteral: bigint | null;
   private numBuf?: Float64Array;
-  private hiBuf?: Float64Array;
-  private loBuf?: Uint32Array;
+  private wordBuf?: Uint32Array;
   private boolBuf?: Uint8Array;
   private idxBuf?: Int32Array;
-  private readonly hi: number;
-  private readonly lo: number;
+  private readonly words: Uint32Array | null;
+  private readonly approx: number;
   private readonly utf8: ByteSource | null;
 
   constructor(
     cls: VClass,
     label: string,
     private readonly value: number | boolean | string | bigint,
+    intLiteral: bigint | null = null,
   ) {
     super(cls, label);
+    this.intLiteral = intLiteral;
     if (typeof value === 'bigint') {
-      this.hi = Number(value >> 32n);
-      this.lo = Number(value & 0xffffffffn);
-    } else if (typeof value === 'number' && Number.isInteger(value)) {
-      this.hi = Math.floor(value / TWO32);
-      this.lo = value - this.hi * TWO32;
+      const words = wordsOf(value);
+      this.approx = toDouble(words);
+      this.words = this.approx > -TWO53 && this.approx < TWO53 ? null : words;
     } else {
-      this.hi = this.lo = 0;
+      this.approx = typeof value === 'number' ? value : 0;
+      this.words = null;
     }
     if (typeof value === 'string') {
       const bytes = new TextEncoder().encode(value);
@@ -678,16 +727,20 @@ class LiteralNode extends Node {
   }
 
   override num(ctx: Ctx): NumVec {
-    if (this.numBuf === undefined || this.numBuf.length < ctx.n) this.numBuf = new Float64Array(ctx.n).fill(this.value as number);
+    if (this.numBuf === undefined || this.numBuf.length < ctx.n) this.numBuf = new Float64Array(ctx.n).fill(this.approx);
     return { values: this.numBuf, nulls: null };
   }
 
-  override int(ctx: Ctx): IntVec {
-    if (this.hiBuf === undefined || this.hiBuf.length < ctx.n) {
-      this.hiBuf = new Float64Array(ctx.n).fill(this.hi);
-      this.loBuf = new Uint32Array(ctx.n).fill(this.lo);
+  override exact(ctx: Ctx): ExactVec {
+    const words = this.words;
+    if (this.numBuf === undefined || this.numBuf.length < ctx.n) {
+      this.numBuf = new Float64Array(ctx.n).fill(this.approx);
+      if (words !== null) {
+        const w = (this.wordBuf = new Uint32Array(4 * ctx.n));
+        for (let k = 0; k < ctx.n; k++) w.set(words, 4 * k);
+      }
     }
-    return { hi: this.hiBuf, lo: this.loBuf!, nulls: null };
+    return { f: this.numBuf, w: words === null ? null : this.wordBuf!, src: null, nulls: null };
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -702,17 +755,10 @@ class LiteralNode extends Node {
   }
 }
 
-/** SQL NULL (also the result of a comparison with a NULL literal): NULL for every pair. */
+/** SQL NULL (also the result of a comparison or arithmetic with a NULL literal): NULL for every pair. */
 class NullNode extends Node {
-  private numBuf?: Float64Array;
   private nullBuf?: Uint8Array;
   private boolBuf?: Uint8Array;
-
-  override num(ctx: Ctx): NumVec {
-    this.numBuf = f64(this.numBuf, ctx.n);
-    if (this.nullBuf === undefined || this.nullBuf.length < ctx.n) this.nullBuf = new Uint8Array(ctx.n).fill(1);
-    return { values: this.numBuf, nulls: this.nullBuf };
-  }
 
   override bool(ctx: Ctx): Uint8Array {
     if (this.boolBuf === undefined || this.boolBuf.length < ctx.n) this.boolBuf = new Uint8Array(ctx.n).fill(2);
@@ -720,111 +766,8 @@ class NullNode extends Node {
   }
 
   override nulls(ctx: Ctx): Uint8Array {
-    return this.num(ctx).nulls!;
-  }
-}
-
-class ArithNode extends Node {
-  private buf?: Float64Array;
-  private nullBuf?: Uint8Array;
-
-  constructor(
-    private readonly op: '+' | '-' | '*' | '/',
-    private readonly a: Node,
-    private readonly b: Node,
-    label: string,
-  ) {
-    super(DOUBLE, label);
-  }
-
-  override num(ctx: Ctx): NumVec {
-    const n = ctx.n;
-    const x = this.a.num(ctx);
-    const y = this.b.num(ctx);
-    const out = (this.buf = f64(this.buf, n));
-    const xv = x.values;
-    const yv = y.values;
-    switch (this.op) {
-      case '+':
-        for (let k = 0; k < n; k++) out[k] = xv[k]! + yv[k]!;
-        break;
-      case '-':
-        for (let k = 0; k < n; k++) out[k] = xv[k]! - yv[k]!;
-        break;
-      case '*':
-        for (let k = 0; k < n; k++) out[k] = xv[k]! * yv[k]!;
-        break;
-      case '/':
-        for (let k = 0; k < n; k++) out[k] = xv[k]! / yv[k]!;
-        break;
-    }
-    return { values: out, nulls: mergeNulls(x.nulls, y.nulls, n, (this.nullBuf = u8(this.nullBuf, n))) };
-  }
-}
-
-abstract class CompareNode extends Node {
-  protected buf?: Uint8Array;
-  protected nullBuf?: Uint8Array;
-  protected readonly lut: Uint8Array;
-
-  constructor(
-    op: CompareOp,
-    protected readonly a: Node,
-    protected readonly b: Node,
-    label: string,
-  ) {
-    super(BOOLEAN, label);
-    this.lut = COMPARE_LUT[op];
-  }
-}
-
-/** float64 comparison with DuckDB's total order: NaN = NaN, NaN above everything, -0.0 = 0.0. */
-class CompareNumbers extends CompareNode {
-  override bool(ctx: Ctx): Uint8Array {
-    const n = ctx.n;
-    const x = this.a.num(ctx);
-    const y = this.b.num(ctx);
-    const nulls = mergeNulls(x.nulls, y.nulls, n, (this.nullBuf = u8(this.nullBuf, n)));
-    const out = (this.buf = u8(this.buf, n));
-    const xv = x.values;
-    const yv = y.values;
-    const lut = this.lut;
-    for (let k = 0; k < n; k++) {
-      const p = xv[k]!;
-      const q = yv[k]!;
-      const c = p < q ? 0 : p > q ? 2 : p === q ? 1 : p !== p ? (q !== q ? 1 : 2) : 0;
-      out[k] = lut[c]!;
-    }
-    if (nulls !== null) for (let k = 0; k < n; k++) if (nulls[k]) out[k] = 2;
-    return out;
-  }
-}
-
-/** Exact integer comparison on (hi, lo) pairs. */
-class CompareInts extends CompareNode {
-  override bool(ctx: Ctx): Uint8Array {
-    const n = ctx.n;
-    const x = this.a.int(ctx);
-    const y = this.b.int(ctx);
-    const nulls = mergeNulls(x.nulls, y.nulls, n, (this.nullBuf = u8(this.nullBuf, n)));
-    const out = (this.buf = u8(this.buf, n));
-    const { hi: xh, lo: xl } = x;
-    const { hi: yh, lo: yl } = y;
-    const lut = this.lut;
-    for (let k = 0; k < n; k++) {
-      const ph = xh[k]!;
-      const qh = yh[k]!;
-      let c: number;
-      if (ph !== qh) c = ph < qh ? 0 : 2;
-      else {
-        const pl = xl[k]!;
-        const ql = yl[k]!;
-        c = pl < ql ? 0 : pl > ql ? 2 : 1;
-      }
-      out[k] = lut[c]!;
-    }
-    if (nulls !== null) for (let k = 0; k < n; k++) if (nulls[k]) out[k] = 2;
-    return out;
+    if (this.nullBuf === undefined || this.nullBuf.length < ctx.n) this.nullBuf = new Uint8Array(ctx.n).fill(1);
+    return this.nullBuf;
   }
 }
 
@@ -901,6 +844,9 @@ class CompareStrings extends CompareNode {
 /** n-ary AND / OR; stops once every pair is decided (all false / all true). */
 class LogicNode extends Node {
   private buf?: Uint8Array;
+  private liveBuf?: Uint8Array;
+  /** Index of the last argument that can raise: live masks are needed only before it. */
+  private readonly lastRaising: number;
 
   constructor(
     private readonly isAnd: boolean,
@@ -908,6 +854,15 @@ class LogicNode extends Node {
     label: string,
   ) {
     super(BOOLEAN, label);
+    let last = -1;
+    args.forEach((a, i) => {
+      if (a.mayRaise) last = i;
+    });
+    this.lastRaising = last;
+  }
+
+  override get mayRaise(): boolean {
+    return this.lastRaising >= 0;
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -915,14 +870,30 @@ class LogicNode extends Node {
     const out = (this.buf = u8(this.buf, n));
     const lut = this.isAnd ? AND_LUT : OR_LUT;
     const decided = this.isAnd ? 0 : 1;
+    const args = this.args;
     out.fill(this.isAnd ? 1 : 0, 0, n);
-    for (const arg of this.args) {
-      const v = arg.bool(ctx);
+    let sub = ctx;
+    for (let i = 0; i < args.length; i++) {
+      const v = args[i]!.bool(sub);
       let open = 0;
-      for (let k = 0; k < n; k++) {
-        const r = lut[out[k]! * 3 + v[k]!]!;
-        out[k] = r;
-        open |= r ^ decided ? 1 : 0;
+      if (i >= this.lastRaising) {
+        for (let k = 0; k < n; k++) {
+          const r = lut[out[k]! * 3 + v[k]!]!;
+          out[k] = r;
+          open |= r ^ decided ? 1 : 0;
+        }
+      } else {
+        // the next arguments matter only for the pairs still undecided (and live above)
+        const live = (this.liveBuf = u8(this.liveBuf, n));
+        const parent = ctx.live;
+        for (let k = 0; k < n; k++) {
+          const r = lut[out[k]! * 3 + v[k]!]!;
+          out[k] = r;
+          const undecided = r ^ decided ? 1 : 0;
+          open |= undecided;
+          live[k] = parent === null ? undecided : undecided & parent[k]!;
+        }
+        if (i === 0) sub = { ...ctx, live };
       }
       if (open === 0) break;
     }
@@ -938,6 +909,10 @@ class NotNode extends Node {
     label: string,
   ) {
     super(BOOLEAN, label);
+  }
+
+  override get mayRaise(): boolean {
+    return this.arg.mayRaise;
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -958,6 +933,10 @@ class IsNullNode extends Node {
     label: string,
   ) {
     super(BOOLEAN, label);
+  }
+
+  override get mayRaise(): boolean {
+    return this.arg.mayRaise;
   }
 
   override bool(ctx: Ctx): Uint8Array {
@@ -986,14 +965,22 @@ function labelOf(e: Expr): string {
   }
 }
 
-function literalClass(v: number | string | boolean | null): VClass {
-  if (v === null) return NULL_CLASS;
-  if (typeof v === 'boolean') return BOOLEAN;
-  if (typeof v === 'string') return { c: 'str', sql: 'VARCHAR' };
-  return Number.isInteger(v) ? { c: 'num', sql: 'INTEGER', integral: true, wide: false } : DOUBLE;
-}
+type NumNode = Node & { readonly cls: VClass & { c: 'num' } };
+
+/** A one-pair context for evaluating literal-only nodes at compile time (they read no batch). */
+const CONSTANT_CTX: Ctx = {
+  left: undefined as never,
+  leftRows: new Int32Array(1),
+  right: undefined as never,
+  rightRows: new Int32Array(1),
+  n: 1,
+  live: null,
+};
 
 class Compiler {
+  /** Nodes built from literals only (DuckDB's "foldable" expressions). */
+  private readonly constants = new WeakSet<Node>();
+
   constructor(
     private readonly leftSchema: Schema,
     private readonly rightSchema: Schema,
@@ -1002,6 +989,14 @@ class Compiler {
   /** The schema's spelling of a column: exact match first, then a unique case-insensitive match. */
   resolveName(side: Side, name: string): string {
     return (side === 'left' ? this.leftSchema : this.rightSchema).fields[this.fieldIndex(side, name)]!.name;
+  }
+
+  columnsOf(expr: Expr): { left: string[]; right: string[] } {
+    const refs = referencedColumns(expr);
+    return {
+      left: [...refs.left].map((n) => this.resolveName('left', n)),
+      right: [...refs.right].map((n) => this.resolveName('right', n)),
+    };
   }
 
   private fieldIndex(side: Side, name: string): number {
@@ -1025,8 +1020,9 @@ class Compiler {
         return new ColumnNode(e.side, field.name, index, type, label);
       }
       case 'literal': {
-        const cls = literalClass(e.value);
-        return e.value === null ? new NullNode(cls, label) : new LiteralNode(cls, label, e.value);
+        const node = this.literal(e.value, label);
+        this.constants.add(node);
+        return node;
       }
       case 'arith': {
         const a = this.compile(e.left);
@@ -1036,8 +1032,12 @@ class Compiler {
             throw new ExpressionError(`cannot apply '${e.op}' to ${x.label} (${x.cls.sql}): arithmetic needs numbers, in ${label}`);
           }
         }
-        if (a.cls.c === 'null' || b.cls.c === 'null') return new NullNode(DOUBLE, label);
-        return new ArithNode(e.op, a, b, label);
+        if (a instanceof NullNode || b instanceof NullNode) return this.nullArith(e.op, a, b, label);
+        const node = this.arith(e.op, a as NumNode, b as NumNode, label);
+        if (!this.constants.has(a) || !this.constants.has(b)) return node;
+        // literals only: DuckDB's binder folds such an argument when it is NULL (`1 // 0`), so
+        // find out now; one that overflows stays, and fails at run time as in DuckDB
+        return this.isNullValue(node) ? new NullNode(node.cls, label) : (this.constants.add(node), node);
       }
       case 'compare':
         return this.compileCompare(e.op, this.compile(e.left), this.compile(e.right), e, label);
@@ -1050,10 +1050,81 @@ class Compiler {
         return new NotNode(this.booleanOperand(this.compile(e.arg), 'NOT'), label);
       case 'is-null': {
         const arg = this.compile(e.arg);
-        if (arg.cls.c === 'null') return new LiteralNode(BOOLEAN, label, !e.negated);
+        if (arg instanceof NullNode) return new LiteralNode(BOOLEAN, label, !e.negated);
         return new IsNullNode(arg, e.negated, label);
       }
     }
+  }
+
+  private literal(v: number | bigint | string | boolean | null, label: string): Node {
+    if (v === null) return new NullNode(NULL_CLASS, label);
+    if (typeof v === 'boolean') return new LiteralNode(BOOLEAN, label, v);
+    if (typeof v === 'string') return new LiteralNode({ c: 'str', sql: 'VARCHAR' }, label, v);
+    const lt = literalType(v, label);
+    if (lt.unscaled === null) return new LiteralNode(numClass(DOUBLE), label, Number(v));
+    return new LiteralNode(numClass(lt.t), label, lt.unscaled, lt.int);
+  }
+
+  /** `a op b` with DuckDB's typing: operands converted to the operation's types first. */
+  private arith(op: ArithOp, a: NumNode, b: NumNode, label: string): Node {
+    const ta = a.cls.t;
+    const tb = b.cls.t;
+    const bind = bindArithmetic(op, ta, tb, a.intLiteral, b.intLiteral, label);
+    const cls = numClass(bind.result);
+    if (!isExact(bind.result)) {
+      const single = bind.result.k === 'f32';
+      return new ArithFloatNode(op, this.toFloat(a, single), this.toFloat(b, single), single, cls, label, bind.zeroIsNull === true);
+    }
+    return new ArithExactNode(op, this.toExact(a, bind.left, label), this.toExact(b, bind.right, label), bind.result, cls, label);
+  }
+
+  /**
+   * Arithmetic with a NULL argument — the NULL literal, or literals-only arithmetic that is NULL —
+   * is NULL, and its other argument is never evaluated: DuckDB's binder makes such a call a NULL
+   * constant (`FunctionBinder::BindScalarFunction`, src/function/function_binder.cpp), typed by
+   * the overload it picked (the NULL literal takes the other argument's type). A decimal overload
+   * has no type before it is bound, so that NULL is untyped (SQLNULL) there too.
+   */
+  private nullArith(op: ArithOp, a: Node, b: Node, label: string): Node {
+    const ta = a.cls.c === 'num' ? a.cls.t : null;
+    const tb = b.cls.c === 'num' ? b.cls.t : null;
+    const x = ta ?? tb;
+    const y = tb ?? ta;
+    if (x === null || y === null) return new NullNode(NULL_CLASS, label);
+    let t: NumType | null;
+    if (x.k === 'f64' || y.k === 'f64') t = DOUBLE;
+    else if (x.k === 'f32' || y.k === 'f32') t = FLOAT;
+    else if (op === '/') t = DOUBLE;
+    else if (x.k === 'int' && y.k === 'int') t = bindArithmetic(op, x, y, null, null, label).result;
+    else t = op === '//' ? DOUBLE : null;
+    return new NullNode(t === null ? NULL_CLASS : numClass(t), label);
+  }
+
+  /** Whether a literals-only numeric node is NULL (false when evaluating it raises: it then fails at run time). */
+  private isNullValue(node: Node): boolean {
+    try {
+      const t = (node.cls as VClass & { c: 'num' }).t;
+      const nulls = isExact(t) ? node.exact(CONSTANT_CTX).nulls : node.num(CONSTANT_CTX).nulls;
+      return nulls !== null && nulls[0] === 1;
+    } catch (e) {
+      if (e instanceof ExpressionError) return false;
+      throw e;
+    }
+  }
+
+  /** A numeric node as FLOAT (single) or DOUBLE values. */
+  private toFloat(x: NumNode, single: boolean): Node {
+    const t = x.cls.t;
+    if (!isExact(t)) return x; // FLOAT values are exact in a double, DOUBLE stays
+    return new ToFloatNode(x, t, single, numClass(single ? FLOAT : DOUBLE), x.label);
+  }
+
+  /** An exact node converted to `to` (a decimal of a larger scale needs its unscaled values scaled up). */
+  private toExact(x: NumNode, to: NumType, label: string): Node {
+    const from = x.cls.t;
+    const scale = from.k === 'dec' ? from.s : 0;
+    if (to.k === 'dec' && to.s > scale) return new RescaleNode(x, from, to, label);
+    return x;
   }
 
   private booleanOperand(x: Node, op: string): Node {
@@ -1068,22 +1139,26 @@ class Compiler {
     const mismatch = (why = ''): never => {
       throw new ExpressionError(`cannot compare ${a.label} (${ca.sql}) with ${b.label} (${cb.sql})${why} in ${label}`);
     };
-    if (ca.c === 'null' || cb.c === 'null') return new NullNode(BOOLEAN, label);
+    if (a instanceof NullNode || b instanceof NullNode) return new NullNode(BOOLEAN, label);
     if (ca.c === 'num' && cb.c === 'num') {
-      const exact = (ca.wide || cb.wide) && ca.integral && cb.integral;
-      return exact ? new CompareInts(op, a, b, label) : new CompareNumbers(op, a, b, label);
+      const common = bindComparison(ca.t, cb.t, a.intLiteral, b.intLiteral);
+      if (!isExact(common)) {
+        const single = common.k === 'f32';
+        return new CompareNumbers(op, this.toFloat(a as NumNode, single), this.toFloat(b as NumNode, single), label);
+      }
+      return new CompareExact(op, this.toExact(a as NumNode, common, label), this.toExact(b as NumNode, common, label), label);
     }
     if (ca.c === 'time' || cb.c === 'time') {
       if (ca.c === 'time' && cb.c === 'time') {
         if (ca.unit !== cb.unit) mismatch(': dates and timestamps compare only within the same unit');
-        return new CompareInts(op, a, b, label);
+        return new CompareExact(op, a, b, label);
       }
       // a temporal column against a string literal: convert the literal once
       const [t, other, otherExpr] = ca.c === 'time' ? [ca, b, e.right] : [cb as VClass & { c: 'time' }, a, e.left];
       if (otherExpr.kind !== 'literal' || typeof otherExpr.value !== 'string') mismatch();
       const value = parseTemporal((otherExpr as { value: string }).value, t.unit, t.sql, label);
       const lit = new LiteralNode(t, other.label, value);
-      return ca.c === 'time' ? new CompareInts(op, a, lit, label) : new CompareInts(op, lit, b, label);
+      return ca.c === 'time' ? new CompareExact(op, a, lit, label) : new CompareExact(op, lit, b, label);
     }
     if (ca.c === cb.c && (ca.c === 'str' || ca.c === 'bin')) {
       const constant = e.left.kind === 'literal' ? 'a' : e.right.kind === 'literal' ? 'b' : null;

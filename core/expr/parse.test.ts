@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExpressionError } from '../errors.ts';
-import { and, arith, cmp, col, type Expr, isNull, lit, not, or } from './ast.ts';
+import { and, arith, cmp, col, type Expr, exprDepth, isNull, lit, MAX_EXPR_DEPTH, not, or } from './ast.ts';
 import { formatExpr, parseExpr } from './parse.ts';
 
 const la = col('left', 'a');
@@ -40,6 +40,14 @@ describe('parseExpr: precedence', () => {
     expect(parseExpr('l.a IS NOT NULL IS NULL')).toEqual(isNull(isNull(la, true)));
   });
 
+  it('% and // bind like * and / (left-associative), as in DuckDB', () => {
+    expect(parseExpr('l.a + r.a % 2')).toEqual(arith('+', la, arith('%', ra, lit(2))));
+    expect(parseExpr('l.a // 2 * 3')).toEqual(arith('*', arith('//', la, lit(2)), lit(3)));
+    expect(parseExpr('l.a * 2 // 3 % 4')).toEqual(arith('%', arith('//', arith('*', la, lit(2)), lit(3)), lit(4)));
+    expect(() => parseExpr('l.a / / r.a')).toThrow(ExpressionError);
+    expect(formatExpr(arith('//', la, arith('%', ra, lit(3))))).toBe('l.a // (r.a % 3)');
+  });
+
   it('flattens AND / OR chains into one n-ary node', () => {
     expect(parseExpr('l.a AND l.b AND r.a AND r.b')).toEqual(and(la, lb, ra, rb));
     expect(parseExpr('l.a or l.b or r.a')).toEqual(or(la, lb, ra));
@@ -61,6 +69,12 @@ describe('parseExpr: tokens', () => {
     expect(Object.is(num('-0'), -0)).toBe(true);
     expect(num('9007199254740992')).toBe(2 ** 53);
     expect(num('1152921504606846976')).toBe(2 ** 60);
+    // integers a double cannot hold are exact bigints (up to HUGEINT)
+    expect(parseExpr('9007199254740993')).toEqual(lit(9007199254740993n));
+    expect(parseExpr('-9007199254740993')).toEqual(lit(-9007199254740993n));
+    expect(parseExpr('9223372036854775807')).toEqual(lit(9223372036854775807n));
+    expect(num('9223372036854775808')).toBe(2 ** 63);
+    expect(parseExpr('170141183460469231731687303715884105727')).toEqual(lit(2n ** 127n - 1n));
   });
 
   it("strings with '' escaping, booleans and NULL in any case", () => {
@@ -123,9 +137,54 @@ describe('parseExpr: errors name the position and what was expected', () => {
     expect(parseError('(l.a = 1 r.b)')).toBe("expected ')' at position 10 in '(l.a = 1 r.b)', found 'r' (to close the '(' at position 1)");
   });
 
-  it('literals that float64 cannot hold exactly', () => {
-    expect(parseError('l.a = 9007199254740993')).toMatch(/integer literal 9007199254740993 cannot be represented exactly .* position 7/);
+  it('literals out of range', () => {
+    expect(parseError('l.a = 170141183460469231731687303715884105729')).toMatch(/integer literal 1701\d+ is out of range \(beyond HUGEINT.* position 7/);
     expect(parseError('l.a = 1e400')).toBe("number 1e400 is out of range at position 7 in 'l.a = 1e400'");
+  });
+});
+
+describe('depth limits: nothing the parser reads can overflow the stack', () => {
+  const tooDeep = (text: string): string => {
+    let err: unknown;
+    try {
+      parseExpr(text);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ExpressionError);
+    return (err as Error).message;
+  };
+
+  it('parentheses nested 1000 deep', () => {
+    const msg = tooDeep(`${'('.repeat(1000)}l.a${')'.repeat(1000)} > 0`);
+    expect(msg).toMatch(new RegExp(`^filter nests deeper than ${MAX_EXPR_DEPTH} levels at position ${MAX_EXPR_DEPTH + 1} in '\\(\\(\\(`));
+    expect(msg.length).toBeLessThan(300); // the input is abbreviated, not echoed whole
+  });
+
+  it('a 20000-term + chain, 20000 NOTs, 20000 minus signs', () => {
+    expect(tooDeep(`l.a${' + l.a'.repeat(19_999)} > 0`)).toMatch(/nests deeper than 256 levels at position \d+ in 'l\.a \+ l\.a.*…' \(\d+ characters\)$/);
+    expect(tooDeep(`${'NOT '.repeat(20_000)}l.b`)).toMatch(/nests deeper than 256 levels at position \d+/);
+    expect(tooDeep(`${'- '.repeat(20_000)}l.a > 0`)).toMatch(/nests deeper than 256 levels/);
+    // signs on a literal fold into it: no nesting at all
+    expect(parseExpr(`${'- '.repeat(20_000)}5`)).toEqual(lit(5));
+  });
+
+  it('up to the limit is fine, and AND/OR chains are one level however long', () => {
+    const e = parseExpr(`${'('.repeat(200)}l.a${')'.repeat(200)}${' + l.a'.repeat(200)} > 0`);
+    expect(exprDepth(e)).toBe(202);
+    expect(parseExpr(formatExpr(e))).toEqual(e);
+    const wide = parseExpr(Array.from({ length: 20_000 }, (_, i) => `l.a = ${i}`).join(' OR '));
+    expect(wide.kind === 'or' && wide.args.length).toBe(20_000);
+    expect(exprDepth(wide)).toBe(3);
+  });
+
+  it('an AST built in code deeper than the limit is refused by formatExpr, not a stack overflow', () => {
+    let e: Expr = la;
+    for (let i = 0; i < 20_000; i++) e = arith('+', e, lit(1));
+    expect(() => formatExpr(e)).toThrow(/nests deeper than 256 levels/);
+    let n: Expr = lb;
+    for (let i = 0; i < 20_000; i++) n = not(n);
+    expect(() => formatExpr(n)).toThrow(ExpressionError);
   });
 });
 
@@ -172,6 +231,7 @@ const literalArb: fc.Arbitrary<Expr> = fc
     fc.integer({ min: -1000, max: 1000 }),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
     fc.constantFrom(2 ** 53, 2 ** 60, -(2 ** 63), 1e21, 5e-324, -0),
+    fc.bigInt({ min: -(2n ** 127n) + 1n, max: 2n ** 127n - 1n }).filter((v) => BigInt(Number(v)) !== v),
     fc.string({ maxLength: 8 }),
     fc.constantFrom("it's", "''", '"', 'ünï©ødé', ''),
     fc.boolean(),
@@ -190,7 +250,7 @@ const { expr: exprArb } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc
       .tuple(fc.constantFrom('=', '<>', '<', '<=', '>', '>=' as const), tie('expr'), tie('expr'))
       .map(([op, l, r]) => cmp(op as '=', l, r)),
-    fc.tuple(fc.constantFrom('+', '-', '*', '/' as const), tie('expr'), tie('expr')).map(([op, l, r]) => arith(op as '+', l, r)),
+    fc.tuple(fc.constantFrom('+', '-', '*', '/', '//', '%' as const), tie('expr'), tie('expr')).map(([op, l, r]) => arith(op as '+', l, r)),
     fc.array(tie('expr'), { minLength: 2, maxLength: 4 }).map((args) => and(...args)),
     fc.array(tie('expr'), { minLength: 2, maxLength: 4 }).map((args) => or(...args)),
     tie('expr').map((e) => not(e)),

@@ -12,7 +12,7 @@
  *   is     := cmp (IS [NOT] NULL)*             -- `a = b IS NULL` is `(a = b) IS NULL`
  *   cmp    := add [(= | <> | != | == | < | <= | > | >=) add]   -- does not chain, like SQL
  *   add    := mul ((+ | -) mul)*
- *   mul    := unary ((* | /) unary)*
+ *   mul    := unary ((* | / | // | %) unary)*  -- `//` integer division, `%` remainder (DuckDB's)
  *   unary  := (- | +) unary | primary
  *   primary:= number | 'string' | TRUE | FALSE | NULL | ( or ) | side . name
  *   side   := l | r | left | right             -- keywords and sides are case-insensitive
@@ -22,9 +22,14 @@
  * - Unary minus on a number literal folds into a negative literal (`-5` is `lit(-5)`); on anything
  *   else it becomes `-1 * x` (exact IEEE negation, keeps -0.0 and NaN right), because the AST has
  *   no negation node.
- * - Integer literals must be exactly representable as float64 (|n| <= 2^53 or a multiple of the
- *   spacing there); otherwise an ExpressionError, rather than a silently rounded comparison.
- *   Literals that overflow float64 (`1e400`) are errors too.
+ * - An integer literal a double holds exactly is a number; any other (`9007199254740993`) is a
+ *   bigint, exact up to HUGEINT's range (beyond it an ExpressionError). Literals that overflow
+ *   float64 (`1e400`) are errors too.
+ * - Depth is bounded (MAX_EXPR_DEPTH, see ast.ts) while parsing: a chain of NOTs or signs is read
+ *   in a loop, parentheses recurse at most that deep, and a node deeper than the limit (including
+ *   a long left-deep `a + b + c …` chain) is an ExpressionError naming its position — so no
+ *   input can overflow the stack here or in anything that later walks the tree. AND/OR chains
+ *   are n-ary nodes, one level however long.
  * - `formatExpr` prints the fewest parentheses that make `parseExpr(formatExpr(e))` deep-equal `e`
  *   for every AST with finite number literals and `and`/`or` nodes of >= 2 arguments. A 0-ary
  *   `and`/`or` prints as TRUE/FALSE and a 1-ary one as its argument (same meaning, different
@@ -32,7 +37,7 @@
  */
 import { ExpressionError } from '../errors.ts';
 import type { Side } from '../types.ts';
-import type { ArithOp, CompareOp, Expr, Literal } from './ast.ts';
+import { type ArithOp, checkDepth, type CompareOp, type Expr, type Literal, MAX_EXPR_DEPTH } from './ast.ts';
 
 type TokKind = 'ident' | 'qident' | 'number' | 'string' | 'op' | 'eof';
 
@@ -56,8 +61,13 @@ const COMPARE_OPS: Record<string, CompareOp> = {
   '>': '>',
   '>=': '>=',
 };
-const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '==']);
-const ONE_CHAR_OPS = new Set(['=', '<', '>', '+', '-', '*', '/', '(', ')', '.']);
+const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '==', '//']);
+const ONE_CHAR_OPS = new Set(['=', '<', '>', '+', '-', '*', '/', '%', '(', ')', '.']);
+
+/** `text` for an error message: whole when short, else its start and its length. */
+function quoteInput(text: string): string {
+  return text.length <= 200 ? `'${text}'` : `'${text.slice(0, 80)}…' (${text.length} characters)`;
+}
 
 function isIdentStart(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -74,7 +84,7 @@ function tokenize(text: string): Token[] {
   const n = text.length;
   let i = 0;
   const fail = (msg: string, at: number): never => {
-    throw new ExpressionError(`${msg} at position ${at + 1} in '${text}'`);
+    throw new ExpressionError(`${msg} at position ${at + 1} in ${quoteInput(text)}`);
   };
   while (i < n) {
     const c = text.charCodeAt(i);
@@ -141,6 +151,10 @@ function tokenize(text: string): Token[] {
 
 class Parser {
   private i = 0;
+  /** Parentheses currently open (bounds the parser's own recursion). */
+  private open = 0;
+  /** Depth of every composite node built so far (leaves are 1). */
+  private readonly depths = new WeakMap<Expr, number>();
   constructor(
     private readonly text: string,
     private readonly tokens: Token[],
@@ -152,7 +166,23 @@ class Parser {
 
   private fail(expected: string, t: Token = this.tok, note?: string): never {
     const found = t.kind === 'eof' ? '' : `, found ${describe(t)}`;
-    throw new ExpressionError(`expected ${expected} at position ${t.pos + 1} in '${this.text}'${found}${note ? ` (${note})` : ''}`);
+    throw new ExpressionError(`expected ${expected} at position ${t.pos + 1} in ${quoteInput(this.text)}${found}${note ? ` (${note})` : ''}`);
+  }
+
+  private depth(e: Expr): number {
+    return this.depths.get(e) ?? 1;
+  }
+
+  /** Record the depth of a node built at token `at`; too deep is an error there. */
+  private node<E extends Expr>(e: E, childDepth: number, at: Token): E {
+    const d = childDepth + 1;
+    if (d > MAX_EXPR_DEPTH) this.tooDeep(at);
+    this.depths.set(e, d);
+    return e;
+  }
+
+  private tooDeep(at: Token): never {
+    throw new ExpressionError(`filter nests deeper than ${MAX_EXPR_DEPTH} levels at position ${at.pos + 1} in ${quoteInput(this.text)}`);
   }
 
   private isKeyword(word: string): boolean {
@@ -178,36 +208,49 @@ class Parser {
   private parseOr(): Expr {
     const first = this.parseAnd();
     if (!this.isKeyword('or')) return first;
+    const at = this.tok;
     const args = [first];
+    let d = this.depth(first);
     while (this.isKeyword('or')) {
       this.i++;
-      args.push(this.parseAnd());
+      const next = this.parseAnd();
+      args.push(next);
+      d = Math.max(d, this.depth(next));
     }
-    return { kind: 'or', args };
+    return this.node({ kind: 'or', args }, d, at);
   }
 
   private parseAnd(): Expr {
     const first = this.parseNot();
     if (!this.isKeyword('and')) return first;
+    const at = this.tok;
     const args = [first];
+    let d = this.depth(first);
     while (this.isKeyword('and')) {
       this.i++;
-      args.push(this.parseNot());
+      const next = this.parseNot();
+      args.push(next);
+      d = Math.max(d, this.depth(next));
     }
-    return { kind: 'and', args };
+    return this.node({ kind: 'and', args }, d, at);
   }
 
+  /** `NOT NOT … x`: the NOTs are counted in a loop, so a long chain cannot recurse. */
   private parseNot(): Expr {
-    if (this.isKeyword('not')) {
+    const nots: Token[] = [];
+    while (this.isKeyword('not')) {
+      nots.push(this.tok);
       this.i++;
-      return { kind: 'not', arg: this.parseNot() };
     }
-    return this.parseIs();
+    let e = this.parseIs();
+    for (let k = nots.length - 1; k >= 0; k--) e = this.node({ kind: 'not', arg: e }, this.depth(e), nots[k]!);
+    return e;
   }
 
   private parseIs(): Expr {
     let e = this.parseCompare();
     while (this.isKeyword('is')) {
+      const at = this.tok;
       this.i++;
       let negated = false;
       if (this.isKeyword('not')) {
@@ -216,7 +259,7 @@ class Parser {
       }
       if (!this.isKeyword('null')) this.fail(negated ? 'NULL after IS NOT' : 'NULL or NOT NULL after IS');
       this.i++;
-      e = { kind: 'is-null', arg: e, negated };
+      e = this.node({ kind: 'is-null', arg: e, negated }, this.depth(e), at);
     }
     return e;
   }
@@ -232,44 +275,52 @@ class Parser {
     const next = this.tok;
     if (next.kind === 'op' && next.text in COMPARE_OPS) {
       throw new ExpressionError(
-        `comparison operators do not chain: add parentheses before '${next.text}' at position ${next.pos + 1} in '${this.text}'`,
+        `comparison operators do not chain: add parentheses before '${next.text}' at position ${next.pos + 1} in ${quoteInput(this.text)}`,
       );
     }
-    return { kind: 'compare', op, left, right };
+    return this.node({ kind: 'compare', op, left, right }, Math.max(this.depth(left), this.depth(right)), t);
   }
 
   private parseAdd(): Expr {
     let e = this.parseMul();
     while (this.isOp('+') || this.isOp('-')) {
-      const op = this.tok.text as ArithOp;
+      const at = this.tok;
+      const op = at.text as ArithOp;
       this.i++;
-      e = { kind: 'arith', op, left: e, right: this.parseMul() };
+      const right = this.parseMul();
+      e = this.node({ kind: 'arith', op, left: e, right }, Math.max(this.depth(e), this.depth(right)), at);
     }
     return e;
   }
 
   private parseMul(): Expr {
     let e = this.parseUnary();
-    while (this.isOp('*') || this.isOp('/')) {
-      const op = this.tok.text as ArithOp;
+    while (this.isOp('*') || this.isOp('/') || this.isOp('//') || this.isOp('%')) {
+      const at = this.tok;
+      const op = at.text as ArithOp;
       this.i++;
-      e = { kind: 'arith', op, left: e, right: this.parseUnary() };
+      const right = this.parseUnary();
+      e = this.node({ kind: 'arith', op, left: e, right }, Math.max(this.depth(e), this.depth(right)), at);
     }
     return e;
   }
 
+  /** Signs are read in a loop (a long `- - - x` cannot recurse), then applied innermost first. */
   private parseUnary(): Expr {
-    if (this.isOp('-')) {
+    const minus: Token[] = [];
+    while (this.isOp('-') || this.isOp('+')) {
+      if (this.isOp('-')) minus.push(this.tok);
       this.i++;
-      const arg = this.parseUnary();
-      if (arg.kind === 'literal' && typeof arg.value === 'number') return { kind: 'literal', value: -arg.value };
-      return { kind: 'arith', op: '*', left: { kind: 'literal', value: -1 }, right: arg };
     }
-    if (this.isOp('+')) {
-      this.i++;
-      return this.parseUnary();
+    let e = this.parsePrimary();
+    for (let k = minus.length - 1; k >= 0; k--) {
+      if (e.kind === 'literal' && (typeof e.value === 'number' || typeof e.value === 'bigint')) e = { kind: 'literal', value: -e.value };
+      else {
+        const arith: Expr = { kind: 'arith', op: '*', left: { kind: 'literal', value: -1 }, right: e };
+        e = this.node(arith, this.depth(e), minus[k]!);
+      }
     }
-    return this.parsePrimary();
+    return e;
   }
 
   private parsePrimary(): Expr {
@@ -283,10 +334,12 @@ class Parser {
         return { kind: 'literal', value: t.text };
       case 'op':
         if (t.text === '(') {
+          if (++this.open > MAX_EXPR_DEPTH) this.tooDeep(t);
           this.i++;
           const e = this.parseOr();
           if (!this.isOp(')')) this.fail("')'", this.tok, `to close the '(' at position ${t.pos + 1}`);
           this.i++;
+          this.open--;
           return e;
         }
         break;
@@ -318,15 +371,21 @@ class Parser {
     return this.fail('a column like l.x');
   }
 
-  private number(t: Token): number {
+  private number(t: Token): number | bigint {
     const v = Number(t.text);
     if (!Number.isFinite(v)) {
-      throw new ExpressionError(`number ${t.text} is out of range at position ${t.pos + 1} in '${this.text}'`);
+      throw new ExpressionError(`number ${t.text} is out of range at position ${t.pos + 1} in ${quoteInput(this.text)}`);
     }
-    if (/^[0-9]+$/.test(t.text) && !Number.isSafeInteger(v) && BigInt(t.text) !== BigInt(v)) {
-      throw new ExpressionError(
-        `integer literal ${t.text} cannot be represented exactly (float64 literals are exact only up to 2^53) at position ${t.pos + 1} in '${this.text}'`,
-      );
+    if (/^[0-9]+$/.test(t.text) && !Number.isSafeInteger(v)) {
+      const exact = BigInt(t.text);
+      if (exact !== BigInt(v)) {
+        if (exact >= 1n << 127n) {
+          throw new ExpressionError(
+            `integer literal ${t.text} is out of range (beyond HUGEINT, 2^127 - 1) at position ${t.pos + 1} in ${quoteInput(this.text)}`,
+          );
+        }
+        return exact;
+      }
     }
     return v;
   }
@@ -371,6 +430,7 @@ function levelOf(e: Expr): Level {
     case 'arith':
       return e.op === '+' || e.op === '-' ? Level.Add : Level.Mul;
     case 'literal':
+      if (typeof e.value === 'bigint') return e.value < 0n ? Level.Unary : Level.Atom;
       return typeof e.value === 'number' && (e.value < 0 || Object.is(e.value, -0)) ? Level.Unary : Level.Atom;
     case 'column':
       return Level.Atom;
@@ -383,6 +443,7 @@ function formatLiteral(v: Literal): string {
   if (v === null) return 'NULL';
   if (typeof v === 'boolean') return v ? 'TRUE' : 'FALSE';
   if (typeof v === 'string') return `'${v.replaceAll("'", "''")}'`;
+  if (typeof v === 'bigint') return v.toString();
   if (!Number.isFinite(v)) throw new ExpressionError(`cannot format number literal ${v}: it has no SQL spelling`);
   if (Object.is(v, -0)) return '-0';
   // Beyond 2^53 String() prints the shortest round-trip digits padded with zeros, which is not
@@ -397,12 +458,20 @@ function formatName(name: string): string {
 
 /** `e` printed where the grammar needs at least `min`: parenthesised when it binds looser. */
 function formatAt(e: Expr, min: Level): string {
-  const s = formatExpr(e);
+  const s = format(e);
   return levelOf(e) < min ? `(${s})` : s;
 }
 
-/** Print an expression in the syntax `parseExpr` reads (see the module comment for round-trip rules). */
+/**
+ * Print an expression in the syntax `parseExpr` reads (see the module comment for round-trip
+ * rules). An AST deeper than MAX_EXPR_DEPTH is an ExpressionError (checked without recursion).
+ */
 export function formatExpr(e: Expr): string {
+  checkDepth(e);
+  return format(e);
+}
+
+function format(e: Expr): string {
   switch (e.kind) {
     case 'column':
       return `${e.side === 'left' ? 'l' : 'r'}.${formatName(e.name)}`;
@@ -411,7 +480,7 @@ export function formatExpr(e: Expr): string {
     case 'or':
     case 'and': {
       if (e.args.length === 0) return e.kind === 'and' ? 'TRUE' : 'FALSE';
-      if (e.args.length === 1) return formatExpr(e.args[0]!);
+      if (e.args.length === 1) return format(e.args[0]!);
       const lvl = e.kind === 'and' ? Level.And : Level.Or;
       // Operands of an n-ary node bind tighter than it; a nested node of the same kind keeps its
       // own parentheses so the tree shape survives the round trip.

@@ -22,19 +22,27 @@ describe('exprToSql', () => {
     expect(exprToSql(e, 'a', 'B x')).toBe('((a."price" < "B x"."max price") AND ("B x"."q" IS NOT NULL))');
   });
 
-  it('casts arithmetic operands to DOUBLE (joinlab arithmetic is float64)', () => {
+  it('renders arithmetic as it is: DuckDB types it as joinlab does (no casts)', () => {
     const e = cmp('>', arith('+', col('left', 'a'), arith('*', col('right', 'b'), lit(2))), lit(0));
-    expect(exprToSql(e)).toBe('((CAST(l."a" AS DOUBLE) + (CAST(r."b" AS DOUBLE) * CAST(2 AS DOUBLE))) > 0)');
+    expect(exprToSql(e)).toBe('((l."a" + (r."b" * 2)) > 0)');
+    expect(exprToSql(arith('%', arith('//', col('left', 'a'), lit(3)), arith('/', lit(7), lit(2))))).toBe('((l."a" // 3) % (7 / 2))');
   });
 
-  it('renders literals', () => {
+  it('renders literals with the type joinlab gives them', () => {
     expect(exprToSql(lit(null))).toBe('NULL');
     expect(exprToSql(lit(true))).toBe('TRUE');
     expect(exprToSql(lit(false))).toBe('FALSE');
     expect(exprToSql(lit("o'k"))).toBe("'o''k'");
     expect(exprToSql(lit(42))).toBe('42');
     expect(exprToSql(lit(-7))).toBe('(-7)');
-    expect(exprToSql(lit(0.1))).toBe("'0.1'::DOUBLE");
+    // integers exactly (DuckDB's adaptive integer literal), decimals as DECIMAL digits, the rest DOUBLE
+    expect(exprToSql(lit(2 ** 63))).toBe('9223372036854775808');
+    expect(exprToSql(lit(-9007199254740993n))).toBe('(-9007199254740993)');
+    expect(exprToSql(lit(1e21))).toBe('1000000000000000000000');
+    expect(exprToSql(lit(0.1))).toBe('0.1');
+    expect(exprToSql(lit(-2.5))).toBe('(-2.5)');
+    expect(exprToSql(lit(1e-7))).toBe("'1e-7'::DOUBLE");
+    expect(exprToSql(lit(1e300))).toBe("'1e+300'::DOUBLE");
     expect(numberToSql(NaN)).toBe("'nan'::DOUBLE");
     expect(numberToSql(Infinity)).toBe("'inf'::DOUBLE");
     expect(numberToSql(-Infinity)).toBe("'-inf'::DOUBLE");
@@ -69,13 +77,17 @@ describe('exprToSql in DuckDB', () => {
     values.forEach((v, i) => expect(Object.is(row[i], v), `${v} -> ${String(row[i])}`).toBe(true));
   });
 
-  it('evaluates like joinlab: float division, no integer overflow, three-valued logic', async () => {
+  it('evaluates like joinlab: float division, exact integers that overflow with an error, three-valued logic', async () => {
     await conn.run('CREATE TABLE l AS SELECT * FROM (VALUES (7, 9223372036854775807::BIGINT, NULL::INTEGER)) t(a, big, n)');
     await conn.run("CREATE TABLE r AS SELECT * FROM (VALUES (2, 'x''y')) t(b, s)");
     const probe = async (e: Parameters<typeof exprToSql>[0]) =>
       (await conn.runAndReadAll(`SELECT ${exprToSql(e)} FROM l, r`)).getRows()[0]![0];
     expect(await probe(arith('/', col('left', 'a'), col('right', 'b')))).toBe(3.5);
-    expect(await probe(arith('+', col('left', 'big'), col('left', 'big')))).toBe(2 * 9223372036854775807);
+    expect(await probe(arith('//', col('left', 'a'), col('right', 'b')))).toBe(3);
+    expect(await probe(arith('%', lit(-7), col('right', 'b')))).toBe(-1);
+    expect(await probe(arith('-', col('left', 'big'), lit(9223372036854775806n)))).toBe(1n);
+    await expect(probe(arith('+', col('left', 'big'), col('left', 'big')))).rejects.toThrow(/Overflow in addition of INT64/);
+    expect(String(await probe(arith('*', col('left', 'a'), lit(0.5))))).toBe('3.5'); // DECIMAL(12,1), exact
     expect(await probe(cmp('=', col('right', 's'), lit("x'y")))).toBe(true);
     expect(await probe(cmp('=', col('left', 'n'), lit(1)))).toBe(null);
     expect(await probe(or(cmp('=', col('left', 'n'), lit(1)), lit(true)))).toBe(true);

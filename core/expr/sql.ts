@@ -2,18 +2,23 @@
  * Render a residual-filter `Expr` as DuckDB SQL, so the parity harness can hand DuckDB exactly the
  * predicate joinlab evaluates.
  *
- * The rendering is chosen to *mean the same thing* as joinlab's evaluator, not just to parse:
+ * The rendering is chosen to *mean the same thing* as joinlab's evaluator, not just to parse.
+ * joinlab types filter arithmetic as DuckDB does (numeric-types.ts), so the expression is handed
+ * over as it is — no casts — and DuckDB computes the same exact integers and decimals, with the
+ * same result types and the same overflow errors:
  * - every node is fully parenthesised, so precedence never depends on DuckDB's grammar;
  * - identifiers are always double-quoted (a column called `order` or `a b` just works);
- * - arithmetic is float64 in joinlab, so both operands of `+ - * /` are cast to DOUBLE (otherwise
- *   DuckDB would do INTEGER arithmetic, which overflows with an error or truncates);
- * - integer-valued number literals in the safe range are written as plain integers (exact
- *   comparisons against integer and decimal columns); every other number is written as a string
- *   cast to DOUBLE (`'0.1'::DOUBLE`, `'nan'::DOUBLE`, `'-inf'::DOUBLE`), because DuckDB parses a
- *   bare `0.1` as a DECIMAL and because `String(x)` is the shortest text that round-trips.
+ * - `+ - * / // %` are DuckDB's operators of the same names;
+ * - number literals are spelled so DuckDB gives them the type joinlab does (`literalType`): an
+ *   integer as its exact digits (DuckDB's adaptive integer literal: `1`, `9223372036854775808`),
+ *   a decimal as the digits of `String(x)` (`0.5` is DECIMAL(2,1) in both), and a DOUBLE as a
+ *   string cast to DOUBLE (`'1e+300'::DOUBLE`, `'nan'::DOUBLE`, `'-0.0'::DOUBLE`), because the
+ *   shortest text that round-trips a double is what `String(x)` prints. Negative literals are
+ *   parenthesised (`(-7)`), which DuckDB folds into one constant of the same type.
  */
-import type { Expr, Literal } from './ast.ts';
+import { checkDepth, type Expr, type Literal } from './ast.ts';
 import { ExpressionError } from '../errors.ts';
+import { literalType } from './numeric-types.ts';
 
 /** `name` as a DuckDB quoted identifier (`"a""b"` for `a"b`). */
 export function quoteIdent(name: string): string {
@@ -25,14 +30,20 @@ export function quoteString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
-/** A JS number as a DuckDB literal that evaluates to exactly the same float64 (or integer). */
-export function numberToSql(n: number): string {
+function doubleToSql(n: number): string {
   if (Number.isNaN(n)) return "'nan'::DOUBLE";
   if (n === Infinity) return "'inf'::DOUBLE";
   if (n === -Infinity) return "'-inf'::DOUBLE";
   if (Object.is(n, -0)) return "'-0.0'::DOUBLE";
-  if (Number.isSafeInteger(n)) return n < 0 ? `(${n})` : String(n);
   return `'${String(n)}'::DOUBLE`;
+}
+
+/** A number literal as DuckDB SQL of the same value and the same type as joinlab gives it (see the module comment). */
+export function numberToSql(n: number | bigint): string {
+  const lt = literalType(n, String(n));
+  if (lt.unscaled === null) return doubleToSql(Number(n));
+  const text = lt.int !== null ? lt.int.toString() : String(n);
+  return text.startsWith('-') ? `(${text})` : text;
 }
 
 export function literalToSql(value: Literal): string {
@@ -41,6 +52,7 @@ export function literalToSql(value: Literal): string {
     case 'boolean':
       return value ? 'TRUE' : 'FALSE';
     case 'number':
+    case 'bigint':
       return numberToSql(value);
     case 'string':
       return quoteString(value);
@@ -55,36 +67,35 @@ export function qualifiedColumn(alias: string, name: string): string {
   return `${qualifier}.${quoteIdent(name)}`;
 }
 
-function asDouble(e: Expr, l: string, r: string): string {
-  // Already DOUBLE: nested arithmetic, or a number literal we render as ::DOUBLE anyway.
-  if (e.kind === 'arith') return exprToSql(e, l, r);
-  return `CAST(${exprToSql(e, l, r)} AS DOUBLE)`;
-}
-
 /**
  * DuckDB SQL for `e`, with `side: 'left'` columns qualified by `leftAlias` and `side: 'right'`
- * columns by `rightAlias`.
+ * columns by `rightAlias`. An AST deeper than MAX_EXPR_DEPTH is an ExpressionError.
  */
 export function exprToSql(e: Expr, leftAlias = 'l', rightAlias = 'r'): string {
+  checkDepth(e);
+  return render(e, leftAlias, rightAlias);
+}
+
+function render(e: Expr, l: string, r: string): string {
   switch (e.kind) {
     case 'column':
-      return qualifiedColumn(e.side === 'left' ? leftAlias : rightAlias, e.name);
+      return qualifiedColumn(e.side === 'left' ? l : r, e.name);
     case 'literal':
       return literalToSql(e.value);
     case 'compare':
-      return `(${exprToSql(e.left, leftAlias, rightAlias)} ${e.op} ${exprToSql(e.right, leftAlias, rightAlias)})`;
+      return `(${render(e.left, l, r)} ${e.op} ${render(e.right, l, r)})`;
     case 'arith':
-      return `(${asDouble(e.left, leftAlias, rightAlias)} ${e.op} ${asDouble(e.right, leftAlias, rightAlias)})`;
+      return `(${render(e.left, l, r)} ${e.op} ${render(e.right, l, r)})`;
     case 'and':
       if (e.args.length === 0) return 'TRUE';
-      return `(${e.args.map((a) => exprToSql(a, leftAlias, rightAlias)).join(' AND ')})`;
+      return `(${e.args.map((a) => render(a, l, r)).join(' AND ')})`;
     case 'or':
       if (e.args.length === 0) return 'FALSE';
-      return `(${e.args.map((a) => exprToSql(a, leftAlias, rightAlias)).join(' OR ')})`;
+      return `(${e.args.map((a) => render(a, l, r)).join(' OR ')})`;
     case 'not':
-      return `(NOT ${exprToSql(e.arg, leftAlias, rightAlias)})`;
+      return `(NOT ${render(e.arg, l, r)})`;
     case 'is-null':
-      return `(${exprToSql(e.arg, leftAlias, rightAlias)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
+      return `(${render(e.arg, l, r)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
     default: {
       const never: never = e;
       throw new ExpressionError(`unknown expression kind: ${JSON.stringify(never)}`);

@@ -1,0 +1,150 @@
+/**
+ * The evaluator's building blocks shared by `evaluate.ts` and `numeric-nodes.ts`: the evaluation
+ * context, the per-kind vectors a node returns, scratch-buffer helpers and the node base class.
+ * See `evaluate.ts` for the overall design.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import type { CompareOp } from './ast.ts';
+import type { ExactVec } from './exact.ts';
+import type { NumType } from './numeric-types.ts';
+
+export type { ExactVec } from './exact.ts';
+
+export type TemporalUnit = 'day' | 'date-ms' | 's' | 'ms' | 'us' | 'ns';
+
+/** A node's compile-time type. */
+export type VClass =
+  | { readonly c: 'num'; readonly sql: string; readonly t: NumType }
+  | { readonly c: 'bool' | 'str' | 'bin' | 'null'; readonly sql: string }
+  | { readonly c: 'time'; readonly sql: string; readonly unit: TemporalUnit };
+
+export const BOOLEAN: VClass = { c: 'bool', sql: 'BOOLEAN' };
+export const NULL_CLASS: VClass = { c: 'null', sql: 'NULL' };
+
+/** One evaluation: the pair batch. */
+export interface Ctx {
+  readonly left: RecordBatch;
+  readonly leftRows: Int32Array;
+  readonly right: RecordBatch;
+  readonly rightRows: Int32Array;
+  readonly n: number;
+  /**
+   * Pairs whose value still matters (1), or null for all: an AND/OR argument after the first is
+   * evaluated for every pair, but an overflow or a failed cast raises only for a live pair — one
+   * the earlier arguments left undecided (SQL short-circuit, as DuckDB evaluates a conjunction).
+   */
+  readonly live: Uint8Array | null;
+}
+
+/** A FLOAT or DOUBLE vector (FLOAT values are float32 values held in doubles). */
+export interface NumVec {
+  readonly values: Float64Array;
+  readonly nulls: Uint8Array | null;
+}
+
+export interface StrVec {
+  readonly offsets: Int32Array;
+  readonly bytes: Uint8Array;
+  /** Entry (offsets index) per pair. */
+  readonly idx: Int32Array;
+  readonly nulls: Uint8Array | null;
+  /** Number of entries (offsets.length - 1). */
+  readonly entries: number;
+}
+
+// Node-owned buffers are reused across calls (evaluate is synchronous and never re-entered) and
+// only grow; kernels look at the first `n` elements.
+export function f64(buf: Float64Array | undefined, n: number): Float64Array {
+  return buf !== undefined && buf.length >= n ? buf : new Float64Array(n);
+}
+export function u8(buf: Uint8Array | undefined, n: number): Uint8Array {
+  return buf !== undefined && buf.length >= n ? buf : new Uint8Array(n);
+}
+export function u32(buf: Uint32Array | undefined, n: number): Uint32Array {
+  return buf !== undefined && buf.length >= n ? buf : new Uint32Array(n);
+}
+export function i32(buf: Int32Array | undefined, n: number): Int32Array {
+  return buf !== undefined && buf.length >= n ? buf : new Int32Array(n);
+}
+
+/** `a | b` over null masks; `null` stands for "no NULLs". */
+export function mergeNulls(a: Uint8Array | null, b: Uint8Array | null, n: number, buf: Uint8Array): Uint8Array | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  for (let k = 0; k < n; k++) buf[k] = a[k]! | b[k]!;
+  return buf;
+}
+
+/** Whether pair k's value matters: not NULL and live. */
+export function matters(nulls: Uint8Array | null, live: Uint8Array | null, k: number): boolean {
+  return (nulls === null || nulls[k] === 0) && (live === null || live[k] === 1);
+}
+
+/** Comparison outcome index: 0 = less, 1 = equal, 2 = greater; LUT maps it to 0/1 per operator. */
+export const COMPARE_LUT: Record<CompareOp, Uint8Array> = {
+  '=': Uint8Array.of(0, 1, 0),
+  '<>': Uint8Array.of(1, 0, 1),
+  '<': Uint8Array.of(1, 0, 0),
+  '<=': Uint8Array.of(1, 1, 0),
+  '>': Uint8Array.of(0, 0, 1),
+  '>=': Uint8Array.of(0, 1, 1),
+};
+
+export abstract class Node {
+  /** The value when this node is an integer literal (literals adapt their type, see numeric-types.ts). */
+  readonly intLiteral: bigint | null = null;
+  /** Whether evaluating this node can raise (an overflow or a failed cast somewhere below it). Compile time only. */
+  get mayRaise(): boolean {
+    return false;
+  }
+  constructor(
+    readonly cls: VClass,
+    readonly label: string,
+  ) {}
+  num(_ctx: Ctx): NumVec {
+    throw new Error(`bug: ${this.label} has no float form`);
+  }
+  exact(_ctx: Ctx): ExactVec {
+    throw new Error(`bug: ${this.label} has no exact form`);
+  }
+  bool(_ctx: Ctx): Uint8Array {
+    throw new Error(`bug: ${this.label} has no boolean form`);
+  }
+  str(_ctx: Ctx): StrVec {
+    throw new Error(`bug: ${this.label} has no string form`);
+  }
+  /** NULL mask (1 = NULL) or `null` for none; used by IS [NOT] NULL. */
+  nulls(ctx: Ctx): Uint8Array | null {
+    switch (this.cls.c) {
+      case 'num':
+        return this.cls.t.k === 'int' || this.cls.t.k === 'dec' ? this.exact(ctx).nulls : this.num(ctx).nulls;
+      case 'time':
+        return this.exact(ctx).nulls;
+      case 'str':
+      case 'bin':
+        return this.str(ctx).nulls;
+      default:
+        throw new Error(`bug: nulls() on ${this.cls.c}`);
+    }
+  }
+}
+
+export abstract class CompareNode extends Node {
+  protected buf?: Uint8Array;
+  protected nullBuf?: Uint8Array;
+  protected readonly lut: Uint8Array;
+
+  constructor(
+    op: CompareOp,
+    protected readonly a: Node,
+    protected readonly b: Node,
+    label: string,
+  ) {
+    super(BOOLEAN, label);
+    this.lut = COMPARE_LUT[op];
+  }
+
+  override get mayRaise(): boolean {
+    return this.a.mayRaise || this.b.mayRaise;
+  }
+}
