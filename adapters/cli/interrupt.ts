@@ -86,3 +86,21 @@ export function handleInterrupts(options: InterruptOptions = {}): Interrupts {
     },
   };
 }
+
+/**
+ * A reader that went away (`joinlab join … | head -1` closes the pipe after one line): Node then
+ * raises EPIPE as an unhandled 'error' event on stdout, a crash with a stack trace. The reader has
+ * what it wanted, so this stops the run the quiet way: temporary files removed, exit 0 — what a
+ * Unix tool killed by SIGPIPE looks like to a pipeline without `pipefail`. Any other stdout error
+ * is reported in the usual one line (exit 2).
+ */
+export function handleBrokenPipe(stream: NodeJS.WriteStream = process.stdout, exit: (code: number) => void = (c) => process.exit(c)): () => void {
+  const onError = (e: NodeJS.ErrnoException) => {
+    beginShutdown();
+    removeTrackedPathsSync();
+    if (e.code !== 'EPIPE') process.stderr.write(`joinlab: cannot write to stdout: ${e.message}\n`);
+    exit(e.code === 'EPIPE' ? 0 : 2);
+  };
+  stream.on('error', onError);
+  return () => stream.off('error', onError);
+}

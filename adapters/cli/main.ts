@@ -14,7 +14,7 @@ import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
 import { errorLine } from './error-line.ts';
-import { handleInterrupts } from './interrupt.ts';
+import { handleBrokenPipe, handleInterrupts } from './interrupt.ts';
 import type { JoinCommandOptions } from './join-command.ts';
 import { guardOptions, integerFlag, LIMITS, nonEmptyPath } from './options.ts';
 // Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
@@ -154,6 +154,8 @@ export interface MainOptions {
 /** Runs the CLI; returns the process exit code. */
 export async function main(argv: readonly string[], options: MainOptions = {}): Promise<number> {
   const interrupts = options.signals ? handleInterrupts() : null;
+  // for the process's life: a pipe may break while stdout drains after main has returned
+  if (options.signals) handleBrokenPipe();
   const program = buildProgram({ signal: interrupts?.signal });
   try {
     if (argv.length === 0) throw new UsageError(`missing command: one of ${program.commands.map((c) => c.name()).join(', ')} (joinlab --help for more)`);

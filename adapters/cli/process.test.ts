@@ -159,3 +159,18 @@ describe('README: the extension example runs as printed, outside the repository'
     }
   }, 60_000);
 });
+
+describe('a reader that goes away', () => {
+  it('`joinlab join … | head` with the pipe closed: the run ends quietly (exit 0, nothing on stderr)', async () => {
+    for (const extra of [[], ['--json']]) {
+      const child = spawn(process.execPath, [BIN, 'join', '--left', join(dir, 'l.parquet'), '--right', join(dir, 'r.parquet'), '--on', 'k=k', ...extra], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr!.on('data', (d) => (stderr += String(d)));
+      // like `| head -0` (or a reader that quit early): the pipe is closed before joinlab writes
+      child.stdout!.destroy();
+      const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+    }
+  }, 60_000);
+});
