@@ -28,7 +28,7 @@ import { open } from 'node:fs/promises';
 import { Data, DataType, Type, type Field, type RecordBatch, type Schema, type Table, type Vector } from 'apache-arrow';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic.ts';
-import { cellFormatter } from './text.ts';
+import { cellFormatter, civilFromDays } from './text.ts';
 
 export const CSV_EXTENSIONS: readonly string[] = ['.csv'];
 
@@ -63,19 +63,11 @@ function pad(n: number, w: number): string {
 const INT32_MAX = 2147483647;
 const INT64_MAX = 9223372036854775807n;
 
-/** Days since 1970-01-01 -> `YYYY-MM-DD` (H. Hinnant's civil_from_days). */
+/** Days since 1970-01-01 -> `YYYY-MM-DD`, ISO 8601's expanded `±YYYYYY` outside 0..9999. */
 export function formatDate(days: number): string {
   if (days === INT32_MAX) return 'infinity';
   if (days === -INT32_MAX) return '-infinity';
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  const { y, m, d } = civilFromDays(days);
   const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? '-' : '+') + pad(Math.abs(y), 6);
   return `${year}-${pad(m, 2)}-${pad(d, 2)}`;
 }

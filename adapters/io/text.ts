@@ -44,10 +44,11 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-/** Days since 1970-01-01 -> DuckDB's `YYYY-MM-DD`, `(BC)` for years before 1 (no year 0). */
-export function dateText(days: number): string {
-  if (days === INT32_MAX) return 'infinity';
-  if (days === -INT32_MAX) return '-infinity';
+/**
+ * Days since 1970-01-01 -> proleptic Gregorian (year, month, day), H. Hinnant's civil_from_days:
+ * arithmetic only, so any Int32 day count works (year 0 is 1 BC).
+ */
+export function civilFromDays(days: number): { y: number; m: number; d: number } {
   const z = days + 719468;
   const era = Math.floor(z / 146097);
   const doe = z - era * 146097;
@@ -56,7 +57,14 @@ export function dateText(days: number): string {
   const mp = Math.floor((5 * doy + 2) / 153);
   const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const m = mp < 10 ? mp + 3 : mp - 9;
-  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d };
+}
+
+/** Days since 1970-01-01 -> DuckDB's `YYYY-MM-DD`, `(BC)` for years before 1 (no year 0). */
+export function dateText(days: number): string {
+  if (days === INT32_MAX) return 'infinity';
+  if (days === -INT32_MAX) return '-infinity';
+  const { y, m, d } = civilFromDays(days);
   return y > 0 ? `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}` : `${pad(1 - y, 4)}-${pad(m, 2)}-${pad(d, 2)} (BC)`;
 }
 

@@ -14,7 +14,7 @@
  * - every batch carries *this* schema (`conformBatch`): a batch whose schema object differs makes
  *   the writer end the stream and drop what follows.
  */
-import { DataType, RecordBatch, RecordBatchFileWriter, RecordBatchStreamWriter, type Schema, util } from 'apache-arrow';
+import { DataType, RecordBatch, RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatchWriter, type Schema, util } from 'apache-arrow';
 
 /** What both chunked writers offer beyond apache-arrow's writer. */
 export interface ChunkSource {
@@ -22,43 +22,36 @@ export interface ChunkSource {
   take(): Uint8Array[];
 }
 
-/** Stream format (continuation-marked messages, end-of-stream marker): spill files. */
-export class ChunkedStreamWriter extends RecordBatchStreamWriter implements ChunkSource {
-  #chunks: Uint8Array[] = [];
+// apache-arrow's writer classes, as constructors a mixin can extend (`_write`, `_started` and
+// `_position` are their protected members).
+type WriterClass = new (...args: any[]) => RecordBatchWriter;
 
-  protected override _write(chunk: ArrayBufferView): this {
-    if (this._started && chunk.byteLength > 0) {
-      this.#chunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      this._position += chunk.byteLength;
+/** `Base` with its output taken as chunks (`take`) instead of queued. */
+function chunked<T extends WriterClass>(Base: T) {
+  return class extends Base implements ChunkSource {
+    #chunks: Uint8Array[] = [];
+
+    protected override _write(chunk: ArrayBufferView): this {
+      if (this._started && chunk.byteLength > 0) {
+        this.#chunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        this._position += chunk.byteLength;
+      }
+      return this;
     }
-    return this;
-  }
 
-  take(): Uint8Array[] {
-    const out = this.#chunks;
-    this.#chunks = [];
-    return out;
-  }
+    take(): Uint8Array[] {
+      const out = this.#chunks;
+      this.#chunks = [];
+      return out;
+    }
+  };
 }
+
+/** Stream format (continuation-marked messages, end-of-stream marker): spill files. */
+export const ChunkedStreamWriter = chunked(RecordBatchStreamWriter as WriterClass) as unknown as new () => RecordBatchStreamWriter & ChunkSource;
 
 /** File format (`ARROW1` magic, footer with block offsets): `.arrow` outputs. */
-export class ChunkedFileWriter extends RecordBatchFileWriter implements ChunkSource {
-  #chunks: Uint8Array[] = [];
-
-  protected override _write(chunk: ArrayBufferView): this {
-    if (this._started && chunk.byteLength > 0) {
-      this.#chunks.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-      this._position += chunk.byteLength;
-    }
-    return this;
-  }
-
-  take(): Uint8Array[] {
-    const out = this.#chunks;
-    this.#chunks = [];
-    return out;
-  }
-}
+export const ChunkedFileWriter = chunked(RecordBatchFileWriter as WriterClass) as unknown as new () => RecordBatchFileWriter & ChunkSource;
 
 /**
  * `batch` under exactly `schema`. Batches built separately carry different dictionary ids, which
