@@ -81,6 +81,19 @@ describe('writeFileAtomic', () => {
     expect(await readdir(dir)).toEqual(['taken']);
   });
 
+  it('a full disk (ENOSPC, EDQUOT, EFBIG) is a UsageError saying so, and the temp file is gone', async () => {
+    for (const code of ['ENOSPC', 'EDQUOT', 'EFBIG']) {
+      const target = join(dir, `full-${code}.bin`);
+      const err = await writeFileAtomic(target, async (tmp) => {
+        await writeFile(tmp, 'partial');
+        throw Object.assign(new Error(`${code}: simulated, write`), { code });
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(UsageError);
+      expect((err as Error).message).toMatch(new RegExp(`^cannot write .*full-${code}\\.bin: .*\\(the partial temp file was removed\\)$`));
+    }
+    expect((await readdir(dir)).filter((f) => f.includes('full-'))).toEqual([]);
+  });
+
   it('a missing output directory is a FileNotFoundError naming it', async () => {
     const missing = join(dir, 'no', 'such');
     const err = await writeFileAtomic(join(missing, 'f.txt'), new Uint8Array([1])).catch((e: unknown) => e);

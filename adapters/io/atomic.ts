@@ -10,7 +10,8 @@
  * core/cleanup.ts (removed on exit and by the CLI's signal handler); only SIGKILL can leave a
  * `.tmp-<pid>-` file behind (the repository's `.gitignore` ignores `*.tmp-*`).
  *
- * Degenerate cases: a missing output directory is a `FileNotFoundError` naming the directory;
+ * Degenerate cases: a missing output directory is a `FileNotFoundError` naming the directory; a
+ * full disk or quota (ENOSPC, EDQUOT, EFBIG) a `UsageError` saying so;
  * zero bytes is a valid (empty) file. Once a signal handler has begun the shutdown
  * (core/cleanup.ts `beginShutdown`), no temp file is created and none is renamed into place: the
  * write fails with `CancelledError` and its temp file is removed.
@@ -83,9 +84,19 @@ export async function writeFileAtomic(path: string, content: AtomicContent): Pro
       const dirOk = await stat(dirname(path)).then((s) => s.isDirectory(), () => false);
       if (!dirOk) throw new FileNotFoundError(dirname(path));
     }
+    // a full disk or quota is the user's to fix, not a crash (a streamed output can be huge)
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG') {
+      throw new UsageError(`cannot write ${path}: ${DISK_FULL[code]} (the partial temp file was removed)`, { cause: e });
+    }
     throw e;
   }
 }
+
+const DISK_FULL: Record<string, string> = {
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EFBIG: 'the file is larger than the file system allows',
+};
 
 function interrupted(path: string): CancelledError {
   return new CancelledError(`interrupted: ${path} was not written`);
