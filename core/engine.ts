@@ -5,6 +5,11 @@
  *
  * Everything the CLI does goes through here, so a library user gets the same checks, errors and
  * metrics as the command line.
+ *
+ * Memory: each run gets one pool (`MemoryPool.forRun`: the configured limit, or the system budget).
+ * The operators reserve what they hold; the engine reserves the output batch in flight between the
+ * operator and the consumer, and `join` the table it returns — so `stream` is bounded by the
+ * operators' state, and `join` fails with a MemoryLimitError once the result outgrows the limit.
  */
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { heldBatchBytes } from './arrow/size.ts';
@@ -69,8 +74,8 @@ export interface EngineOptions {
   readonly baseDir?: string;
 }
 
-/** The V8 heap is checked once per this many output batches + 1 (a mask). */
-const HEAP_CHECK_EVERY = 15;
+/** The V8 heap is checked on every 16th output batch (`outputBatches & HEAP_CHECK_MASK` = 0). */
+const HEAP_CHECK_MASK = 15;
 
 function isScan(x: JoinInput): x is Scan {
   return typeof x === 'object' && !(x instanceof Table) && typeof (x as Scan).batches === 'function';
@@ -146,7 +151,7 @@ export class Engine {
       try {
         for await (const b of algorithm.execute(bound, { left: leftScan, right: rightScan }, ctx)) {
           inFlight.resize(heldBatchBytes(b));
-          if ((opMetrics.outputBatches & HEAP_CHECK_EVERY) === 0) pool.checkHeap(`${algorithm.name} join output`);
+          if ((opMetrics.outputBatches & HEAP_CHECK_MASK) === 0) pool.checkHeap(`${algorithm.name} join output`);
           metrics.rows += b.numRows;
           opMetrics.outputRows += b.numRows;
           opMetrics.outputBatches++;
