@@ -11,7 +11,11 @@
  * - dates as milliseconds (Date32 == Date64), timestamps as nanoseconds (any unit, any zone: the
  *   instant is what counts), times of day as nanoseconds (Time32/Time64, any unit), intervals as
  *   (months, days, nanoseconds) (YEAR_MONTH/DAY_TIME == the same MONTH_DAY_NANO), binary and
- *   fixed-size binary (UUIDs) as hex, dictionaries decoded, NULL distinct from every value.
+ *   fixed-size binary (UUIDs) as hex, dictionaries decoded, NULL distinct from every value,
+ * - lists (List/LargeList) and structs element by element with the same rules (a struct's field
+ *   names and types are part of its family).
+ * Other nested types (maps, fixed-size lists, unions) are keyed by their JSON form and only equal a
+ * column of the very same Arrow type.
  * Values of different families (int vs float, string vs binary, date vs timestamp) never compare
  * equal, and the schema check reports them.
  *
@@ -65,6 +69,8 @@ type Family =
   | 'time'
   | 'interval'
   | 'null'
+  | `list<${string}>`
+  | `struct<${string}>`
   | `other:${string}`;
 
 interface Codec {
@@ -336,6 +342,52 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
             const [m, days, ns] = r(i);
             return `${m} months ${days} days ${ns} ns`;
           };
+        },
+      };
+    }
+    case arrow.Type.List:
+    case arrow.Type.LargeList: {
+      const inner = codecFor((type as arrow.List).children[0]!.type, digits);
+      const items = <T>(d: arrow.Data, make: (c: arrow.Data) => (k: number) => T, nullValue: T) => {
+        const offsets = d.valueOffsets as Int32Array | BigInt64Array;
+        const child = d.children[0]!;
+        const f = make(child);
+        return (i: number): T[] => {
+          const out: T[] = [];
+          for (let k = Number(offsets[i]!); k < Number(offsets[i + 1]!); k++) out.push(child.getValid(k) ? f(k) : nullValue);
+          return out;
+        };
+      };
+      return {
+        family: `list<${inner.family}>`,
+        key: (d) => {
+          const r = items(d, inner.key, 'N');
+          return (i) => {
+            const xs = r(i);
+            return `l${xs.length}(${xs.join(',')})`; // string keys are length-prefixed: unambiguous
+          };
+        },
+        show: (d) => items(d, inner.show, null),
+      };
+    }
+    case arrow.Type.Struct: {
+      const fields = (type as arrow.Struct).children;
+      const inner = fields.map((f) => codecFor(f.type, digits));
+      return {
+        family: `struct<${fields.map((f, j) => `${f.name.length}:${f.name}:${inner[j]!.family}`).join(',')}>`,
+        key: (d) => {
+          const fs = d.children.map((c, j) => {
+            const f = inner[j]!.key(c);
+            return (i: number) => (c.getValid(i) ? f(i) : 'N');
+          });
+          return (i) => `r(${fs.map((f) => f(i)).join(',')})`;
+        },
+        show: (d) => {
+          const fs = d.children.map((c, j) => {
+            const f = inner[j]!.show(c);
+            return (i: number) => (c.getValid(i) ? f(i) : null);
+          });
+          return (i) => Object.fromEntries(fields.map((f, j) => [f.name, fs[j]!(i)]));
         },
       };
     }

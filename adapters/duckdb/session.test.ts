@@ -335,10 +335,14 @@ describe('DuckDBSession', () => {
     });
     await expect(duck.loadTable('bad', duration)).rejects.toThrow(UnsupportedTypeError);
     await expect(duck.loadTable('bad', duration)).rejects.toThrow(/column 'd'/);
-    const list = new arrow.Table({ l: arrow.vectorFromArray([[1, 2]], new arrow.List(new arrow.Field('item', new arrow.Int32()))) });
-    await expect(duck.loadTable('bad', list)).rejects.toThrow(/column 'l'/);
-    await expect(duck.query('SELECT 1 AS ok, [1, 2] AS lst')).rejects.toThrow(/column 'lst'/);
-    await expect(duck.query("SELECT {'a': 1} AS st")).rejects.toThrow(UnsupportedTypeError);
+    const fsl = new arrow.Table({ l: arrow.vectorFromArray([[1, 2]], new arrow.FixedSizeList(2, new arrow.Field('item', new arrow.Int32()))) });
+    await expect(duck.loadTable('bad', fsl)).rejects.toThrow(/column 'l'/);
+    // A refused type inside a list is named by its path.
+    const durations = new arrow.Table({ l: arrow.vectorFromArray([[1n]], new arrow.List(new arrow.Field('item', new arrow.DurationSecond()))) });
+    await expect(duck.loadTable('bad', durations)).rejects.toThrow(/column 'l\.item'/);
+    await expect(duck.query('SELECT 1 AS ok, [1, 2]::INTEGER[2] AS arr')).rejects.toThrow(/column 'arr'/);
+    await expect(duck.query('SELECT MAP {1: 2} AS m')).rejects.toThrow(UnsupportedTypeError);
+    await expect(duck.query("SELECT [TIMETZ '12:00:00+02'] AS l")).rejects.toThrow(/column 'l\.item'/);
   });
 
   // --- INTERVAL -------------------------------------------------------------------------------
@@ -500,6 +504,113 @@ describe('DuckDBSession', () => {
     await expect(duck.loadTable('bad', one(new arrow.TimeNanosecond(), [1000n, 1001n], utc))).rejects.toThrow(/column 't'.*1001 ns/);
     await expect(duck.loadTable('bad', one(new arrow.TimeMicrosecond(), [-1n]))).rejects.toThrow(/column 't'.*outside/);
     await expect(duck.loadTable('bad', one(new arrow.TimeNanosecond(), [86_400_000_000_001n]))).rejects.toThrow(/column 't'.*outside/);
+  });
+
+  // --- LIST / STRUCT --------------------------------------------------------------------------
+
+  it('round-trips lists and structs of the supported types, nested, with NULLs at every level', async () => {
+    const int64s = new arrow.List(new arrow.Field('item', new arrow.Int64(), true));
+    const strings = new arrow.List(new arrow.Field('item', new arrow.Utf8(), true));
+    const nested = new arrow.List(new arrow.Field('item', new arrow.List(new arrow.Field('item', new arrow.Int32(), true)), true));
+    const stFields = [new arrow.Field('a', new arrow.Int32(), true), uuidField('u'), new arrow.Field('iv', new arrow.IntervalMonthDayNano(), true)];
+    const st = arrow.makeData({
+      type: new arrow.Struct(stFields),
+      length: 4,
+      ...bitmap([true, true, false, true]),
+      children: [
+        fixed(new arrow.Int32(), Int32Array, [1, null, 0, -7]).data[0]!,
+        fixedBinary(16, [uuidBytes('550e8400-e29b-41d4-a716-446655440000'), uuidBytes('ffffffff-ffff-ffff-ffff-ffffffffffff'), null, null]),
+        intervals([[1, 2, 3000n], null, null, [-1, -2, -3000n]]).data[0]!,
+      ],
+    });
+    const schema = new arrow.Schema([
+      new arrow.Field('li', int64s, true),
+      new arrow.Field('ls', strings, true),
+      new arrow.Field('nested', nested, true),
+      new arrow.Field('st', st.type, true),
+    ]);
+    const table = tableOf(schema, [
+      recordBatch(4, [
+        arrow.vectorFromArray([[1n, I64_MIN], [], null, [null, I64_MAX]], int64s).data[0]!,
+        arrow.vectorFromArray([['a', ''], null, ['😀'], []], strings).data[0]!,
+        arrow.vectorFromArray([[[1], [], null], null, [[2, null, 3]], []], nested).data[0]!,
+        st,
+      ]),
+    ]);
+    await duck.loadTable('nest', table);
+    const described = Object.fromEntries((await duck.queryRows('DESCRIBE nest')).map((r) => [r[0], r[1]]));
+    expect(described).toEqual({ li: 'BIGINT[]', ls: 'VARCHAR[]', nested: 'INTEGER[][]', st: 'STRUCT(a INTEGER, u UUID, iv INTERVAL)' });
+    const text = (await duck.queryRows('SELECT li::VARCHAR, ls::VARCHAR, nested::VARCHAR, st::VARCHAR FROM nest')).map((r) => r.map(String));
+    expect(text[0]).toEqual(['[1, -9223372036854775808]', "[a, '']", '[[1], [], NULL]', "{'a': 1, 'u': 550e8400-e29b-41d4-a716-446655440000, 'iv': '1 month 2 days 00:00:00.000003'}"]);
+    expect(text[2]).toEqual(['null', '[😀]', '[[2, NULL, 3]]', 'null']);
+    expect(text[3]![0]).toBe('[NULL, 9223372036854775807]');
+
+    const out = await duck.query('SELECT * FROM nest');
+    expect(out.schema.fields.map((f) => String(f.type))).toEqual(schema.fields.map((f) => String(f.type)));
+    const outSt = out.schema.fields[3]!.type as arrow.Struct;
+    expect(outSt.children[1]!.metadata.get('ARROW:extension:name')).toBe('arrow.uuid');
+    const cmp = compareResults(out, table);
+    expect(cmp.equal, formatComparison(cmp)).toBe(true);
+    // Exact values, read from the buffers of the result.
+    const li = out.getChild('li')!.data[0]!;
+    expect([...(li.valueOffsets as Int32Array)]).toEqual([0, 2, 2, 2, 4]);
+    expect([...(li.children[0]!.values as BigInt64Array)].filter((_, k) => li.children[0]!.getValid(k))).toEqual([1n, I64_MIN, I64_MAX]);
+    const stOut = out.getChild('st')!.data[0]!;
+    expect([0, 1, 2, 3].map((i) => stOut.getValid(i))).toEqual([true, true, false, true]);
+    const ivOut = new arrow.Table({ iv: arrow.makeVector(stOut.children[2]!) });
+    expect(intervalWords(ivOut, 'iv')).toEqual([[1, 2, 3000n], null, null, [-1, -2, -3000n]]);
+    const uOut = new arrow.Table({ u: arrow.makeVector(stOut.children[1]!) });
+    expect(uuidTexts(uOut, 'u')).toEqual(['550e8400-e29b-41d4-a716-446655440000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', null, null]);
+
+    await duck.loadTable('nest_sliced', table.slice(1));
+    const sliced = compareResults(await duck.query('SELECT * FROM nest_sliced'), table.slice(1));
+    expect(sliced.equal, formatComparison(sliced)).toBe(true);
+  });
+
+  it('converts DuckDB LIST and STRUCT literals', async () => {
+    const out = await duck.query(
+      "SELECT [1, 2, NULL]::BIGINT[] AS l, {'a': 1, 'b': 'x', 't': TIME '00:00:01'} AS s, [INTERVAL 1 DAY, NULL] AS li, " +
+        "[{'u': '00000000-0000-0000-0000-000000000001'::UUID}] AS lu, NULL::INTEGER[] AS n, [[1], [2, 3]] AS nested, []::VARCHAR[] AS e",
+    );
+    const types = Object.fromEntries(out.schema.fields.map((f) => [f.name, String(f.type)]));
+    expect(types).toEqual({
+      l: 'List<Int64>',
+      s: 'Struct<{a:Int32, b:Utf8, t:Time64<MICROSECOND>}>',
+      li: 'List<Interval<MONTH_DAY_NANO>>',
+      lu: 'List<Struct<{u:FixedSizeBinary[16]}>>',
+      n: 'List<Int32>',
+      nested: 'List<List<Int32>>',
+      e: 'List<Utf8>',
+    });
+    const row = out.get(0)!.toJSON() as Record<string, any>;
+    expect([...row['l']]).toEqual([1n, 2n, null]);
+    expect(row['s'].toJSON()).toMatchObject({ a: 1, b: 'x' });
+    expect(raw64(new arrow.Table({ t: arrow.makeVector(out.getChild('s')!.data[0]!.children[2]!) }), 't')).toEqual([1_000_000n]);
+    expect(intervalWords(new arrow.Table({ iv: arrow.makeVector(out.getChild('li')!.data[0]!.children[0]!) }), 'iv')).toEqual([[0, 1, 0n], null]);
+    const lu = out.getChild('lu')!.data[0]!.children[0]!.children[0]!;
+    expect(uuidTexts(new arrow.Table({ u: arrow.makeVector(lu) }), 'u')).toEqual(['00000000-0000-0000-0000-000000000001']);
+    expect(row['n']).toBe(null);
+    expect([...row['nested']].map((x: arrow.Vector) => [...x])).toEqual([[1], [2, 3]]);
+    expect([...row['e']]).toEqual([]);
+  });
+
+  it('compares nested results element by element with the scalar rules', async () => {
+    const ints = new arrow.List(new arrow.Field('item', new arrow.Int32(), true));
+    const mine = new arrow.Table({ l: arrow.vectorFromArray([[1, 2], null, [null]], ints) });
+    const duckList = await duck.query('SELECT * FROM (VALUES ([1::BIGINT, 2]), (NULL), ([NULL])) t(l)');
+    const same = compareResults(mine, duckList);
+    expect(same.equal, formatComparison(same)).toBe(true); // Int32 items == BIGINT items
+    // One nanosecond apart inside a list is a difference (no lossy getter in the key).
+    const tsList = new arrow.List(new arrow.Field('item', new arrow.Timestamp(arrow.TimeUnit.NANOSECOND), true));
+    const child = fixed(new arrow.Timestamp(arrow.TimeUnit.NANOSECOND), BigInt64Array, [1_700_000_000_123_456_788n]).data[0]!;
+    const ts = new arrow.Table({ l: arrow.makeVector(arrow.makeData({ type: tsList, length: 1, nullCount: 0, valueOffsets: new Int32Array([0, 1]), child } as never)) });
+    const off = compareResults(ts, await duck.query("SELECT [TIMESTAMP_NS '2023-11-14 22:13:20.123456789'] AS l"));
+    expect([off.equal, off.schemaProblems, off.missingCount]).toEqual([false, [], 1]);
+    const exact = compareResults(ts, await duck.query("SELECT [TIMESTAMP_NS '2023-11-14 22:13:20.123456788'] AS l"));
+    expect(exact.equal, formatComparison(exact)).toBe(true);
+    // Struct field names are part of the type.
+    const renamed = compareResults(await duck.query("SELECT {'a': 1} AS s"), await duck.query("SELECT {'b': 1} AS s"));
+    expect(renamed.schemaProblems.length).toBe(1);
   });
 
   it('compares a joinlab join carrying interval, uuid and time columns equal to DuckDB\'s answer', async () => {

@@ -23,7 +23,9 @@
  *   00:00..24:00; TIMETZ is microseconds, so its nanoseconds must be whole microseconds),
  *   Interval YEAR_MONTH/DAY_TIME/MONTH_DAY_NANO -> INTERVAL (MONTH_DAY_NANO nanoseconds that are not
  *   whole microseconds are refused: DuckDB stores micros),
- *   Decimal(p, s) of any bit width with 1 <= p <= 38, 0 <= s <= p -> DECIMAL(p, s).
+ *   Decimal(p, s) of any bit width with 1 <= p <= 38, 0 <= s <= p -> DECIMAL(p, s),
+ *   List/LargeList<T> -> T'[] and Struct<a: A, …> -> STRUCT(a A', …) of any loadable types, nested
+ *   to any depth (a refused type inside is named by its path, e.g. column 'l.item').
  * DuckDB -> Arrow (query):
  *   integers/floats/BOOLEAN -> the same-width Arrow type, VARCHAR/ENUM -> Utf8, BLOB -> Binary,
  *   UUID -> FixedSizeBinary(16) + ARROW:extension:name = arrow.uuid (big-endian bytes),
@@ -35,13 +37,20 @@
  *   HUGEINT/UHUGEINT -> Decimal128(38, 0), which is what DuckDB's own Arrow export does: every
  *   HUGEINT bit pattern is stored exactly, though values beyond 38 digits exceed the declared
  *   precision; a UHUGEINT >= 2^127 cannot be represented and is an error.
- *   SQLNULL -> Null. Anything else (LIST, STRUCT, MAP, ARRAY, UNION, BIT, VARINT, …) ->
+ *   LIST(T) -> List<T'> (child field 'item'), STRUCT(a A, …) -> Struct<a: A', …> (children carry
+ *   their metadata, e.g. a UUID inside a STRUCT), each child converted exactly like a top-level
+ *   column of its type. SQLNULL -> Null. Anything else (MAP, ARRAY, UNION, BIT, VARINT, …) ->
  *   UnsupportedTypeError naming the column.
- * Not loadable (UnsupportedTypeError naming the column): Float16, Duration, nested types (List,
- * Struct, Map, FixedSizeList, Union), Null, Decimal precision > 38. A timestamp's zone name is not
- * kept (DuckDB stores the instant; it comes back as 'UTC'). Time32 s/ms come back as Time64(us) and
- * DAY_TIME/YEAR_MONTH intervals as MONTH_DAY_NANO: same values, wider types. DuckDB identifiers
- * are case-insensitive, so two columns differing only in case cannot be loaded into one table.
+ * Not loadable (UnsupportedTypeError naming the column): Float16, Duration, Map, FixedSizeList,
+ * Union, Null, a Struct with no fields or with field names equal but for case, Decimal
+ * precision > 38. A timestamp's zone name is not kept (DuckDB stores the instant; it comes back as
+ * 'UTC'). Time32 s/ms come back as Time64(us), DAY_TIME/YEAR_MONTH intervals as MONTH_DAY_NANO and
+ * LargeList as List: same values, other types. DuckDB identifiers are case-insensitive, so two
+ * columns differing only in case cannot be loaded into one table.
+ *
+ * Result values are read through DuckDB's exact value objects (bigint micros/nanos, never a JS
+ * Date); nested results collect their child values first and convert them with the child type's
+ * own writer.
  */
 import { existsSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
@@ -58,6 +67,10 @@ import {
   DuckDBDecimalValue,
   DuckDBInstance,
   DuckDBIntervalValue,
+  DuckDBListType,
+  DuckDBListValue,
+  DuckDBStructType,
+  DuckDBStructValue,
   DuckDBTimeNSValue,
   DuckDBTimeTZValue,
   DuckDBTimeValue,
@@ -267,6 +280,11 @@ function mapType(field: arrow.Field, type: arrow.DataType, context: string): Col
       return mapInterval(field, type as arrow.Interval, context);
     case arrow.Type.Time:
       return mapTime(field, type as arrow.Time, context);
+    case arrow.Type.List:
+    case arrow.Type.LargeList:
+      return mapList(field, type as arrow.List, context);
+    case arrow.Type.Struct:
+      return mapStruct(field, type as arrow.Struct, context);
     case arrow.Type.Dictionary: {
       const t = type as arrow.Dictionary;
       const inner = mapType(field, t.dictionary, context);
@@ -351,6 +369,62 @@ function mapTimestamp(field: arrow.Field, t: arrow.Timestamp, context: string): 
     reader: (data) => {
       const values = data.values as BigInt64Array;
       return (i) => new Value(values[i]!);
+    },
+  };
+}
+
+/** A nested child as a field of its own, named `parent.child` for errors, keeping its metadata. */
+function childField(parent: arrow.Field, child: arrow.Field): arrow.Field {
+  return new arrow.Field(`${parent.name}.${child.name}`, child.type, child.nullable, child.metadata);
+}
+
+/** Reads child row `k` of `data` through `read`, NULL when the child row is NULL. */
+function nullable(data: arrow.Data, read: ValueReader): ValueReader {
+  return data.nullCount > 0 ? (k) => (data.getValid(k) ? read(k) : null) : read;
+}
+
+/** List/LargeList<T> -> T[] (LIST of T's mapping); offsets are pre-sliced, the child is not. */
+function mapList(field: arrow.Field, t: arrow.List, context: string): ColumnMapping {
+  const inner = mapType(childField(field, t.children[0]!), t.children[0]!.type, context);
+  return {
+    duck: new DuckDBListType(inner.duck),
+    sql: `${inner.sql}[]`,
+    reader: (data) => {
+      const offsets = data.valueOffsets as Int32Array | BigInt64Array;
+      const child = data.children[0]!;
+      const read = nullable(child, inner.reader(child));
+      return (i) => {
+        const a = Number(offsets[i]!);
+        const b = Number(offsets[i + 1]!);
+        const items = new Array<DuckDBValue>(b - a);
+        for (let k = a; k < b; k++) items[k - a] = read(k);
+        return new DuckDBListValue(items);
+      };
+    },
+  };
+}
+
+/** Struct<a: A, …> -> STRUCT(a A', …); struct children are sliced with the struct. */
+function mapStruct(field: arrow.Field, t: arrow.Struct, context: string): ColumnMapping {
+  const kids = t.children;
+  if (kids.length === 0) unsupported(field, `${context} (a STRUCT needs at least one field)`);
+  const names = kids.map((k) => k.name);
+  const lower = new Set(names.map((n) => n.toLowerCase()));
+  if (lower.size !== names.length) unsupported(field, `${context} (DuckDB struct field names are case-insensitive and must be distinct)`);
+  const inner = kids.map((k) => mapType(childField(field, k), k.type, context));
+  return {
+    duck: new DuckDBStructType(
+      names,
+      inner.map((m) => m.duck),
+    ),
+    sql: `STRUCT(${kids.map((k, j) => `${quoteIdent(k.name)} ${inner[j]!.sql}`).join(', ')})`,
+    reader: (data) => {
+      const reads = data.children.map((c, j) => nullable(c, inner[j]!.reader(c)));
+      return (i) => {
+        const entries: Record<string, DuckDBValue> = Object.create(null) as Record<string, DuckDBValue>;
+        for (let j = 0; j < names.length; j++) entries[names[j]!] = reads[j]!(i);
+        return new DuckDBStructValue(entries);
+      };
     },
   };
 }
@@ -700,6 +774,92 @@ function uuidWriter(length: number): ColumnWriter {
   };
 }
 
+interface Conversion {
+  type: arrow.DataType;
+  writer: ColumnWriter;
+  metadata?: Map<string, string>;
+}
+
+/** The values of a nested child, collected row by row, seen as a DuckDB vector by a child writer. */
+function valuesAsVector(values: readonly DuckDBValue[]): DuckDBVector {
+  return { itemCount: values.length, getItem: (k: number) => values[k]! } as unknown as DuckDBVector;
+}
+
+function childFieldOf(name: string, c: Conversion): arrow.Field {
+  return new arrow.Field(name, c.type, true, c.metadata);
+}
+
+/**
+ * LIST(T) -> List<T'>: the items of every row are collected, then written by T's own writer (so
+ * the child values take exactly the same path as a top-level column of T).
+ */
+function listWriter(name: string, type: DuckDBListType, length: number): Conversion {
+  const childName = `${name}.item`;
+  const probe = writerFor(childName, type.valueType, 0);
+  const t = new arrow.List(childFieldOf('item', probe));
+  const validity = new Validity(length);
+  const offsets = new Int32Array(length + 1);
+  const items: DuckDBValue[] = [];
+  let last = 0;
+  return {
+    type: t,
+    writer: {
+      write(vec, at) {
+        const n = vec.itemCount;
+        for (let k = last; k < at; k++) offsets[k + 1] = items.length;
+        for (let i = 0; i < n; i++) {
+          const v = vec.getItem(i) as DuckDBListValue | null;
+          if (v === null) validity.setNull(at + i);
+          else for (const x of v.items) items.push(x);
+          if (items.length > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), 'in a result with over 2^31 list items');
+          offsets[at + i + 1] = items.length;
+        }
+        last = at + n;
+      },
+      finish() {
+        for (let k = last; k < length; k++) offsets[k + 1] = items.length;
+        const child = writerFor(childName, type.valueType, items.length);
+        child.writer.write(valuesAsVector(items), 0);
+        return arrow.makeData({ type: t, length, ...validity.props(), valueOffsets: offsets, child: child.writer.finish() });
+      },
+    },
+  };
+}
+
+/** STRUCT(a A, …) -> Struct<a: A', …>; a NULL struct row has NULL in every child. */
+function structWriter(name: string, type: DuckDBStructType, length: number): Conversion {
+  const names = type.entryNames;
+  const probes = names.map((e, j) => writerFor(`${name}.${e}`, type.entryTypes[j]!, 0));
+  const fields = names.map((e, j) => childFieldOf(e, probes[j]!));
+  const t = new arrow.Struct(fields);
+  const validity = new Validity(length);
+  const columns = names.map(() => new Array<DuckDBValue>(length).fill(null));
+  return {
+    type: t,
+    writer: {
+      write(vec, at) {
+        const n = vec.itemCount;
+        for (let i = 0; i < n; i++) {
+          const v = vec.getItem(i) as DuckDBStructValue | null;
+          if (v === null) {
+            validity.setNull(at + i);
+            continue;
+          }
+          for (let j = 0; j < names.length; j++) columns[j]![at + i] = v.entries[names[j]!] ?? null;
+        }
+      },
+      finish() {
+        const children = names.map((e, j) => {
+          const c = writerFor(`${name}.${e}`, type.entryTypes[j]!, length);
+          c.writer.write(valuesAsVector(columns[j]!), 0);
+          return c.writer.finish();
+        });
+        return arrow.makeData({ type: t, length, ...validity.props(), children });
+      },
+    },
+  };
+}
+
 /** The Arrow column writer for one DuckDB result column (throws UnsupportedTypeError). */
 function writerFor(
   name: string,
@@ -814,6 +974,10 @@ function writerFor(
       return ts(U.NANOSECOND, (v: DuckDBTimestampNanosecondsValue) => v.nanos);
     case DuckDBTypeId.TIMESTAMP_TZ:
       return ts(U.MICROSECOND, (v: DuckDBTimestampTZValue) => v.micros, 'UTC');
+    case DuckDBTypeId.LIST:
+      return listWriter(name, type, length);
+    case DuckDBTypeId.STRUCT:
+      return structWriter(name, type, length);
     case DuckDBTypeId.SQLNULL: {
       const t = new arrow.Null();
       return { type: t, writer: { write() {}, finish: () => arrow.makeData({ type: t, length, nullCount: length }) } };
