@@ -9,7 +9,13 @@
  *   (Int64 5 == Decimal(10,2) 5.00; a HUGEINT result compares to an Int64 one),
  * - floats: -0.0 == 0.0, every NaN equal, optionally rounded to fewer significant digits,
  * - dates as milliseconds (Date32 == Date64), timestamps as nanoseconds (any unit, any zone: the
- *   instant is what counts), binary as hex, dictionaries decoded, NULL distinct from every value.
+ *   instant is what counts), times of day as nanoseconds (Time32/Time64, any unit), intervals as
+ *   (months, days, nanoseconds) (YEAR_MONTH/DAY_TIME == the same MONTH_DAY_NANO), binary and
+ *   fixed-size binary (UUIDs) as hex, dictionaries decoded, NULL distinct from every value,
+ * - lists (List/LargeList) and structs element by element with the same rules (a struct's field
+ *   names and types are part of its family).
+ * Other nested types (maps, fixed-size lists, unions) are keyed by their JSON form and only equal a
+ * column of the very same Arrow type.
  * Values of different families (int vs float, string vs binary, date vs timestamp) never compare
  * equal, and the schema check reports them.
  *
@@ -52,7 +58,20 @@ export interface ComparisonResult {
 // ---------------------------------------------------------------------------------------------
 
 /** Value family: values of different families never compare equal. */
-type Family = 'exact' | 'float' | 'bool' | 'string' | 'binary' | 'date' | 'timestamp' | 'null' | `other:${string}`;
+type Family =
+  | 'exact'
+  | 'float'
+  | 'bool'
+  | 'string'
+  | 'binary'
+  | 'date'
+  | 'timestamp'
+  | 'time'
+  | 'interval'
+  | 'null'
+  | `list<${string}>`
+  | `struct<${string}>`
+  | `other:${string}`;
 
 interface Codec {
   readonly family: Family;
@@ -102,6 +121,16 @@ function isoFromNanos(ns: bigint): string {
   if (Number.isNaN(d.getTime())) return `${ns}ns`;
   const iso = d.toISOString();
   return sub === 0n ? iso : `${iso.slice(0, -1)}${sub.toString().padStart(6, '0').replace(/0+$/, '')}Z`;
+}
+
+/** HH:MM:SS[.fraction] of a time of day in nanoseconds (24:00:00 allowed, as DuckDB does). */
+function timeFromNanos(ns: bigint): string {
+  if (ns < 0n) return `${ns}ns`;
+  const s = ns / 1_000_000_000n;
+  const frac = ns % 1_000_000_000n;
+  const p = (x: bigint) => x.toString().padStart(2, '0');
+  const text = `${p(s / 3600n)}:${p((s / 60n) % 60n)}:${p(s % 60n)}`;
+  return frac === 0n ? text : `${text}.${frac.toString().padStart(9, '0').replace(/0+$/, '')}`;
 }
 
 function isoFromDateMs(ms: number): string {
@@ -264,6 +293,101 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         show: (d) => {
           const r = read(d);
           return (i) => isoFromNanos(r(i));
+        },
+      };
+    }
+    case arrow.Type.Time: {
+      const t = type as arrow.Time;
+      const f = NANOS_PER_UNIT[t.unit]!;
+      const read = (d: arrow.Data) => {
+        if (t.bitWidth === 32) {
+          const values = d.values as Int32Array;
+          return (i: number) => BigInt(values[i]!) * f;
+        }
+        const values = d.values as BigInt64Array;
+        return (i: number) => values[i]! * f;
+      };
+      return {
+        family: 'time',
+        key: (d) => {
+          const r = read(d);
+          return (i) => `h${r(i)}`;
+        },
+        show: (d) => {
+          const r = read(d);
+          return (i) => timeFromNanos(r(i));
+        },
+      };
+    }
+    case arrow.Type.Interval: {
+      const unit = (type as arrow.Interval).unit as number;
+      const read = (d: arrow.Data): ((i: number) => [number, number, bigint]) => {
+        const v = d.values as Int32Array;
+        if (unit === arrow.IntervalUnit.YEAR_MONTH) return (i) => [v[i]!, 0, 0n];
+        if (unit === arrow.IntervalUnit.DAY_TIME) return (i) => [0, v[2 * i]!, BigInt(v[2 * i + 1]!) * 1_000_000n];
+        return (i) => [v[4 * i]!, v[4 * i + 1]!, (BigInt(v[4 * i + 3]!) << 32n) | BigInt(v[4 * i + 2]! >>> 0)];
+      };
+      return {
+        family: 'interval',
+        key: (d) => {
+          const r = read(d);
+          return (i) => {
+            const [m, days, ns] = r(i);
+            return `i${m}:${days}:${ns}`;
+          };
+        },
+        show: (d) => {
+          const r = read(d);
+          return (i) => {
+            const [m, days, ns] = r(i);
+            return `${m} months ${days} days ${ns} ns`;
+          };
+        },
+      };
+    }
+    case arrow.Type.List:
+    case arrow.Type.LargeList: {
+      const inner = codecFor((type as arrow.List).children[0]!.type, digits);
+      const items = <T>(d: arrow.Data, make: (c: arrow.Data) => (k: number) => T, nullValue: T) => {
+        const offsets = d.valueOffsets as Int32Array | BigInt64Array;
+        const child = d.children[0]!;
+        const f = make(child);
+        return (i: number): T[] => {
+          const out: T[] = [];
+          for (let k = Number(offsets[i]!); k < Number(offsets[i + 1]!); k++) out.push(child.getValid(k) ? f(k) : nullValue);
+          return out;
+        };
+      };
+      return {
+        family: `list<${inner.family}>`,
+        key: (d) => {
+          const r = items(d, inner.key, 'N');
+          return (i) => {
+            const xs = r(i);
+            return `l${xs.length}(${xs.join(',')})`; // string keys are length-prefixed: unambiguous
+          };
+        },
+        show: (d) => items(d, inner.show, null),
+      };
+    }
+    case arrow.Type.Struct: {
+      const fields = (type as arrow.Struct).children;
+      const inner = fields.map((f) => codecFor(f.type, digits));
+      return {
+        family: `struct<${fields.map((f, j) => `${f.name.length}:${f.name}:${inner[j]!.family}`).join(',')}>`,
+        key: (d) => {
+          const fs = d.children.map((c, j) => {
+            const f = inner[j]!.key(c);
+            return (i: number) => (c.getValid(i) ? f(i) : 'N');
+          });
+          return (i) => `r(${fs.map((f) => f(i)).join(',')})`;
+        },
+        show: (d) => {
+          const fs = d.children.map((c, j) => {
+            const f = inner[j]!.show(c);
+            return (i: number) => (c.getValid(i) ? f(i) : null);
+          });
+          return (i) => Object.fromEntries(fields.map((f, j) => [f.name, fs[j]!(i)]));
         },
       };
     }

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { CorruptFileError, FileNotFoundError, UnsupportedTypeError } from '../../core/errors.ts';
+import { Engine } from '../../core/engine.ts';
+import { toJoinSpec } from '../../core/spec.ts';
 import { DuckDBSession } from './session.ts';
+import { joinToSql } from './join-sql.ts';
 import { compareResults, formatComparison } from './compare.ts';
 import { writeInt128Words } from './session.ts';
 
@@ -32,6 +35,99 @@ function decimal(precision: number, scale: number, scaled: readonly (bigint | nu
   scaled.forEach((v, i) => v !== null && writeInt128Words(words, i * 4, v));
   const type = new arrow.Decimal(scale, precision, 128);
   return arrow.makeVector(arrow.makeData({ type, length: scaled.length, ...bitmap(scaled.map((v) => v !== null)), data: words }));
+}
+
+/** A MONTH_DAY_NANO vector from (months, days, nanos) triples. */
+function intervals(rows: readonly ([number, number, bigint] | null)[]) {
+  const words = new Int32Array(rows.length * 4);
+  rows.forEach((r, i) => {
+    if (!r) return;
+    words[4 * i] = r[0];
+    words[4 * i + 1] = r[1];
+    words[4 * i + 2] = Number(BigInt.asIntN(32, r[2]));
+    words[4 * i + 3] = Number(BigInt.asIntN(32, r[2] >> 32n));
+  });
+  const type = new arrow.IntervalMonthDayNano();
+  return arrow.makeVector(arrow.makeData({ type, length: rows.length, ...bitmap(rows.map((r) => r !== null)), data: words }));
+}
+
+/** (months, days, nanos) of every row of a MONTH_DAY_NANO column, read from the raw words. */
+function intervalWords(t: arrow.Table, name: string): ([number, number, bigint] | null)[] {
+  const out: ([number, number, bigint] | null)[] = [];
+  for (const d of t.getChild(name)!.data) {
+    const w = d.values as Int32Array;
+    for (let i = 0; i < d.length; i++) {
+      out.push(d.getValid(i) ? [w[4 * i]!, w[4 * i + 1]!, (BigInt(w[4 * i + 3]!) << 32n) | BigInt(w[4 * i + 2]! >>> 0)] : null);
+    }
+  }
+  return out;
+}
+
+/** Raw 64-bit values of a column (NULL rows as null). */
+function raw64(t: arrow.Table, name: string): (bigint | null)[] {
+  const out: (bigint | null)[] = [];
+  for (const d of t.getChild(name)!.data) {
+    const v = d.values as BigInt64Array;
+    for (let i = 0; i < d.length; i++) out.push(d.getValid(i) ? v[i]! : null);
+  }
+  return out;
+}
+
+function uuidBytes(s: string): Uint8Array {
+  const hex = s.replace(/-/g, '');
+  return Uint8Array.from({ length: 16 }, (_, k) => parseInt(hex.slice(2 * k, 2 * k + 2), 16));
+}
+
+function uuidTexts(t: arrow.Table, name: string): (string | null)[] {
+  const out: (string | null)[] = [];
+  for (const d of t.getChild(name)!.data) {
+    const b = d.values as Uint8Array;
+    for (let i = 0; i < d.length; i++) {
+      if (!d.getValid(i)) {
+        out.push(null);
+        continue;
+      }
+      const h = Array.from(b.subarray(16 * i, 16 * i + 16), (x) => x.toString(16).padStart(2, '0')).join('');
+      out.push(`${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`);
+    }
+  }
+  return out;
+}
+
+function uuidField(name: string): arrow.Field {
+  return new arrow.Field(name, new arrow.FixedSizeBinary(16), true, new Map([['ARROW:extension:name', 'arrow.uuid']]));
+}
+
+function fixedBinary(width: number, rows: readonly (Uint8Array | null)[]): arrow.Data {
+  const bytes = new Uint8Array(rows.length * width);
+  rows.forEach((r, i) => r && bytes.set(r, i * width));
+  return arrow.makeData({ type: new arrow.FixedSizeBinary(width), length: rows.length, ...bitmap(rows.map((r) => r !== null)), data: bytes });
+}
+
+/** One record batch over `children` (the schema is taken from the table constructor's). */
+function recordBatch(length: number, children: arrow.Data[]): arrow.RecordBatch {
+  const fields = children.map((c, i) => new arrow.Field(`c${i}`, c.type, true));
+  const schema = new arrow.Schema(fields);
+  return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(fields), length, nullCount: 0, children }));
+}
+
+/** A table of `schema` over the batches' columns (fields, with their metadata, from `schema`). */
+function tableOf(schema: arrow.Schema, batches: arrow.RecordBatch[]): arrow.Table {
+  return new arrow.Table(
+    schema,
+    batches.map(
+      (b) =>
+        new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: b.numRows, nullCount: 0, children: b.data.children })),
+    ),
+  );
+}
+
+/** `t` with column `name` replaced by `data`. */
+function withColumn(t: arrow.Table, name: string, data: arrow.Data): arrow.Table {
+  const fields = t.schema.fields.map((f) => (f.name === name ? new arrow.Field(name, data.type, true) : f));
+  const children = t.schema.fields.map((f, c) => (f.name === name ? data : t.batches[0]!.data.children[c]!));
+  const schema = new arrow.Schema(fields);
+  return new arrow.Table(schema, [new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(fields), length: t.numRows, nullCount: 0, children }))]);
 }
 
 const I64_MIN = -(2n ** 63n);
@@ -233,14 +329,330 @@ describe('DuckDBSession', () => {
   });
 
   it('names the column when a type is unsupported, either way', async () => {
-    const time = new arrow.Table({
+    const duration = new arrow.Table({
       ok: arrow.vectorFromArray([1], new arrow.Int32()),
-      t: arrow.vectorFromArray([1000], new arrow.TimeMillisecond()),
+      d: fixed(new arrow.DurationMillisecond(), BigInt64Array, [1000n]),
     });
-    await expect(duck.loadTable('bad', time)).rejects.toThrow(UnsupportedTypeError);
-    await expect(duck.loadTable('bad', time)).rejects.toThrow(/column 't'/);
-    await expect(duck.query("SELECT 1 AS ok, INTERVAL 1 DAY AS iv")).rejects.toThrow(/column 'iv'/);
-    await expect(duck.query('SELECT [1, 2] AS lst')).rejects.toThrow(UnsupportedTypeError);
+    await expect(duck.loadTable('bad', duration)).rejects.toThrow(UnsupportedTypeError);
+    await expect(duck.loadTable('bad', duration)).rejects.toThrow(/column 'd'/);
+    const fsl = new arrow.Table({ l: arrow.vectorFromArray([[1, 2]], new arrow.FixedSizeList(2, new arrow.Field('item', new arrow.Int32()))) });
+    await expect(duck.loadTable('bad', fsl)).rejects.toThrow(/column 'l'/);
+    // A refused type inside a list is named by its path.
+    const durations = new arrow.Table({ l: arrow.vectorFromArray([[1n]], new arrow.List(new arrow.Field('item', new arrow.DurationSecond()))) });
+    await expect(duck.loadTable('bad', durations)).rejects.toThrow(/column 'l\.item'/);
+    await expect(duck.query('SELECT 1 AS ok, [1, 2]::INTEGER[2] AS arr')).rejects.toThrow(/column 'arr'/);
+    await expect(duck.query('SELECT MAP {1: 2} AS m')).rejects.toThrow(UnsupportedTypeError);
+    await expect(duck.query("SELECT [TIMETZ '12:00:00+02'] AS l")).rejects.toThrow(/column 'l\.item'/);
+  });
+
+  // --- INTERVAL -------------------------------------------------------------------------------
+
+  it('round-trips intervals exactly: MONTH_DAY_NANO, DAY_TIME and YEAR_MONTH -> INTERVAL -> MONTH_DAY_NANO', async () => {
+    const maxNs = (I64_MAX / 1000n) * 1000n; // the largest whole-microsecond nanosecond count
+    const input = new arrow.Table({
+      mdn: intervals([[1, 2, 1_500_000_000n], [-5, -(2 ** 31), -1000n], null, [2 ** 31 - 1, 2 ** 31 - 1, maxNs], [0, 0, -maxNs], [0, 0, 0n]]),
+      dt: fixed(new arrow.IntervalDayTime(), Int32Array, [0, 0, 0, 0, 0, 0]), // overwritten below
+      ym: fixed(new arrow.IntervalYearMonth(), Int32Array, [14, -(2 ** 31), null, 2 ** 31 - 1, -1, 0]),
+    });
+    // DAY_TIME: (days, millis) pairs, with a NULL in row 2.
+    const dtWords = new Int32Array([3, 1500, -1, -1, 0, 0, 2 ** 31 - 1, 2 ** 31 - 1, -(2 ** 31), -(2 ** 31), 0, 0]);
+    const dt = arrow.makeData({ type: new arrow.IntervalDayTime(), length: 6, ...bitmap([true, true, false, true, true, true]), data: dtWords });
+    const table = withColumn(input, 'dt', dt);
+    await duck.loadTable('iv', table);
+    const described = Object.fromEntries((await duck.queryRows('DESCRIBE iv')).map((r) => [r[0], r[1]]));
+    expect(described).toEqual({ mdn: 'INTERVAL', dt: 'INTERVAL', ym: 'INTERVAL' });
+    const text = (await duck.queryRows('SELECT mdn::VARCHAR, dt::VARCHAR FROM iv')) as [string | null, string | null][];
+    expect(text[0]).toEqual(['1 month 2 days 00:00:01.5', '3 days 00:00:01.5']);
+    expect(text[1]![0]).toBe('-5 months -2147483648 days -00:00:00.000001');
+    expect(text[2]).toEqual([null, null]);
+
+    const out = await duck.query('SELECT * FROM iv');
+    for (const f of out.schema.fields) expect(String(f.type), f.name).toBe(String(new arrow.IntervalMonthDayNano()));
+    expect(intervalWords(out, 'mdn')).toEqual([[1, 2, 1_500_000_000n], [-5, -(2 ** 31), -1000n], null, [2 ** 31 - 1, 2 ** 31 - 1, maxNs], [0, 0, -maxNs], [0, 0, 0n]]);
+    expect(intervalWords(out, 'dt')).toEqual([
+      [0, 3, 1_500_000_000n],
+      [0, -1, -1_000_000n],
+      null,
+      [0, 2 ** 31 - 1, BigInt(2 ** 31 - 1) * 1_000_000n],
+      [0, -(2 ** 31), BigInt(-(2 ** 31)) * 1_000_000n],
+      [0, 0, 0n],
+    ]);
+    expect(intervalWords(out, 'ym')).toEqual([[14, 0, 0n], [-(2 ** 31), 0, 0n], null, [2 ** 31 - 1, 0, 0n], [-1, 0, 0n], [0, 0, 0n]]);
+    const cmp = compareResults(out, table);
+    expect(cmp.equal, formatComparison(cmp)).toBe(true);
+    // Sliced data (a non-zero offset into the 16-byte rows).
+    await duck.loadTable('iv_sliced', table.slice(3));
+    const sliced = compareResults(await duck.query('SELECT * FROM iv_sliced'), table.slice(3));
+    expect(sliced.equal, formatComparison(sliced)).toBe(true);
+  });
+
+  it('converts DuckDB INTERVAL literals to MONTH_DAY_NANO and refuses what is not exact', async () => {
+    const out = await duck.query("SELECT INTERVAL '1 month 2 days 1.5 seconds' AS a, INTERVAL '-3 years 4 hours' AS b, NULL::INTERVAL AS c");
+    expect(intervalWords(out, 'a')).toEqual([[1, 2, 1_500_000_000n]]);
+    expect(intervalWords(out, 'b')).toEqual([[-36, 0, 4n * 3600n * 1_000_000_000n]]);
+    expect(intervalWords(out, 'c')).toEqual([null]);
+    // 2^63 - 1 microseconds do not fit Int64 nanoseconds.
+    await expect(duck.query('SELECT to_microseconds(9223372036854775807) AS big')).rejects.toThrow(/column 'big'.*INTERVAL/);
+    // Sub-microsecond nanoseconds cannot be stored by DuckDB: refused, not rounded.
+    await expect(duck.loadTable('bad', new arrow.Table({ iv: intervals([[0, 0, 1000n], [0, 0, 1500n]]) }))).rejects.toThrow(/column 'iv'.*1500 ns/);
+  });
+
+  // --- UUID -----------------------------------------------------------------------------------
+
+  it('round-trips UUIDs (FixedSizeBinary(16) + arrow.uuid) through DuckDB UUID, other fixed-size binary through BLOB', async () => {
+    const ids = ['00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', null, '550e8400-e29b-41d4-a716-446655440000', '80000000-0000-0000-0000-000000000000', '7fffffff-ffff-ffff-ffff-ffffffffffff'];
+    const table = tableOf(
+      new arrow.Schema([uuidField('u'), new arrow.Field('raw', new arrow.FixedSizeBinary(16), true), new arrow.Field('b3', new arrow.FixedSizeBinary(3), true)]),
+      [
+        recordBatch(6, [
+          fixedBinary(16, ids.map((s) => (s === null ? null : uuidBytes(s)))),
+          fixedBinary(16, ids.map((s) => (s === null ? null : uuidBytes(s)))),
+          fixedBinary(3, [new Uint8Array([1, 2, 3]), new Uint8Array([0, 0, 0]), null, new Uint8Array([255, 0, 255]), new Uint8Array([9, 9, 9]), new Uint8Array([7, 8, 9])]),
+        ]),
+      ],
+    );
+    await duck.loadTable('uu', table);
+    const described = Object.fromEntries((await duck.queryRows('DESCRIBE uu')).map((r) => [r[0], r[1]]));
+    expect(described).toEqual({ u: 'UUID', raw: 'BLOB', b3: 'BLOB' });
+    expect((await duck.queryRows('SELECT u::VARCHAR FROM uu')).map((r) => r[0])).toEqual(ids);
+    // DuckDB orders UUIDs as their text: the bytes went in big-endian, unflipped.
+    expect((await duck.queryRows('SELECT u::VARCHAR FROM uu WHERE u IS NOT NULL ORDER BY u')).map((r) => r[0])).toEqual(
+      ids.filter((s) => s !== null).sort(),
+    );
+    expect((await duck.queryRows('SELECT hex(b3) FROM uu')).map((r) => r[0])).toEqual(['010203', '000000', null, 'FF00FF', '090909', '070809']);
+
+    const out = await duck.query('SELECT u FROM uu');
+    const f = out.schema.fields[0]!;
+    expect(String(f.type)).toBe('FixedSizeBinary[16]');
+    expect(f.metadata.get('ARROW:extension:name')).toBe('arrow.uuid');
+    expect(uuidTexts(out, 'u')).toEqual(ids);
+    const cmp = compareResults(out, table.select(['u']));
+    expect(cmp.equal, formatComparison(cmp)).toBe(true);
+    await duck.loadTable('uu_sliced', table.slice(3));
+    expect(uuidTexts(await duck.query('SELECT u FROM uu_sliced'), 'u')).toEqual(ids.slice(3));
+  });
+
+  it('converts DuckDB UUID literals to FixedSizeBinary(16)', async () => {
+    const out = await duck.query(
+      "SELECT '550e8400-e29b-41d4-a716-446655440000'::UUID AS a, '00000000-0000-0000-0000-000000000000'::UUID AS nil, " +
+        "'ffffffff-ffff-ffff-ffff-ffffffffffff'::UUID AS max, NULL::UUID AS n",
+    );
+    expect(uuidTexts(out, 'a')).toEqual(['550e8400-e29b-41d4-a716-446655440000']);
+    expect(uuidTexts(out, 'nil')).toEqual(['00000000-0000-0000-0000-000000000000']);
+    expect(uuidTexts(out, 'max')).toEqual(['ffffffff-ffff-ffff-ffff-ffffffffffff']);
+    expect(uuidTexts(out, 'n')).toEqual([null]);
+  });
+
+  // --- TIME -----------------------------------------------------------------------------------
+
+  it('round-trips times: Time32/Time64 -> TIME (us) or TIME_NS, UTC-adjusted -> TIMETZ', async () => {
+    const dayUs = 86_400_000_000n;
+    const table = tableOf(
+      new arrow.Schema([
+        new arrow.Field('us', new arrow.TimeMicrosecond(), true),
+        new arrow.Field('ms', new arrow.TimeMillisecond(), true),
+        new arrow.Field('s', new arrow.TimeSecond(), true),
+        new arrow.Field('ns', new arrow.TimeNanosecond(), true),
+        new arrow.Field('tz', new arrow.TimeMicrosecond(), true, new Map([['adjusted_to_utc', '']])),
+      ]),
+      [
+        recordBatch(4, [
+          fixed(new arrow.TimeMicrosecond(), BigInt64Array, [0n, dayUs - 1n, null, dayUs]).data[0]!,
+          fixed(new arrow.TimeMillisecond(), Int32Array, [0, 86_399_999, null, 45_296_789]).data[0]!,
+          fixed(new arrow.TimeSecond(), Int32Array, [0, 86_399, null, 1]).data[0]!,
+          fixed(new arrow.TimeNanosecond(), BigInt64Array, [0n, dayUs * 1000n - 1n, null, 1n]).data[0]!,
+          fixed(new arrow.TimeMicrosecond(), BigInt64Array, [0n, dayUs - 1n, null, 45_296_789_000n]).data[0]!,
+        ]),
+      ],
+    );
+    await duck.loadTable('tm', table);
+    const described = Object.fromEntries((await duck.queryRows('DESCRIBE tm')).map((r) => [r[0], r[1]]));
+    expect(described).toEqual({ us: 'TIME', ms: 'TIME', s: 'TIME', ns: 'TIME_NS', tz: 'TIME WITH TIME ZONE' });
+    const text = await duck.queryRows('SELECT us::VARCHAR, ms::VARCHAR, s::VARCHAR, ns::VARCHAR, tz::VARCHAR FROM tm');
+    expect(text[0]).toEqual(['00:00:00', '00:00:00', '00:00:00', '00:00:00', '00:00:00+00']);
+    expect(text[1]).toEqual(['23:59:59.999999', '23:59:59.999', '23:59:59', '23:59:59.999999999', '23:59:59.999999+00']);
+    expect(text[3]).toEqual(['24:00:00', '12:34:56.789', '00:00:01', '00:00:00.000000001', '12:34:56.789+00']);
+
+    const out = await duck.query('SELECT * FROM tm');
+    const types = Object.fromEntries(out.schema.fields.map((f) => [f.name, String(f.type)]));
+    expect(types).toEqual({ us: 'Time64<MICROSECOND>', ms: 'Time64<MICROSECOND>', s: 'Time64<MICROSECOND>', ns: 'Time64<NANOSECOND>', tz: 'Time64<MICROSECOND>' });
+    expect(out.schema.fields[4]!.metadata.has('adjusted_to_utc')).toBe(true);
+    expect(out.schema.fields[0]!.metadata.size).toBe(0);
+    expect(raw64(out, 'us')).toEqual([0n, dayUs - 1n, null, dayUs]);
+    expect(raw64(out, 'ms')).toEqual([0n, 86_399_999_000n, null, 45_296_789_000n]);
+    expect(raw64(out, 's')).toEqual([0n, 86_399_000_000n, null, 1_000_000n]);
+    expect(raw64(out, 'ns')).toEqual([0n, dayUs * 1000n - 1n, null, 1n]);
+    expect(raw64(out, 'tz')).toEqual([0n, dayUs - 1n, null, 45_296_789_000n]);
+    const cmp = compareResults(out, table);
+    expect(cmp.equal, formatComparison(cmp)).toBe(true);
+  });
+
+  it('converts DuckDB TIME literals and refuses times it cannot hold exactly', async () => {
+    const out = await duck.query(
+      "SELECT TIME '12:34:56.789' AS t, TIME '23:59:59.999999' AS late, TIME_NS '01:02:03.123456789' AS tn, TIMETZ '10:00:00+00' AS tz, NULL::TIME AS n",
+    );
+    expect(raw64(out, 't')).toEqual([45_296_789_000n]);
+    expect(raw64(out, 'late')).toEqual([86_399_999_999n]);
+    expect(raw64(out, 'tn')).toEqual([3_723_123_456_789n]);
+    expect(raw64(out, 'tz')).toEqual([36_000_000_000n]);
+    expect(raw64(out, 'n')).toEqual([null]);
+    // A TIMETZ offset has no place in Arrow's UTC-adjusted time: refused, not normalised.
+    await expect(duck.query("SELECT TIMETZ '12:00:00+02' AS tz")).rejects.toThrow(/column 'tz'.*only \+00/);
+    const utc = new Map([['adjusted_to_utc', '']]);
+    const one = (type: arrow.DataType, values: bigint[], metadata?: Map<string, string>) =>
+      tableOf(new arrow.Schema([new arrow.Field('t', type, true, metadata)]), [recordBatch(values.length, [fixed(type, BigInt64Array, values).data[0]!])]);
+    await expect(duck.loadTable('bad', one(new arrow.TimeNanosecond(), [1000n, 1001n], utc))).rejects.toThrow(/column 't'.*1001 ns/);
+    await expect(duck.loadTable('bad', one(new arrow.TimeMicrosecond(), [-1n]))).rejects.toThrow(/column 't'.*outside/);
+    await expect(duck.loadTable('bad', one(new arrow.TimeNanosecond(), [86_400_000_000_001n]))).rejects.toThrow(/column 't'.*outside/);
+  });
+
+  // --- LIST / STRUCT --------------------------------------------------------------------------
+
+  it('round-trips lists and structs of the supported types, nested, with NULLs at every level', async () => {
+    const int64s = new arrow.List(new arrow.Field('item', new arrow.Int64(), true));
+    const strings = new arrow.List(new arrow.Field('item', new arrow.Utf8(), true));
+    const nested = new arrow.List(new arrow.Field('item', new arrow.List(new arrow.Field('item', new arrow.Int32(), true)), true));
+    const stFields = [new arrow.Field('a', new arrow.Int32(), true), uuidField('u'), new arrow.Field('iv', new arrow.IntervalMonthDayNano(), true)];
+    const st = arrow.makeData({
+      type: new arrow.Struct(stFields),
+      length: 4,
+      ...bitmap([true, true, false, true]),
+      children: [
+        fixed(new arrow.Int32(), Int32Array, [1, null, 0, -7]).data[0]!,
+        fixedBinary(16, [uuidBytes('550e8400-e29b-41d4-a716-446655440000'), uuidBytes('ffffffff-ffff-ffff-ffff-ffffffffffff'), null, null]),
+        intervals([[1, 2, 3000n], null, null, [-1, -2, -3000n]]).data[0]!,
+      ],
+    });
+    const schema = new arrow.Schema([
+      new arrow.Field('li', int64s, true),
+      new arrow.Field('ls', strings, true),
+      new arrow.Field('nested', nested, true),
+      new arrow.Field('st', st.type, true),
+    ]);
+    const table = tableOf(schema, [
+      recordBatch(4, [
+        arrow.vectorFromArray([[1n, I64_MIN], [], null, [null, I64_MAX]], int64s).data[0]!,
+        arrow.vectorFromArray([['a', ''], null, ['😀'], []], strings).data[0]!,
+        arrow.vectorFromArray([[[1], [], null], null, [[2, null, 3]], []], nested).data[0]!,
+        st,
+      ]),
+    ]);
+    await duck.loadTable('nest', table);
+    const described = Object.fromEntries((await duck.queryRows('DESCRIBE nest')).map((r) => [r[0], r[1]]));
+    expect(described).toEqual({ li: 'BIGINT[]', ls: 'VARCHAR[]', nested: 'INTEGER[][]', st: 'STRUCT(a INTEGER, u UUID, iv INTERVAL)' });
+    const text = (await duck.queryRows('SELECT li::VARCHAR, ls::VARCHAR, nested::VARCHAR, st::VARCHAR FROM nest')).map((r) => r.map(String));
+    expect(text[0]).toEqual(['[1, -9223372036854775808]', "[a, '']", '[[1], [], NULL]', "{'a': 1, 'u': 550e8400-e29b-41d4-a716-446655440000, 'iv': '1 month 2 days 00:00:00.000003'}"]);
+    expect(text[2]).toEqual(['null', '[😀]', '[[2, NULL, 3]]', 'null']);
+    expect(text[3]![0]).toBe('[NULL, 9223372036854775807]');
+
+    const out = await duck.query('SELECT * FROM nest');
+    expect(out.schema.fields.map((f) => String(f.type))).toEqual(schema.fields.map((f) => String(f.type)));
+    const outSt = out.schema.fields[3]!.type as arrow.Struct;
+    expect(outSt.children[1]!.metadata.get('ARROW:extension:name')).toBe('arrow.uuid');
+    const cmp = compareResults(out, table);
+    expect(cmp.equal, formatComparison(cmp)).toBe(true);
+    // Exact values, read from the buffers of the result.
+    const li = out.getChild('li')!.data[0]!;
+    expect([...(li.valueOffsets as Int32Array)]).toEqual([0, 2, 2, 2, 4]);
+    expect([...(li.children[0]!.values as BigInt64Array)].filter((_, k) => li.children[0]!.getValid(k))).toEqual([1n, I64_MIN, I64_MAX]);
+    const stOut = out.getChild('st')!.data[0]!;
+    expect([0, 1, 2, 3].map((i) => stOut.getValid(i))).toEqual([true, true, false, true]);
+    const ivOut = new arrow.Table({ iv: arrow.makeVector(stOut.children[2]!) });
+    expect(intervalWords(ivOut, 'iv')).toEqual([[1, 2, 3000n], null, null, [-1, -2, -3000n]]);
+    const uOut = new arrow.Table({ u: arrow.makeVector(stOut.children[1]!) });
+    expect(uuidTexts(uOut, 'u')).toEqual(['550e8400-e29b-41d4-a716-446655440000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', null, null]);
+
+    await duck.loadTable('nest_sliced', table.slice(1));
+    const sliced = compareResults(await duck.query('SELECT * FROM nest_sliced'), table.slice(1));
+    expect(sliced.equal, formatComparison(sliced)).toBe(true);
+  });
+
+  it('converts DuckDB LIST and STRUCT literals', async () => {
+    const out = await duck.query(
+      "SELECT [1, 2, NULL]::BIGINT[] AS l, {'a': 1, 'b': 'x', 't': TIME '00:00:01'} AS s, [INTERVAL 1 DAY, NULL] AS li, " +
+        "[{'u': '00000000-0000-0000-0000-000000000001'::UUID}] AS lu, NULL::INTEGER[] AS n, [[1], [2, 3]] AS nested, []::VARCHAR[] AS e",
+    );
+    const types = Object.fromEntries(out.schema.fields.map((f) => [f.name, String(f.type)]));
+    expect(types).toEqual({
+      l: 'List<Int64>',
+      s: 'Struct<{a:Int32, b:Utf8, t:Time64<MICROSECOND>}>',
+      li: 'List<Interval<MONTH_DAY_NANO>>',
+      lu: 'List<Struct<{u:FixedSizeBinary[16]}>>',
+      n: 'List<Int32>',
+      nested: 'List<List<Int32>>',
+      e: 'List<Utf8>',
+    });
+    const row = out.get(0)!.toJSON() as Record<string, any>;
+    expect([...row['l']]).toEqual([1n, 2n, null]);
+    expect(row['s'].toJSON()).toMatchObject({ a: 1, b: 'x' });
+    expect(raw64(new arrow.Table({ t: arrow.makeVector(out.getChild('s')!.data[0]!.children[2]!) }), 't')).toEqual([1_000_000n]);
+    expect(intervalWords(new arrow.Table({ iv: arrow.makeVector(out.getChild('li')!.data[0]!.children[0]!) }), 'iv')).toEqual([[0, 1, 0n], null]);
+    const lu = out.getChild('lu')!.data[0]!.children[0]!.children[0]!;
+    expect(uuidTexts(new arrow.Table({ u: arrow.makeVector(lu) }), 'u')).toEqual(['00000000-0000-0000-0000-000000000001']);
+    expect(row['n']).toBe(null);
+    expect([...row['nested']].map((x: arrow.Vector) => [...x])).toEqual([[1], [2, 3]]);
+    expect([...row['e']]).toEqual([]);
+  });
+
+  it('compares nested results element by element with the scalar rules', async () => {
+    const ints = new arrow.List(new arrow.Field('item', new arrow.Int32(), true));
+    const mine = new arrow.Table({ l: arrow.vectorFromArray([[1, 2], null, [null]], ints) });
+    const duckList = await duck.query('SELECT * FROM (VALUES ([1::BIGINT, 2]), (NULL), ([NULL])) t(l)');
+    const same = compareResults(mine, duckList);
+    expect(same.equal, formatComparison(same)).toBe(true); // Int32 items == BIGINT items
+    // One nanosecond apart inside a list is a difference (no lossy getter in the key).
+    const tsList = new arrow.List(new arrow.Field('item', new arrow.Timestamp(arrow.TimeUnit.NANOSECOND), true));
+    const child = fixed(new arrow.Timestamp(arrow.TimeUnit.NANOSECOND), BigInt64Array, [1_700_000_000_123_456_788n]).data[0]!;
+    const ts = new arrow.Table({ l: arrow.makeVector(arrow.makeData({ type: tsList, length: 1, nullCount: 0, valueOffsets: new Int32Array([0, 1]), child } as never)) });
+    const off = compareResults(ts, await duck.query("SELECT [TIMESTAMP_NS '2023-11-14 22:13:20.123456789'] AS l"));
+    expect([off.equal, off.schemaProblems, off.missingCount]).toEqual([false, [], 1]);
+    const exact = compareResults(ts, await duck.query("SELECT [TIMESTAMP_NS '2023-11-14 22:13:20.123456788'] AS l"));
+    expect(exact.equal, formatComparison(exact)).toBe(true);
+    // Struct field names are part of the type.
+    const renamed = compareResults(await duck.query("SELECT {'a': 1} AS s"), await duck.query("SELECT {'b': 1} AS s"));
+    expect(renamed.schemaProblems.length).toBe(1);
+  });
+
+  it('compares a joinlab join carrying interval, uuid and time columns equal to DuckDB\'s answer', async () => {
+    const ids = ['550e8400-e29b-41d4-a716-446655440000', null, 'ffffffff-ffff-ffff-ffff-ffffffffffff', '00000000-0000-0000-0000-000000000000'];
+    const left = tableOf(
+      new arrow.Schema([new arrow.Field('k', new arrow.Int32(), true), new arrow.Field('iv', new arrow.IntervalMonthDayNano(), true), uuidField('u')]),
+      [
+        recordBatch(4, [
+          fixed(new arrow.Int32(), Int32Array, [1, 2, 2, 3]).data[0]!,
+          intervals([[1, 2, 1_500_000_000n], [-1, 0, -1000n], null, [0, 0, 0n]]).data[0]!,
+          fixedBinary(16, ids.map((s) => (s === null ? null : uuidBytes(s)))),
+        ]),
+      ],
+    );
+    const right = new arrow.Table({
+      k: fixed(new arrow.Int32(), Int32Array, [2, 3, 4, null]),
+      t: fixed(new arrow.TimeMicrosecond(), BigInt64Array, [1n, null, 86_399_999_999n, 0n]),
+    });
+    const engine = await Engine.create();
+    await duck.loadTable('l', left);
+    await duck.loadTable('r', right);
+    for (const type of ['inner', 'left', 'full'] as const) {
+      const spec = toJoinSpec({ type, on: 'k=k' });
+      const { table } = await engine.join(spec, left, right);
+      const expected = await duck.query(joinToSql(spec, { table: 'l', columns: ['k', 'iv', 'u'] }, { table: 'r', columns: ['k', 't'] }));
+      expect(expected.numRows, type).toBeGreaterThan(0);
+      const cmp = compareResults(table, expected);
+      expect(cmp.equal, `${type}\n${formatComparison(cmp)}`).toBe(true);
+      expect(cmp.schemaProblems, type).toEqual([]);
+    }
+    // A changed interval nanosecond is a mismatch, not folded away.
+    const { table } = await engine.join(toJoinSpec({ type: 'inner', on: 'k=k' }), left, right);
+    const names = table.schema.fields.map((f) => `"${f.name}"`);
+    const shifted = await duck.query(
+      `SELECT l.k AS ${names[0]}, CASE WHEN l.k = 3 THEN l.iv + INTERVAL '1 microsecond' ELSE l.iv END AS ${names[1]}, ` +
+        `l.u AS ${names[2]}, r.k AS ${names[3]}, r.t AS ${names[4]} FROM l JOIN r ON l.k = r.k`,
+    );
+    const bad = compareResults(table, shifted);
+    expect(bad.schemaProblems).toEqual([]);
+    expect([bad.equal, bad.missingCount, bad.extraCount]).toEqual([false, 1, 1]);
+    expect(formatComparison(bad)).toContain('0 months 0 days 1000 ns');
+    await duck.run('DROP TABLE l; DROP TABLE r;');
   });
 
   it('loads Parquet as a table or a view, with typed errors for missing and corrupt files', async () => {

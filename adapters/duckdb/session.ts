@@ -13,22 +13,44 @@
  *   Int8/16/32/64 -> TINYINT/SMALLINT/INTEGER/BIGINT, UInt8..64 -> UTINYINT..UBIGINT,
  *   Float32 -> FLOAT, Float64 -> DOUBLE, Bool -> BOOLEAN,
  *   Utf8/LargeUtf8/Utf8View -> VARCHAR, Binary/LargeBinary/BinaryView -> BLOB,
+ *   FixedSizeBinary(16) with field metadata ARROW:extension:name = arrow.uuid -> UUID (the 16 bytes
+ *   big-endian, as the text form reads), any other FixedSizeBinary -> BLOB,
  *   Dictionary<T> -> the mapping of T (decoded), Date32/Date64 -> DATE (Date64 floored to days),
  *   Timestamp s/ms/us/ns -> TIMESTAMP_S/TIMESTAMP_MS/TIMESTAMP/TIMESTAMP_NS;
  *   Timestamp with a timezone -> TIMESTAMPTZ (microseconds; ns are floored to us),
- *   Decimal(p, s) of any bit width with 1 <= p <= 38, 0 <= s <= p -> DECIMAL(p, s).
+ *   Time32(s/ms)/Time64(us) -> TIME, Time64(ns) -> TIME_NS; a Time field with the `adjusted_to_utc`
+ *   metadata (Parquet TIME isAdjustedToUTC) -> TIMETZ at offset +00 (values must lie in
+ *   00:00..24:00; TIMETZ is microseconds, so its nanoseconds must be whole microseconds),
+ *   Interval YEAR_MONTH/DAY_TIME/MONTH_DAY_NANO -> INTERVAL (MONTH_DAY_NANO nanoseconds that are not
+ *   whole microseconds are refused: DuckDB stores micros),
+ *   Decimal(p, s) of any bit width with 1 <= p <= 38, 0 <= s <= p -> DECIMAL(p, s),
+ *   List/LargeList<T> -> T'[] and Struct<a: A, …> -> STRUCT(a A', …) of any loadable types, nested
+ *   to any depth (a refused type inside is named by its path, e.g. column 'l.item').
  * DuckDB -> Arrow (query):
- *   integers/floats/BOOLEAN -> the same-width Arrow type, VARCHAR/ENUM/UUID -> Utf8, BLOB -> Binary,
+ *   integers/floats/BOOLEAN -> the same-width Arrow type, VARCHAR/ENUM -> Utf8, BLOB -> Binary,
+ *   UUID -> FixedSizeBinary(16) + ARROW:extension:name = arrow.uuid (big-endian bytes),
  *   DATE -> Date32 (DateDay), TIMESTAMP_S/MS/(us)/NS -> Timestamp(unit), TIMESTAMPTZ ->
- *   Timestamp(us, 'UTC'), DECIMAL(w, s) -> Decimal128(w, s),
+ *   Timestamp(us, 'UTC'), TIME -> Time64(us), TIME_NS -> Time64(ns), TIMETZ -> Time64(us) +
+ *   `adjusted_to_utc` (only offset +00: an offset has no Arrow form and is refused, not normalised),
+ *   INTERVAL -> Interval(MONTH_DAY_NANO) with nanos = micros * 1000 (an interval beyond Int64
+ *   nanoseconds, about 292 years of micros, is refused), DECIMAL(w, s) -> Decimal128(w, s),
  *   HUGEINT/UHUGEINT -> Decimal128(38, 0), which is what DuckDB's own Arrow export does: every
  *   HUGEINT bit pattern is stored exactly, though values beyond 38 digits exceed the declared
  *   precision; a UHUGEINT >= 2^127 cannot be represented and is an error.
- *   SQLNULL -> Null. Anything else (TIME, INTERVAL, LIST, STRUCT, …) -> UnsupportedTypeError.
- * Not loadable (UnsupportedTypeError naming the column): Float16, Time, Duration, Interval,
- * FixedSizeBinary, nested types, Null, Decimal precision > 38. A timestamp's zone name is not kept
- * (DuckDB stores the instant; it comes back as 'UTC'). DuckDB identifiers are case-insensitive, so
- * two columns differing only in case cannot be loaded into one table.
+ *   LIST(T) -> List<T'> (child field 'item'), STRUCT(a A, …) -> Struct<a: A', …> (children carry
+ *   their metadata, e.g. a UUID inside a STRUCT), each child converted exactly like a top-level
+ *   column of its type. SQLNULL -> Null. Anything else (MAP, ARRAY, UNION, BIT, VARINT, …) ->
+ *   UnsupportedTypeError naming the column.
+ * Not loadable (UnsupportedTypeError naming the column): Float16, Duration, Map, FixedSizeList,
+ * Union, Null, a Struct with no fields or with field names equal but for case, Decimal
+ * precision > 38. A timestamp's zone name is not kept (DuckDB stores the instant; it comes back as
+ * 'UTC'). Time32 s/ms come back as Time64(us), DAY_TIME/YEAR_MONTH intervals as MONTH_DAY_NANO and
+ * LargeList as List: same values, other types. DuckDB identifiers are case-insensitive, so two
+ * columns differing only in case cannot be loaded into one table.
+ *
+ * Result values are read through DuckDB's exact value objects (bigint micros/nanos, never a JS
+ * Date); nested results collect their child values first and convert them with the child type's
+ * own writer.
  */
 import { existsSync } from 'node:fs';
 import * as arrow from 'apache-arrow';
@@ -44,16 +66,29 @@ import {
   DuckDBDateValue,
   DuckDBDecimalValue,
   DuckDBInstance,
+  DuckDBIntervalValue,
+  DuckDBListType,
+  DuckDBListValue,
+  DuckDBStructType,
+  DuckDBStructValue,
+  DuckDBTimeNSValue,
+  DuckDBTimeTZValue,
+  DuckDBTimeValue,
   DuckDBTimestampMillisecondsValue,
   DuckDBTimestampNanosecondsValue,
   DuckDBTimestampSecondsValue,
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
   DuckDBTypeId,
+  DuckDBUUIDValue,
   DuckDBVector,
   FLOAT,
   INTEGER,
+  INTERVAL,
   SMALLINT,
+  TIME,
+  TIME_NS,
+  TIMETZ,
   TIMESTAMP,
   TIMESTAMP_MS,
   TIMESTAMP_NS,
@@ -64,11 +99,13 @@ import {
   UINTEGER,
   USMALLINT,
   UTINYINT,
+  UUID,
   VARCHAR,
 } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBType, DuckDBValue, JS } from '@duckdb/node-api';
 import { CorruptFileError, FileNotFoundError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import { quoteIdent, quoteString } from '../../core/expr/sql.ts';
+import { ADJUSTED_TO_UTC, EXTENSION_NAME, UUID_EXTENSION } from '../io/parquet-types.ts';
 
 /** Rows per DuckDB data chunk when appending (DuckDB's standard vector size). */
 export const APPEND_CHUNK_ROWS = 2048;
@@ -217,6 +254,37 @@ function mapType(field: arrow.Field, type: arrow.DataType, context: string): Col
         },
       };
     }
+    case arrow.Type.FixedSizeBinary: {
+      const width = (type as arrow.FixedSizeBinary).byteWidth;
+      if (width === 16 && field.metadata.get(EXTENSION_NAME) === UUID_EXTENSION) {
+        return {
+          duck: UUID,
+          sql: 'UUID',
+          reader: (data) => {
+            const b = data.values as Uint8Array;
+            const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+            return (i) => DuckDBUUIDValue.fromUint128((view.getBigUint64(16 * i, false) << 64n) | view.getBigUint64(16 * i + 8, false));
+          },
+        };
+      }
+      return {
+        duck: BLOB,
+        sql: 'BLOB',
+        reader: (data) => {
+          const b = data.values as Uint8Array;
+          return (i) => new DuckDBBlobValue(b.slice(width * i, width * (i + 1)));
+        },
+      };
+    }
+    case arrow.Type.Interval:
+      return mapInterval(field, type as arrow.Interval, context);
+    case arrow.Type.Time:
+      return mapTime(field, type as arrow.Time, context);
+    case arrow.Type.List:
+    case arrow.Type.LargeList:
+      return mapList(field, type as arrow.List, context);
+    case arrow.Type.Struct:
+      return mapStruct(field, type as arrow.Struct, context);
     case arrow.Type.Dictionary: {
       const t = type as arrow.Dictionary;
       const inner = mapType(field, t.dictionary, context);
@@ -304,6 +372,190 @@ function mapTimestamp(field: arrow.Field, t: arrow.Timestamp, context: string): 
     },
   };
 }
+
+/** A nested child as a field of its own, named `parent.child` for errors, keeping its metadata. */
+function childField(parent: arrow.Field, child: arrow.Field): arrow.Field {
+  return new arrow.Field(`${parent.name}.${child.name}`, child.type, child.nullable, child.metadata);
+}
+
+/** Reads child row `k` of `data` through `read`, NULL when the child row is NULL. */
+function nullable(data: arrow.Data, read: ValueReader): ValueReader {
+  return data.nullCount > 0 ? (k) => (data.getValid(k) ? read(k) : null) : read;
+}
+
+/** List/LargeList<T> -> T[] (LIST of T's mapping); offsets are pre-sliced, the child is not. */
+function mapList(field: arrow.Field, t: arrow.List, context: string): ColumnMapping {
+  const inner = mapType(childField(field, t.children[0]!), t.children[0]!.type, context);
+  return {
+    duck: new DuckDBListType(inner.duck),
+    sql: `${inner.sql}[]`,
+    reader: (data) => {
+      const offsets = data.valueOffsets as Int32Array | BigInt64Array;
+      const child = data.children[0]!;
+      const read = nullable(child, inner.reader(child));
+      return (i) => {
+        const a = Number(offsets[i]!);
+        const b = Number(offsets[i + 1]!);
+        const items = new Array<DuckDBValue>(b - a);
+        for (let k = a; k < b; k++) items[k - a] = read(k);
+        return new DuckDBListValue(items);
+      };
+    },
+  };
+}
+
+/** Struct<a: A, …> -> STRUCT(a A', …); struct children are sliced with the struct. */
+function mapStruct(field: arrow.Field, t: arrow.Struct, context: string): ColumnMapping {
+  const kids = t.children;
+  if (kids.length === 0) unsupported(field, `${context} (a STRUCT needs at least one field)`);
+  const names = kids.map((k) => k.name);
+  const lower = new Set(names.map((n) => n.toLowerCase()));
+  if (lower.size !== names.length) unsupported(field, `${context} (DuckDB struct field names are case-insensitive and must be distinct)`);
+  const inner = kids.map((k) => mapType(childField(field, k), k.type, context));
+  return {
+    duck: new DuckDBStructType(
+      names,
+      inner.map((m) => m.duck),
+    ),
+    sql: `STRUCT(${kids.map((k, j) => `${quoteIdent(k.name)} ${inner[j]!.sql}`).join(', ')})`,
+    reader: (data) => {
+      const reads = data.children.map((c, j) => nullable(c, inner[j]!.reader(c)));
+      return (i) => {
+        const entries: Record<string, DuckDBValue> = Object.create(null) as Record<string, DuckDBValue>;
+        for (let j = 0; j < names.length; j++) entries[names[j]!] = reads[j]!(i);
+        return new DuckDBStructValue(entries);
+      };
+    },
+  };
+}
+
+/** Signed 64-bit integer from two little-endian 32-bit words (lo as stored in an Int32Array). */
+function int64FromWords(lo: number, hi: number): bigint {
+  return (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+}
+
+/**
+ * Arrow intervals -> DuckDB INTERVAL (months int32, days int32, micros int64). MONTH_DAY_NANO
+ * nanoseconds must be whole microseconds (DuckDB stores micros): anything else is refused, never
+ * rounded. DAY_TIME milliseconds and YEAR_MONTH months are exact.
+ */
+function mapInterval(field: arrow.Field, t: arrow.Interval, context: string): ColumnMapping {
+  const I = arrow.IntervalUnit;
+  const unit = t.unit as number;
+  if (unit === I.YEAR_MONTH) {
+    return {
+      duck: INTERVAL,
+      sql: 'INTERVAL',
+      reader: (data) => {
+        const v = data.values as Int32Array;
+        return (i) => new DuckDBIntervalValue(v[i]!, 0, 0n);
+      },
+    };
+  }
+  if (unit === I.DAY_TIME) {
+    return {
+      duck: INTERVAL,
+      sql: 'INTERVAL',
+      reader: (data) => {
+        const v = data.values as Int32Array;
+        return (i) => new DuckDBIntervalValue(0, v[2 * i]!, BigInt(v[2 * i + 1]!) * 1_000n);
+      },
+    };
+  }
+  if (unit === I.MONTH_DAY_NANO) {
+    return {
+      duck: INTERVAL,
+      sql: 'INTERVAL',
+      reader: (data) => {
+        const v = data.values as Int32Array;
+        return (i) => {
+          const nanos = int64FromWords(v[4 * i + 2]!, v[4 * i + 3]!);
+          if (nanos % 1_000n !== 0n) {
+            unsupported(
+              field,
+              `${context} for value (${v[4 * i]} months, ${v[4 * i + 1]} days, ${nanos} ns): DuckDB INTERVAL stores whole microseconds`,
+            );
+          }
+          return new DuckDBIntervalValue(v[4 * i]!, v[4 * i + 1]!, nanos / 1_000n);
+        };
+      },
+    };
+  }
+  return unsupported(field, context);
+}
+
+const MICROS_PER_DAY = 86_400_000_000n;
+
+/**
+ * Arrow Time32(s/ms) / Time64(us) -> DuckDB TIME (micros), Time64(ns) -> TIME_NS; a Time field
+ * with the `adjusted_to_utc` metadata (Parquet TIME isAdjustedToUTC) -> TIMETZ at offset +00
+ * (micros, so its nanoseconds must be whole microseconds). Values outside 00:00..24:00 are refused.
+ */
+function mapTime(field: arrow.Field, t: arrow.Time, context: string): ColumnMapping {
+  const U = arrow.TimeUnit;
+  const unit = t.unit as number;
+  const utc = field.metadata.has(ADJUSTED_TO_UTC);
+  const perUnit = NANOS_PER_TIME_UNIT[unit];
+  if (perUnit === undefined) return unsupported(field, context);
+  const raw = (data: arrow.Data): ((i: number) => bigint) => {
+    if (t.bitWidth === 32) {
+      const v = data.values as Int32Array;
+      return (i) => BigInt(v[i]!);
+    }
+    const v = data.values as BigInt64Array;
+    return (i) => v[i]!;
+  };
+  const checked = (read: (i: number) => bigint, toMicros: (v: bigint, i: number) => bigint) => (i: number) => {
+    const v = read(i);
+    const micros = toMicros(v, i);
+    if (micros < 0n || micros > MICROS_PER_DAY) unsupported(field, `${context} for value ${v} (outside 00:00:00..24:00:00)`);
+    return micros;
+  };
+  const micros = (v: bigint): bigint => {
+    if (unit !== U.NANOSECOND) return v * (perUnit / 1_000n);
+    if (v % 1_000n !== 0n) unsupported(field, `${context} for value ${v} ns: DuckDB TIMETZ stores whole microseconds`);
+    return v / 1_000n;
+  };
+  if (utc) {
+    return {
+      duck: TIMETZ,
+      sql: 'TIMETZ',
+      reader: (data) => {
+        const read = checked(raw(data), micros);
+        return (i) => DuckDBTimeTZValue.fromMicrosAndOffset(read(i), 0);
+      },
+    };
+  }
+  if (unit === U.NANOSECOND) {
+    return {
+      duck: TIME_NS,
+      sql: 'TIME_NS',
+      reader: (data) => {
+        const read = raw(data);
+        return (i) => {
+          const v = read(i);
+          if (v < 0n || v > MICROS_PER_DAY * 1_000n) unsupported(field, `${context} for value ${v} (outside 00:00:00..24:00:00)`);
+          return new DuckDBTimeNSValue(v);
+        };
+      },
+    };
+  }
+  return {
+    duck: TIME,
+    sql: 'TIME',
+    reader: (data) => {
+      const read = checked(raw(data), micros);
+      return (i) => new DuckDBTimeValue(read(i));
+    },
+  };
+}
+
+const NANOS_PER_TIME_UNIT: Record<number, bigint> = {
+  [arrow.TimeUnit.SECOND]: 1_000_000_000n,
+  [arrow.TimeUnit.MILLISECOND]: 1_000_000n,
+  [arrow.TimeUnit.MICROSECOND]: 1_000n,
+  [arrow.TimeUnit.NANOSECOND]: 1n,
+};
 
 /** The DuckDB SQL type each field of `schema` is loaded as (throws UnsupportedTypeError). */
 export function duckdbTypesFor(schema: arrow.Schema): { name: string; sql: string }[] {
@@ -452,9 +704,168 @@ function decimalWriter(type: arrow.Decimal, length: number, scaled: (v: DuckDBVa
 }
 
 const INT128_MAX = (1n << 127n) - 1n;
+const INT64_MIN = -(1n << 63n);
+const INT64_MAX = (1n << 63n) - 1n;
+const TWO_32 = 4294967296;
+/** |micros| up to this keeps micros * 1000 an exact double (< 2^53). */
+const SAFE_MICROS = 9_007_199_254_740;
+
+/** INTERVAL -> Interval(MONTH_DAY_NANO): 4 Int32 words per row (months, days, nanos lo, nanos hi). */
+function intervalWriter(name: string, length: number): ColumnWriter {
+  const validity = new Validity(length);
+  const words = new Int32Array(length * 4);
+  return {
+    write(vec, at) {
+      const n = vec.itemCount;
+      for (let i = 0; i < n; i++) {
+        const v = vec.getItem(i) as DuckDBIntervalValue | null;
+        if (v === null) {
+          validity.setNull(at + i);
+          continue;
+        }
+        const r = (at + i) * 4;
+        words[r] = v.months;
+        words[r + 1] = v.days;
+        const m = Number(v.micros);
+        if (m >= -SAFE_MICROS && m <= SAFE_MICROS) {
+          // Exact in doubles: no BigInt arithmetic on the common path.
+          const ns = m * 1000;
+          const hi = Math.floor(ns / TWO_32);
+          words[r + 2] = ns - hi * TWO_32; // 0..2^32-1, stored as the same 32 bits
+          words[r + 3] = hi;
+        } else {
+          const ns = v.micros * 1_000n;
+          if (ns < INT64_MIN || ns > INT64_MAX) {
+            throw new UnsupportedTypeError(
+              name,
+              'INTERVAL',
+              `for value ${v.months} months ${v.days} days ${v.micros} us when converting a DuckDB result to Arrow (the nanoseconds exceed Int64)`,
+            );
+          }
+          words[r + 2] = Number(BigInt.asIntN(32, ns));
+          words[r + 3] = Number(ns >> 32n);
+        }
+      }
+    },
+    finish: () => arrow.makeData({ type: new arrow.IntervalMonthDayNano(), length, ...validity.props(), data: words }),
+  };
+}
+
+/** UUID -> FixedSizeBinary(16), the 16 bytes big-endian (the text form's hex digits in order). */
+function uuidWriter(length: number): ColumnWriter {
+  const validity = new Validity(length);
+  const bytes = new Uint8Array(length * 16);
+  const view = new DataView(bytes.buffer);
+  return {
+    write(vec, at) {
+      const n = vec.itemCount;
+      for (let i = 0; i < n; i++) {
+        const v = vec.getItem(i) as DuckDBUUIDValue | null;
+        if (v === null) {
+          validity.setNull(at + i);
+          continue;
+        }
+        const u = v.toUint128();
+        view.setBigUint64((at + i) * 16, u >> 64n, false);
+        view.setBigUint64((at + i) * 16 + 8, BigInt.asUintN(64, u), false);
+      }
+    },
+    finish: () => arrow.makeData({ type: new arrow.FixedSizeBinary(16), length, ...validity.props(), data: bytes }),
+  };
+}
+
+interface Conversion {
+  type: arrow.DataType;
+  writer: ColumnWriter;
+  metadata?: Map<string, string>;
+}
+
+/** The values of a nested child, collected row by row, seen as a DuckDB vector by a child writer. */
+function valuesAsVector(values: readonly DuckDBValue[]): DuckDBVector {
+  return { itemCount: values.length, getItem: (k: number) => values[k]! } as unknown as DuckDBVector;
+}
+
+function childFieldOf(name: string, c: Conversion): arrow.Field {
+  return new arrow.Field(name, c.type, true, c.metadata);
+}
+
+/**
+ * LIST(T) -> List<T'>: the items of every row are collected, then written by T's own writer (so
+ * the child values take exactly the same path as a top-level column of T).
+ */
+function listWriter(name: string, type: DuckDBListType, length: number): Conversion {
+  const childName = `${name}.item`;
+  const probe = writerFor(childName, type.valueType, 0);
+  const t = new arrow.List(childFieldOf('item', probe));
+  const validity = new Validity(length);
+  const offsets = new Int32Array(length + 1);
+  const items: DuckDBValue[] = [];
+  let last = 0;
+  return {
+    type: t,
+    writer: {
+      write(vec, at) {
+        const n = vec.itemCount;
+        for (let k = last; k < at; k++) offsets[k + 1] = items.length;
+        for (let i = 0; i < n; i++) {
+          const v = vec.getItem(i) as DuckDBListValue | null;
+          if (v === null) validity.setNull(at + i);
+          else for (const x of v.items) items.push(x);
+          if (items.length > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), 'in a result with over 2^31 list items');
+          offsets[at + i + 1] = items.length;
+        }
+        last = at + n;
+      },
+      finish() {
+        for (let k = last; k < length; k++) offsets[k + 1] = items.length;
+        const child = writerFor(childName, type.valueType, items.length);
+        child.writer.write(valuesAsVector(items), 0);
+        return arrow.makeData({ type: t, length, ...validity.props(), valueOffsets: offsets, child: child.writer.finish() });
+      },
+    },
+  };
+}
+
+/** STRUCT(a A, …) -> Struct<a: A', …>; a NULL struct row has NULL in every child. */
+function structWriter(name: string, type: DuckDBStructType, length: number): Conversion {
+  const names = type.entryNames;
+  const probes = names.map((e, j) => writerFor(`${name}.${e}`, type.entryTypes[j]!, 0));
+  const fields = names.map((e, j) => childFieldOf(e, probes[j]!));
+  const t = new arrow.Struct(fields);
+  const validity = new Validity(length);
+  const columns = names.map(() => new Array<DuckDBValue>(length).fill(null));
+  return {
+    type: t,
+    writer: {
+      write(vec, at) {
+        const n = vec.itemCount;
+        for (let i = 0; i < n; i++) {
+          const v = vec.getItem(i) as DuckDBStructValue | null;
+          if (v === null) {
+            validity.setNull(at + i);
+            continue;
+          }
+          for (let j = 0; j < names.length; j++) columns[j]![at + i] = v.entries[names[j]!] ?? null;
+        }
+      },
+      finish() {
+        const children = names.map((e, j) => {
+          const c = writerFor(`${name}.${e}`, type.entryTypes[j]!, length);
+          c.writer.write(valuesAsVector(columns[j]!), 0);
+          return c.writer.finish();
+        });
+        return arrow.makeData({ type: t, length, ...validity.props(), children });
+      },
+    },
+  };
+}
 
 /** The Arrow column writer for one DuckDB result column (throws UnsupportedTypeError). */
-function writerFor(name: string, type: DuckDBType, length: number): { type: arrow.DataType; writer: ColumnWriter } {
+function writerFor(
+  name: string,
+  type: DuckDBType,
+  length: number,
+): { type: arrow.DataType; writer: ColumnWriter; metadata?: Map<string, string> } {
   const num = <T extends arrow.DataType>(t: T, values: TypedArray) => ({
     type: t,
     writer: fixedWriter<number | bigint>(t, values, length, (a, i, v) => {
@@ -471,6 +882,12 @@ function writerFor(name: string, type: DuckDBType, length: number): { type: arro
       }),
     };
   };
+  const time = (t: arrow.TimeMicrosecond | arrow.TimeNanosecond, get: (v: never) => bigint) => ({
+    type: t,
+    writer: fixedWriter<never>(t, new BigInt64Array(length), length, (a, i, v) => {
+      (a as BigInt64Array)[i] = get(v);
+    }),
+  });
   switch (type.typeId) {
     case DuckDBTypeId.BOOLEAN:
       return { type: new arrow.Bool(), writer: bitWriter(length) };
@@ -512,9 +929,29 @@ function writerFor(name: string, type: DuckDBType, length: number): { type: arro
       const t = new arrow.Decimal(type.scale, type.width, 128);
       return { type: t, writer: decimalWriter(t, length, (v) => (v as DuckDBDecimalValue).value) };
     }
+    case DuckDBTypeId.UUID:
+      return { type: new arrow.FixedSizeBinary(16), writer: uuidWriter(length), metadata: new Map([[EXTENSION_NAME, UUID_EXTENSION]]) };
+    case DuckDBTypeId.INTERVAL:
+      return { type: new arrow.IntervalMonthDayNano(), writer: intervalWriter(name, length) };
+    case DuckDBTypeId.TIME:
+      return time(new arrow.TimeMicrosecond(), (v: DuckDBTimeValue) => v.micros);
+    case DuckDBTypeId.TIME_NS:
+      return time(new arrow.TimeNanosecond(), (v: DuckDBTimeNSValue) => v.nanos);
+    case DuckDBTypeId.TIME_TZ: {
+      const r = time(new arrow.TimeMicrosecond(), (v: DuckDBTimeTZValue) => {
+        if (v.offset !== 0) {
+          throw new UnsupportedTypeError(
+            name,
+            String(type),
+            `for value ${v} when converting a DuckDB result to Arrow (Arrow's UTC-adjusted Time keeps no offset; only +00 is exact)`,
+          );
+        }
+        return v.micros;
+      });
+      return { ...r, metadata: new Map([[ADJUSTED_TO_UTC, '']]) };
+    }
     case DuckDBTypeId.VARCHAR:
     case DuckDBTypeId.ENUM:
-    case DuckDBTypeId.UUID:
       return { type: new arrow.Utf8(), writer: varWriter(new arrow.Utf8(), length, (v) => (typeof v === 'string' ? v : String(v))) };
     case DuckDBTypeId.BLOB:
       return { type: new arrow.Binary(), writer: varWriter(new arrow.Binary(), length, (v) => (v as DuckDBBlobValue).bytes) };
@@ -537,6 +974,10 @@ function writerFor(name: string, type: DuckDBType, length: number): { type: arro
       return ts(U.NANOSECOND, (v: DuckDBTimestampNanosecondsValue) => v.nanos);
     case DuckDBTypeId.TIMESTAMP_TZ:
       return ts(U.MICROSECOND, (v: DuckDBTimestampTZValue) => v.micros, 'UTC');
+    case DuckDBTypeId.LIST:
+      return listWriter(name, type, length);
+    case DuckDBTypeId.STRUCT:
+      return structWriter(name, type, length);
     case DuckDBTypeId.SQLNULL: {
       const t = new arrow.Null();
       return { type: t, writer: { write() {}, finish: () => arrow.makeData({ type: t, length, nullCount: length }) } };
@@ -559,7 +1000,7 @@ export function resultToArrow(result: DuckDBMaterializedResult): arrow.Table {
     for (let c = 0; c < cols.length; c++) cols[c]!.writer.write(chunk.getColumnVector(c), at);
     at += n;
   }
-  const fields = names.map((n, c) => new arrow.Field(n, cols[c]!.type, true));
+  const fields = names.map((n, c) => new arrow.Field(n, cols[c]!.type, true, cols[c]!.metadata));
   const schema = new arrow.Schema(fields);
   const children = cols.map((c) => c.writer.finish());
   const struct = arrow.makeData({ type: new arrow.Struct(fields), length, nullCount: 0, children });
