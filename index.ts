@@ -21,8 +21,8 @@ export type { PushdownPolicy, BuildPartition, KeyFilter, PushdownContext } from 
 export type { HashMapLayout, JoinHashTable, BuildInput, ProbeInput } from './core/hashmap.ts';
 export { ProbeCursor } from './core/hashmap.ts';
 export type { BoundJoin } from './core/plan.ts';
-export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './operators/scan/types.ts';
-export { DynamicFilter } from './operators/scan/types.ts';
+export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './core/scan.ts';
+export { DynamicFilter } from './core/scan.ts';
 export type { ScanMetrics, OperatorMetrics } from './core/metrics.ts';
 
 // Building blocks for extensions (policies, layouts, algorithms).

@@ -28,7 +28,7 @@ import { toJoinSpec, type JoinSpecInput } from './spec.ts';
 import type { JoinSpec } from './types.ts';
 import { openScan } from '../operators/scan/open.ts';
 import { ProjectedScan } from '../operators/scan/projected-scan.ts';
-import type { Scan } from '../operators/scan/types.ts';
+import type { Scan } from './scan.ts';
 
 /** A join input: an Arrow table, a file path (.parquet, .arrow), or an already opened scan. */
 export type JoinInput = Table | string | Scan;

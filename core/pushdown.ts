@@ -14,7 +14,7 @@ import type { Config } from './config/schema.ts';
 import type { JoinHashTable } from './hashmap.ts';
 import type { KeyColumn, KeyKind } from './keys/types.ts';
 import type { Strategy } from './registry/registry.ts';
-import type { ColumnStats } from '../operators/scan/types.ts';
+import type { ColumnStats } from './scan.ts';
 import type { DataType } from 'apache-arrow';
 
 /** What one build partition saw. */

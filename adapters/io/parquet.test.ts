@@ -33,7 +33,7 @@ import {
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UsageError } from '../../core/errors.ts';
-import type { ColumnStats } from '../../operators/scan/types.ts';
+import type { ColumnStats } from '../../core/scan.ts';
 import { zoneMapOf } from '../../operators/scan/zone-map.ts';
 import { formatDate, formatDecimal, formatTimestamp } from './csv.ts';
 import { encodeParquet, ParquetFileHandle, readParquetFile, writeParquetFile } from './parquet.ts';

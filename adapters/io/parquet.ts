@@ -20,7 +20,7 @@
  * to decode, we fall back to decoding whole row groups from the original bytes (all columns) and
  * count it in `fallbackDecodes`; only if that fails too is the file reported corrupt.
  *
- * Statistics follow the `StatValue` convention of operators/scan/types.ts and are only ever safe
+ * Statistics follow the `StatValue` convention of core/scan.ts and are only ever safe
  * bounds ("maybe" when unsure -> `undefined`):
  * - INT8..INT32/UINT8..UINT32/dates -> number; INT64/UINT64, timestamps (converted to the Arrow
  *   column's unit: min floored, max ceiled), decimals (unscaled) -> bigint; UTF-8 -> string (bytes
@@ -99,7 +99,7 @@ import { conformBatch as conformToSchema } from '../../core/arrow/ipc-chunks.ts'
 import { heldBatchBytes } from '../../core/arrow/size.ts';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
-import type { ColumnStats, StatValue } from '../../operators/scan/types.ts';
+import type { ColumnStats, StatValue } from '../../core/scan.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { FileRanges, type ByteRange } from './file-ranges.ts';
 import { conformBatch, ConformError, decodeHint, exposedField, leafCount, parquetPreparer, prepareForParquet, readFixOf, type LeafPatch, type ReadFix } from './parquet-types.ts';

@@ -42,7 +42,7 @@ import { publishWhenComplete } from '../../strategies/pushdown/compose.ts';
 import { collectScan } from '../common/collect.ts';
 import { OutputPlan } from '../common/output.ts';
 import { rowsWhere } from '../common/rows.ts';
-import { DynamicFilter, type Scan } from '../scan/types.ts';
+import { DynamicFilter, type Scan } from '../../core/scan.ts';
 import { buildPartitions, partitionOrder, PartitionScratch, type PartitionBuild } from './build.ts';
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
 import { joinRoles, type JoinRoles } from './roles.ts';

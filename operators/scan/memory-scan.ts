@@ -27,7 +27,7 @@ import {
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import type { Scan, ScanOptions, ScanPredicate } from './types.ts';
+import type { Scan, ScanOptions, ScanPredicate } from '../../core/scan.ts';
 import { zoneMapOf } from './zone-map.ts';
 
 // ------------------------------------------------------------------------------------------------

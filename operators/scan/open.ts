@@ -14,7 +14,7 @@ import { isIpcPath, readIpcFile } from '../../adapters/io/ipc.ts';
 import { isParquetPath } from '../../adapters/io/parquet.ts';
 import { MemoryScan } from './memory-scan.ts';
 import { ParquetScan, type ParquetScanOptions } from './parquet-scan.ts';
-import type { Scan } from './types.ts';
+import type { Scan } from '../../core/scan.ts';
 
 export interface OpenScanOptions {
   readonly parquet?: ParquetScanOptions;

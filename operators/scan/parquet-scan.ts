@@ -22,7 +22,7 @@ import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from '../../adapters/io/parquet.ts';
 import { filterAndProject, neededColumns, throwIfAborted } from './memory-scan.ts';
-import type { ColumnStats, ContainerStats, Scan, ScanOptions } from './types.ts';
+import type { ColumnStats, ContainerStats, Scan, ScanOptions } from '../../core/scan.ts';
 
 export interface ParquetScanOptions {
   /** Max rows per decode run (default 65536). */

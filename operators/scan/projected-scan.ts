@@ -10,7 +10,7 @@
 import { Schema, type RecordBatch } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
-import type { Scan, ScanOptions } from './types.ts';
+import type { Scan, ScanOptions } from '../../core/scan.ts';
 
 export class ProjectedScan implements Scan {
   readonly schema: Schema;

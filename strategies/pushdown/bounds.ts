@@ -19,7 +19,7 @@ import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from 
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../operators/scan/types.ts';
+import type { ColumnStats } from '../../core/scan.ts';
 import { FALSE_FILTER } from './and.ts';
 import {
   extremeRows,

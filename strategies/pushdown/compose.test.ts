@@ -13,7 +13,7 @@ import { PUSHDOWN } from '../../core/registry/slots.ts';
 import { Registry } from '../../core/registry/registry.ts';
 import { loadExtension } from '../../core/registry/extensions.ts';
 import { zoneMapOf } from '../../operators/scan/zone-map.ts';
-import { DynamicFilter, type ColumnStats, type ContainerStats } from '../../operators/scan/types.ts';
+import { DynamicFilter, type ColumnStats, type ContainerStats } from '../../core/scan.ts';
 import { autoPushdown } from './auto.ts';
 import { boundsPushdown } from './bounds.ts';
 import { composeDynamicFilter, publishWhenComplete, type PartitionReport } from './compose.ts';

@@ -39,7 +39,7 @@ import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds } from '../../core/keys/partition.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
-import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../../operators/scan/types.ts';
+import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../../core/scan.ts';
 import { countKept, keptRows, rowPartOf } from './and.ts';
 import { RowFilterGate } from './row-gate.ts';
 

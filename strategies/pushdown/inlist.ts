@@ -21,7 +21,7 @@ import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from 
 import { hashKeys } from '../../core/keys/hash.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../operators/scan/types.ts';
+import type { ColumnStats } from '../../core/scan.ts';
 import { andFilters, FALSE_FILTER } from './and.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { mapFilter } from './map.ts';

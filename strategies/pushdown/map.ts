@@ -21,7 +21,7 @@ import { NO_PROBE_HASHES } from '../../core/hashmap.ts';
 import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../operators/scan/types.ts';
+import type { ColumnStats } from '../../core/scan.ts';
 import { andFilters, FALSE_FILTER, liveRows } from './and.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { KeyRangeBitmap } from './key-range-bitmap.ts';

@@ -23,7 +23,7 @@ import { describe, expect, it } from 'vitest';
 import { zoneMapOf } from '../../operators/scan/zone-map.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import type { KeyKind } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../operators/scan/types.ts';
+import type { ColumnStats } from '../../core/scan.ts';
 import {
   compareKeyValues,
   extremeRows,
