@@ -161,22 +161,37 @@ const NANOS_PER_UNIT: Record<number, bigint> = {
   [arrow.TimeUnit.NANOSECOND]: 1n,
 };
 
+/**
+ * A codec whose key and display form both derive from one reader of the raw value: `read(d)` is
+ * built once per Data, then each row is read once per key or display call.
+ */
+function readCodec<T>(family: Family, read: (d: arrow.Data) => (i: number) => T, key: (v: T) => string, show: (v: T) => unknown = (v) => v): Codec {
+  return {
+    family,
+    key: (d) => {
+      const r = read(d);
+      return (i) => key(r(i));
+    },
+    show: (d) => {
+      const r = read(d);
+      return (i) => show(r(i));
+    },
+  };
+}
+
 function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
   switch (type.typeId) {
     case arrow.Type.Null:
       return { family: 'null', key: () => () => 'N', show: () => () => null };
     case arrow.Type.Int:
-      return {
-        family: 'exact',
-        key: (d) => {
-          const values = d.values as ArrayLike<number | bigint>;
-          return (i) => `n${values[i]}`;
-        },
-        show: (d) => {
+      return readCodec(
+        'exact',
+        (d) => {
           const values = d.values as ArrayLike<number | bigint>;
           return (i) => values[i];
         },
-      };
+        (v) => `n${v}`,
+      );
     case arrow.Type.Float: {
       const half = (type as arrow.Float).precision === arrow.Precision.HALF;
       const read = (d: arrow.Data): ((i: number) => number) => {
@@ -184,14 +199,7 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         const values = d.values as Float32Array | Float64Array;
         return (i) => values[i]!;
       };
-      return {
-        family: 'float',
-        key: (d) => {
-          const r = read(d);
-          return (i) => `f${canonFloat(r(i), digits)}`;
-        },
-        show: read,
-      };
+      return readCodec('float', read, (v) => `f${canonFloat(v, digits)}`);
     }
     case arrow.Type.Decimal: {
       const t = type as arrow.Decimal;
@@ -200,17 +208,7 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         const words = d.values as Uint32Array;
         return (i: number) => bigIntFromWords(words, i * stride, stride);
       };
-      return {
-        family: 'exact',
-        key: (d) => {
-          const r = read(d);
-          return (i) => `n${decimalText(r(i), t.scale, true)}`;
-        },
-        show: (d) => {
-          const r = read(d);
-          return (i) => decimalText(r(i), t.scale, false);
-        },
-      };
+      return readCodec('exact', read, (v) => `n${decimalText(v, t.scale, true)}`, (v) => decimalText(v, t.scale, false));
     }
     case arrow.Type.Bool: {
       const read = (d: arrow.Data) => {
@@ -218,44 +216,25 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         const off = d.offset;
         return (i: number) => ((bits[(off + i) >> 3]! >> ((off + i) & 7)) & 1) === 1;
       };
-      return {
-        family: 'bool',
-        key: (d) => {
-          const r = read(d);
-          return (i) => (r(i) ? 'b1' : 'b0');
-        },
-        show: read,
-      };
+      return readCodec('bool', read, (v) => (v ? 'b1' : 'b0'));
     }
     case arrow.Type.Utf8:
     case arrow.Type.LargeUtf8:
     case arrow.Type.Utf8View:
-      return {
-        family: 'string',
-        key: (d) => {
-          const g = getter(d);
-          return (i) => {
-            const s = g(i) as string;
-            return `s${s.length}:${s}`;
-          };
-        },
-        show: getter,
-      };
+      return readCodec('string', getter, (v) => {
+        const s = v as string;
+        return `s${s.length}:${s}`;
+      });
     case arrow.Type.Binary:
     case arrow.Type.LargeBinary:
     case arrow.Type.BinaryView:
     case arrow.Type.FixedSizeBinary:
-      return {
-        family: 'binary',
-        key: (d) => {
-          const g = getter(d);
-          return (i) => `x${hex(g(i) as Uint8Array)}`;
-        },
-        show: (d) => {
-          const g = getter(d);
-          return (i) => `0x${hex(g(i) as Uint8Array)}`;
-        },
-      };
+      return readCodec(
+        'binary',
+        getter,
+        (v) => `x${hex(v as Uint8Array)}`,
+        (v) => `0x${hex(v as Uint8Array)}`,
+      );
     case arrow.Type.Date: {
       const day = (type as arrow.Date_).unit === arrow.DateUnit.DAY;
       const read = (d: arrow.Data) => {
@@ -266,17 +245,7 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         const ms = d.values as BigInt64Array;
         return (i: number) => Number(ms[i]!);
       };
-      return {
-        family: 'date',
-        key: (d) => {
-          const r = read(d);
-          return (i) => `d${r(i)}`;
-        },
-        show: (d) => {
-          const r = read(d);
-          return (i) => isoFromDateMs(r(i));
-        },
-      };
+      return readCodec('date', read, (v) => `d${v}`, isoFromDateMs);
     }
     case arrow.Type.Timestamp: {
       const f = NANOS_PER_UNIT[(type as arrow.Timestamp).unit]!;
@@ -284,17 +253,7 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         const values = d.values as BigInt64Array;
         return (i: number) => values[i]! * f;
       };
-      return {
-        family: 'timestamp',
-        key: (d) => {
-          const r = read(d);
-          return (i) => `t${r(i)}`;
-        },
-        show: (d) => {
-          const r = read(d);
-          return (i) => isoFromNanos(r(i));
-        },
-      };
+      return readCodec('timestamp', read, (v) => `t${v}`, isoFromNanos);
     }
     case arrow.Type.Time: {
       const t = type as arrow.Time;
@@ -307,17 +266,7 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         const values = d.values as BigInt64Array;
         return (i: number) => values[i]! * f;
       };
-      return {
-        family: 'time',
-        key: (d) => {
-          const r = read(d);
-          return (i) => `h${r(i)}`;
-        },
-        show: (d) => {
-          const r = read(d);
-          return (i) => timeFromNanos(r(i));
-        },
-      };
+      return readCodec('time', read, (v) => `h${v}`, timeFromNanos);
     }
     case arrow.Type.Interval: {
       const unit = (type as arrow.Interval).unit as number;
@@ -327,23 +276,12 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
         if (unit === arrow.IntervalUnit.DAY_TIME) return (i) => [0, v[2 * i]!, BigInt(v[2 * i + 1]!) * 1_000_000n];
         return (i) => [v[4 * i]!, v[4 * i + 1]!, (BigInt(v[4 * i + 3]!) << 32n) | BigInt(v[4 * i + 2]! >>> 0)];
       };
-      return {
-        family: 'interval',
-        key: (d) => {
-          const r = read(d);
-          return (i) => {
-            const [m, days, ns] = r(i);
-            return `i${m}:${days}:${ns}`;
-          };
-        },
-        show: (d) => {
-          const r = read(d);
-          return (i) => {
-            const [m, days, ns] = r(i);
-            return `${m} months ${days} days ${ns} ns`;
-          };
-        },
-      };
+      return readCodec(
+        'interval',
+        read,
+        ([m, days, ns]) => `i${m}:${days}:${ns}`,
+        ([m, days, ns]) => `${m} months ${days} days ${ns} ns`,
+      );
     }
     case arrow.Type.List:
     case arrow.Type.LargeList: {
