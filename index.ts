@@ -5,7 +5,8 @@
  *   const engine = await Engine.create({ join: 'nested-loop', batchSize: 4096 });
  *   const { table, metrics } = await engine.join({ type: 'inner', on: 'id=id' }, leftTable, 'right.parquet');
  */
-export { Engine, type EngineOptions, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream } from './core/engine.ts';
+export { Engine, BUILTINS } from './composition.ts';
+export { EMPTY_RUNTIME, type EngineOptions, type EngineRuntime, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream } from './core/engine.ts';
 export { parseConfig, CONFIG_KEYS, type Config, type ConfigInput } from './core/config/schema.ts';
 export { loadConfig } from './core/config/load.ts';
 export { toJoinSpec, parseOn, parseRange, type JoinSpecInput } from './core/spec.ts';
@@ -17,12 +18,12 @@ export { Registry, defineSlot, type Slot, type Strategy, type StrategyInfo, type
 export { ALL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH } from './core/registry/slots.ts';
 export type { Extension } from './core/registry/extensions.ts';
 export type { JoinAlgorithm, JoinContext, JoinInputs } from './core/join-algorithm.ts';
-export type { PushdownPolicy, BuildPartition, KeyFilter, PushdownContext } from './core/pushdown.ts';
+export type { PushdownPolicy, BuildPartition, KeyFilter, PushdownContext } from './core/pushdown/policy.ts';
 export type { HashMapLayout, JoinHashTable, BuildInput, ProbeInput } from './core/hashmap.ts';
 export { ProbeCursor } from './core/hashmap.ts';
 export type { BoundJoin } from './core/plan.ts';
-export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './core/scan.ts';
-export { DynamicFilter } from './core/scan.ts';
+export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './core/scan/scan.ts';
+export { DynamicFilter } from './core/scan/scan.ts';
 export type { ScanMetrics, OperatorMetrics } from './core/metrics.ts';
 
 // Building blocks for extensions (policies, layouts, algorithms).

@@ -6,6 +6,12 @@
  * Everything the CLI does goes through here, so a library user gets the same checks, errors and
  * metrics as the command line.
  *
+ * Core names no operator, strategy or file format: what the engine can run and read comes from an
+ * `EngineRuntime` — the extensions to load before the configured ones, and how to open an input
+ * that is not already a `Scan` — handed in by the composition root (`composition.ts`, which
+ * `index.ts` exports as `Engine`). An engine created here without one loads nothing and accepts
+ * only `Scan` inputs.
+ *
  * Memory: each run gets one pool (`MemoryPool.forRun`: the configured limit, or the system budget).
  * The operators reserve what they hold; the engine reserves the output batch in flight between the
  * operator and the consumer, and `join` the table it returns — so `stream` is bounded by the
@@ -14,21 +20,19 @@
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { heldBatchBytes } from './arrow/size.ts';
 import { parseConfig, type Config } from './config/schema.ts';
-import { UnsupportedJoinError } from './errors.ts';
 import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
 import { MemoryPool } from './memory/pool.ts';
 import { SpillManager } from './memory/spill.ts';
 import { newOperatorMetrics, type OperatorMetrics, type ScanMetrics } from './metrics.ts';
 import { bindJoin, type BoundJoin } from './plan.ts';
-import { BUILTIN_EXTENSIONS } from './registry/builtins.ts';
+import { UnsupportedJoinError, UsageError } from './errors.ts';
 import { loadExtensions } from './registry/extensions.ts';
 import { Registry } from './registry/registry.ts';
 import { ALL_SLOTS, JOIN } from './registry/slots.ts';
 import { toJoinSpec, type JoinSpecInput } from './spec.ts';
 import type { JoinSpec } from './types.ts';
-import { openScan } from '../operators/scan/open.ts';
-import { ProjectedScan } from '../operators/scan/projected-scan.ts';
-import type { Scan } from './scan.ts';
+import { ProjectedScan } from './scan/projected-scan.ts';
+import type { Scan } from './scan/scan.ts';
 
 /** A join input: an Arrow table, a file path (.parquet, .arrow), or an already opened scan. */
 export type JoinInput = Table | string | Scan;
@@ -72,7 +76,27 @@ export interface JoinResult {
 export interface EngineOptions {
   /** Directory relative extension paths resolve against (default: the working directory). */
   readonly baseDir?: string;
+  /** The built-ins (default: none — only `Scan` inputs, only configured extensions). */
+  readonly runtime?: EngineRuntime;
 }
+
+/** What the composition root wires into the engine. */
+export interface EngineRuntime {
+  /** Extension module specifiers loaded before the configured `extensions`, in order. */
+  readonly extensions: readonly string[];
+  /** Turns a table or a file path into a scan (`name` is the side: 'left' or 'right'). */
+  openInput(input: Table | string, name: string): Promise<Scan>;
+}
+
+/** No built-ins: an engine that only runs configured extensions over `Scan` inputs. */
+export const EMPTY_RUNTIME: EngineRuntime = {
+  extensions: [],
+  openInput(_input, name) {
+    return Promise.reject(
+      new UsageError(`the ${name} input is not a Scan and this engine has no input opener: create it through joinlab's index.ts, or pass EngineOptions.runtime`),
+    );
+  },
+};
 
 /** The V8 heap is checked on every 16th output batch (`outputBatches & HEAP_CHECK_MASK` = 0). */
 const HEAP_CHECK_MASK = 15;
@@ -81,31 +105,33 @@ function isScan(x: JoinInput): x is Scan {
   return typeof x === 'object' && !(x instanceof Table) && typeof (x as Scan).batches === 'function';
 }
 
-async function toScan(input: JoinInput, name: string): Promise<Scan> {
-  return isScan(input) ? input : openScan(input, name);
-}
-
 export class Engine {
-  private constructor(
+  protected constructor(
     readonly config: Config,
     readonly registry: Registry,
+    readonly runtime: EngineRuntime,
   ) {}
 
-  /** Validates `config` (nested or dotted keys), loads built-in then configured extensions. */
+  /** Validates `config` (nested or dotted keys), loads the runtime's then the configured extensions. */
   static async create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
     const parsed = parseConfig(config);
+    const runtime = options.runtime ?? EMPTY_RUNTIME;
     const registry = new Registry();
     for (const slot of ALL_SLOTS) registry.declareSlot(slot);
-    await loadExtensions(registry, BUILTIN_EXTENSIONS);
+    await loadExtensions(registry, runtime.extensions);
     await loadExtensions(registry, parsed.extensions, options.baseDir);
-    const engine = new Engine(parsed, registry);
+    const engine = new Engine(parsed, registry, runtime);
     engine.algorithm(); // fail fast on an unknown `join`
     return engine;
   }
 
-  /** The same engine with some config keys changed (e.g. one experiment variant). */
+  /** The same engine (same runtime) with some config keys changed (e.g. one experiment variant). */
   async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
-    return Engine.create({ ...this.config, ...overrides }, options);
+    return Engine.create({ ...this.config, ...overrides }, { runtime: this.runtime, ...options });
+  }
+
+  #toScan(input: JoinInput, name: string): Promise<Scan> {
+    return isScan(input) ? Promise.resolve(input) : this.runtime.openInput(input, name);
   }
 
   algorithm(name = this.config.join): JoinAlgorithm {
@@ -121,7 +147,7 @@ export class Engine {
   }
 
   async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinStream> {
-    const [leftInput, rightInput] = await Promise.all([toScan(left, 'left'), toScan(right, 'right')]);
+    const [leftInput, rightInput] = await Promise.all([this.#toScan(left, 'left'), this.#toScan(right, 'right')]);
     let bound = this.bind(spec, leftInput.schema, rightInput.schema);
     // A select list may leave input columns unread: the operators then see projected scans (and
     // a join bound to them, with the output names of the full inputs).

@@ -12,7 +12,7 @@ import type { SpillManager } from './memory/spill.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import type { BoundJoin } from './plan.ts';
 import type { Registry, Strategy } from './registry/registry.ts';
-import type { Scan } from './scan.ts';
+import type { Scan } from './scan/scan.ts';
 
 export interface JoinContext {
   readonly config: Config;

@@ -1,6 +1,6 @@
 import { Field, Int32, List, makeData, makeVector, SparseUnion, Table, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { Engine } from './engine.ts';
+import { Engine } from '../composition.ts';
 import { UnsupportedTypeError } from './errors.ts';
 
 /** A sparse union column (apache-arrow reads them from IPC; the join cannot carry them). */

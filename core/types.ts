@@ -10,7 +10,7 @@
  * "left" and "right" always name the join's input sides; which one is built or probed is a
  * strategy decision that never changes the result.
  */
-import type { Expr } from './expr/ast.ts';
+import type { Expr, Side } from './expr/ast.ts';
 
 export const JOIN_TYPES = [
   'inner',
@@ -28,7 +28,7 @@ export type JoinType = (typeof JOIN_TYPES)[number];
 
 export type NullEquality = 'null-equals-nothing' | 'null-equals-null';
 
-export type Side = 'left' | 'right';
+export type { Side } from './expr/ast.ts';
 
 /** One equi-join conjunct: `left.<left> = right.<right>`. */
 export interface KeyPair {

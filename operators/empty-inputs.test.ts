@@ -5,7 +5,7 @@
  */
 import { Int32, Table, vectorFromArray } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../core/engine.ts';
+import { Engine } from '../composition.ts';
 import { JOIN_TYPES, type JoinType } from '../core/types.ts';
 
 const empty = () => new Table({ k: vectorFromArray([], new Int32()) });

@@ -5,7 +5,7 @@
 import type { Extension } from '../core/registry/extensions.ts';
 import { JOIN } from '../core/registry/slots.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
-import { NestedLoopJoin } from './nested-loop-join.ts';
+import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 
 const extension: Extension = {
   name: 'joinlab.joins',

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
-import { LOGICAL_TYPES, randomTable, type ColumnGen } from '../../bench/data/random-tables.ts';
+import { LOGICAL_TYPES, randomTable, type ColumnGen } from '../datagen/random-tables.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { joinToSql } from '../duckdb/join-sql.ts';
 import { DuckDBSession } from '../duckdb/session.ts';

@@ -5,12 +5,12 @@
  * table. Returns false when any answer differs from DuckDB's.
  */
 import type { Config } from '../../core/config/schema.ts';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { bindJoin } from '../../core/plan.ts';
 import { JOIN } from '../../core/registry/slots.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
-import { demoData } from '../../bench/data/demo-data.ts';
+import { demoData } from '../datagen/demo-data.ts';
 import { compareResults } from '../duckdb/compare.ts';
 import { joinToSql } from '../duckdb/join-sql.ts';
 import { DuckDBSession } from '../duckdb/session.ts';

@@ -10,7 +10,7 @@
 import { dirname, resolve } from 'node:path';
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { loadConfig } from '../../core/config/load.ts';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import { writeBatches } from '../io/index.ts';
 import { previewValue } from '../io/text.ts';

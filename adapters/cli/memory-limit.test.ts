@@ -16,7 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeVector, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { MemoryLimitError } from '../../core/errors.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 

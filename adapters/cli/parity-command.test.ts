@@ -28,7 +28,7 @@ describe('joinlab parity', () => {
 
   it('catches an algorithm that drops a row, with a shrunk reproduction', async () => {
     const ext = join(dir, 'broken.mjs');
-    const nl = new URL('../../operators/nested-loop-join.ts', import.meta.url).href;
+    const nl = new URL('../../operators/nested-loop-join/nested-loop-join.ts', import.meta.url).href;
     writeFileSync(
       ext,
       `import { NestedLoopJoin } from '${nl}';

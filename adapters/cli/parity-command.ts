@@ -14,10 +14,10 @@
  * stderr; the last line on stdout is always `N passed, M failed` (`, K skipped` when some were).
  */
 import type { Table } from 'apache-arrow';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { UnsupportedJoinError } from '../../core/errors.ts';
 import { toJoinSpec } from '../../core/spec.ts';
-import { caseSpace, describeCase, randomCase, shrinkCase, type JoinCase } from '../../bench/data/random-cases.ts';
+import { caseSpace, describeCase, randomCase, shrinkCase, type JoinCase } from '../datagen/random-cases.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { joinToSql } from '../duckdb/join-sql.ts';
 import { DuckDBSession } from '../duckdb/session.ts';

@@ -13,9 +13,9 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { assertRegularFile } from '../../core/input-file.ts';
-import { formatResultsTable } from '../../bench/experiments/report.ts';
-import { runExperiment, type ExperimentResults } from '../../bench/experiments/runner.ts';
-import { loadExperiment } from '../../bench/experiments/schema.ts';
+import { formatResultsTable } from '../experiments/report.ts';
+import { runExperiment, type ExperimentResults } from '../experiments/runner.ts';
+import { loadExperiment } from '../experiments/schema.ts';
 
 /** The demo experiment: star and sparse data, every pushdown policy, DuckDB side by side. */
 export const DEFAULT_EXPERIMENT_FILE = fileURLToPath(new URL('../../bench/experiments/default.yaml', import.meta.url));

@@ -1,6 +1,6 @@
 /** `joinlab strategies [--json]`: every slot, the names registered in it and who registered them. */
 import type { Config } from '../../core/config/schema.ts';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { formatTable } from './format.ts';
 
 export async function runStrategiesCommand(config: Config, json: boolean): Promise<void> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { CorruptFileError, FileNotFoundError, UnsupportedTypeError } from '../../core/errors.ts';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { DuckDBSession } from './session.ts';
 import { joinToSql } from './join-sql.ts';

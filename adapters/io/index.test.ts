@@ -5,8 +5,8 @@ import { Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../core/errors.ts';
 import { MemoryScan } from '../../operators/scan/memory-scan.ts';
-import { openScan } from '../../operators/scan/open.ts';
-import { ParquetScan } from '../../operators/scan/parquet-scan.ts';
+import { openScan } from './open.ts';
+import { ParquetScan } from './parquet-scan.ts';
 import { formatOf, openScanFor, readTable, writeTable } from './index.ts';
 
 let dir: string;

@@ -14,8 +14,8 @@
 import type { RecordBatch, Schema, Table } from 'apache-arrow';
 import { UsageError } from '../../core/errors.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
-import { openScan } from '../../operators/scan/open.ts';
-import type { Scan } from '../../core/scan.ts';
+import { openScan } from './open.ts';
+import type { Scan } from '../../core/scan/scan.ts';
 import { CSV_EXTENSIONS, isCsvPath, writeCsvBatches } from './csv.ts';
 import { IPC_EXTENSIONS, isIpcPath, readIpcFile, writeIpcBatches } from './ipc.ts';
 import { isParquetPath, PARQUET_EXTENSIONS, readParquetFile, writeParquetBatches, type ParquetWriteOptions } from './parquet.ts';

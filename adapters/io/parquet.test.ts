@@ -33,8 +33,8 @@ import {
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UsageError } from '../../core/errors.ts';
-import type { ColumnStats } from '../../core/scan.ts';
-import { zoneMapOf } from '../../operators/scan/zone-map.ts';
+import type { ColumnStats } from '../../core/scan/scan.ts';
+import { zoneMapOf } from '../../core/scan/zone-map.ts';
 import { formatDate, formatDecimal, formatTimestamp } from './csv.ts';
 import { encodeParquet, ParquetFileHandle, readParquetFile, writeParquetFile } from './parquet.ts';
 

@@ -99,7 +99,7 @@ import { conformBatch as conformToSchema } from '../../core/arrow/ipc-chunks.ts'
 import { heldBatchBytes } from '../../core/arrow/size.ts';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
-import type { ColumnStats, StatValue } from '../../core/scan.ts';
+import type { ColumnStats, StatValue } from '../../core/scan/scan.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { FileRanges, type ByteRange } from './file-ranges.ts';
 import { conformBatch, ConformError, decodeHint, exposedField, leafCount, parquetPreparer, prepareForParquet, readFixOf, type LeafPatch, type ReadFix } from './parquet-types.ts';

@@ -58,7 +58,7 @@ import {
 } from 'apache-arrow';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { runJoinCommand } from '../cli/join-command.ts';
 import { writeTable } from './index.ts';

@@ -10,11 +10,11 @@
  * output, so joinlab's inner cases `select` only `bv` too (the join still materialises it for every
  * output row, and the fold below sums it); semi/anti output the probe side's single column.
  */
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import type { JoinSpecInput } from '../../core/spec.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
-import { float64Data, int64Data, int64Values, tableOf, uniformInts, utf8Digits } from '../data/keys.ts';
+import { float64Data, int64Data, int64Values, tableOf, uniformInts, utf8Digits } from '../../adapters/datagen/keys.ts';
 import type { Table } from 'apache-arrow';
 
 const BATCH_ROWS = 65_536;

@@ -2,12 +2,12 @@
  * `nested-loop` suite: the oracle against DuckDB on small inputs (it is quadratic by design; the
  * point is to know what the oracle costs when the fuzzers lean on it, not to win).
  */
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { randomTable } from '../data/random-tables.ts';
+import { randomTable } from '../../adapters/datagen/random-tables.ts';
 import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
 
 export async function nestedLoopCases(duck: DuckDBSession, scale: number, overrides: SuiteOverrides = {}): Promise<BenchCase[]> {

@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { writeParquetFile } from '../../adapters/io/parquet.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';

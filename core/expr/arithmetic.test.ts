@@ -24,7 +24,7 @@ import {
 } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { Engine } from '../engine.ts';
+import { Engine } from '../../composition.ts';
 import { ExpressionError } from '../errors.ts';
 import { and, arith, cmp, col, type Expr, lit, MAX_EXPR_DEPTH, or } from './ast.ts';
 import { compileFilter, compileScalar } from './evaluate.ts';

@@ -16,7 +16,9 @@
  * reads; `checkDepth` does for an AST built in code, without recursing itself.
  */
 import { ExpressionError } from '../errors.ts';
-import type { Side } from '../types.ts';
+
+/** A join input side (`core/types.ts` re-exports it). */
+export type Side = 'left' | 'right';
 
 export type CompareOp = '=' | '<>' | '<' | '<=' | '>' | '>=';
 /** `/` is floating-point division, `//` integer division (truncating), `%` the remainder (as in DuckDB). */

@@ -1,11 +1,17 @@
 /** keyExtremes: signed vs unsigned order, NULLs skipped, all-NULL -> null, cached per column. */
-import { Float64, Int64, Uint64 } from 'apache-arrow';
+import { DataType, Float64, Int64, makeBuilder, Uint64, type Vector } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { vector } from '../../strategies/hashmap/test-helpers.ts';
 import { keyExtremes } from './extremes.ts';
 import { normalizeKeyColumn } from './normalize.ts';
 import { keyKindOf } from './resolve.ts';
 import type { FixedKeyColumn } from './types.ts';
+
+function vector(type: DataType, values: readonly (number | bigint | null)[]): Vector {
+  const b = makeBuilder({ type, nullValues: [null] });
+  const wide = DataType.isInt(type) && type.bitWidth === 64;
+  for (const v of values) b.append((wide && typeof v === 'number' ? BigInt(v) : v) as never);
+  return b.finish().toVector();
+}
 
 const col = (type: Int64 | Uint64 | Float64, values: (bigint | number | null)[]) =>
   normalizeKeyColumn(vector(type, values), keyKindOf(type, 'k')) as FixedKeyColumn;

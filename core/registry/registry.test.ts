@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Engine } from '../engine.ts';
+import { Engine } from '../../composition.ts';
 import { ConfigError, UnknownStrategyError } from '../errors.ts';
 import { loadExtensions } from './extensions.ts';
 import { defineSlot, Registry, type Strategy } from './registry.ts';

@@ -5,7 +5,7 @@
  * `joinlab strategies` shows the whole shape of the system, and extensions can already fill them.
  */
 import type { JoinAlgorithm } from '../join-algorithm.ts';
-import type { PushdownPolicy } from '../pushdown.ts';
+import type { PushdownPolicy } from '../pushdown/policy.ts';
 import type { HashMapLayout } from '../hashmap.ts';
 import { defineSlot, type Strategy } from './registry.ts';
 

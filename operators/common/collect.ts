@@ -7,7 +7,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
-import type { Scan, ScanOptions } from '../../core/scan.ts';
+import type { Scan, ScanOptions } from '../../core/scan/scan.ts';
 
 export async function collectScan(scan: Scan, reservation: Reservation, options?: ScanOptions): Promise<RecordBatch[]> {
   const out: RecordBatch[] = [];

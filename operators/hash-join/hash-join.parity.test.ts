@@ -8,11 +8,11 @@
  */
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { UnsupportedJoinError } from '../../core/errors.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
-import { caseSpace, describeCase, randomCase, shrinkCase, type CaseConfig, type JoinCase } from '../../bench/data/random-cases.ts';
+import { caseSpace, describeCase, randomCase, shrinkCase, type CaseConfig, type JoinCase } from '../../adapters/datagen/random-cases.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';

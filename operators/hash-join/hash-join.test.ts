@@ -5,19 +5,23 @@
  */
 import { Int64, makeData, makeVector, Table, vectorFromArray, Int32 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../../core/engine.ts';
-import { rebatch } from '../../bench/data/random-tables.ts';
-import { int64Data, int64Values, tableOf } from '../../bench/data/keys.ts';
-import type { BuildInput } from '../../core/hashmap.ts';
+import { Engine } from '../../composition.ts';
+import { rebatch } from '../../adapters/datagen/random-tables.ts';
+import { int64Data, int64Values, tableOf } from '../../adapters/datagen/keys.ts';
+import type { BuildInput, HashMapLayout } from '../../core/hashmap.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds } from '../../core/keys/partition.ts';
 import { keyKindOf } from '../../core/keys/resolve.ts';
 import type { FixedKeyColumn } from '../../core/keys/types.ts';
 import { MemoryPool } from '../../core/memory/pool.ts';
-import { rankLayout } from '../../strategies/hashmap/rank.ts';
-import { swissLayout } from '../../strategies/hashmap/swiss.ts';
+import { HASHMAP } from '../../core/registry/slots.ts';
 import { MemoryLimitError } from '../../core/errors.ts';
 import { buildPartitions } from './build.ts';
+
+/** A built-in layout, through the registry (operators reach strategies only by name). */
+async function layout(name: string): Promise<HashMapLayout> {
+  return (await Engine.create()).registry.resolve(HASHMAP, name);
+}
 
 /** The kind of an Int32 key (widened to BIGINT: two words per row). */
 const BIGINT = keyKindOf(new Int32(), 'k');
@@ -93,13 +97,14 @@ describe('partitioned mode', () => {
     // the partition of key 13 cannot be indexed by this layout; the others can
     const bad = new Int32Array(1);
     partitionIds(normalizeKeys(table([13]).batches[0]!, ['k'], [BIGINT]), 4, bad);
+    const swissLayout = await layout('swiss');
     const picky = {
       ...swissLayout,
       unsupportedReason: (input: BuildInput) => (hasKey(input, 13) ? 'refuses the partition holding 13' : null),
     };
     const built: number[] = [];
     const failed: number[] = [];
-    const fourWays = (layout: typeof swissLayout, more: Partial<Parameters<typeof buildPartitions>[1]>) =>
+    const fourWays = (layout: HashMapLayout, more: Partial<Parameters<typeof buildPartitions>[1]>) =>
       buildPartitions(build.batches, {
         schema: build.schema,
         keyColumns: ['k'],
@@ -131,7 +136,7 @@ describe('memory limit', () => {
   it('a range-addressed table over the limit fails before it is allocated', async () => {
     // two keys 2^29 apart: a 128 MB rank directory (array refuses the span)
     const wide = table([0, 2 ** 29], 2);
-    const neverBuilt = { ...rankLayout, build: () => Promise.reject(new Error('allocated')) as never };
+    const neverBuilt = { ...(await layout('rank')), build: () => Promise.reject(new Error('allocated')) as never };
     const build = buildPartitions(wide.batches, {
       schema: wide.schema,
       keyColumns: ['k'],

@@ -38,14 +38,14 @@ import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { HASHMAP, PUSHDOWN } from '../../core/registry/slots.ts';
 import type { Side } from '../../core/types.ts';
-import { publishWhenComplete } from '../../strategies/pushdown/compose.ts';
+import { publishWhenComplete } from '../../core/pushdown/compose.ts';
 import { collectScan } from '../common/collect.ts';
 import { OutputPlan } from '../common/output.ts';
-import { rowsWhere } from '../common/rows.ts';
-import { DynamicFilter, type Scan } from '../../core/scan.ts';
+import { rowsWhere } from '../../core/selection.ts';
+import { DynamicFilter, type Scan } from '../../core/scan/scan.ts';
 import { buildPartitions, partitionOrder, PartitionScratch, type PartitionBuild } from './build.ts';
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
-import { joinRoles, type JoinRoles } from './roles.ts';
+import { joinRoles, type JoinRoles } from '../common/roles.ts';
 
 /** Everything one run of the join shares across probe batches. */
 interface RunState {

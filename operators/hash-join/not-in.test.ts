@@ -7,13 +7,13 @@
  */
 import { Float64, Int32, Table, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../core/engine.ts';
+import { Engine } from '../../composition.ts';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { rebatch } from '../../bench/data/random-tables.ts';
+import { rebatch } from '../../adapters/datagen/random-tables.ts';
 
 const table = (k: (number | null)[], v: (number | null)[], batch = 3) =>
   rebatch(new Table({ k: vectorFromArray(k, new Int32()), v: vectorFromArray(v, new Float64()), tag: vectorFromArray(k.map((_, i) => i), new Int32()) }), batch);

@@ -24,7 +24,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { CompiledFilter } from '../../core/expr/evaluate.ts';
 import type { Side } from '../../core/types.ts';
-import { rowsWhere } from '../common/rows.ts';
+import { rowsWhere } from '../../core/selection.ts';
 import type { PartitionBuild } from './build.ts';
 
 /** Pairs evaluated per filter call. */

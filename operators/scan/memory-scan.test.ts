@@ -21,8 +21,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
 import { MemoryScan, projectBatch, takeRows } from './memory-scan.ts';
-import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan.ts';
-import { zoneMapOf } from './zone-map.ts';
+import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan/scan.ts';
+import { zoneMapOf } from '../../core/scan/zone-map.ts';
 
 /** `col BETWEEN lo AND hi` over an Int32 column, as a join's bounds filter would be. */
 function between(col: string, lo: number, hi: number): ScanPredicate & { tested: number[] } {

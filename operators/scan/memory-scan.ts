@@ -27,8 +27,8 @@ import {
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import type { Scan, ScanOptions, ScanPredicate } from '../../core/scan.ts';
-import { zoneMapOf } from './zone-map.ts';
+import type { Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
+import { zoneMapOf } from '../../core/scan/zone-map.ts';
 
 // ------------------------------------------------------------------------------------------------
 // Helpers shared with ParquetScan

@@ -13,10 +13,10 @@ import { Engine, PUSHDOWN } from '../../index.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import { toJoinSpec } from '../../core/spec.ts';
-import { zoneMapOf } from '../../operators/scan/zone-map.ts';
-import { caseSpace, describeCase, randomCase } from '../../bench/data/random-cases.ts';
+import { zoneMapOf } from '../../core/scan/zone-map.ts';
+import { caseSpace, describeCase, randomCase } from '../../adapters/datagen/random-cases.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
-import { composeDynamicFilter, type PartitionReport } from '../pushdown/compose.ts';
+import { composeDynamicFilter, type PartitionReport } from '../../core/pushdown/compose.ts';
 import { batchOf, buildPartitions, chunks, contextFor, keptMask, kindsFor, matchingRows, testConfig, vec, type Val } from '../pushdown/test-support.ts';
 import extension, { BloomFilter, bloomOf, bloomPushdown } from './bloom-pushdown.ts';
 

@@ -31,36 +31,15 @@ import { keyExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './chained.ts';
-import { buildOffsets, expandHits, keyOffsets, offsetAt, selectHits, type KeyOffsets } from './key-offsets.ts';
+import { buildOffsets, expandHits, keyOffsets, offsetAt, selectHits, type ArrayKeyAnalysis, type KeyOffsets } from './key-offsets.ts';
+
+export type { ArrayKeyAnalysis } from './key-offsets.ts';
 import { containsWindows, probeWindows, WINDOW, type WindowMatches } from './windowed-probe.ts';
 
 /** Largest span (max - min + 1) the array layout indexes: 2^26 slots = 256 MB of Int32. */
 export const ARRAY_MAX_SPAN = 2 ** 26;
 const TWO_32 = 4294967296;
 const SIGN = 0x80000000 | 0;
-
-/** What the array layout learned from one pass over the build keys (cached per BuildInput). */
-export interface ArrayKeyAnalysis {
-  /** Why the array layout cannot index these keys, or null. */
-  readonly reason: string | null;
-  /**
-   * The part of `reason` that is about the key itself (columns, type, NULL rule), not its span:
-   * null when only the span is too wide, in which case count/span/width/flip/min are all set (the
-   * `rank` layout indexes wider spans from the same analysis).
-   */
-  readonly keyReason: string | null;
-  /** Non-NULL build rows (the rows that would be inserted). */
-  readonly count: number;
-  /** max - min + 1 over non-NULL keys (0 when none; may be inexact above 2^53 — only compared). */
-  readonly span: number;
-  /** Words per key (1 or 2) when supported. */
-  readonly width: number;
-  /** Sign-bit flip applied to the high word (0 signed, 0x80000000 unsigned). */
-  readonly flip: number;
-  /** min's high word (flipped) and unsigned low word; for width 1, minLo is the signed value. */
-  readonly minHi: number;
-  readonly minLo: number;
-}
 
 const cache = new WeakMap<BuildInput, ArrayKeyAnalysis>();
 

@@ -29,8 +29,30 @@
  *  - a branch on "in range?" mispredicts on about every other row of a probe spread twice as wide
  *    as the build: out-of-range rows read word 0 instead and are masked out.
  */
+
+/** What the array layout learned from one pass over the build keys (cached per BuildInput). */
+export interface ArrayKeyAnalysis {
+  /** Why the array layout cannot index these keys, or null. */
+  readonly reason: string | null;
+  /**
+   * The part of `reason` that is about the key itself (columns, type, NULL rule), not its span:
+   * null when only the span is too wide, in which case count/span/width/flip/min are all set (the
+   * `rank` layout indexes wider spans from the same analysis).
+   */
+  readonly keyReason: string | null;
+  /** Non-NULL build rows (the rows that would be inserted). */
+  readonly count: number;
+  /** max - min + 1 over non-NULL keys (0 when none; may be inexact above 2^53 — only compared). */
+  readonly span: number;
+  /** Words per key (1 or 2) when supported. */
+  readonly width: number;
+  /** Sign-bit flip applied to the high word (0 signed, 0x80000000 unsigned). */
+  readonly flip: number;
+  /** min's high word (flipped) and unsigned low word; for width 1, minLo is the signed value. */
+  readonly minHi: number;
+  readonly minLo: number;
+}
 import { expandMasks, WINDOW } from './windowed-probe.ts';
-import type { ArrayKeyAnalysis } from './array.ts';
 
 const SIGN = 0x80000000 | 0;
 

@@ -7,13 +7,14 @@
  */
 import { Bool, Dictionary, Float64, Int32, Int64, Utf8, makeVector } from 'apache-arrow';
 import type { DataType } from 'apache-arrow';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ProbeCursor } from '../../core/hashmap.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
 import { keyKindOf } from '../../core/keys/resolve.ts';
 import { Rng } from '../../core/random.ts';
+import { cachedBytes, clearBufferCache } from '../../core/memory/buffer-cache.ts';
 import { SwissHashTable, swissLayout } from './swiss.ts';
 import { expectStream, heavyPairs, int64BuildInput, int64ProbeInput, membership, oraclePairs, probeAll, sides } from './test-helpers.ts';
 import type { Row } from './test-helpers.ts';
@@ -250,5 +251,24 @@ describe('swiss layout', () => {
     const two = sides([new Int32(), new Int32()], [new Int32(), new Int32()], [[1, 1]], [[1, 1]], false);
     expect(() => table.probe(two.probe, cursor, new Int32Array(4), new Int32Array(4), 4)).toThrow(/key columns/);
     expect(() => swissLayout.build({ ...s.build, keys: [] })).toThrow(/at least one key/);
+  });
+});
+
+describe('swiss and the buffer cache', () => {
+  afterEach(() => clearBufferCache());
+
+  it('a released swiss table refuses to be probed, and its arrays serve the next table', () => {
+    const kind = keyKindOf(new Int64(), 'k');
+    const col = normalizeKeyColumn(makeVector(BigInt64Array.from({ length: 300_000 }, (_, i) => BigInt(i * 3))), kind);
+    const input = { keys: [col], hashes: hashKeys([col], TABLE_SEED), rows: 300_000, nullEqualsNull: false };
+    const t1 = new SwissHashTable(input);
+    t1.release();
+    expect(cachedBytes()).toBeGreaterThan(0);
+    const probe = { keys: [col], hashes: input.hashes, rows: 10 };
+    expect(() => t1.probe(probe, new ProbeCursor(), new Int32Array(8), new Int32Array(8), 8)).toThrow(/after release/);
+    const t2 = new SwissHashTable(input); // reuses the cached arrays
+    const out = new Uint8Array(10);
+    t2.contains(probe, out, null);
+    expect(Array.from(out)).toEqual(new Array(10).fill(1));
   });
 });

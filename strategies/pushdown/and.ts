@@ -14,7 +14,8 @@
  * a KeyFilter (the composer keeps or drops them), and a NULL-free probe row cannot equal a build
  * row that has a NULL, so nothing a filter sees can match.
  */
-import type { KeyFilter } from '../../core/pushdown.ts';
+import { rowPartOf, type KeyFilter } from '../../core/pushdown/policy.ts';
+import { liveRows } from '../../core/selection.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 
 /** The conjunction of `filters` (nulls ignored), or null when none is left. */
@@ -62,58 +63,6 @@ class AndFilter implements KeyFilter {
       this.parts[i]!.test(keys, hashes, live, keep);
     }
   }
-}
-
-/** The part of `f` to run per row under `pushdown.rowFilter: auto` (see `KeyFilter.perRow`). */
-export function rowPartOf(f: KeyFilter): KeyFilter | null {
-  return f.perRow === undefined ? f : f.perRow();
-}
-
-/**
- * The listed rows (all `n` rows when `rows` is null) whose `keep` entry is not 0, ascending. One
- * branch-free pass: every row is written and the count advances by `(-keep) >>> 31` (1 for any
- * nonzero byte) — filters keep unpredictable halves, where a branch (and V8 compiles `x ? 1 : 0` as
- * one) mispredicts. Written into `into` when it is large enough (it may be `rows` itself: the
- * compaction never overtakes its input), else into a new array; the result is a view of its head.
- */
-export function liveRows(rows: Int32Array | null, keep: Uint8Array, n: number, into?: Int32Array): Int32Array {
-  const count = rows === null ? n : rows.length;
-  const out = into !== undefined && into.length >= count ? into : new Int32Array(count);
-  let j = 0;
-  if (rows === null) {
-    for (let i = 0; i < count; i++) {
-      out[j] = i;
-      j += -keep[i]! >>> 31;
-    }
-  } else {
-    for (let i = 0; i < count; i++) {
-      const r = rows[i]!;
-      out[j] = r;
-      j += -keep[r]! >>> 31;
-    }
-  }
-  return j === out.length ? out : out.subarray(0, j);
-}
-
-/**
- * `liveRows(null, keep, n)` when the number of kept rows is already known (`countKept`): an array of
- * exactly `kept` rows (one spare slot absorbs the branch-free loop's last unconditional write).
- */
-export function keptRows(keep: Uint8Array, n: number, kept: number): Int32Array {
-  const out = new Int32Array(kept + 1);
-  let j = 0;
-  for (let i = 0; i < n; i++) {
-    out[j] = i;
-    j += -keep[i]! >>> 31;
-  }
-  return out.subarray(0, kept);
-}
-
-/** The number of nonzero entries of keep[0, n) (branch-free). */
-export function countKept(keep: Uint8Array, n: number): number {
-  let k = 0;
-  for (let i = 0; i < n; i++) k += -keep[i]! >>> 31;
-  return k;
 }
 
 export const FALSE_FILTER: KeyFilter = Object.freeze({

@@ -10,7 +10,7 @@
  * do", `inlist` the name that documents the intent. A partition whose keys are all NULL publishes
  * FALSE (see and.ts); the composer handles empty and failed partitions.
  */
-import type { PushdownPolicy } from '../../core/pushdown.ts';
+import type { PushdownPolicy } from '../../core/pushdown/policy.ts';
 import { andFilters, FALSE_FILTER } from './and.ts';
 import { boundsFilter, usableRows } from './bounds.ts';
 import { membershipFilter } from './inlist.ts';

@@ -15,11 +15,11 @@
  *  - Container tests go through stats.ts (stats in the probe column's own type, converted into the
  *    key kind's domain); an unknown side never prunes.
  */
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../core/scan.ts';
+import type { ColumnStats } from '../../core/scan/scan.ts';
 import { FALSE_FILTER } from './and.ts';
 import {
   extremeRows,

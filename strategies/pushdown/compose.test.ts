@@ -1,6 +1,7 @@
 /**
- * The composer's rules — each one a real bug in a mature engine — plus the publication barrier
- * and the extension's registrations.
+ * The composer's rules (core/pushdown/compose.ts) — each one a real bug in a mature engine — plus
+ * the publication barrier and the extension's registrations. It sits with the policies because it
+ * runs the composer over the built-in ones (core's tests may not import strategies).
  */
 import { Int32, Int64, Utf8, type RecordBatch } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
@@ -8,15 +9,15 @@ import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds } from '../../core/keys/partition.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
 import { PUSHDOWN } from '../../core/registry/slots.ts';
 import { Registry } from '../../core/registry/registry.ts';
 import { loadExtension } from '../../core/registry/extensions.ts';
-import { zoneMapOf } from '../../operators/scan/zone-map.ts';
-import { DynamicFilter, type ColumnStats, type ContainerStats } from '../../core/scan.ts';
+import { zoneMapOf } from '../../core/scan/zone-map.ts';
+import { DynamicFilter, type ColumnStats, type ContainerStats } from '../../core/scan/scan.ts';
 import { autoPushdown } from './auto.ts';
 import { boundsPushdown } from './bounds.ts';
-import { composeDynamicFilter, publishWhenComplete, type PartitionReport } from './compose.ts';
+import { composeDynamicFilter, publishWhenComplete, type PartitionReport } from '../../core/pushdown/compose.ts';
 import extension from './extension.ts';
 import { inlistPushdown } from './inlist.ts';
 import { nonePushdown } from './none.ts';

@@ -7,8 +7,8 @@ import { Dictionary, Float64, Int32, Int64, Utf8, type DataType } from 'apache-a
 import { describe, expect, it } from 'vitest';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
-import type { KeyFilter } from '../../core/pushdown.ts';
-import type { ColumnStats } from '../../core/scan.ts';
+import type { KeyFilter } from '../../core/pushdown/policy.ts';
+import type { ColumnStats } from '../../core/scan/scan.ts';
 import { andFilters, FALSE_FILTER } from './and.ts';
 import { autoPushdown } from './auto.ts';
 import { BoundsFilter, boundsFilter, boundsPushdown } from './bounds.ts';

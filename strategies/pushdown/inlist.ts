@@ -17,11 +17,11 @@
  * [min, max] in EVERY key column. Entries are kept sorted by the first column's value, so that is
  * a binary search plus a walk over the entries inside the first column's range.
  */
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../core/scan.ts';
+import type { ColumnStats } from '../../core/scan/scan.ts';
 import { andFilters, FALSE_FILTER } from './and.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { mapFilter } from './map.ts';

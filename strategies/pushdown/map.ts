@@ -18,11 +18,12 @@
  *    second lookup and saves nothing.
  */
 import { NO_PROBE_HASHES } from '../../core/hashmap.ts';
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../core/scan.ts';
-import { andFilters, FALSE_FILTER, liveRows } from './and.ts';
+import type { ColumnStats } from '../../core/scan/scan.ts';
+import { andFilters, FALSE_FILTER } from './and.ts';
+import { liveRows } from '../../core/selection.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { KeyRangeBitmap } from './key-range-bitmap.ts';
 import { statsToKeyRange } from './stats.ts';

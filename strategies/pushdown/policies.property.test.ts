@@ -26,11 +26,11 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
-import type { BuildPartition, PushdownPolicy } from '../../core/pushdown.ts';
-import { zoneMapOf } from '../../operators/scan/zone-map.ts';
+import type { BuildPartition, PushdownPolicy } from '../../core/pushdown/policy.ts';
+import { zoneMapOf } from '../../core/scan/zone-map.ts';
 import { autoPushdown } from './auto.ts';
 import { boundsPushdown } from './bounds.ts';
-import { composeDynamicFilter, type PartitionReport } from './compose.ts';
+import { composeDynamicFilter, type PartitionReport } from '../../core/pushdown/compose.ts';
 import { inlistPushdown } from './inlist.ts';
 import { mapPushdown } from './map.ts';
 import {

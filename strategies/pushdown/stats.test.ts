@@ -20,10 +20,10 @@ import {
 } from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { zoneMapOf } from '../../operators/scan/zone-map.ts';
+import { zoneMapOf } from '../../core/scan/zone-map.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import type { KeyKind } from '../../core/keys/types.ts';
-import type { ColumnStats } from '../../core/scan.ts';
+import type { ColumnStats } from '../../core/scan/scan.ts';
 import {
   compareKeyValues,
   extremeRows,

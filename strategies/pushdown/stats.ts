@@ -37,7 +37,7 @@ import { UNIT_EXP } from '../../core/keys/resolve.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { keyExtremes } from '../../core/keys/extremes.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats, StatValue } from '../../core/scan.ts';
+import type { ColumnStats, StatValue } from '../../core/scan/scan.ts';
 
 /** A key value in its kind's comparable domain (see the module comment). */
 export type KeyValue = bigint | number | Uint8Array;

@@ -17,7 +17,7 @@ import { partitionIds, TABLE_SEED } from '../../core/keys/partition.ts';
 import { resolveKeyKind } from '../../core/keys/resolve.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
-import type { BuildPartition, PushdownContext } from '../../core/pushdown.ts';
+import type { BuildPartition, PushdownContext } from '../../core/pushdown/policy.ts';
 import { buildChainedTable } from '../hashmap/chained.ts';
 
 export type Val = number | bigint | string | boolean | null;

@@ -14,18 +14,18 @@
  * o's key is not NULL, no key in S(o) is NULL and none equals o's key.
  */
 import type { RecordBatch } from 'apache-arrow';
-import { RowSource } from '../core/arrow/gather.ts';
-import { Bitset } from '../core/bitset.ts';
-import type { JoinAlgorithm, JoinContext, JoinInputs } from '../core/join-algorithm.ts';
-import { makeKeyComparator } from '../core/keys/compare.ts';
-import { normalizeKeys } from '../core/keys/normalize.ts';
-import { keyColumnBytes, type KeyColumn, type KeyComparator } from '../core/keys/types.ts';
-import type { Reservation } from '../core/memory/pool.ts';
-import { bump } from '../core/metrics.ts';
-import type { BoundJoin } from '../core/plan.ts';
-import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../core/types.ts';
-import { collectScan } from './common/collect.ts';
-import { OutputAssembler, OutputPlan } from './common/output.ts';
+import { RowSource } from '../../core/arrow/gather.ts';
+import { Bitset } from '../../core/bitset.ts';
+import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
+import { makeKeyComparator } from '../../core/keys/compare.ts';
+import { normalizeKeys } from '../../core/keys/normalize.ts';
+import { keyColumnBytes, type KeyColumn, type KeyComparator } from '../../core/keys/types.ts';
+import type { Reservation } from '../../core/memory/pool.ts';
+import { bump } from '../../core/metrics.ts';
+import type { BoundJoin } from '../../core/plan.ts';
+import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../../core/types.ts';
+import { collectScan } from '../common/collect.ts';
+import { OutputAssembler, OutputPlan } from '../common/output.ts';
 
 /** Candidate pairs evaluated against the residual filter at once. */
 const FILTER_BLOCK = 4096;

@@ -22,7 +22,7 @@
  * (`undefined`, i.e. "maybe").
  */
 import { Data, DataType, type Decimal, type RecordBatch, type Vector } from 'apache-arrow';
-import type { ColumnStats, ContainerStats, StatValue } from '../../core/scan.ts';
+import type { ColumnStats, ContainerStats, StatValue } from './scan.ts';
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is data, not a byte-order mark
 

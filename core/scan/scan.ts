@@ -11,7 +11,7 @@
  * container.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
-import type { ScanMetrics } from './metrics.ts';
+import type { ScanMetrics } from '../metrics.ts';
 
 /**
  * A min/max statistic in a type-stable form: 8/16/32-bit ints, floats, dates (days) as `number`;

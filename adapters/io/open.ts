@@ -10,11 +10,11 @@
 import type { Table } from 'apache-arrow';
 import { UsageError } from '../../core/errors.ts';
 import { assertRegularFile } from '../../core/input-file.ts';
-import { isIpcPath, readIpcFile } from '../../adapters/io/ipc.ts';
-import { isParquetPath } from '../../adapters/io/parquet.ts';
-import { MemoryScan } from './memory-scan.ts';
+import { isIpcPath, readIpcFile } from './ipc.ts';
+import { isParquetPath } from './parquet.ts';
+import { MemoryScan } from '../../operators/scan/memory-scan.ts';
 import { ParquetScan, type ParquetScanOptions } from './parquet-scan.ts';
-import type { Scan } from '../../core/scan.ts';
+import type { Scan } from '../../core/scan/scan.ts';
 
 export interface OpenScanOptions {
   readonly parquet?: ParquetScanOptions;

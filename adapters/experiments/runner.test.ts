@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tableFromArrays } from 'apache-arrow';
 import { ConfigError, FileNotFoundError } from '../../core/errors.ts';
-import { writeIpcFile } from '../../adapters/io/ipc.ts';
-import { writeParquetFile } from '../../adapters/io/parquet.ts';
+import { writeIpcFile } from '../io/ipc.ts';
+import { writeParquetFile } from '../io/parquet.ts';
 import { formatResultsTable } from './report.ts';
 import { runExperiment, type ExperimentResults } from './runner.ts';
 

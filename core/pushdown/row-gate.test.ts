@@ -5,8 +5,8 @@
  */
 import { Table } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { Engine } from '../../core/engine.ts';
-import { int64Data, int64Values, tableOf } from '../../bench/data/keys.ts';
+import { Engine } from '../../composition.ts';
+import { int64Data, int64Values, tableOf } from '../../adapters/datagen/keys.ts';
 import { KEEP_LIMIT, PAUSE_ROWS, RowFilterGate, SAMPLE_ROWS } from './row-gate.ts';
 
 describe('RowFilterGate', () => {

@@ -8,9 +8,9 @@
  * operators only ever ask for what the bound join said it reads.
  */
 import { Schema, type RecordBatch } from 'apache-arrow';
-import { MissingColumnError } from '../../core/errors.ts';
-import type { ScanMetrics } from '../../core/metrics.ts';
-import type { Scan, ScanOptions } from '../../core/scan.ts';
+import { MissingColumnError } from '../errors.ts';
+import type { ScanMetrics } from '../metrics.ts';
+import type { Scan, ScanOptions } from './scan.ts';
 
 export class ProjectedScan implements Scan {
   readonly schema: Schema;

@@ -19,7 +19,8 @@
  *    whose key column is entirely NULL (nullCount == numRows) is pruned.
  *  - BARRIER: a filter built from N-1 of N partitions drops the N-th partition's matches, so
  *    nothing is published before the N-th report.
- * The `none` policy publishes nothing at all (null), so it stays a true baseline.
+ * A policy with `publishesNothing` (the built-in `none`) publishes nothing at all (null), so it stays
+ * a true baseline.
  *
  * Containers and rows are tested differently (`pushdown.rowFilter`): containers always with the
  * full filters (pruning before decoding always pays); rows with `always` the full filters, with
@@ -34,13 +35,13 @@
  * partition's seed. Returns ascending kept row indices, or null when every row is kept.
  */
 import type { RecordBatch } from 'apache-arrow';
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown.ts';
-import { hashKeys } from '../../core/keys/hash.ts';
-import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
-import { partitionIds } from '../../core/keys/partition.ts';
-import type { KeyColumn } from '../../core/keys/types.ts';
-import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../../core/scan.ts';
-import { countKept, keptRows, rowPartOf } from './and.ts';
+import { rowPartOf, type BuildPartition, type KeyFilter, type PushdownContext, type PushdownPolicy } from './policy.ts';
+import { hashKeys } from '../keys/hash.ts';
+import { anyNullMask, normalizeKeys } from '../keys/normalize.ts';
+import { partitionIds } from '../keys/partition.ts';
+import type { KeyColumn } from '../keys/types.ts';
+import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../scan/scan.ts';
+import { countKept, keptRows, rowsWhere } from '../selection.ts';
 import { RowFilterGate } from './row-gate.ts';
 
 /** What a build partition reports: its contents, or that it failed (unknown contents). */
@@ -78,7 +79,7 @@ export function composeDynamicFilter(args: ComposeArgs): ScanPredicate | null {
   if (ctx.probeColumns.length === 0 || ctx.probeColumns.length !== ctx.keyKinds.length) {
     throw new RangeError(`pushdown context: ${ctx.probeColumns.length} probe columns for ${ctx.keyKinds.length} key kinds`);
   }
-  if (policy.name === 'none') return null;
+  if (policy.publishesNothing === true) return null;
   const plans: Plan[] = partitions.map((p) => planOf(policy, p, ctx));
   const allKeep = plans.every((p) => p.mode === KEEP);
   if (allKeep && args.keepNullKeys) return null;
@@ -205,7 +206,7 @@ class ComposedPredicate implements ScanPredicate {
     const plans = this.#rowPlans!;
     if (this.#routed) this.#routedRows(keys, nulls, keep, hashes);
     else {
-      const rows = nulls === null ? null : nonNullRows(nulls, n);
+      const rows = nulls === null ? null : rowsWhere(nulls, n, 0);
       if (plans.length === 1) applyPlan(plans[0]!, keys, rows, keep, hashes);
       else orOverPlans(plans, keys, rows, keep, hashes);
     }
@@ -258,15 +259,6 @@ function applyPlan(plan: Plan, keys: readonly KeyColumn[], rows: Int32Array | nu
   }
   const f = plan.filter!;
   f.test(keys, f.needsHashes ? hashes.get(plan.seed) : null, rows, keep);
-}
-
-function nonNullRows(nulls: Uint8Array, n: number): Int32Array {
-  let count = 0;
-  for (let r = 0; r < n; r++) count += nulls[r] === 0 ? 1 : 0;
-  const out = new Int32Array(count);
-  let j = 0;
-  for (let r = 0; r < n; r++) if (nulls[r] === 0) out[j++] = r;
-  return out;
 }
 
 /** Probe hashes of one batch, computed at most once per seed and only when asked for. */

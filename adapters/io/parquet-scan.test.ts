@@ -5,9 +5,9 @@ import { makeVector, Table, Utf8, vectorFromArray, type RecordBatch } from 'apac
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CancelledError, CorruptFileError, FileNotFoundError, MissingColumnError } from '../../core/errors.ts';
-import { writeParquetFile } from '../../adapters/io/parquet.ts';
+import { writeParquetFile } from './parquet.ts';
 import { ParquetScan } from './parquet-scan.ts';
-import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan.ts';
+import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan/scan.ts';
 
 /** `col BETWEEN lo AND hi`, numbers or bigints, as a join's bounds filter would be. */
 function between(col: string, lo: number, hi: number): ScanPredicate & { tested: number[] } {

@@ -10,11 +10,11 @@
  * NULL keys are handled by the composer, never by a KeyFilter: rows with a NULL key are dropped
  * (or kept, under null-equals-null / null-aware anti) before `test` sees them.
  */
-import type { Config } from './config/schema.ts';
-import type { JoinHashTable } from './hashmap.ts';
-import type { KeyColumn, KeyKind } from './keys/types.ts';
-import type { Strategy } from './registry/registry.ts';
-import type { ColumnStats } from './scan.ts';
+import type { Config } from '../config/schema.ts';
+import type { JoinHashTable } from '../hashmap.ts';
+import type { KeyColumn, KeyKind } from '../keys/types.ts';
+import type { Strategy } from '../registry/registry.ts';
+import type { ColumnStats } from '../scan/scan.ts';
 import type { DataType } from 'apache-arrow';
 
 /** What one build partition saw. */
@@ -66,6 +66,17 @@ export interface KeyFilter {
 }
 
 export interface PushdownPolicy extends Strategy {
+  /**
+   * `true` for a baseline that publishes no dynamic filter at all — not even what the composer
+   * derives without the policy (an empty partition's `false`, dropping NULL-key probe rows), so
+   * the probe scan runs exactly as without a join filter. Default `false`.
+   */
+  readonly publishesNothing?: boolean;
   /** The filter for one non-empty build partition, or `null` for "keep everything". */
   planPartition(build: BuildPartition, ctx: PushdownContext): KeyFilter | null;
+}
+
+/** The part of `f` to run per row under `pushdown.rowFilter: auto` (see `KeyFilter.perRow`). */
+export function rowPartOf(f: KeyFilter): KeyFilter | null {
+  return f.perRow === undefined ? f : f.perRow();
 }

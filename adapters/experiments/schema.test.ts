@@ -88,12 +88,15 @@ describe('experiment schema', () => {
     expect([e.repeat, e.warmup, e.duckdb, e.parity]).toEqual([1, 0, false, false]);
   });
 
+  /** The shipped experiment files live with the benchmarks. */
+  const EXPERIMENT_FILES = join(import.meta.dirname, '../../bench/experiments');
+
   it('loads every shipped experiment file', async () => {
     for (const f of ['default', 'star', 'sparse', 'skewed', 'range', 'rowfilter']) {
-      const e = await loadExperiment(join(import.meta.dirname, `${f}.yaml`));
+      const e = await loadExperiment(join(EXPERIMENT_FILES, `${f}.yaml`));
       expect(e.variants.length).toBeGreaterThan(0);
     }
-    const d = await loadExperiment(join(import.meta.dirname, 'default.yaml'));
+    const d = await loadExperiment(join(EXPERIMENT_FILES, 'default.yaml'));
     expect(d.datasets.map((x) => x.name)).toEqual(['star', 'sparse']);
     expect(d.variants.map((v) => v.config.pushdown)).toEqual(['none', 'bounds', 'inlist', 'map', 'map', 'auto']);
     expect(d.variants.map((v) => v.config['pushdown.keyRangeBitmap'])).toEqual([true, true, true, true, false, true]);

@@ -8,13 +8,13 @@
  */
 import type { Table } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../core/engine.ts';
-import { toJoinSpec } from '../core/spec.ts';
-import { JOIN_TYPES } from '../core/types.ts';
-import { caseSpace, describeCase, randomCase, shrinkCase, type JoinCase } from '../bench/data/random-cases.ts';
-import { compareResults, formatComparison } from '../adapters/duckdb/compare.ts';
-import { joinToSql } from '../adapters/duckdb/join-sql.ts';
-import { DuckDBSession } from '../adapters/duckdb/session.ts';
+import { Engine } from '../../composition.ts';
+import { toJoinSpec } from '../../core/spec.ts';
+import { JOIN_TYPES } from '../../core/types.ts';
+import { caseSpace, describeCase, randomCase, shrinkCase, type JoinCase } from '../../adapters/datagen/random-cases.ts';
+import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
+import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
+import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 
 const SEED = 20261130;
 const CASES = 400;

@@ -35,8 +35,8 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quoteString } from '../../core/expr/sql.ts';
-import { writeFileAtomic } from '../../adapters/io/atomic.ts';
-import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
+import { writeFileAtomic } from '../io/atomic.ts';
+import type { DuckDBSession } from '../duckdb/session.ts';
 import type { GeneratedDataSpec, GeneratorParams } from './schema.ts';
 
 /** Bump when the SQL of any generator changes, so old caches are not reused. */

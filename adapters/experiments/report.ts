@@ -11,8 +11,8 @@
  * per variant (median bar, min–max whisker) with DuckDB as the last bar; probe containers pruned
  * per variant (pruned/total); and rows decoded per variant.
  */
-import { formatTable } from '../../adapters/cli/format.ts';
-import type { DatasetResult, ExperimentResults, VariantResult } from './runner.ts';
+import { formatTable } from '../cli/format.ts';
+import type { DatasetResult, ExperimentResults, VariantResult } from './results.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Text helpers

@@ -295,7 +295,7 @@ function resolvePath(baseDir: string, p: string): string {
 /** Relative extension specifiers (`./x.js`, `../x.js`, `x.js` with a path separator or file extension) → absolute. */
 function resolveExtension(baseDir: string, p: string): string {
   if (p.startsWith('file:') || isAbsolute(p)) return p;
-  if (p.startsWith('./') || p.startsWith('../') || /\.[cm]?[jt]s$/.test(p)) return resolve(baseDir, p);
+  if (p.startsWith('../../bench/experiments/') || p.startsWith('../../bench/') || /\.[cm]?[jt]s$/.test(p)) return resolve(baseDir, p);
   return p; // a package name
 }
 

@@ -60,8 +60,8 @@ import type { Registry, Slot, Strategy } from '../../core/registry/registry.ts';
 import { HASHMAP, JOIN, PUSHDOWN } from '../../core/registry/slots.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { isAntiJoin, JOIN_TYPES, RANGE_OPS, type JoinType, type RangeOp } from '../../core/types.ts';
-import { decimalText } from '../../adapters/duckdb/compare.ts';
-import { bigIntFromWords } from '../../adapters/duckdb/session.ts';
+import { decimalText } from '../duckdb/compare.ts';
+import { bigIntFromWords } from '../duckdb/session.ts';
 import { COMPATIBLE_KEY_PAIRS, LOGICAL_TYPES, randomTable, rebatch, type ColumnGen, type LogicalType } from './random-tables.ts';
 
 /** Residual filters over the payload columns (`l.v`, `l.s`, `r.v`, `r.w`). */
