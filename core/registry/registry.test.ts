@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
 import { ConfigError, UnknownStrategyError } from '../errors.ts';
-import { loadExtensions } from './extensions.ts';
+import { loadExtension, loadExtensions } from './extensions.ts';
 import { defineSlot, Registry, type Strategy } from './registry.ts';
 import { ALL_SLOTS, JOIN, PUSHDOWN } from './slots.ts';
 
@@ -52,6 +52,35 @@ describe('registry', () => {
     expect(engine.registry.names(PUSHDOWN)).toContain('none');
     const nl = slots.find((s) => s.name === 'join')!.strategies.find((s) => s.name === 'nested-loop')!;
     expect(nl.extension).toBe('joinlab.joins');
+  });
+
+  it('an async load that registers after an await is attributed to its extension, and the attribution ends with it', async () => {
+    const r = new Registry();
+    await loadExtension(r, {
+      name: 'slow-ext',
+      async load(registry) {
+        await new Promise((res) => setTimeout(res, 1));
+        registry.register(COLOR, { name: 'late', description: 'registered after an await', paint: () => '' });
+      },
+    });
+    r.register(COLOR, { name: 'direct', description: 'registered by hand', paint: () => '' });
+    const listed = r.slots().find((s) => s.name === 'color')!.strategies;
+    expect(listed.map((s) => [s.name, s.extension])).toEqual([
+      ['late', 'slow-ext'],
+      ['direct', '(direct)'],
+    ]);
+    // a load that fails after its await ends the attribution too
+    await expect(
+      loadExtension(r, {
+        name: 'failing-ext',
+        async load() {
+          await Promise.resolve();
+          throw new Error('boom');
+        },
+      }),
+    ).rejects.toThrow('boom');
+    r.register(COLOR, { name: 'after', description: '', paint: () => '' });
+    expect(r.slots().find((s) => s.name === 'color')!.strategies.at(-1)!.extension).toBe('(direct)');
   });
 
   it('a user extension from a file adds a strategy without touching core', async () => {

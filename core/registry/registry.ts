@@ -106,14 +106,27 @@ export class Registry {
     }));
   }
 
-  /** Runs `fn` with registrations attributed to `extension` (used by the extension loader). */
+  /**
+   * Runs `fn` with registrations attributed to `extension` (used by the extension loader). An
+   * async `fn` (an extension whose `load` awaits before it registers) keeps the attribution until
+   * its promise settles; extensions load one at a time, so attributions never interleave.
+   */
   withExtension<R>(extension: string, fn: () => R): R {
     const previous = this.#loading;
     this.#loading = extension;
+    let result: R;
     try {
-      return fn();
-    } finally {
+      result = fn();
+    } catch (e) {
       this.#loading = previous;
+      throw e;
     }
+    if (result instanceof Promise) {
+      return result.finally(() => {
+        this.#loading = previous;
+      }) as R;
+    }
+    this.#loading = previous;
+    return result;
   }
 }

@@ -1,8 +1,10 @@
 /**
  * The slots of the registry and the config key that picks a strategy in each.
  *
- * Only `join` and `pushdown` have their full contracts here yet; the other slots are declared so
- * `joinlab strategies` shows the whole shape of the system, and extensions can already fill them.
+ * `join`, `pushdown` and `hashmap` hold strategies with full contracts (core/join-algorithm.ts,
+ * core/pushdown/policy.ts, core/hashmap.ts). `smj.existence` and `pwmj.search` are declared for
+ * the sort-merge and piecewise merge joins (their contracts come with those joins), so
+ * `joinlab strategies` shows the whole shape of the system and extensions can already fill them.
  */
 import type { JoinAlgorithm } from '../join-algorithm.ts';
 import type { PushdownPolicy } from '../pushdown/policy.ts';
