@@ -372,10 +372,12 @@ function probeGeneric(
 
 // --- membership ----------------------------------------------------------------------------------
 // Same walk, stopping at the first match; rows come from `list` (or 0..rows-1), windows of
-// GATHER_MAX list entries have their heads gathered first.
+// GATHER_MAX list entries have their heads gathered first. One function per key shape, like the
+// probe loops: the key compare stays inlined, with no call per chain entry.
 
-/** gathered[k - from] = heads[bucket of probe row list[k]] for k in [from, to). */
-function gatherListed(heads: Int32Array, ph: Uint32Array, shift: number, list: Int32Array, from: number, to: number): void {
+/** gathered[k - from] = heads[bucket of probe row row(k)] for k in [from, to) (row(k) = k, or list[k]). */
+function gatherRows(heads: Int32Array, ph: Uint32Array, shift: number, list: Int32Array | null, from: number, to: number): void {
+  if (list === null) return gatherHeads(heads, ph, shift, from, to);
   const g = gathered;
   for (let k = from; k < to; k++) g[k - from] = heads[ph[list[k]!]! >>> shift]!;
 }
@@ -396,8 +398,7 @@ function containsW2(
   const count = list === null ? rows : list.length;
   for (let base = 0; base < count; base += GATHER_MAX) {
     const end = count - base < GATHER_MAX ? count : base + GATHER_MAX;
-    if (list === null) gatherHeads(heads, ph, shift, base, end);
-    else gatherListed(heads, ph, shift, list, base, end);
+    gatherRows(heads, ph, shift, list, base, end);
     for (let k = base; k < end; k++) {
       const r = list === null ? k : list[k]!;
       out[r] = 0;
@@ -433,8 +434,7 @@ function containsW1(
   const count = list === null ? rows : list.length;
   for (let base = 0; base < count; base += GATHER_MAX) {
     const end = count - base < GATHER_MAX ? count : base + GATHER_MAX;
-    if (list === null) gatherHeads(heads, ph, shift, base, end);
-    else gatherListed(heads, ph, shift, list, base, end);
+    gatherRows(heads, ph, shift, list, base, end);
     for (let k = base; k < end; k++) {
       const r = list === null ? k : list[k]!;
       out[r] = 0;
@@ -468,8 +468,7 @@ function containsGeneric(
   const count = list === null ? rows : list.length;
   for (let base = 0; base < count; base += GATHER_MAX) {
     const end = count - base < GATHER_MAX ? count : base + GATHER_MAX;
-    if (list === null) gatherHeads(heads, ph, shift, base, end);
-    else gatherListed(heads, ph, shift, list, base, end);
+    gatherRows(heads, ph, shift, list, base, end);
     for (let k = base; k < end; k++) {
       const r = list === null ? k : list[k]!;
       out[r] = 0;

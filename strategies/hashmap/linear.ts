@@ -196,7 +196,8 @@ export const linearLayout: HashMapLayout = {
 // --- build ---------------------------------------------------------------------------------------
 // Rows rows-1 .. 0: a row whose key already has a slot is pushed in front of that slot's chain,
 // any other row claims the first empty slot from its home. Returns the number of slots claimed.
-// `next` is all zeros on entry, so a chain's last row needs no write.
+// `next` is all zeros on entry, so a chain's last row needs no write. One function per key width
+// (monomorphic kernels: the key compare is inlined, with no width test per slot visited).
 
 function insertW2(
   tags: Uint8Array,
@@ -362,6 +363,7 @@ function matchTags(
 /**
  * Pass 3: confirms the key words of each candidate slot; on a salt false positive the scan goes on
  * from the next slot. Keeps the matches (row, first build row + 1) compacted in place, in order.
+ * One function per key width, as the inserts (the compare inlined in a monomorphic loop).
  */
 function confirmW2(tags: Uint8Array, slots: Int32Array, mask: number, pw: Int32Array, ph: Uint32Array, c: number): number {
   const cr = candRow;

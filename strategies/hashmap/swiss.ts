@@ -919,7 +919,7 @@ function confirmPlainBytes(
   return m;
 }
 
-/* The whole walk for one probe key: its first build row + 1, or 0 when no slot holds it. */
+/* The whole walk for one probe key: its first build row + 1, or 0 when no slot holds it (one per slot shape, as the inserts). */
 
 function walkW2(groups: Int32Array, slots: Int32Array, shift: number, gmask: number, lo: number, hi: number, h: number): number {
   const salt = saltOf(h);
