@@ -13,8 +13,8 @@
  * - strings compare by UTF-8 bytes (= code point order). JS `<` on strings is UTF-16 order, which
  *   differs for astral characters, so we compare the bytes in the Arrow buffer and decode only the
  *   final min/max.
- * - Int64/UInt64/timestamps are scanned through 32-bit word views (no BigInt per row); decimals
- *   word-wise from the most significant word; the bigint is built once for the result.
+ * - Int64/UInt64/timestamps and decimals are scanned through 32-bit word views by the key words'
+ *   min/max pass (core/keys/extremes.ts; no BigInt per row); the bigint is built once for the result.
  * - dictionary columns: min/max over the dictionary entries the batch's rows actually *use*
  *   (tighter than the whole dictionary, which would also be a safe bound).
  * Degenerate cases: an all-NULL or empty column is `{ min: null, max: null, nullCount }`; types we
@@ -22,6 +22,8 @@
  * (`undefined`, i.e. "maybe").
  */
 import { Data, DataType, type Decimal, type RecordBatch, type Vector } from 'apache-arrow';
+import { compareByteRanges, compareBytes } from '../keys/byte-order.ts';
+import { wordExtremes } from '../keys/extremes.ts';
 import type { ColumnStats, ContainerStats, StatValue } from './scan.ts';
 
 const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is data, not a byte-order mark
@@ -43,24 +45,34 @@ function hasNulls(d: Data): boolean {
   return d.nullCount > 0 && d.nullBitmap !== undefined && d.nullBitmap !== null && d.nullBitmap.length > 0;
 }
 
-// Row i of `d` counts when it is valid and (no mask or mask[base + i] != 0).
+/**
+ * 1 for each row i of `d` that does not count — NULL, or left out by `mask` (mask[base + i] == 0:
+ * a dictionary entry no row uses); null when every row counts.
+ */
+function skipMask(d: Data, mask: Mask, base: number): Uint8Array | null {
+  const bm = hasNulls(d) ? d.nullBitmap! : null;
+  if (bm === null && mask === null) return null;
+  const n = d.length;
+  const off = d.offset;
+  const skip = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = off + i;
+    if ((bm !== null && ((bm[p >> 3]! >> (p & 7)) & 1) === 0) || (mask !== null && mask[base + i] === 0)) skip[i] = 1;
+  }
+  return skip;
+}
 
 function numberStats(d: Data, isFloat: boolean, mask: Mask, base: number): Acc {
   const v = d.values as ArrayLike<number>;
   const n = d.length;
-  const bm = hasNulls(d) ? d.nullBitmap! : null;
-  const off = d.offset;
+  const skip = skipMask(d, mask, base);
   let min = Infinity;
   let max = -Infinity;
   let count = 0;
   let numbers = 0;
   let nan = false;
   for (let i = 0; i < n; i++) {
-    if (bm !== null) {
-      const p = off + i;
-      if (((bm[p >> 3]! >> (p & 7)) & 1) === 0) continue;
-    }
-    if (mask !== null && mask[base + i] === 0) continue;
+    if (skip !== null && skip[i] !== 0) continue;
     const x = v[i]!;
     count++;
     if (x !== x) {
@@ -77,62 +89,13 @@ function numberStats(d: Data, isFloat: boolean, mask: Mask, base: number): Acc {
   return { count, min: min === 0 ? 0 : min, max: nan ? NaN : max === 0 ? 0 : max };
 }
 
+/** Int64/UInt64/timestamps: the values' little-endian 32-bit words, ordered like normalised key words. */
 function int64Stats(d: Data, signed: boolean, mask: Mask, base: number): Acc {
   const values = d.values as BigInt64Array | BigUint64Array;
-  const n = d.length;
-  const lo = new Uint32Array(values.buffer, values.byteOffset, n * 2);
-  const hi = signed ? new Int32Array(values.buffer, values.byteOffset, n * 2) : lo;
-  const bm = hasNulls(d) ? d.nullBitmap! : null;
-  const off = d.offset;
-  let minIdx = -1;
-  let maxIdx = -1;
-  let minHi = 0;
-  let minLo = 0;
-  let maxHi = 0;
-  let maxLo = 0;
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    if (bm !== null) {
-      const p = off + i;
-      if (((bm[p >> 3]! >> (p & 7)) & 1) === 0) continue;
-    }
-    if (mask !== null && mask[base + i] === 0) continue;
-    const h = hi[2 * i + 1]!;
-    const l = lo[2 * i]!;
-    count++;
-    if (minIdx < 0) {
-      minIdx = maxIdx = i;
-      minHi = maxHi = h;
-      minLo = maxLo = l;
-      continue;
-    }
-    if (h < minHi || (h === minHi && l < minLo)) {
-      minIdx = i;
-      minHi = h;
-      minLo = l;
-    }
-    if (h > maxHi || (h === maxHi && l > maxLo)) {
-      maxIdx = i;
-      maxHi = h;
-      maxLo = l;
-    }
-  }
-  if (count === 0) return { count, min: null, max: null };
-  return { count, min: values[minIdx]!, max: values[maxIdx]! };
-}
-
-/** Compare decimals a and b (element indices) stored as `w` little-endian 32-bit words. */
-function cmpDecimal(words: Uint32Array, signedWords: Int32Array, w: number, a: number, b: number): number {
-  const top = w - 1;
-  const ha = signedWords[a * w + top]!;
-  const hb = signedWords[b * w + top]!;
-  if (ha !== hb) return ha < hb ? -1 : 1;
-  for (let k = top - 1; k >= 0; k--) {
-    const x = words[a * w + k]!;
-    const y = words[b * w + k]!;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
+  const words = new Int32Array(values.buffer, values.byteOffset, d.length * 2);
+  const e = wordExtremes(words, 2, !signed, d.length, skipMask(d, mask, base));
+  if (e === null) return { count: 0, min: null, max: null };
+  return { count: e.count, min: values[e.minRow]!, max: values[e.maxRow]! };
 }
 
 function decimalValue(words: Uint32Array, w: number, i: number): bigint {
@@ -141,46 +104,27 @@ function decimalValue(words: Uint32Array, w: number, i: number): bigint {
   return BigInt.asIntN(w * 32, v);
 }
 
+/** Decimals: `w` little-endian 32-bit words per value, the top one signed. */
 function decimalStats(d: Data, mask: Mask, base: number): Acc {
   const w = (d.type as Decimal).bitWidth / 32;
   const words = d.values as Uint32Array;
   const signedWords = new Int32Array(words.buffer, words.byteOffset, words.length);
-  const n = d.length;
-  const bm = hasNulls(d) ? d.nullBitmap! : null;
-  const off = d.offset;
-  let minIdx = -1;
-  let maxIdx = -1;
-  let count = 0;
-  for (let i = 0; i < n; i++) {
-    if (bm !== null) {
-      const p = off + i;
-      if (((bm[p >> 3]! >> (p & 7)) & 1) === 0) continue;
-    }
-    if (mask !== null && mask[base + i] === 0) continue;
-    count++;
-    if (minIdx < 0) {
-      minIdx = maxIdx = i;
-      continue;
-    }
-    if (cmpDecimal(words, signedWords, w, i, minIdx) < 0) minIdx = i;
-    if (cmpDecimal(words, signedWords, w, i, maxIdx) > 0) maxIdx = i;
-  }
-  if (count === 0) return { count, min: null, max: null };
-  return { count, min: decimalValue(words, w, minIdx), max: decimalValue(words, w, maxIdx) };
+  const e = wordExtremes(signedWords, w, false, d.length, skipMask(d, mask, base));
+  if (e === null) return { count: 0, min: null, max: null };
+  return { count: e.count, min: decimalValue(words, w, e.minRow), max: decimalValue(words, w, e.maxRow) };
 }
 
 function boolStats(d: Data, mask: Mask, base: number): Acc {
   const bits = d.values as Uint8Array;
   const n = d.length;
-  const bm = hasNulls(d) ? d.nullBitmap! : null;
+  const skip = skipMask(d, mask, base);
   const off = d.offset;
   let sawTrue = false;
   let sawFalse = false;
   let count = 0;
   for (let i = 0; i < n; i++) {
+    if (skip !== null && skip[i] !== 0) continue;
     const p = off + i;
-    if (bm !== null && ((bm[p >> 3]! >> (p & 7)) & 1) === 0) continue;
-    if (mask !== null && mask[base + i] === 0) continue;
     count++;
     if ((bits[p >> 3]! >> (p & 7)) & 1) sawTrue = true;
     else sawFalse = true;
@@ -190,24 +134,11 @@ function boolStats(d: Data, mask: Mask, base: number): Acc {
   return { count, min: !sawFalse, max: sawTrue };
 }
 
-function cmpBytes(v: Uint8Array, aS: number, aE: number, bS: number, bE: number): number {
-  const la = aE - aS;
-  const lb = bE - bS;
-  const m = la < lb ? la : lb;
-  for (let k = 0; k < m; k++) {
-    const x = v[aS + k]!;
-    const y = v[bS + k]!;
-    if (x !== y) return x - y;
-  }
-  return la - lb;
-}
-
 /** Utf8/Binary (32-bit offsets), LargeUtf8/LargeBinary (64-bit offsets) and FixedSizeBinary. */
 function bytesStats(d: Data, asString: boolean, mask: Mask, base: number): Acc {
   const n = d.length;
   const v = d.values as Uint8Array;
-  const bm = hasNulls(d) ? d.nullBitmap! : null;
-  const off = d.offset;
+  const skip = skipMask(d, mask, base);
   const fixedWidth = DataType.isFixedSizeBinary(d.type) ? d.type.byteWidth : 0;
   const o32 = fixedWidth === 0 && d.valueOffsets instanceof Int32Array ? d.valueOffsets : null;
   const large = fixedWidth === 0 && o32 === null;
@@ -220,11 +151,7 @@ function bytesStats(d: Data, asString: boolean, mask: Mask, base: number): Acc {
   let maxE = 0;
   let count = 0;
   for (let i = 0; i < n; i++) {
-    if (bm !== null) {
-      const p = off + i;
-      if (((bm[p >> 3]! >> (p & 7)) & 1) === 0) continue;
-    }
-    if (mask !== null && mask[base + i] === 0) continue;
+    if (skip !== null && skip[i] !== 0) continue;
     let s: number;
     let e: number;
     if (o32 !== null) {
@@ -242,11 +169,11 @@ function bytesStats(d: Data, asString: boolean, mask: Mask, base: number): Acc {
       minE = maxE = e;
       continue;
     }
-    if (cmpBytes(v, s, e, minS, minE) < 0) {
+    if (compareByteRanges(v, s, e, v, minS, minE) < 0) {
       minS = s;
       minE = e;
     }
-    if (cmpBytes(v, s, e, maxS, maxE) > 0) {
+    if (compareByteRanges(v, s, e, v, maxS, maxE) > 0) {
       maxS = s;
       maxE = e;
     }
@@ -274,15 +201,9 @@ function cmpCodePoints(a: string, b: string): number {
 
 function cmpStat(a: StatValue, b: StatValue): number {
   if (typeof a === 'string' && typeof b === 'string') return cmpCodePoints(a, b);
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return cmpBytes2(a, b);
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return compareBytes(a, b);
   if (typeof a === 'boolean' && typeof b === 'boolean') return Number(a) - Number(b);
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function cmpBytes2(a: Uint8Array, b: Uint8Array): number {
-  const m = Math.min(a.length, b.length);
-  for (let i = 0; i < m; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return a.length - b.length;
 }
 
 function isNaNStat(v: StatValue | null): boolean {

@@ -27,10 +27,10 @@
  * probe row can match nothing either. An empty build (0 non-NULL rows) is a table of 0 slots.
  */
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
-import { keyExtremes } from '../../core/keys/extremes.ts';
+import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
-import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './chained.ts';
+import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './table-support.ts';
 import { buildOffsets, expandHits, keyOffsets, offsetAt, selectHits, type ArrayKeyAnalysis, type KeyOffsets } from './key-offsets.ts';
 
 export type { ArrayKeyAnalysis } from './key-offsets.ts';
@@ -43,8 +43,9 @@ const SIGN = 0x80000000 | 0;
 
 const cache = new WeakMap<BuildInput, ArrayKeyAnalysis>();
 
-function refuse(reason: string): ArrayKeyAnalysis {
-  return { reason, keyReason: reason, count: 0, span: 0, width: 0, flip: 0, minHi: 0, minLo: 0 };
+/** A key the range-addressed layouts cannot index: `problem` says why, after the layout's name. */
+function refuse(problem: string): ArrayKeyAnalysis {
+  return { reason: `the array layout ${problem}`, keyReason: problem, count: 0, span: 0, width: 0, flip: 0, minHi: 0, minLo: 0 };
 }
 
 /** One pass over the build key: min, max, non-NULL count, and whether the array layout applies. */
@@ -56,63 +57,30 @@ export function analyzeArrayKeys(input: BuildInput): ArrayKeyAnalysis {
 
 function analyze(input: BuildInput): ArrayKeyAnalysis {
   const { keys, rows } = input;
-  if (keys.length !== 1) return refuse(`the array layout needs exactly one key column, got ${keys.length}`);
+  if (keys.length !== 1) return refuse(`needs exactly one key column, got ${keys.length}`);
   const col = keys[0]!;
   const { order, width, sqlType } = col.kind;
   const integer = ((order === 'int' || order === 'uint') && width === 2) || ((order === 'int' || order === 'bool') && width === 1);
-  if (!integer) return refuse(`the array layout needs an integer or boolean key, got ${sqlType}`);
+  if (!integer) return refuse(`needs an integer or boolean key, got ${sqlType}`);
   const fixed = col as FixedKeyColumn;
   const nulls = fixed.nulls;
   if (input.nullEqualsNull && nulls !== null) {
     for (let r = 0; r < rows; r++) {
-      if (nulls[r] !== 0) return refuse('the array layout cannot index NULL build keys under null-equals-null');
+      if (nulls[r] !== 0) return refuse('cannot index NULL build keys under null-equals-null');
     }
   }
   const w = fixed.words;
   const flip = order === 'uint' ? SIGN : 0;
-  if (width === 2 && fixed.length === rows) {
-    // the shared (cached) extremes pass: the swiss layout and the bounds pushdown read it too
-    const e = keyExtremes(fixed);
-    if (e === null) return { reason: null, keyReason: null, count: 0, span: 0, width, flip, minHi: 0, minLo: 0 };
-    const minHi = w[2 * e.minRow + 1]! ^ flip;
-    const minLo = w[2 * e.minRow]! >>> 0;
-    const span = ((w[2 * e.maxRow + 1]! ^ flip) - minHi) * TWO_32 + ((w[2 * e.maxRow]! >>> 0) - minLo) + 1;
-    return { reason: spanReason(span, sqlType), keyReason: null, count: e.count, span, width, flip, minHi, minLo };
-  }
-  let count = 0;
-  // min/max as (hi', lo) pairs compared lexicographically: hi' signed, lo unsigned
-  let minHi = 0;
-  let minLo = 0;
-  let maxHi = 0;
-  let maxLo = 0;
-  for (let r = 0; r < rows; r++) {
-    if (nulls !== null && nulls[r] !== 0) continue;
-    let hi: number;
-    let lo: number;
-    if (width === 2) {
-      hi = w[2 * r + 1]! ^ flip;
-      lo = w[2 * r]! >>> 0;
-    } else {
-      hi = 0;
-      lo = w[r]!;
-    }
-    if (count === 0) {
-      minHi = maxHi = hi;
-      minLo = maxLo = lo;
-    } else {
-      if (hi < minHi || (hi === minHi && lo < minLo)) {
-        minHi = hi;
-        minLo = lo;
-      }
-      if (hi > maxHi || (hi === maxHi && lo > maxLo)) {
-        maxHi = hi;
-        maxLo = lo;
-      }
-    }
-    count++;
-  }
-  const span = count === 0 ? 0 : (maxHi - minHi) * TWO_32 + (maxLo - minLo) + 1;
-  return { reason: spanReason(span, sqlType), keyReason: null, count, span, width, flip, minHi, minLo };
+  // min/max as (hi', lo): hi' = high word ^ flip (signed), lo unsigned; 1-word keys: (0, the signed value).
+  // A 2-word key over all its rows takes the shared (cached) pass: the swiss layout and the bounds pushdown read it too.
+  const e = width === 2 && fixed.length === rows ? keyExtremes(fixed) : wordExtremes(w, width, order === 'uint', rows, nulls);
+  if (e === null) return { reason: null, keyReason: null, count: 0, span: 0, width, flip, minHi: 0, minLo: 0 };
+  const minHi = width === 2 ? w[2 * e.minRow + 1]! ^ flip : 0;
+  const minLo = width === 2 ? w[2 * e.minRow]! >>> 0 : w[e.minRow]!;
+  const maxHi = width === 2 ? w[2 * e.maxRow + 1]! ^ flip : 0;
+  const maxLo = width === 2 ? w[2 * e.maxRow]! >>> 0 : w[e.maxRow]!;
+  const span = (maxHi - minHi) * TWO_32 + (maxLo - minLo) + 1;
+  return { reason: spanReason(span, sqlType), keyReason: null, count: e.count, span, width, flip, minHi, minLo };
 }
 
 function spanReason(span: number, sqlType: string): string | null {

@@ -42,18 +42,14 @@
  * unlucky bucket pay it.
  */
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
-import { makeKeyComparator } from '../../core/keys/compare.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
-import { isBytesKey } from '../../core/keys/types.ts';
+import { checkBuildInput, checkProbeArgs, checkProbeKeys, ProbeEquality, tableBits, type RowEquality } from './table-support.ts';
 
 /** Head slots per inserted row before rounding up to a power of two (load factor 1/4 .. 1/2). */
 export const HEAD_SLOTS_PER_ROW = 2;
-const MIN_BITS = 4;
+/** log2 of the most head slots: 2^30. */
 const MAX_BITS = 30;
-
-/** Row equality between a probe row (i) and a build row (j), NULL rules already applied. */
-export type RowEquality = (i: number, j: number) => boolean;
 
 const MODE_W1 = 1;
 const MODE_W2 = 2;
@@ -66,10 +62,7 @@ export interface ChainedOptions {
 
 /** log2 of the head table size for `inserted` rows. */
 export function headBits(inserted: number, slotsPerRow = HEAD_SLOTS_PER_ROW): number {
-  const want = Math.max(1, Math.ceil(inserted * slotsPerRow));
-  let bits = MIN_BITS;
-  while (bits < MAX_BITS && 1 << bits < want) bits++;
-  return bits;
+  return tableBits(Math.ceil(inserted * slotsPerRow), MAX_BITS);
 }
 
 export class ChainedHashTable implements JoinHashTable {
@@ -181,105 +174,6 @@ function insertReversed(heads: Int32Array, chain: Int32Array, hashes: Uint32Arra
     chain[2 * r] = h | 0;
     chain[2 * r + 1] = heads[b]!;
     heads[b] = r + 1;
-  }
-}
-
-// --- equality ------------------------------------------------------------------------------------
-
-/**
- * The comparator and NULL-skip mask of a probe batch against one build side (the generic paths of
- * `chained` and `swiss`): rebuilt only when the batch's columns change (a 1M-match row probed 8
- * pairs at a time must not rebuild them 125k times). Compared column by column, not by array
- * identity, so a caller reusing one `keys` array for every batch is safe.
- */
-export class ProbeEquality {
-  #keys: readonly KeyColumn[] | null = null;
-  #state: { readonly equal: RowEquality; readonly skip: Uint8Array | null } | null = null;
-
-  constructor(
-    private readonly build: readonly KeyColumn[],
-    private readonly nullEqualsNull: boolean,
-  ) {}
-
-  prepare(probe: readonly KeyColumn[]): { readonly equal: RowEquality; readonly skip: Uint8Array | null } {
-    const cached = this.#keys;
-    if (this.#state !== null && cached !== null && cached.length === probe.length && cached.every((c, k) => c === probe[k])) return this.#state;
-    this.#state = {
-      equal: makeRowEquality(probe, this.build, this.nullEqualsNull),
-      // under null-equals-nothing a probe row with any NULL is skipped before touching the table
-      skip: this.nullEqualsNull ? null : anyNullMask(probe),
-    };
-    this.#keys = [...probe];
-    return this.#state;
-  }
-}
-
-/**
- * Probe-row/build-row equality for the generic path. Under null-equals-nothing neither side's
- * NULL rows reach it (build rows are not inserted, probe rows are skipped), so it is the plain
- * comparator. Under null-equals-null each column first compares NULL flags and compares values
- * only when both are valid (a NULL bytes row's offsets/codes are garbage).
- */
-export function makeRowEquality(probe: readonly KeyColumn[], build: readonly KeyColumn[], nullEqualsNull: boolean): RowEquality {
-  const anyNulls = probe.some((c) => c.nulls !== null) || build.some((c) => c.nulls !== null);
-  if (!nullEqualsNull || !anyNulls) return makeKeyComparator(probe, build).equal;
-  const n = probe.length;
-  const eqs = probe.map((c, k) => makeKeyComparator([c], [build[k]!]).equal);
-  const pn = probe.map((c) => c.nulls);
-  const bn = build.map((c) => c.nulls);
-  if (n === 1) {
-    const e = eqs[0]!;
-    const a = pn[0]!;
-    const b = bn[0]!;
-    return (i, j) => {
-      const x = a === null ? 0 : a[i]!;
-      const y = b === null ? 0 : b[j]!;
-      return x === y && (x !== 0 || e(i, j));
-    };
-  }
-  return (i, j) => {
-    for (let k = 0; k < n; k++) {
-      const a = pn[k]!;
-      const b = bn[k]!;
-      const x = a === null ? 0 : a[i]!;
-      const y = b === null ? 0 : b[j]!;
-      if (x !== y) return false;
-      if (x === 0 && !eqs[k]!(i, j)) return false;
-    }
-    return true;
-  };
-}
-
-// --- argument checks (once per call, never per row) ----------------------------------------------
-
-export function checkBuildInput(input: BuildInput): void {
-  const { keys, rows, hashes } = input;
-  if (keys.length === 0) throw new RangeError('a hash table needs at least one key column');
-  if (!Number.isInteger(rows) || rows < 0) throw new RangeError(`build rows must be a non-negative integer, got ${rows}`);
-  for (const k of keys) if (k.length < rows) throw new RangeError(`build key column has ${k.length} rows, expected ${rows}`);
-  if (hashes.length < rows) throw new RangeError(`build hashes has ${hashes.length} entries, expected ${rows}`);
-}
-
-/** Probe keys must be normalised to the build's kinds; `hashed` layouts also need the hashes. */
-export function checkProbeKeys(input: ProbeInput, build: readonly KeyColumn[], hashed = true): void {
-  const { keys, rows } = input;
-  if (keys.length !== build.length) throw new RangeError(`probe has ${keys.length} key columns, the build ${build.length}`);
-  for (let k = 0; k < keys.length; k++) {
-    const p = keys[k]!;
-    const b = build[k]!;
-    if (p.kind.width !== b.kind.width || p.kind.order !== b.kind.order || isBytesKey(p) !== isBytesKey(b)) {
-      throw new RangeError(`probe key column ${k} is ${p.kind.sqlType}, the build's ${b.kind.sqlType}: normalise both to one kind`);
-    }
-    if (p.length < rows) throw new RangeError(`probe key column ${k} has ${p.length} rows, expected ${rows}`);
-  }
-  if (hashed && input.hashes.length < rows) throw new RangeError(`probe hashes has ${input.hashes.length} entries, expected ${rows}`);
-}
-
-export function checkProbeArgs(input: ProbeInput, build: readonly KeyColumn[], outProbe: Int32Array, outBuild: Int32Array, capacity: number, hashed = true): void {
-  checkProbeKeys(input, build, hashed);
-  if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`probe capacity must be a positive integer, got ${capacity}`);
-  if (outProbe.length < capacity || outBuild.length < capacity) {
-    throw new RangeError(`probe output buffers (${outProbe.length}, ${outBuild.length}) are smaller than capacity ${capacity}`);
   }
 }
 
@@ -478,10 +372,12 @@ function probeGeneric(
 
 // --- membership ----------------------------------------------------------------------------------
 // Same walk, stopping at the first match; rows come from `list` (or 0..rows-1), windows of
-// GATHER_MAX list entries have their heads gathered first.
+// GATHER_MAX list entries have their heads gathered first. One function per key shape, like the
+// probe loops: the key compare stays inlined, with no call per chain entry.
 
-/** gathered[k - from] = heads[bucket of probe row list[k]] for k in [from, to). */
-function gatherListed(heads: Int32Array, ph: Uint32Array, shift: number, list: Int32Array, from: number, to: number): void {
+/** gathered[k - from] = heads[bucket of probe row row(k)] for k in [from, to) (row(k) = k, or list[k]). */
+function gatherRows(heads: Int32Array, ph: Uint32Array, shift: number, list: Int32Array | null, from: number, to: number): void {
+  if (list === null) return gatherHeads(heads, ph, shift, from, to);
   const g = gathered;
   for (let k = from; k < to; k++) g[k - from] = heads[ph[list[k]!]! >>> shift]!;
 }
@@ -502,8 +398,7 @@ function containsW2(
   const count = list === null ? rows : list.length;
   for (let base = 0; base < count; base += GATHER_MAX) {
     const end = count - base < GATHER_MAX ? count : base + GATHER_MAX;
-    if (list === null) gatherHeads(heads, ph, shift, base, end);
-    else gatherListed(heads, ph, shift, list, base, end);
+    gatherRows(heads, ph, shift, list, base, end);
     for (let k = base; k < end; k++) {
       const r = list === null ? k : list[k]!;
       out[r] = 0;
@@ -539,8 +434,7 @@ function containsW1(
   const count = list === null ? rows : list.length;
   for (let base = 0; base < count; base += GATHER_MAX) {
     const end = count - base < GATHER_MAX ? count : base + GATHER_MAX;
-    if (list === null) gatherHeads(heads, ph, shift, base, end);
-    else gatherListed(heads, ph, shift, list, base, end);
+    gatherRows(heads, ph, shift, list, base, end);
     for (let k = base; k < end; k++) {
       const r = list === null ? k : list[k]!;
       out[r] = 0;
@@ -574,8 +468,7 @@ function containsGeneric(
   const count = list === null ? rows : list.length;
   for (let base = 0; base < count; base += GATHER_MAX) {
     const end = count - base < GATHER_MAX ? count : base + GATHER_MAX;
-    if (list === null) gatherHeads(heads, ph, shift, base, end);
-    else gatherListed(heads, ph, shift, list, base, end);
+    gatherRows(heads, ph, shift, list, base, end);
     for (let k = base; k < end; k++) {
       const r = list === null ? k : list[k]!;
       out[r] = 0;

@@ -1,8 +1,7 @@
 /**
  * The built-in hash-map layouts (slot `hashmap`: `chained`, `array`, `rank`, `linear`, `swiss`,
- * `auto`), registered
- * through the same extension path a third-party layout would use. The lead wires it into the
- * built-ins.
+ * `auto`) as one extension: they are registered through the same extension path a third-party
+ * layout uses, and the composition root loads this extension with the other built-ins.
  */
 import type { Extension } from '../../core/registry/extensions.ts';
 import { HASHMAP } from '../../core/registry/slots.ts';

@@ -35,9 +35,11 @@ export interface ArrayKeyAnalysis {
   /** Why the array layout cannot index these keys, or null. */
   readonly reason: string | null;
   /**
-   * The part of `reason` that is about the key itself (columns, type, NULL rule), not its span:
-   * null when only the span is too wide, in which case count/span/width/flip/min are all set (the
-   * `rank` layout indexes wider spans from the same analysis).
+   * What about the key itself (columns, type, NULL rule), not its span, keeps a range-addressed
+   * layout from indexing it, as a predicate each layout puts its own name before ("needs exactly
+   * one key column, got 2"): null when only the span is too wide, in which case
+   * count/span/width/flip/min are all set (the `rank` layout indexes wider spans from the same
+   * analysis).
    */
   readonly keyReason: string | null;
   /** Non-NULL build rows (the rows that would be inserted). */

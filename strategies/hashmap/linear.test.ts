@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { ProbeCursor } from '../../core/hashmap.ts';
 import { Rng } from '../../core/random.ts';
 import { ChainedHashTable } from './chained.ts';
-import { LinearHashTable, linearLayout, ROOMY_MAX_SLOTS, slotBits, SLOT_WORDS } from './linear.ts';
+import { LinearHashTable, linearLayout, SLOT_WORDS } from './linear.ts';
+import { ROOMY_MAX_SLOTS, slotBits } from './table-support.ts';
 import { expectStream, heavyPairs, int64BuildInput, int64ProbeInput, membership, oraclePairs, probeAll, sides } from './test-helpers.ts';
 import type { Row } from './test-helpers.ts';
 

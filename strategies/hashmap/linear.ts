@@ -34,7 +34,7 @@
  *     scan on a salt false positive; matches are compacted in place, in row order;
  * then the matches' chains are emitted. Only pass 3 depends on the key width (1 or 2 words).
  *
- * Sizing (`slotBits`): slots = nextPow2(4 x keys) while that is at most 2^20 slots (13.6 MB),
+ * Sizing (`slotBits`, table-support.ts, shared with swiss): slots = nextPow2(4 x keys) while that is at most 2^20 slots (13.6 MB),
  * else nextPow2(2 x keys); at least 16. keys = the distinct keys, so the load factor is at most
  * 1/2 and every scan ends at an empty slot. In cache the probe's cost is the branchy tag scan,
  * which the lower load factor shortens (1K-100K keys: 1.7-2x faster probes); beyond 2^20 slots
@@ -58,40 +58,15 @@
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
-import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './chained.ts';
+import { checkBuildInput, checkProbeArgs, checkProbeKeys, SLOT_MAX_BITS, slotBits } from './table-support.ts';
 
 /** 32-bit words per slot: [first row + 1, key word 0, key word 1]. */
 export const SLOT_WORDS = 3;
-/** Slots per distinct key before rounding up to a power of two: load factor 1/4 .. 1/2. */
-export const SLOTS_PER_KEY = 2;
-/** Slots per key while the table stays at most ROOMY_MAX_SLOTS: load factor 1/8 .. 1/4. */
-export const ROOMY_SLOTS_PER_KEY = 4;
-/** 2^20 slots = 13.6 MB (1 MB of tags): the largest table sized at ROOMY_SLOTS_PER_KEY. */
-export const ROOMY_MAX_SLOTS = 2 ** 20;
 /** Salt bits kept per slot (the hash's low bits) and the bit that marks a slot occupied. */
 const TAG_BITS = 0x7f;
 const TAG_FULL = 0x80;
-const MIN_BITS = 4;
-const MAX_BITS = 27;
 /** Most build rows the layout indexes (2^26: 2^27 slots = 1.7 GB). */
-export const LINEAR_MAX_ROWS = 2 ** (MAX_BITS - 1);
-
-/**
- * log2 of the slot count for `keys` distinct keys: nextPow2(4 keys) while that is at most 2^20
- * slots, else nextPow2(2 keys) — at least 16 slots, load factor <= 1/2 always. Below the cap
- * the lower load factor shortens the tag scans (branchy, ~2x fewer slots per miss) for at most
- * 13.6 MB; above it memory wins (1M keys: 26 MB, not 52).
- */
-export function slotBits(keys: number): number {
-  const roomy = bitsFor(keys * ROOMY_SLOTS_PER_KEY);
-  return 2 ** roomy <= ROOMY_MAX_SLOTS ? roomy : bitsFor(keys * SLOTS_PER_KEY);
-}
-
-function bitsFor(slots: number): number {
-  let bits = MIN_BITS;
-  while (bits < MAX_BITS && 2 ** bits < slots) bits++;
-  return bits;
-}
+export const LINEAR_MAX_ROWS = 2 ** (SLOT_MAX_BITS - 1);
 
 /** Why the linear layout cannot index these keys, or null. O(1): it never scans the keys. */
 export function linearUnsupportedReason(input: BuildInput): string | null {
@@ -102,7 +77,7 @@ export function linearUnsupportedReason(input: BuildInput): string | null {
   if (!fixed || (width !== 1 && width !== 2)) {
     return `the linear layout needs one fixed-width key of 1 or 2 words (integer, float, boolean, date, timestamp), got ${sqlType}`;
   }
-  if (input.rows > LINEAR_MAX_ROWS) return `the linear layout indexes at most 2^${MAX_BITS - 1} build rows, got ${input.rows}`;
+  if (input.rows > LINEAR_MAX_ROWS) return `the linear layout indexes at most 2^${SLOT_MAX_BITS - 1} build rows, got ${input.rows}`;
   return null;
 }
 
@@ -221,7 +196,8 @@ export const linearLayout: HashMapLayout = {
 // --- build ---------------------------------------------------------------------------------------
 // Rows rows-1 .. 0: a row whose key already has a slot is pushed in front of that slot's chain,
 // any other row claims the first empty slot from its home. Returns the number of slots claimed.
-// `next` is all zeros on entry, so a chain's last row needs no write.
+// `next` is all zeros on entry, so a chain's last row needs no write. One function per key width
+// (monomorphic kernels: the key compare is inlined, with no width test per slot visited).
 
 function insertW2(
   tags: Uint8Array,
@@ -387,6 +363,7 @@ function matchTags(
 /**
  * Pass 3: confirms the key words of each candidate slot; on a salt false positive the scan goes on
  * from the next slot. Keeps the matches (row, first build row + 1) compacted in place, in order.
+ * One function per key width, as the inserts (the compare inlined in a monomorphic loop).
  */
 function confirmW2(tags: Uint8Array, slots: Int32Array, mask: number, pw: Int32Array, ph: Uint32Array, c: number): number {
   const cr = candRow;

@@ -35,11 +35,12 @@
  * miss; NULL = NULL with a NULL build key is refused (a NULL has no bit), like `array`. An empty
  * build has span 0 and matches nothing.
  */
+import { popcount32 } from '../../core/bitset.ts';
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 import { analyzeArrayKeys, formatSpan, type ArrayKeyAnalysis } from './array.ts';
-import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './chained.ts';
+import { checkBuildInput, checkProbeArgs, checkProbeKeys, ReleaseGuard } from './table-support.ts';
 import { buildOffsets, expandHits, keyOffsets, offsetAt, selectHits, type KeyOffsets } from './key-offsets.ts';
 import { containsWindows, probeWindows, WINDOW, type WindowMatches } from './windowed-probe.ts';
 
@@ -52,7 +53,7 @@ export function rankUnsupportedReason(input: BuildInput): string | null {
 }
 
 function rankReason(a: ArrayKeyAnalysis): string | null {
-  if (a.keyReason !== null) return a.keyReason.replace('the array layout', 'the rank layout');
+  if (a.keyReason !== null) return `the rank layout ${a.keyReason}`;
   if (a.span > RANK_MAX_SPAN) return `the rank layout needs a key range of at most 2^30 values, got ~${formatSpan(a.span)}`;
   return null;
 }
@@ -60,14 +61,6 @@ function rankReason(a: ArrayKeyAnalysis): string | null {
 /** Bytes of the directory for a key span (what `auto` weighs against the rows). */
 export function rankDirectoryBytes(span: number): number {
   return 8 * Math.ceil(span / 32);
-}
-
-/** Set bits of a 32-bit word (SWAR; JS has no popcount instruction). */
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
 }
 
 /** Window scratch (probes are synchronous): matches as windowed-probe.ts wants them. */
@@ -88,7 +81,7 @@ export class RankHashTable implements JoinHashTable {
   readonly #next: Int32Array | null;
   readonly #keys: readonly KeyColumn[];
   readonly #offsets: KeyOffsets;
-  #released = false;
+  readonly #live = new ReleaseGuard('rank');
 
   constructor(input: BuildInput, analysis: ArrayKeyAnalysis = analyzeArrayKeys(input)) {
     checkBuildInput(input);
@@ -112,7 +105,7 @@ export class RankHashTable implements JoinHashTable {
     let distinct = 0;
     for (let i = 0; i < dir.length; i += 2) {
       dir[i + 1] = distinct;
-      distinct += popcount(dir[i]!);
+      distinct += popcount32(dir[i]!);
     }
     const first = takeInt32(distinct, true);
     const next = takeInt32(rows, true);
@@ -121,7 +114,7 @@ export class RankHashTable implements JoinHashTable {
       const o = offsets[r]!;
       if (o < 0) continue;
       const i = (o >>> 5) << 1;
-      const rank = dir[i + 1]! + popcount(dir[i]! & ~(-1 << (o & 31)));
+      const rank = dir[i + 1]! + popcount32(dir[i]! & ~(-1 << (o & 31)));
       const f = first[rank]!;
       dup ||= f !== 0;
       next[r] = f;
@@ -139,23 +132,17 @@ export class RankHashTable implements JoinHashTable {
 
   /** Gives the table's arrays to the buffer cache; the table refuses to probe afterwards. */
   release(): void {
-    if (this.#released) return;
-    this.#released = true;
-    releaseInt32(this.#dir, this.#first, this.#next);
-  }
-
-  #checkLive(): void {
-    if (this.#released) throw new Error('rank table used after release()');
+    if (this.#live.release()) releaseInt32(this.#dir, this.#first, this.#next);
   }
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
-    this.#checkLive();
+    this.#live.check();
     checkProbeArgs(input, this.#keys, outProbe, outBuild, capacity, false);
     return probeWindows(input.rows, cursor, this.#next, outProbe, outBuild, capacity, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
 
   contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
-    this.#checkLive();
+    this.#live.check();
     checkProbeKeys(input, this.#keys, false);
     containsWindows(rows === null ? input.rows : rows.length, rows, out, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
@@ -200,7 +187,7 @@ function rankHits(k: KeyOffsets, dir: Int32Array, first: Int32Array, pw: Int32Ar
   for (let i = 0; i < c; i++) {
     const o = offsetAt(k, pw, rows[i]!);
     const w = (o >>> 5) << 1;
-    out[i] = dir[w + 1]! + popcount(dir[w]! & ~(-1 << (o & 31)));
+    out[i] = dir[w + 1]! + popcount32(dir[w]! & ~(-1 << (o & 31)));
   }
   for (let i = 0; i < c; i++) out[i] = first[out[i]!]!;
 }

@@ -57,8 +57,7 @@ import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
 import { containsWindows, expandMasks, probeWindows, WINDOW } from './windowed-probe.ts';
-import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, ProbeEquality, type RowEquality } from './chained.ts';
-import { slotBits } from './linear.ts';
+import { checkBuildInput, checkProbeArgs, checkProbeKeys, makeRowEquality, ProbeEquality, ReleaseGuard, slotBits, type RowEquality } from './table-support.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 import { keyExtremes } from '../../core/keys/extremes.ts';
 
@@ -104,6 +103,7 @@ function narrowRange(col: FixedKeyColumn, rows: number): { hi: number; minLo: nu
     if (w[2 * e.maxRow + 1] !== hi) return null;
     return { hi, minLo: w[2 * e.minRow]! >>> 0, maxLo: w[2 * e.maxRow]! >>> 0, count: e.count };
   }
+  // not an extremes pass: floats order otherwise, and the scan stops at the first other high word
   const nulls = col.nulls;
   let hi = 0;
   let minLo = 0;
@@ -177,7 +177,7 @@ export class SwissHashTable implements JoinHashTable {
    */
   readonly #plainBytes: boolean;
   readonly #nullEqualsNull: boolean;
-  #released = false;
+  readonly #live = new ReleaseGuard('swiss');
 
   constructor(input: BuildInput) {
     checkBuildInput(input);
@@ -261,23 +261,17 @@ export class SwissHashTable implements JoinHashTable {
 
   /** Gives the table's arrays to the buffer cache; the table refuses to probe afterwards. */
   release(): void {
-    if (this.#released) return;
-    this.#released = true;
-    releaseInt32(this.#groups, this.#slots, this.#next);
-  }
-
-  #checkLive(): void {
-    if (this.#released) throw new Error('swiss table used after release()');
+    if (this.#live.release()) releaseInt32(this.#groups, this.#slots, this.#next);
   }
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
-    this.#checkLive();
+    this.#live.check();
     checkProbeArgs(input, this.#keys, outProbe, outBuild, capacity);
     return probeWindows(input.rows, cursor, this.#next, outProbe, outBuild, capacity, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
 
   contains(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
-    this.#checkLive();
+    this.#live.check();
     checkProbeKeys(input, this.#keys);
     containsWindows(rows === null ? input.rows : rows.length, rows, out, (list, from, to) => this.#resolve(input, list, from, to), MATCHES);
   }
@@ -288,7 +282,7 @@ export class SwissHashTable implements JoinHashTable {
    * salt-matching slot — a true member, or one of the ~1 in 64 misses whose salt collides.
    */
   mayContain(input: ProbeInput, out: Uint8Array, rows: Int32Array | null): void {
-    this.#checkLive();
+    this.#live.check();
     checkProbeKeys(input, this.#keys);
     const count = rows === null ? input.rows : rows.length;
     const groups = this.#groups;
@@ -925,7 +919,7 @@ function confirmPlainBytes(
   return m;
 }
 
-/* The whole walk for one probe key: its first build row + 1, or 0 when no slot holds it. */
+/* The whole walk for one probe key: its first build row + 1, or 0 when no slot holds it (one per slot shape, as the inserts). */
 
 function walkW2(groups: Int32Array, slots: Int32Array, shift: number, gmask: number, lo: number, hi: number, h: number): number {
   const salt = saltOf(h);

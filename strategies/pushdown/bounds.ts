@@ -16,6 +16,8 @@
  *    key kind's domain); an unknown side never prunes.
  */
 import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
+import { floatKeyView } from '../../core/keys/byte-order.ts';
+import { compareWords } from '../../core/keys/extremes.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
@@ -23,7 +25,6 @@ import type { ColumnStats } from '../../core/scan/scan.ts';
 import { FALSE_FILTER } from './and.ts';
 import {
   extremeRows,
-  floatView,
   formatKeyValue,
   keyValueAt,
   rangeMayOverlap,
@@ -194,31 +195,18 @@ function testWord(words: Int32Array, min: number, max: number, n: number, rows: 
   }
 }
 
-/** Row `r` (w words, top signed) vs the w words of `ref`. */
-function compareWide(words: Int32Array, w: number, r: number, ref: Int32Array): number {
-  const o = r * w;
-  const top = words[o + w - 1]!;
-  const rt = ref[w - 1]!;
-  if (top !== rt) return top < rt ? -1 : 1;
-  for (let k = w - 2; k >= 0; k--) {
-    const x = words[o + k]! >>> 0;
-    const y = ref[k]! >>> 0;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
-
+/** Wide keys (HUGEINT, decimals: w words, top signed): clears `keep` for rows outside [minW, maxW]. */
 function testWide(words: Int32Array, w: number, minW: Int32Array, maxW: Int32Array, n: number, rows: Int32Array | null, keep: Uint8Array): void {
   const count = rows === null ? n : rows.length;
   for (let i = 0; i < count; i++) {
     const r = rows === null ? i : rows[i]!;
     if (keep[r] === 0) continue;
-    if (compareWide(words, w, r, minW) < 0 || compareWide(words, w, r, maxW) > 0) keep[r] = 0;
+    if (compareWords(words, r * w, minW, 0, w, false) < 0 || compareWords(words, r * w, maxW, 0, w, false) > 0) keep[r] = 0;
   }
 }
 
 function testFloat(col: FixedKeyColumn, min: number, max: number, rows: Int32Array | null, keep: Uint8Array): void {
-  const f = floatView(col);
+  const f = floatKeyView(col);
   const minNaN = min !== min; // every build key is NaN
   const maxNaN = max !== max; // some build key is NaN
   const count = rows === null ? col.length : rows.length;

@@ -25,7 +25,8 @@
  * takes the two words of one value. `mayContainRange` (per container) checks the overlapped buckets
  * a 32-bit word at a time.
  */
-import { keyExtremes } from '../../core/keys/extremes.ts';
+import { popcount32 } from '../../core/bitset.ts';
+import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn } from '../../core/keys/types.ts';
 
 export const MAX_BUCKETS = 1 << 20;
@@ -92,44 +93,18 @@ export class KeyRangeBitmap {
     const n = col.length;
     const nulls = col.nulls;
     const flip = kind.order === 'int' ? SIGN : 0;
-    // pass 1: min / max (biased unsigned words), non-NULL count
-    let count = 0;
-    let minH = 0;
-    let minL = 0;
-    let maxH = 0;
-    let maxL = 0;
-    const shared = w === 2 && (skip === null || skip === nulls) ? keyExtremes(col) : undefined;
-    if (shared !== undefined) {
-      // the build's cached extremes pass (core/keys/extremes.ts): no second pass over the keys
-      if (shared === null) return null;
-      count = shared.count;
-      minH = (words[2 * shared.minRow + 1]! ^ flip) >>> 0;
-      minL = words[2 * shared.minRow]! >>> 0;
-      maxH = (words[2 * shared.maxRow + 1]! ^ flip) >>> 0;
-      maxL = words[2 * shared.maxRow]! >>> 0;
-    } else {
-      for (let r = 0; r < n; r++) {
-        if ((nulls !== null && nulls[r] !== 0) || (skip !== null && skip[r] !== 0)) continue;
-        const o = r * w;
-        if (w === 3 && words[o + 2] !== words[o + 1]! >> 31) return null; // beyond int64
-        const h = (words[o + 1]! ^ flip) >>> 0;
-        const l = words[o]! >>> 0;
-        if (count++ === 0) {
-          minH = maxH = h;
-          minL = maxL = l;
-          continue;
-        }
-        if (h < minH || (h === minH && l < minL)) {
-          minH = h;
-          minL = l;
-        }
-        if (h > maxH || (h === maxH && l > maxL)) {
-          maxH = h;
-          maxL = l;
-        }
-      }
-    }
-    if (count === 0) return null;
+    // pass 1: min / max, non-NULL count — the build's cached extremes pass (core/keys/extremes.ts)
+    // when it covers the rows, else the same pass over these rows
+    const e = w === 2 && (skip === null || skip === nulls) ? keyExtremes(col) : wordExtremes(words, w, kind.order === 'uint', n, nulls, skip);
+    if (e === null) return null;
+    // a 3-word key beyond int64: in 96-bit order the int64 values are one interval, so the extremes decide
+    if (w === 3 && (!fitsInt64(words, 3 * e.minRow) || !fitsInt64(words, 3 * e.maxRow))) return null;
+    const count = e.count;
+    // biased unsigned words
+    const minH = (words[w * e.minRow + 1]! ^ flip) >>> 0;
+    const minL = words[w * e.minRow]! >>> 0;
+    const maxH = (words[w * e.maxRow + 1]! ^ flip) >>> 0;
+    const maxL = words[w * e.maxRow]! >>> 0;
     const span = ((BigInt(maxH) << 32n) | BigInt(maxL)) - ((BigInt(minH) << 32n) | BigInt(minL)) + 1n;
     const buckets = span < BigInt(MAX_BUCKETS) ? Number(span) : MAX_BUCKETS;
     const width = Number((span + BigInt(buckets) - 1n) / BigInt(buckets));
@@ -156,7 +131,7 @@ export class KeyRangeBitmap {
       bits[b >>> 5] |= 1 << (b & 31);
     }
     let set = 0;
-    for (let i = 0; i < bits.length; i++) set += popcount(bits[i]!);
+    for (let i = 0; i < bits.length; i++) set += popcount32(bits[i]!);
     return set;
   }
 
@@ -204,7 +179,7 @@ export class KeyRangeBitmap {
       const r = rows === null ? i : rows[i]!;
       if (keep[r] === 0) continue;
       const o = r * w;
-      if (w === 3 && words[o + 2] !== words[o + 1]! >> 31) {
+      if (w === 3 && !fitsInt64(words, o)) {
         keep[r] = 0; // beyond int64: outside [min, max]
         continue;
       }
@@ -296,11 +271,9 @@ export function anyBitSet(bits: Uint32Array, b0: number, b1: number): boolean {
   return (bits[w1]! & tail) !== 0;
 }
 
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
+/** Whether the 3-word value at words[o, o + 3) fits in int64 (its top word sign-extends the middle one). */
+function fitsInt64(words: Int32Array, o: number): boolean {
+  return words[o + 2] === words[o + 1]! >> 31;
 }
 
 /**

@@ -35,7 +35,8 @@ import { DateUnit, Type } from 'apache-arrow';
 import type { DataType, Date_, Decimal, Dictionary, Timestamp } from 'apache-arrow';
 import { UNIT_EXP } from '../../core/keys/resolve.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
-import { keyExtremes } from '../../core/keys/extremes.ts';
+import { compareByteRanges, compareBytes, compareFloats, floatKeyView } from '../../core/keys/byte-order.ts';
+import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
 import type { ColumnStats, StatValue } from '../../core/scan/scan.ts';
 
@@ -64,25 +65,8 @@ const encoder = new TextEncoder();
 // ---------------------------------------------------------------------------------------------
 // ordering
 
-/** Byte-wise order (a proper prefix first). */
-export function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = a.length < b.length ? a.length : b.length;
-  for (let i = 0; i < n; i++) {
-    const d = a[i]! - b[i]!;
-    if (d !== 0) return d;
-  }
-  return a.length - b.length;
-}
-
-/** Numeric order with NaN above every number and NaN == NaN; -0 == 0. */
-export function compareFloats(a: number, b: number): number {
-  if (a < b) return -1;
-  if (a > b) return 1;
-  if (a === b) return 0;
-  const an = a !== a;
-  const bn = b !== b;
-  return an === bn ? 0 : an ? 1 : -1;
-}
+// byte order and float order are core/keys/byte-order.ts's (re-exported: the KeyValue domains' orders)
+export { compareBytes, compareFloats };
 
 /** Order of two values of the same domain; mixing domains is a bug and throws. */
 export function compareKeyValues(a: KeyValue, b: KeyValue): number {
@@ -328,57 +312,21 @@ export function fixedValueAt(words: Int32Array, kind: KeyKind, row: number): Key
  * no row qualifies.
  */
 export function extremeRows(col: KeyColumn, rows: number, skip: Uint8Array | null): { minRow: number; maxRow: number } | null {
+  const kind = col.kind;
+  if (!isBytesKey(col) && kind.order !== 'float') {
+    if (kind.width === 2 && (kind.order === 'int' || kind.order === 'uint') && col.length === rows && (skip === null || skip === col.nulls)) {
+      return keyExtremes(col); // the build's shared (cached) pass
+    }
+    return wordExtremes(col.words, kind.width, kind.order === 'uint' || kind.order === 'bool', rows, skip);
+  }
   let first = 0;
   if (skip !== null) while (first < rows && skip[first] !== 0) first++;
   if (first >= rows) return null;
-  if (isBytesKey(col)) return bytesExtremes(col, rows, skip, first);
-  const kind = col.kind;
-  if (kind.order === 'float') return floatExtremes(col, rows, skip, first);
-  if (kind.width === 2 && (kind.order === 'int' || kind.order === 'uint') && col.length === rows && (skip === null || skip === col.nulls)) {
-    return keyExtremes(col); // the build's shared (cached) pass; `first` proved a non-NULL row exists
-  }
-  return wordExtremes(col.words, kind.width, kind.order === 'uint' || kind.order === 'bool', rows, skip, first);
-}
-
-/** Integers of `w` words: the top word signed (unsigned for 'uint'/'bool'), the rest unsigned. */
-function wordExtremes(words: Int32Array, w: number, unsignedTop: boolean, rows: number, skip: Uint8Array | null, first: number) {
-  let minRow = first;
-  let maxRow = first;
-  for (let r = first + 1; r < rows; r++) {
-    if (skip !== null && skip[r] !== 0) continue;
-    if (compareWordRows(words, w, unsignedTop, r, minRow) < 0) minRow = r;
-    else if (compareWordRows(words, w, unsignedTop, r, maxRow) > 0) maxRow = r;
-  }
-  return { minRow, maxRow };
-}
-
-/** Order of rows a and b of `w`-word integers. */
-export function compareWordRows(words: Int32Array, w: number, unsignedTop: boolean, a: number, b: number): number {
-  const top = w - 1;
-  let x = words[a * w + top]!;
-  let y = words[b * w + top]!;
-  if (unsignedTop) {
-    x >>>= 0;
-    y >>>= 0;
-  }
-  if (x !== y) return x < y ? -1 : 1;
-  for (let k = top - 1; k >= 0; k--) {
-    const p = words[a * w + k]! >>> 0;
-    const q = words[b * w + k]! >>> 0;
-    if (p !== q) return p < q ? -1 : 1;
-  }
-  return 0;
-}
-
-/** The column's words as doubles (a view when aligned, as normalisation allocates them). */
-export function floatView(col: FixedKeyColumn): Float64Array {
-  const w = col.words;
-  if (w.byteOffset % 8 === 0) return new Float64Array(w.buffer, w.byteOffset, col.length);
-  return new Float64Array(w.slice(0, 2 * col.length).buffer);
+  return isBytesKey(col) ? bytesExtremes(col, rows, skip, first) : floatExtremes(col, rows, skip, first);
 }
 
 function floatExtremes(col: FixedKeyColumn, rows: number, skip: Uint8Array | null, first: number) {
-  const f = floatView(col);
+  const f = floatKeyView(col);
   let minRow = first;
   let maxRow = first;
   let min = f[first]!;
@@ -428,16 +376,7 @@ function bytesExtremes(col: BytesKeyColumn, rows: number, skip: Uint8Array | nul
 }
 
 function compareEntries(bytes: Uint8Array, offsets: Int32Array, a: number, b: number): number {
-  const p = offsets[a]!;
-  const q = offsets[b]!;
-  const la = offsets[a + 1]! - p;
-  const lb = offsets[b + 1]! - q;
-  const n = la < lb ? la : lb;
-  for (let k = 0; k < n; k++) {
-    const d = bytes[p + k]! - bytes[q + k]!;
-    if (d !== 0) return d;
-  }
-  return la - lb;
+  return compareByteRanges(bytes, offsets[a]!, offsets[a + 1]!, bytes, offsets[b]!, offsets[b + 1]!);
 }
 
 // ---------------------------------------------------------------------------------------------
