@@ -82,8 +82,8 @@ module.exports = {
     },
   ],
   options: {
-    doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|joinlab-report)/' },
+    doNotFollow: { path: '(^|/)node_modules/' },
+    exclude: { path: '(^|/)node_modules/|^joinlab-report/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {
