@@ -10,29 +10,41 @@
  *    already folded both, so equality is word equality);
  *  - bool: false < true; bytes: memcmp, a proper prefix first (UTF-8 byte order is code point
  *    order, which is DuckDB's default VARCHAR collation).
- * Neither function reads `nulls`: the caller decides what NULL means for its join.
+ * Neither function reads `nulls`: the caller decides what NULL means for its join. The
+ * direction- and NULL-aware comparator of sorts and merge joins (`order.ts`) wraps the same
+ * per-column orders (`keyColumnOrder`, `keyColumnEquality`, `combineKeyColumns`), so each kind's
+ * order is written once, here.
  */
+import { compareByteRanges, compareFloats, floatKeyView } from './byte-order.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyComparator } from './types.ts';
 import { isBytesKey } from './types.ts';
 
-type ColumnOrder = (i: number, j: number) => number;
-type ColumnEquality = (i: number, j: number) => boolean;
+/** Order of row i of one column and row j of another: < 0, 0, > 0. */
+export type ColumnOrder = (i: number, j: number) => number;
+export type ColumnEquality = (i: number, j: number) => boolean;
 
 /** Comparator between rows of `a` (i) and rows of `b` (j); both normalised to the same kinds. */
 export function makeKeyComparator(a: readonly KeyColumn[], b: readonly KeyColumn[]): KeyComparator {
-  if (a.length !== b.length) throw new RangeError(`key arity differs: ${a.length} vs ${b.length}`);
+  checkSameKinds(a, b);
   const orders: ColumnOrder[] = [];
   const equals: ColumnEquality[] = [];
+  for (let k = 0; k < a.length; k++) {
+    orders.push(keyColumnOrder(a[k]!, b[k]!));
+    equals.push(keyColumnEquality(a[k]!, b[k]!));
+  }
+  return combineKeyColumns(orders, equals);
+}
+
+/** Throws RangeError unless `a` and `b` have the same arity and each column pair the same kind. */
+export function checkSameKinds(a: readonly KeyColumn[], b: readonly KeyColumn[]): void {
+  if (a.length !== b.length) throw new RangeError(`key arity differs: ${a.length} vs ${b.length}`);
   for (let k = 0; k < a.length; k++) {
     const x = a[k]!;
     const y = b[k]!;
     if (x.kind.order !== y.kind.order || x.kind.width !== y.kind.width) {
       throw new RangeError(`key column ${k} was normalised to different kinds: ${x.kind.sqlType} vs ${y.kind.sqlType}`);
     }
-    orders.push(columnOrder(x, y));
-    equals.push(columnEquality(x, y));
   }
-  return combine(orders, equals);
 }
 
 const withinCache = new WeakMap<readonly KeyColumn[], KeyComparator>();
@@ -44,8 +56,11 @@ export function compareRowsWithin(cols: readonly KeyColumn[], i: number, j: numb
   return cmp.compare(i, j);
 }
 
-/** Specialised combinations for 1 and 2 columns; a loop over the arrays beyond that. */
-function combine(orders: readonly ColumnOrder[], equals: readonly ColumnEquality[]): KeyComparator {
+/**
+ * Per-column orders and equalities combined lexicographically: specialised combinations for 1 and
+ * 2 columns, a loop over the arrays beyond that.
+ */
+export function combineKeyColumns(orders: readonly ColumnOrder[], equals: readonly ColumnEquality[]): KeyComparator {
   const n = orders.length;
   if (n === 0) return { equal: () => true, compare: () => 0 };
   if (n === 1) return { equal: equals[0]!, compare: orders[0]! };
@@ -69,7 +84,8 @@ function combine(orders: readonly ColumnOrder[], equals: readonly ColumnEquality
   };
 }
 
-function columnOrder(a: KeyColumn, b: KeyColumn): ColumnOrder {
+/** Ascending order of one column pair of the same kind (NULLs not looked at). */
+export function keyColumnOrder(a: KeyColumn, b: KeyColumn): ColumnOrder {
   if (isBytesKey(a)) return bytesOrder(a, b as BytesKeyColumn);
   const x = a;
   const y = b as FixedKeyColumn;
@@ -85,7 +101,8 @@ function columnOrder(a: KeyColumn, b: KeyColumn): ColumnOrder {
   }
 }
 
-function columnEquality(a: KeyColumn, b: KeyColumn): ColumnEquality {
+/** Equality of one column pair of the same kind (NULLs not looked at). */
+export function keyColumnEquality(a: KeyColumn, b: KeyColumn): ColumnEquality {
   if (isBytesKey(a)) return bytesEquality(a, b as BytesKeyColumn);
   const aw = a.words;
   const bw = (b as FixedKeyColumn).words;
@@ -148,27 +165,10 @@ function wideSignedOrder(aw: Int32Array, bw: Int32Array, w: number): ColumnOrder
   };
 }
 
-/** The column's words as doubles (a view when aligned, as normalisation allocates them). */
-function asDoubles(c: FixedKeyColumn): Float64Array {
-  const w = c.words;
-  if (w.byteOffset % 8 === 0) return new Float64Array(w.buffer, w.byteOffset, c.length);
-  return new Float64Array(w.slice(0, 2 * c.length).buffer);
-}
-
 function floatOrder(a: FixedKeyColumn, b: FixedKeyColumn): ColumnOrder {
-  const x = asDoubles(a);
-  const y = asDoubles(b);
-  return (i, j) => {
-    const u = x[i]!;
-    const v = y[j]!;
-    if (u < v) return -1;
-    if (u > v) return 1;
-    if (u === v) return 0;
-    // at least one NaN: NaN sorts above every number and equals NaN
-    const uNaN = u !== u;
-    const vNaN = v !== v;
-    return uNaN === vNaN ? 0 : uNaN ? 1 : -1;
-  };
+  const x = floatKeyView(a);
+  const y = floatKeyView(b);
+  return (i, j) => compareFloats(x[i]!, y[j]!);
 }
 
 // --- bytes ---------------------------------------------------------------------------------------
@@ -179,16 +179,7 @@ function bytesOrder(a: BytesKeyColumn, b: BytesKeyColumn): ColumnOrder {
   return (i, j) => {
     const ea = ac === null ? i : ac[i]!;
     const eb = bc === null ? j : bc[j]!;
-    const p = ao[ea]!;
-    const q = bo[eb]!;
-    const la = ao[ea + 1]! - p;
-    const lb = bo[eb + 1]! - q;
-    const n = la < lb ? la : lb;
-    for (let k = 0; k < n; k++) {
-      const d = ab[p + k]! - bb[q + k]!;
-      if (d !== 0) return d;
-    }
-    return la - lb;
+    return compareByteRanges(ab, ao[ea]!, ao[ea + 1]!, bb, bo[eb]!, bo[eb + 1]!);
   };
 }
 
