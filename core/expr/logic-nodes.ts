@@ -71,11 +71,12 @@ export class LogicNode extends Node {
   }
 }
 
-export class NotNode extends Node {
-  private buf?: Uint8Array;
+/** A boolean node of one argument: it may raise where its argument may. */
+abstract class UnaryBoolNode extends Node {
+  protected buf?: Uint8Array;
 
   constructor(
-    private readonly arg: Node,
+    protected readonly arg: Node,
     label: string,
   ) {
     super(BOOLEAN, label);
@@ -84,7 +85,9 @@ export class NotNode extends Node {
   override get mayRaise(): boolean {
     return this.arg.mayRaise;
   }
+}
 
+export class NotNode extends UnaryBoolNode {
   override bool(ctx: Ctx): Uint8Array {
     const n = ctx.n;
     const v = this.arg.bool(ctx);
@@ -94,19 +97,13 @@ export class NotNode extends Node {
   }
 }
 
-export class IsNullNode extends Node {
-  private buf?: Uint8Array;
-
+export class IsNullNode extends UnaryBoolNode {
   constructor(
-    private readonly arg: Node,
+    arg: Node,
     private readonly negated: boolean,
     label: string,
   ) {
-    super(BOOLEAN, label);
-  }
-
-  override get mayRaise(): boolean {
-    return this.arg.mayRaise;
+    super(arg, label);
   }
 
   override bool(ctx: Ctx): Uint8Array {
