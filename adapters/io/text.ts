@@ -18,6 +18,7 @@
  * UnsupportedTypeError.
  */
 import { type Data, DataType, IntervalUnit, Type, Vector } from 'apache-arrow';
+import { halfToDouble } from '../../core/arrow/half-float.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { EXTENSION_NAME, JSON_EXTENSION, UUID_EXTENSION, ADJUSTED_TO_UTC } from './parquet-types.ts';
 
@@ -227,13 +228,7 @@ function formatter(d: Data, info: FieldInfo, column: string): Formatter {
       const p = (t as DataType & { precision: number }).precision;
       if (p === 0) {
         const v = d.values as Uint16Array;
-        const f16 = (h: number) => {
-          const e = (h >> 10) & 0x1f;
-          const m = h & 0x3ff;
-          const s = h & 0x8000 ? -1 : 1;
-          return e === 0 ? s * m * 2 ** -24 : e === 31 ? (m ? NaN : s * Infinity) : s * (1 + m / 1024) * 2 ** (e - 15);
-        };
-        return num((i) => floatText(f16(v[i]!), true));
+        return num((i) => floatText(halfToDouble(v[i]!), true));
       }
       const v = d.values as Float32Array | Float64Array;
       return num((i) => floatText(v[i]!, p === 1));

@@ -28,6 +28,7 @@ import { Bool, Data, DataType, RecordBatch, Struct, Type, Vector, makeBuilder, m
 import type { Dictionary, Field, FixedSizeList, Int, Schema } from 'apache-arrow';
 import { Bitset } from '../bitset.ts';
 import { UnsupportedTypeError } from '../errors.ts';
+import { copyBytes, VIEW_INLINE } from './views.ts';
 
 type Located = {
   /** Batch of each output row; `null` when the source has at most one batch. */
@@ -626,17 +627,6 @@ function gatherVariable(parts: readonly Data[], loc: Located, count: number, typ
   }
   return { valueOffsets: outOffsets, data };
 }
-
-/** Byte copy without allocating a subarray for short values. */
-function copyBytes(src: Uint8Array, from: number, size: number, dst: Uint8Array, to: number): void {
-  if (size > 64) {
-    dst.set(src.subarray(from, from + size), to);
-    return;
-  }
-  for (let k = 0; k < size; k++) dst[to + k] = src[from + k]!;
-}
-
-const VIEW_INLINE = 12;
 
 /** Utf8View/BinaryView: copy the 16-byte views, keep the data buffers (ids rebased per batch). */
 function gatherViews(parts: readonly Data[], loc: Located, count: number) {

@@ -21,6 +21,8 @@
  */
 import { DateUnit, Precision, Type } from 'apache-arrow';
 import type { Data, DataType, Date_, Decimal, Dictionary, Float, Int, RecordBatch, Timestamp, Vector } from 'apache-arrow';
+import { halfToDouble } from '../arrow/half-float.ts';
+import { appendViewBytes, viewBytesLength } from '../arrow/views.ts';
 import { JoinlabError, MissingColumnError, UnsupportedTypeError } from '../errors.ts';
 import { UNIT_EXP, classifyKeyType } from './resolve.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from './types.ts';
@@ -472,15 +474,6 @@ function decimalToDoubles(d: Data, f64: Float64Array, base: number): void {
   }
 }
 
-function halfToDouble(h: number): number {
-  const sign = h & 0x8000 ? -1 : 1;
-  const exp = (h >> 10) & 0x1f;
-  const frac = h & 0x3ff;
-  if (exp === 0) return sign * frac * 2 ** -24;
-  if (exp === 0x1f) return frac === 0 ? sign * Infinity : NaN;
-  return sign * (1024 + frac) * 2 ** (exp - 25);
-}
-
 const CANONICAL_NAN_HI = 0x7ff80000;
 
 /** Fold -0.0 to +0.0 and every NaN to the canonical NaN, so equal keys have equal words. */
@@ -594,12 +587,8 @@ function chunkByteLength(d: Data): number {
     case Type.FixedSizeBinary:
       return d.length * d.stride;
     case Type.Utf8View:
-    case Type.BinaryView: {
-      const views = int32Words(d.values, 4 * d.length);
-      let total = 0;
-      for (let i = 0; i < d.length; i++) total += views[4 * i]!;
-      return total;
-    }
+    case Type.BinaryView:
+      return viewBytesLength(d);
     default:
       return valueOffset(d, d.length) - valueOffset(d, 0);
   }
@@ -619,7 +608,7 @@ function appendChunkBytes(d: Data, bytes: Uint8Array, offsets: Int32Array, base:
     }
     case Type.Utf8View:
     case Type.BinaryView:
-      return appendViews(d, bytes, offsets, base, pos);
+      return appendViewBytes(d, bytes, offsets, base, pos);
     default: {
       const start = valueOffset(d, 0);
       const end = valueOffset(d, n);
@@ -628,31 +617,6 @@ function appendChunkBytes(d: Data, bytes: Uint8Array, offsets: Int32Array, base:
       return pos + (end - start);
     }
   }
-}
-
-const VIEW_INLINE = 12;
-
-/** Utf8View/BinaryView: each 16-byte view holds <= 12 bytes inline or (buffer, offset). */
-function appendViews(d: Data, bytes: Uint8Array, offsets: Int32Array, base: number, pos: number): number {
-  const raw = d.values as Uint8Array;
-  const views = int32Words(raw, 4 * d.length);
-  for (let i = 0; i < d.length; i++) {
-    const size = views[4 * i]!;
-    if (size <= VIEW_INLINE) copyBytes(raw, 16 * i + 4, size, bytes, pos);
-    else copyBytes(d.variadicBuffers[views[4 * i + 2]!]!, views[4 * i + 3]!, size, bytes, pos);
-    pos += size;
-    offsets[base + i + 1] = pos;
-  }
-  return pos;
-}
-
-/** Byte copy without allocating a subarray for short values. */
-function copyBytes(src: Uint8Array, from: number, size: number, dst: Uint8Array, to: number): void {
-  if (size > 64) {
-    dst.set(src.subarray(from, from + size), to);
-    return;
-  }
-  for (let k = 0; k < size; k++) dst[to + k] = src[from + k]!;
 }
 
 /** Dictionary<string|binary>: codes per row, entries from the (cached, possibly merged) dictionaries. */

@@ -1,0 +1,264 @@
+/**
+ * Writing goes apache-arrow Table -> IPC stream -> wasm Table -> `writeParquet`, atomically.
+ * Round-trip findings (parquet.test.ts, parquet-types.test.ts; DuckDB's own types in
+ * roundtrip.test.ts): every Arrow type parquet-types.ts accepts comes back from joinlab's own
+ * files with the same type, metadata and values, because arrow-rs embeds the Arrow schema
+ * (`ARROW:schema`). Other
+ * readers do not see that schema: DuckDB reads our timestamp[s] as BIGINT (arrow-rs writes seconds
+ * as a bare INT64, no TIMESTAMP annotation; likewise Time32(s) as INTEGER, Duration and Date64 as
+ * BIGINT, Float16 as FLOAT, decimals over 38 digits as DOUBLE), timestamp[ms] as TIMESTAMP (us)
+ * and dictionary strings as VARCHAR. Files DuckDB writes come back as what DuckDB stored:
+ * TIMESTAMP_S as Timestamp(us), HUGEINT/UHUGEINT as Float64 (DuckDB writes them as DOUBLE),
+ * ENUM and BIT as Utf8, TIMETZ as its UTC time (DuckDB normalises the offset away), INTERVAL as
+ * month-day-nano with millisecond precision (DuckDB writes whole milliseconds).
+ *
+ * Types on write (parquet-types.ts has the rules and why): `prepareForParquet` checks every column
+ * first (nothing is written for a refused table), month-day-nano intervals go out as INTERVAL
+ * bytes, and the footer arrow-rs wrote is patched (`patchWrittenFooter`) with INTERVAL, UUID and
+ * JSON where they apply.
+ */
+import {
+  Compression,
+  Table as WasmTable,
+  transformParquetStream,
+  writeParquet,
+  WriterPropertiesBuilder,
+  type WriterProperties,
+} from 'parquet-wasm';
+import { open, type FileHandle } from 'node:fs/promises';
+import { RecordBatch, Schema, Table, tableToIPC } from 'apache-arrow';
+import { conformBatch as conformToSchema } from '../../core/arrow/ipc-chunks.ts';
+import { heldBatchBytes } from '../../core/arrow/size.ts';
+import { UsageError } from '../../core/errors.ts';
+import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
+import { writeFileAtomic } from './atomic.ts';
+import { footerTail } from './parquet-footer.ts';
+import { parquetPreparer, prepareForParquet, type LeafPatch } from './parquet-types.ts';
+import { T_I32, T_I64, T_LIST, T_STRUCT, tget, ThriftReader, ThriftWriter, tlist, tstruct, twith, type TStruct } from './thrift.ts';
+
+export type ParquetCompression = 'uncompressed' | 'snappy' | 'gzip' | 'brotli' | 'lz4' | 'zstd';
+
+export interface ParquetWriteOptions {
+  /** Maximum rows per row group (default 122880, DuckDB's default, so pruning has containers). */
+  readonly rowGroupSize?: number;
+  /** Default 'snappy'. */
+  readonly compression?: ParquetCompression;
+}
+
+const COMPRESSION: Record<ParquetCompression, Compression> = {
+  uncompressed: Compression.UNCOMPRESSED,
+  snappy: Compression.SNAPPY,
+  gzip: Compression.GZIP,
+  brotli: Compression.BROTLI,
+  lz4: Compression.LZ4_RAW,
+  zstd: Compression.ZSTD,
+};
+
+/** Encode a Table as Parquet bytes (parquet-rs via wasm; the Arrow schema is embedded). */
+export function encodeParquet(table: Table, options: ParquetWriteOptions = {}): Uint8Array {
+  const props = writerProperties(options);
+  const prepared = prepareForParquet(table); // throws UnsupportedTypeError before anything is written
+  const wasmTable = WasmTable.fromIPCStream(tableToIPC(prepared.table, 'stream'));
+  const bytes = writeParquet(wasmTable, props);
+  return prepared.patches.size > 0 ? patchWrittenFooter(bytes, prepared.patches) : bytes;
+}
+
+function writerProperties(options: ParquetWriteOptions): WriterProperties {
+  const rowGroupSize = options.rowGroupSize ?? 122_880;
+  if (!Number.isInteger(rowGroupSize) || rowGroupSize < 1) {
+    throw new UsageError(`rowGroupSize must be a positive integer, got ${rowGroupSize}`);
+  }
+  const compression = COMPRESSION[options.compression ?? 'snappy'];
+  if (compression === undefined) throw new UsageError(`unknown Parquet compression '${options.compression}'`);
+  return new WriterPropertiesBuilder().setMaxRowGroupSize(rowGroupSize).setCompression(compression).build();
+}
+
+const CONVERTED_JSON = 19;
+const CONVERTED_INTERVAL = 21;
+const LOGICAL_JSON = 12;
+const LOGICAL_UUID = 14;
+
+/**
+ * `bytes` (a file arrow-rs just wrote) with the footer changes `patches` names per leaf column
+ * (parquet-types.ts says why): INTERVAL on the raw 12-byte interval leaves — whose min/max
+ * statistics and column index, computed as plain bytes, are dropped, since INTERVAL has no
+ * defined sort order — and the UUID / JSON logical types. Column chunks stay where they are.
+ */
+function patchWrittenFooter(bytes: Uint8Array, patches: ReadonlyMap<number, LeafPatch>): Uint8Array {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const len = dv.getUint32(bytes.length - 8, true);
+  const footerStart = bytes.length - 8 - len;
+  const footer = patchedFooter(bytes.subarray(footerStart, bytes.length - 8), patches);
+  const out = new Uint8Array(footerStart + footer.length + 8);
+  out.set(bytes.subarray(0, footerStart));
+  out.set(footerTail(footer), footerStart);
+  return out;
+}
+
+/**
+ * The same patches applied to a file on disk (the streaming writer's temp file, `size` bytes):
+ * the footer is read back from the end, re-encoded and written over the old one.
+ */
+async function patchFooterInFile(fh: FileHandle, size: number, patches: ReadonlyMap<number, LeafPatch>): Promise<void> {
+  const tail = new Uint8Array(8);
+  await fh.read(tail, 0, 8, size - 8);
+  const len = new DataView(tail.buffer).getUint32(0, true);
+  const footerStart = size - 8 - len;
+  const old = new Uint8Array(len);
+  await fh.read(old, 0, len, footerStart);
+  const bytes = footerTail(patchedFooter(old, patches));
+  await fh.truncate(footerStart);
+  await fh.write(bytes, 0, bytes.length, footerStart);
+}
+
+/** A footer (Thrift FileMetaData) with `patches` applied. */
+function patchedFooter(footerBytes: Uint8Array, patches: ReadonlyMap<number, LeafPatch>): Uint8Array {
+  const raw = new ThriftReader(footerBytes, 0, footerBytes.length).struct();
+  const schema = (tlist(raw, 2)!.items as TStruct[]).slice();
+  let leaf = 0;
+  for (let i = 1; i < schema.length; i++) {
+    const el = schema[i]!;
+    const children = tget(el, 5);
+    if (tget(el, 1) === undefined || (typeof children === 'number' && children > 0)) continue;
+    const patch = patches.get(leaf++);
+    if (patch === 'interval') schema[i] = twith(el, [[6, T_I32, CONVERTED_INTERVAL], [10, T_STRUCT, null]]);
+    else if (patch === 'uuid') schema[i] = twith(el, [[10, T_STRUCT, [{ id: LOGICAL_UUID, type: T_STRUCT, value: [] }]]]);
+    else if (patch === 'json') schema[i] = twith(el, [[6, T_I32, CONVERTED_JSON], [10, T_STRUCT, [{ id: LOGICAL_JSON, type: T_STRUCT, value: [] }]]]);
+  }
+  const rgs = tlist(raw, 4)!;
+  const rowGroups = (rgs.items as TStruct[]).map((rg) => {
+    const cols = tlist(rg, 1)!;
+    const items = (cols.items as TStruct[]).map((chunk, c) => {
+      if (patches.get(c) !== 'interval') return chunk;
+      const md = tstruct(chunk, 3)!;
+      return twith(chunk, [
+        [3, T_STRUCT, twith(md, [[12, T_STRUCT, null]])],
+        [6, T_I64, null],
+        [7, T_I32, null],
+      ]);
+    });
+    return twith(rg, [[1, T_LIST, { elemType: cols.elemType, items }]]);
+  });
+  const w = new ThriftWriter();
+  w.struct(
+    twith(raw, [
+      [2, T_LIST, { elemType: T_STRUCT, items: schema }],
+      [4, T_LIST, { elemType: rgs.elemType, items: rowGroups }],
+    ]),
+  );
+  return w.bytes();
+}
+
+/** Write a Table as a Parquet file, atomically. */
+export async function writeParquetFile(path: string, table: Table, options: ParquetWriteOptions = {}): Promise<void> {
+  await writeParquetBatches(path, table.schema, table.batches, options);
+}
+
+export interface ParquetStreamOptions extends ParquetWriteOptions {
+  /**
+   * The run's memory pool: the writer reserves its pending row group there, and shrinks the
+   * row group (down to `MIN_STREAM_ROW_GROUP` rows) to fit.
+   */
+  readonly pool?: MemoryPool;
+}
+
+/** Smallest row group the streaming writer shrinks to before it reports the memory limit. */
+const MIN_STREAM_ROW_GROUP = 1024;
+
+/**
+ * Write `batches` (all of `schema`) as Parquet, atomically, one row group at a time: parquet-rs's
+ * streaming writer (`transformParquetStream`) pulls a batch, encodes it into the open row group
+ * and flushes the row group's bytes when it is full, and we write those bytes to the temp file as
+ * they come — so the file can be far larger than memory. Returns the rows written.
+ *
+ * Memory: the open row group is held encoded inside wasm, plus the batch being copied in; the
+ * writer reserves twice the row group's Arrow bytes (estimated from the first batch) in `pool`,
+ * halving the row group until the reservation fits. An error from the source (a join failing
+ * mid-way) is rethrown as itself, not as the wasm stream's wrapper, and the temp file is removed.
+ */
+export async function writeParquetBatches(
+  path: string,
+  schema: Schema,
+  batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>,
+  options: ParquetStreamOptions = {},
+): Promise<number> {
+  const source = (Symbol.asyncIterator in batches ? batches[Symbol.asyncIterator]() : toAsyncIterator(batches[Symbol.iterator]())) as AsyncIterator<RecordBatch>;
+  const reservation = options.pool?.reservation('parquet writer row group');
+  let rows = 0;
+  let sourceError: unknown = null;
+  try {
+    let first = await source.next();
+    while (!first.done && first.value.numRows === 0) first = await source.next();
+    if (first.done) {
+      await writeFileAtomic(path, encodeParquet(new Table(schema), options));
+      return 0;
+    }
+    const preparer = parquetPreparer(schema); // throws UnsupportedTypeError before anything is written
+    const rowGroupSize = fitRowGroup(options.rowGroupSize ?? 122_880, heldBatchBytes(first.value) / first.value.numRows, reservation);
+    const props = writerProperties({ ...options, rowGroupSize });
+    let pending: RecordBatch | null = first.value;
+    const input = new ReadableStream({
+      async pull(ctrl) {
+        try {
+          let b: RecordBatch | null = pending;
+          pending = null;
+          while (b === null || b.numRows === 0) {
+            const r = await source.next();
+            if (r.done) {
+              ctrl.close();
+              return;
+            }
+            b = r.value;
+          }
+          rows += b.numRows;
+          const prepared = preparer.prepare(conformToSchema(b, schema));
+          const wasm = WasmTable.fromIPCStream(tableToIPC(new Table(preparer.schema, [prepared]), 'stream'));
+          for (const rb of wasm.recordBatches()) ctrl.enqueue(rb);
+        } catch (e) {
+          sourceError = e;
+          ctrl.error(e);
+        }
+      },
+    });
+    await writeFileAtomic(path, async (tmp) => {
+      const fh = await open(tmp, 'wx+'); // read too: the footer may be patched in place
+      try {
+        const reader = (await transformParquetStream(input, props)).getReader();
+        let size = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          await fh.write(value as Uint8Array);
+          size += (value as Uint8Array).byteLength;
+        }
+        // parquet-rs ends the file normally when its input stream errors: the source's error wins
+        if (sourceError !== null) throw sourceError;
+        if (preparer.patches.size > 0) await patchFooterInFile(fh, size, preparer.patches);
+        await fh.sync();
+      } catch (e) {
+        throw sourceError ?? new UsageError(`cannot write ${path}: Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
+      } finally {
+        await fh.close();
+      }
+    });
+    return rows;
+  } finally {
+    reservation?.free();
+    await source.return?.();
+  }
+}
+
+/** The largest row group of at most `rows` rows whose estimated bytes `reservation` can hold. */
+function fitRowGroup(rows: number, bytesPerRow: number, reservation: Reservation | undefined): number {
+  if (reservation === undefined) return rows;
+  let n = rows;
+  while (!reservation.tryGrow(Math.ceil(2 * n * bytesPerRow))) {
+    if (n <= MIN_STREAM_ROW_GROUP) reservation.grow(Math.ceil(2 * n * bytesPerRow)); // throws MemoryLimitError
+    n = Math.max(MIN_STREAM_ROW_GROUP, n >> 1);
+  }
+  return n;
+}
+
+async function* toAsyncIterator<T>(it: Iterator<T>): AsyncGenerator<T> {
+  for (let r = it.next(); !r.done; r = it.next()) yield r.value;
+}
