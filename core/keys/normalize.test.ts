@@ -269,6 +269,16 @@ describe('normalizeKeyColumn: bytes', () => {
     expect(stringsOf(normalizeKeyColumn(v.slice(2, 4), VARCHAR))).toEqual(['héllo', '']);
   });
 
+  it('a zero-row chunk without an offsets buffer (an empty batch) normalises to no rows, alone or beside others', () => {
+    for (const type of [new LargeUtf8(), new Utf8(), new Binary(), new Utf8View()]) {
+      const empty = makeData({ type: type as Utf8, length: 0 });
+      expect(normalizeKeyColumn(makeVector(empty), VARCHAR).length).toBe(0);
+    }
+    const empty = makeData({ type: new LargeUtf8(), length: 0 });
+    const both = new Vector([empty, ...build(new LargeUtf8(), ['q', null]).data]);
+    expect(stringsOf(normalizeKeyColumn(both, VARCHAR))).toEqual(['q', null]);
+  });
+
   it('materialises multi-chunk, LargeUtf8, Utf8View and FixedSizeBinary columns', () => {
     const multi = new Vector([...build(new Utf8(), ['x', 'yy']).slice(1).data, ...build(new Utf8(), [null, 'zzz']).data]);
     expect(stringsOf(normalizeKeyColumn(multi, VARCHAR))).toEqual(['yy', null, 'zzz']);

@@ -590,12 +590,14 @@ function chunkByteLength(d: Data): number {
     case Type.BinaryView:
       return viewBytesLength(d);
     default:
-      return valueOffset(d, d.length) - valueOffset(d, 0);
+      // a zero-row chunk may have no offsets at all (an empty table's batch)
+      return d.length === 0 ? 0 : valueOffset(d, d.length) - valueOffset(d, 0);
   }
 }
 
 function appendChunkBytes(d: Data, bytes: Uint8Array, offsets: Int32Array, base: number, pos: number): number {
   const n = d.length;
+  if (n === 0) return pos; // a zero-row chunk may have no offsets buffer at all
   switch (d.typeId) {
     case Type.Null:
       offsets.fill(pos, base + 1, base + n + 1);
