@@ -19,7 +19,7 @@ import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { partitionIds, TABLE_SEED } from '../../core/keys/partition.ts';
 import { keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
-import { takeRows } from '../scan/memory-scan.ts';
+import { takeRows } from '../memory-scan/memory-scan.ts';
 
 export interface PartitionBuild {
   readonly index: number;
