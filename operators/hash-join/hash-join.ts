@@ -215,9 +215,9 @@ export class HashJoin implements JoinAlgorithm {
     const probeSource = new RowSource([batch], batch.schema);
     if (s.parts.length === 1) yield* this.#probePart(s, s.parts[0]!, batch, probeSource, keys, null, probeMatched);
     else {
-      const { order, starts } = partitionOrder(keys, rows, s.parts.length, s.partitionScratch);
+      const order = partitionOrder(keys, rows, s.parts.length, s.partitionScratch);
       for (let p = 0; p < s.parts.length; p++) {
-        const ids = order.subarray(starts[p]!, starts[p + 1]!);
+        const ids = order.rows.subarray(order.start[p]!, order.start[p + 1]!);
         if (ids.length > 0 && s.parts[p]!.rows > 0) yield* this.#probePart(s, s.parts[p]!, batch, probeSource, takeKeyRows(keys, ids, s.pieceScratch[p]), ids, probeMatched);
       }
     }
