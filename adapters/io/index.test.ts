@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UsageError } from '../../core/errors.ts';
-import { MemoryScan } from '../../operators/scan/memory-scan.ts';
+import { MemoryScan } from '../../operators/memory-scan/memory-scan.ts';
 import { openScan } from './open.ts';
 import { ParquetScan } from './parquet-scan.ts';
 import { formatOf, openScanFor, readTable, writeTable } from './index.ts';

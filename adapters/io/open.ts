@@ -12,7 +12,7 @@ import { UsageError } from '../../core/errors.ts';
 import { assertRegularFile } from '../../core/input-file.ts';
 import { isIpcPath, readIpcFile } from './ipc.ts';
 import { isParquetPath } from './parquet.ts';
-import { MemoryScan } from '../../operators/scan/memory-scan.ts';
+import { MemoryScan } from '../../operators/memory-scan/memory-scan.ts';
 import { ParquetScan, type ParquetScanOptions } from './parquet-scan.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 

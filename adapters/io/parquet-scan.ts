@@ -21,7 +21,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
-import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/scan/memory-scan.ts';
+import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
 import type { ColumnStats, ContainerStats, Scan, ScanOptions } from '../../core/scan/scan.ts';
 
 export interface ParquetScanOptions {

@@ -38,7 +38,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { rowPartOf, type BuildPartition, type KeyFilter, type PushdownContext, type PushdownPolicy } from './policy.ts';
 import { hashKeys } from '../keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../keys/normalize.ts';
-import { partitionIds } from '../keys/partition.ts';
+import { groupRowsByPartition, partitionIds } from '../keys/partition.ts';
 import type { KeyColumn } from '../keys/types.ts';
 import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../scan/scan.ts';
 import { countKept, keptRows, rowsWhere } from '../selection.ts';
@@ -221,12 +221,7 @@ class ComposedPredicate implements ScanPredicate {
     const n = keys[0]!.length;
     const pid = new Int32Array(n);
     partitionIds(keys, P, pid);
-    const start = new Int32Array(P + 1);
-    for (let r = 0; r < n; r++) if (nulls === null || nulls[r] === 0) start[pid[r]! + 1]++;
-    for (let p = 0; p < P; p++) start[p + 1] += start[p]!;
-    const pos = start.slice(0, P);
-    const sorted = new Int32Array(start[P]!);
-    for (let r = 0; r < n; r++) if (nulls === null || nulls[r] === 0) sorted[pos[pid[r]!]!++] = r;
+    const { start, rows: sorted } = groupRowsByPartition(pid, P, nulls, n);
     for (let p = 0; p < P; p++) {
       if (start[p + 1] === start[p]) continue;
       applyPlan(plans[p]!, keys, sorted.subarray(start[p]!, start[p + 1]!), keep, hashes);

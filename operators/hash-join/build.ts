@@ -16,10 +16,10 @@ import { UnsupportedJoinError } from '../../core/errors.ts';
 import type { HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
-import { partitionIds, TABLE_SEED } from '../../core/keys/partition.ts';
+import { groupRowsByPartition, partitionIds, TABLE_SEED, type PartitionGroups } from '../../core/keys/partition.ts';
 import { keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
-import { takeRows } from '../scan/memory-scan.ts';
+import { takeRows } from '../memory-scan/memory-scan.ts';
 
 export interface PartitionBuild {
   readonly index: number;
@@ -67,15 +67,6 @@ export interface BuildOptions {
 }
 
 /**
- * The rows of each key partition, in row order: partition p's rows are `order[starts[p] ..
- * starts[p + 1])` (a counting sort of the partition ids).
- */
-export interface PartitionOrder {
-  readonly order: Int32Array;
-  readonly starts: Int32Array;
-}
-
-/**
  * Reusable scratch for `partitionOrder` (a probe computes one order per batch: fresh 64K-row
  * arrays per batch cost more in first-touch page faults than the sort itself).
  */
@@ -95,29 +86,23 @@ export class PartitionScratch {
   }
 }
 
-/** `scratch`: arrays to reuse; the returned `order` is then a view of `scratch.order`, valid until its next use. */
-export function partitionOrder(keys: readonly KeyColumn[], rows: number, count: number, scratch?: PartitionScratch): PartitionOrder {
+/**
+ * The rows of each key partition, in row order (partition p's rows: `rows[start[p] ..
+ * start[p + 1])`). `scratch`: arrays to reuse; the returned `rows` is then a view of
+ * `scratch.order`, valid until its next use.
+ */
+export function partitionOrder(keys: readonly KeyColumn[], rows: number, count: number, scratch?: PartitionScratch): PartitionGroups {
   scratch?.fit(rows);
   const ids = scratch ? scratch.ids.subarray(0, rows) : new Int32Array(rows);
   partitionIds(keys, count, ids, scratch?.hashes);
-  const starts = new Int32Array(count + 1);
-  for (let r = 0; r < rows; r++) starts[ids[r]! + 1]!++;
-  for (let p = 0; p < count; p++) starts[p + 1]! += starts[p]!;
-  const order = scratch ? scratch.order.subarray(0, rows) : new Int32Array(rows);
-  const fill = starts.slice(0, count);
-  for (let r = 0; r < rows; r++) order[fill[ids[r]!]!++] = r;
-  return { order, starts };
+  return groupRowsByPartition(ids, count, null, rows, scratch?.order);
 }
 
 /** Splits one batch into `count` batches by key partition (row order kept within each). */
 export function splitByPartition(batch: RecordBatch, keys: readonly KeyColumn[], count: number): (RecordBatch | null)[] {
-  const { order, starts } = partitionOrder(keys, batch.numRows, count);
+  const { start, rows } = partitionOrder(keys, batch.numRows, count);
   const out: (RecordBatch | null)[] = [];
-  for (let p = 0; p < count; p++) {
-    const start = starts[p]!;
-    const len = starts[p + 1]! - start;
-    out.push(len === 0 ? null : takeRows(batch, order.subarray(start, start + len)));
-  }
+  for (let p = 0; p < count; p++) out.push(start[p + 1] === start[p] ? null : takeRows(batch, rows.subarray(start[p]!, start[p + 1]!)));
   return out;
 }
 

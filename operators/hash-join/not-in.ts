@@ -9,9 +9,11 @@
  * So besides the probe, two facts are needed: does some NULL-key inner row pass the filter with o
  * (for unmatched outer rows with a key), and does ANY inner row pass it (for NULL outer keys). Both
  * are found by evaluating the filter over blocks of candidate pairs, vectorised like every other
- * filter evaluation; the work is the outer rows times the inner rows that could matter — the NULL
- * keys — which is quadratic only in the NULL part of the data. (Without a filter S(o) is the whole
- * inner side and the join uses the inner side's emptiness and NULL-ness instead.)
+ * filter evaluation (`PairEvaluator`, ../common/residual.ts); the work is the outer rows times the
+ * inner rows that could matter — the NULL keys — which is quadratic only in the NULL part of the
+ * data. (Without a filter S(o) is the whole
+ * inner side and the join uses the inner side's emptiness and NULL-ness instead:
+ * ../common/not-in.ts.)
  *
  * Soundness needs every inner row: a probe-side dynamic filter would drop inner rows whose key
  * matches nothing but which may still make S(o) non-empty, so roles.ts pushes nothing down here.
@@ -25,59 +27,8 @@ import type { RecordBatch } from 'apache-arrow';
 import type { CompiledFilter } from '../../core/expr/evaluate.ts';
 import type { Side } from '../../core/types.ts';
 import { rowsWhere } from '../../core/selection.ts';
+import { PairEvaluator } from '../common/residual.ts';
 import type { PartitionBuild } from './build.ts';
-
-/** Pairs evaluated per filter call. */
-const BLOCK = 4096;
-
-/** Evaluates `filter` over pairs (outer row, inner row) given by parallel arrays, oriented by side. */
-class PairEvaluator {
-  readonly #outerIdx = new Int32Array(BLOCK);
-  readonly #innerIdx = new Int32Array(BLOCK);
-  readonly #pass = new Uint8Array(BLOCK);
-  #n = 0;
-
-  constructor(
-    readonly filter: CompiledFilter,
-    /** Which join side the outer rows come from. */
-    readonly outerSide: Side,
-  ) {}
-
-  /**
-   * Tests outer rows `outer` against inner rows `inner` of one inner batch, all pairs, calling
-   * `onPass(outerRow)` for each pair that passes; `skip(outerRow)` drops outer rows already decided.
-   */
-  cross(
-    outerBatch: RecordBatch,
-    outer: Int32Array,
-    innerBatch: RecordBatch,
-    inner: Int32Array,
-    skip: (row: number) => boolean,
-    onPass: (row: number) => void,
-  ): void {
-    for (let a = 0; a < outer.length; a++) {
-      const o = outer[a]!;
-      if (skip(o)) continue;
-      for (let b = 0; b < inner.length; b++) {
-        this.#outerIdx[this.#n] = o;
-        this.#innerIdx[this.#n] = inner[b]!;
-        if (++this.#n === BLOCK) this.#flush(outerBatch, innerBatch, onPass);
-      }
-    }
-    this.#flush(outerBatch, innerBatch, onPass);
-  }
-
-  #flush(outerBatch: RecordBatch, innerBatch: RecordBatch, onPass: (row: number) => void): void {
-    const n = this.#n;
-    if (n === 0) return;
-    this.#n = 0;
-    const pass =
-      this.outerSide === 'left'
-        ? this.filter.evaluate(outerBatch, this.#outerIdx, innerBatch, this.#innerIdx, n, this.#pass)
-        : this.filter.evaluate(innerBatch, this.#innerIdx, outerBatch, this.#outerIdx, n, this.#pass);
-    for (let k = 0; k < n; k++) if (pass[k] === 1) onPass(this.#outerIdx[k]!);
-  }
-}
 
 /** A partition's rows: all, those with a NULL key, those with a key — computed once per partition. */
 interface PartitionRows {

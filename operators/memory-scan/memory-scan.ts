@@ -13,7 +13,9 @@
  * - `elapsedMs` counts time spent inside the scan, not in the consumer between batches.
  *
  * Also home of the scan-side helpers `projectBatch` and `takeRows` (the rows a row filter kept,
- * gathered by core/arrow/gather.ts like every join output).
+ * gathered by core/arrow/gather.ts like every join output), which the file scans of adapters/io
+ * reuse. The folder is this one operator's (`operators/<name>/<name>.ts`, like the joins): the
+ * scans over files live with their formats in adapters/io.
  */
 import {
   Data,
