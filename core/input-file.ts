@@ -1,6 +1,6 @@
 /**
  * `assertRegularFile`: the one check every input path passes before anything opens it — join
- * inputs (operators/scan/open.ts, adapters/io/atomic.ts `readFileBytes`), config files
+ * inputs (adapters/io/open.ts, adapters/io/atomic.ts `readFileBytes`), config files
  * (core/config/load.ts), experiment files and extension modules.
  *
  * Why a stat before the open: opening a FIFO for reading blocks until a writer appears (Node's

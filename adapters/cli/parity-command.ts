@@ -7,7 +7,7 @@
  * disagreement it hands back something a person can act on: the case shrunk to the fewest rows
  * that still disagree, printed as data (JSON), spec, config and the DuckDB SQL.
  *
- * Case i is `randomCase(space, seed, i)` (bench/data/random-cases.ts), so (seed, i) alone
+ * Case i is `randomCase(space, seed, i)` (adapters/datagen/random-cases.ts), so (seed, i) alone
  * reproduces it. joinlab runs it with the case's config; DuckDB (threads=1) runs `joinToSql` on
  * the same tables; `compareResults` judges them as multisets. A combination joinlab refuses
  * (UnsupportedJoinError) is skipped and counted as skipped, never as passed. Progress goes to

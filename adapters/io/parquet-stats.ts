@@ -1,7 +1,7 @@
 /**
  * Column statistics from the footer, decoded lazily per row group and column.
  *
- * Statistics follow the `StatValue` convention of core/scan.ts and are only ever safe
+ * Statistics follow the `StatValue` convention of core/scan/scan.ts and are only ever safe
  * bounds ("maybe" when unsure -> `undefined`):
  * - INT8..INT32/UINT8..UINT32/dates -> number; INT64/UINT64, timestamps (converted to the Arrow
  *   column's unit: min floored, max ceiled), decimals (unscaled) -> bigint; UTF-8 -> string (bytes

@@ -1,8 +1,8 @@
 /**
  * The Thrift compact protocol as Parquet footers use it, wire-type preserving: a struct read and
  * written back is byte-compatible with what the writer meant (an i8 stays an i8, an i16 an i16),
- * so a footer can be re-encoded with a few fields changed (parquet.ts builds sub-files and patches
- * the footers it writes this way). Values are kept untyped (`TStruct` = the fields in wire order);
+ * so a footer can be re-encoded with a few fields changed (parquet-subfile.ts builds sub-files,
+ * and parquet-write.ts patches the footers it writes, this way). Values are kept untyped (`TStruct` = the fields in wire order);
  * the accessors below read one field by id. Every read is bounds-checked: a `ThriftError` says at
  * which footer byte the bytes stop making sense.
  */

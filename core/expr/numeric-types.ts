@@ -2,7 +2,7 @@
  * DuckDB's typing of filter arithmetic and numeric comparisons, as pure functions over types
  * (no data): which type `a op b` has, which type each operand is cast to first, and which common
  * type a comparison uses. `evaluate.ts` builds its nodes from these answers; the parity fuzzer
- * (`bench/data/random-cases.ts`) asks them too, to draw filters that cannot overflow.
+ * (`adapters/datagen/random-cases.ts`) asks them too, to draw filters that cannot overflow.
  *
  * Everything here was checked against DuckDB 1.5 (`SELECT typeof(a op b)` over every pair of
  * numeric types, literals of every magnitude) and read from its source (v1.5.5):

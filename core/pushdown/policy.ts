@@ -2,7 +2,7 @@
  * The pushdown-policy contract: once a hash join's build side is complete, a policy turns each
  * build partition into a `KeyFilter` over the probe side's key columns; the hash join composes
  * the partitions' filters into the one `ScanPredicate` the probe scan executes
- * (strategies/pushdown/compose.ts: partition routing, empty/failed partitions, NULL keeping).
+ * (core/pushdown/compose.ts: partition routing, empty/failed partitions, NULL keeping).
  *
  * A filter may only ever answer "maybe" for a row or container that could match — a dropped row
  * is the worst bug a policy can have. It sees normalised key columns (`KeyKind` per key pair, the

@@ -1,6 +1,6 @@
 /**
  * Differential test of the hash join: every registered pushdown policy x hash-map layout x
- * mode/partition count, on random cases from bench/data/random-cases.ts (NULLs, duplicates,
+ * mode/partition count, on random cases from adapters/datagen/random-cases.ts (NULLs, duplicates,
  * skew, widened and mixed key types, multi-column keys, strings, floats with -0.0/NaN, random
  * join type, build side, NULL rule, NOT IN, residual filter, input and output batch sizes) —
  * each answer compared with the nested-loop oracle, and the oracle itself with DuckDB. A pruning

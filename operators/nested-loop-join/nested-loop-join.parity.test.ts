@@ -2,7 +2,7 @@
  * Differential test of the nested-loop oracle against DuckDB on random tables: every join type,
  * NULLs, duplicates, skew, widened and mixed key types, multi-column keys, strings, floats with
  * -0.0/NaN, range predicates, residual filters, NOT IN, input batch sizes 1..64 and output batch
- * sizes from 1 up. The cases come from bench/data/random-cases.ts (the same generator
+ * sizes from 1 up. The cases come from adapters/datagen/random-cases.ts (the same generator
  * `joinlab parity` fuzzes with), seeded, so a failure reproduces; it is shrunk to the fewest rows
  * that still disagree and printed as data, spec and SQL.
  */
