@@ -10,7 +10,12 @@
 
 /** Rows r in [0, n) with `flags[r]` nonzero (`value` 1) or zero (`value` 0); `null` flags are all zero. */
 export function rowsWhere(flags: Uint8Array | null, n: number, value: 0 | 1): Int32Array {
-  if (flags === null) return value === 0 ? Int32Array.from({ length: n }, (_, i) => i) : new Int32Array(0);
+  if (flags === null) {
+    if (value === 1) return new Int32Array(0);
+    const all = new Int32Array(n);
+    for (let r = 0; r < n; r++) all[r] = r;
+    return all;
+  }
   let count = 0;
   for (let r = 0; r < n; r++) count += flags[r] === 0 ? 1 - value : value;
   const out = new Int32Array(count);

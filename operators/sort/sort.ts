@@ -104,7 +104,8 @@ export async function* sortScan(scan: Scan, keys: readonly SortKey[], options: S
     });
     scratch.grow(4 * n);
     const order = argsortKeys(keyCols, bound.orders);
-    keyCols.length = 0; // the keys are not needed for the gather
+    keyCols.length = 0; // the gather needs only the order: the normalised keys are let go
+    scratch.resize(order.byteLength);
     const src = new RowSource(batches, scan.schema);
     for (let start = 0; start < n; start += options.batchSize) {
       options.signal?.throwIfAborted();

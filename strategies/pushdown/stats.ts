@@ -63,10 +63,7 @@ const TIME_UNITS = ['SECOND', 'MILLISECOND', 'MICROSECOND', 'NANOSECOND'] as con
 const encoder = new TextEncoder();
 
 // ---------------------------------------------------------------------------------------------
-// ordering
-
-// byte order and float order are core/keys/byte-order.ts's (re-exported: the KeyValue domains' orders)
-export { compareBytes, compareFloats };
+// ordering (byte order and float order are core/keys/byte-order.ts's)
 
 /** Order of two values of the same domain; mixing domains is a bug and throws. */
 export function compareKeyValues(a: KeyValue, b: KeyValue): number {
