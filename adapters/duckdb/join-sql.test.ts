@@ -56,7 +56,7 @@ describe('joinToSql text', () => {
       'SELECT l."k" AS "k", l."a" AS "a", r."k" AS "k_right", r."b" AS "b" FROM "lt" AS l INNER JOIN "rt" AS r ON (l."k" = r."k")',
     );
     expect(joinToSql(spec('left-semi', { nullEquality: 'null-equals-null' }), L, R)).toBe(
-      'SELECT l."k" AS "k", l."a" AS "a" FROM "lt" AS l WHERE EXISTS (SELECT 1 FROM "rt" AS r WHERE (l."k" IS NOT DISTINCT FROM r."k"))',
+      'SELECT l."k" AS "k", l."a" AS "a" FROM "lt" AS l SEMI JOIN "rt" AS r ON (l."k" IS NOT DISTINCT FROM r."k")',
     );
     expect(joinToSql(spec('left-anti', { nullAware: true }), L, R)).toBe(
       'SELECT l."k" AS "k", l."a" AS "a" FROM "lt" AS l WHERE l."k" NOT IN (SELECT r."k" FROM "rt" AS r)',
@@ -216,5 +216,25 @@ describe('joinToSql in DuckDB', () => {
     const expected = new arrow.Table({ x: f64([0, NaN]), x_right: f64([-0, NaN]) });
     const result = compareResults(out, expected);
     expect(result.equal, formatComparison(result)).toBe(true);
+  });
+
+  it('a filter that sees the sign of zero: each -0.0 outer row gets its own answer (no DISTINCT folding)', async () => {
+    // w / v is -inf for v = 0.0 and +inf for v = -0.0, so only the 0.0 row passes `w / v <= w`; a
+    // correlated EXISTS / NOT IN / mark subquery in DuckDB folds the -0.0 row into the 0.0 row
+    // (CI fuzz seed 2821941436, cases 3820 and 8262)
+    await duck.loadTable('zr', new arrow.Table({ k: f64([0, -0]), w: i32([-4, -4]), v: f64([0, -0]) }));
+    await duck.loadTable('zl', new arrow.Table({ k: f64([0]) }));
+    const zr = { table: 'zr', columns: ['k', 'w', 'v'] };
+    const zl = { table: 'zl', columns: ['k'] };
+    const filter = cmp('<=', arith('/', col('right', 'w'), col('right', 'v')), col('right', 'w'));
+    const rows = (ks: number[], marks?: boolean[]) => {
+      const cols: Record<string, arrow.Vector> = { k: f64(ks), w: i32(ks.map(() => -4)), v: f64(ks) };
+      if (marks) cols['mark'] = bool(marks);
+      return new arrow.Table(cols);
+    };
+    await expectJoin(spec('right-semi', { filter }), rows([0]), zl, zr);
+    await expectJoin(spec('right-anti', { filter }), rows([-0]), zl, zr);
+    await expectJoin(spec('right-mark', { filter }), rows([0, -0], [true, false]), zl, zr);
+    await expectJoin(spec('right-anti', { filter, nullAware: true }), rows([-0]), zl, zr);
   });
 });

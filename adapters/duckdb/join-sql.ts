@@ -3,9 +3,20 @@
  *
  * This is the other half of parity testing: joinlab runs the spec, DuckDB runs this text, and the
  * two results are compared as multisets. So the SQL mirrors joinlab's semantics clause by clause:
- * `=` vs `IS NOT DISTINCT FROM` for the two null-equality modes, `EXISTS` / `NOT EXISTS` for
- * semi/anti, `NOT IN` for the null-aware anti join, `EXISTS (…) AS mark` for mark joins, and the
- * residual filter inside the join condition (so an outer join null-pads a row whose filter fails).
+ * `=` vs `IS NOT DISTINCT FROM` for the two null-equality modes, DuckDB's `SEMI JOIN` / `ANTI JOIN`
+ * for semi/anti, `NOT IN` for the null-aware anti join, `EXISTS (…) AS mark` for mark joins, and
+ * the residual filter inside the join condition (so an outer join null-pads a row whose filter
+ * fails).
+ *
+ * Correlated subqueries and the sign of zero. DuckDB plans a correlated subquery as a join against
+ * the DISTINCT values of the outer columns it reads, and DISTINCT folds -0.0 into 0.0; so when the
+ * filter computes something that sees the sign (`w / v` with v = -0.0 is +inf, not -inf), every
+ * -0.0 row gets the 0.0 row's answer (`EXISTS`, `NOT IN` and the mark join did; DuckDB's own
+ * `SEMI JOIN` and a direct evaluation do not; found by the CI fuzzer, seed 2821941436). So
+ * semi/anti use `SEMI JOIN` / `ANTI JOIN`, and when the filter reads the outer side a mark join
+ * becomes `rid IN (outer SEMI JOIN inner)` and a NOT IN subquery also reads `rid`, over the outer
+ * rows numbered once in a materialized CTE: each row its own group, so nothing is folded. A
+ * filter that reads only the inner side (or no filter) keeps the plain correlated form.
  *
  * Output column names come from the same function joinlab's operators use
  * (`core/output-schema.ts`, re-exported here), so both agree by construction, not by convention.
@@ -16,6 +27,7 @@
 import type { JoinSpec, JoinType, KeyPair } from '../../core/types.ts';
 import { isAntiJoin, isMarkJoin, isSemiJoin, outputSides } from '../../core/types.ts';
 import { exprToSql, qualifiedColumn, quoteIdent } from '../../core/expr/sql.ts';
+import { referencedColumns } from '../../core/expr/ast.ts';
 import { UnsupportedJoinError, UsageError } from '../../core/errors.ts';
 import { MARK_COLUMN, outputColumnNames } from '../../core/output-schema.ts';
 
@@ -77,6 +89,28 @@ const JOIN_KEYWORDS: Partial<Record<JoinType, string>> = {
   full: 'FULL OUTER JOIN',
 };
 
+/** The CTE that numbers the outer side's rows, for subqueries correlated through the filter. */
+const NUMBERED_OUTER = 'joinlab_numbered_outer';
+
+/** Whether the residual filter reads a column of the side aliased `alias`. */
+function filterReadsSide(spec: JoinSpec, alias: string): boolean {
+  if (!spec.filter) return false;
+  const refs = referencedColumns(spec.filter);
+  return (alias === LEFT_ALIAS ? refs.left : refs.right).size > 0;
+}
+
+/** A row-number column name that none of `columns` has. */
+function rowIdColumn(columns: readonly string[]): string {
+  let name = 'joinlab_rid';
+  while (columns.includes(name)) name += '_';
+  return name;
+}
+
+/** `WITH … AS MATERIALIZED (SELECT *, row_number() OVER () AS rid FROM outer) `: numbered once. */
+function numberedOuter(outer: JoinInput, rid: string): string {
+  return `WITH ${quoteIdent(NUMBERED_OUTER)} AS MATERIALIZED (SELECT *, row_number() OVER () AS ${quoteIdent(rid)} FROM ${quoteIdent(outer.table)}) `;
+}
+
 /**
  * The DuckDB SQL for `spec` over two tables. Output columns: for inner/left/right/full, every left
  * column then every right column (named by `outputColumnNames`); for semi/anti, the returned
@@ -110,14 +144,22 @@ function fullJoinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): strin
       ? ([left, LEFT_ALIAS, right, RIGHT_ALIAS] as const)
       : ([right, RIGHT_ALIAS, left, LEFT_ALIAS] as const);
   const cols = projection(outerAlias, outer.columns, outer.columns);
+  const innerFrom = from(inner, innerAlias);
+  // see the module doc: a subquery correlated through the filter is given a row number to carry
+  const rid = filterReadsSide(spec, outerAlias) ? rowIdColumn(outer.columns) : null;
+  const outerFrom = rid === null ? from(outer, outerAlias) : `${quoteIdent(NUMBERED_OUTER)} AS ${outerAlias}`;
+  const withNumbered = rid === null ? '' : numberedOuter(outer, rid);
 
   if (isMarkJoin(spec.type)) {
-    const exists = `EXISTS (SELECT 1 FROM ${from(inner, innerAlias)} WHERE ${joinCondition(spec)})`;
-    cols.push(`${exists} AS ${quoteIdent(MARK_COLUMN)}`);
-    return `SELECT ${cols.join(', ')} FROM ${from(outer, outerAlias)}`;
+    const mark =
+      rid === null
+        ? `EXISTS (SELECT 1 FROM ${innerFrom} WHERE ${joinCondition(spec)})`
+        : `${qualifiedColumn(outerAlias, rid)} IN (SELECT ${qualifiedColumn(outerAlias, rid)} FROM ${outerFrom} SEMI JOIN ${innerFrom} ON ${joinCondition(spec)})`;
+    cols.push(`${mark} AS ${quoteIdent(MARK_COLUMN)}`);
+    return `${withNumbered}SELECT ${cols.join(', ')} FROM ${outerFrom}`;
   }
   if (cols.length === 0) throw new UsageError(`a ${spec.type} join needs at least one output column`);
-  const head = `SELECT ${cols.join(', ')} FROM ${from(outer, outerAlias)}`;
+  const head = `${withNumbered}SELECT ${cols.join(', ')} FROM ${outerFrom}`;
 
   if (isAntiJoin(spec.type) && spec.nullAware) {
     if (spec.on.length !== 1) {
@@ -128,15 +170,15 @@ function fullJoinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): strin
     const k = spec.on[0]!;
     const [outerKey, innerKey] = side === 'left' ? [k.left, k.right] : [k.right, k.left];
     const where = [...rangeConjunct(spec), ...filterConjunct(spec)];
-    const sub =
-      `SELECT ${qualifiedColumn(innerAlias, innerKey)} FROM ${from(inner, innerAlias)}` +
-      (where.length ? ` WHERE ${conjunction(where)}` : '');
+    if (rid !== null) where.push(`(${qualifiedColumn(outerAlias, rid)} > 0)`);
+    const sub = `SELECT ${qualifiedColumn(innerAlias, innerKey)} FROM ${innerFrom}` + (where.length ? ` WHERE ${conjunction(where)}` : '');
     return `${head} WHERE ${qualifiedColumn(outerAlias, outerKey)} NOT IN (${sub})`;
   }
 
   if (isSemiJoin(spec.type) || isAntiJoin(spec.type)) {
-    const not = isAntiJoin(spec.type) ? 'NOT ' : '';
-    return `${head} WHERE ${not}EXISTS (SELECT 1 FROM ${from(inner, innerAlias)} WHERE ${joinCondition(spec)})`;
+    // DuckDB's own SEMI / ANTI JOIN: the same answer as [NOT] EXISTS, with nothing correlated
+    const keyword = isAntiJoin(spec.type) ? 'ANTI JOIN' : 'SEMI JOIN';
+    return `SELECT ${cols.join(', ')} FROM ${from(outer, outerAlias)} ${keyword} ${innerFrom} ON ${joinCondition(spec)}`;
   }
   throw new UnsupportedJoinError(`join type '${spec.type}' has no SQL translation`);
 }
