@@ -99,6 +99,31 @@ describe('SpillManager', () => {
     expect(back.map((b) => rowsOf(b)[7])).toEqual([0, 1, 2, 3, 4].map((k) => rowsOf(makeBatch(k, 100))[7]));
   });
 
+  it('a writer appends batch by batch to one file, growing it, and abort removes it', async () => {
+    const m = manager();
+    const schema = makeBatch(0, 1).schema;
+    const w = m.writer(schema);
+    const sizes: number[] = [];
+    for (let k = 0; k < 3; k++) {
+      await w.append(makeBatch(k, 50));
+      sizes.push(readdirSync(m.directory!).map((f) => existsSync(path.join(m.directory!, f))).length);
+    }
+    expect(sizes).toEqual([1, 1, 1]); // one file, appended to, never a second
+    const file = await w.finish();
+    expect(file.batches).toBe(3);
+    expect(file.rows).toBe(150);
+    expect(file.bytes).toBe((await fs.stat(file.path)).size);
+    expect((await collect(m.read(file))).map((b) => rowsOf(b)[3])).toEqual([0, 1, 2].map((k) => rowsOf(makeBatch(k, 50))[3]));
+    await expect(w.append(makeBatch(9, 1))).rejects.toThrow(/finished/);
+    const dropped = m.writer(schema);
+    await dropped.append(makeBatch(5, 5));
+    await dropped.abort();
+    expect(readdirSync(m.directory!)).toEqual([path.basename(file.path)]);
+    await m.delete(file);
+    expect(readdirSync(m.directory!)).toEqual([]);
+    await m.writer(schema).abort(); // never opened: nothing to remove
+  });
+
   it('creates its directory lazily and removes every file on close (idempotent)', async () => {
     const m = manager();
     expect(m.directory).toBeNull();

@@ -96,6 +96,45 @@ export class SpillManager {
   }
 
   private async write(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, schema: Schema): Promise<SpillFile> {
+    const writer = await this.openWriter(schema);
+    try {
+      const source = isAsyncIterable<RecordBatch>(batches) ? batches : toAsync(batches);
+      for await (const batch of source) await writer.append(batch);
+    } catch (err) {
+      await writer.abort();
+      throw err;
+    }
+    return writer.finish();
+  }
+
+  /**
+   * A spill file written a batch at a time by its owner (a key group that grows while it is
+   * buffered): `append` writes one batch to the end of the file (awaited: nothing is buffered),
+   * `finish` ends the stream and returns the file to read back, `abort` removes the partial file.
+   * Appends only ever add to the one file; it is never rewritten.
+   */
+  writer(schema: Schema): SpillWriter {
+    if (this.closed) throw new Error('SpillManager is closed');
+    let opened: Promise<OpenSpillWriter> | null = null;
+    const open = () => (opened ??= this.openWriter(schema));
+    let done = false;
+    return {
+      append: async (batch) => {
+        if (done) throw new Error('spill writer is finished');
+        await (await open()).append(batch);
+      },
+      finish: async () => {
+        done = true;
+        return (await open()).finish();
+      },
+      abort: async () => {
+        done = true;
+        if (opened !== null) await (await opened.catch(() => null))?.abort();
+      },
+    };
+  }
+
+  private async openWriter(schema: Schema): Promise<OpenSpillWriter> {
     const dir = await this.ensureDir();
     if (this.closed) throw new Error('SpillManager is closed');
     const file = path.join(dir, `spill-${String(++this.counter).padStart(6, '0')}-${randomUUID().slice(0, 8)}.arrows`);
@@ -104,33 +143,48 @@ export class SpillManager {
     let bytes = 0;
     let count = 0;
     let rows = 0;
+    let failed = false;
     const writer = new ChunkedStreamWriter();
     const flush = async () => {
       const chunks = writer.take();
       for (const c of chunks) bytes += c.byteLength;
       if (chunks.length > 0) await handle.writev(chunks);
     };
-    try {
-      writer.reset(undefined, schema); // writes the schema message even when there are no batches
-      const source = isAsyncIterable<RecordBatch>(batches) ? batches : toAsync(batches);
-      for await (const batch of source) {
-        writer.write(conformBatch(batch, schema));
-        count++;
-        rows += batch.numRows;
-        await flush();
-      }
-      writer.finish(); // end-of-stream marker
-      await flush();
-      await handle.close();
-    } catch (err) {
+    const removePartial = async () => {
+      failed = true;
       await handle.close().catch(() => {});
       this.files.delete(file);
       await fs.rm(file, { force: true }).catch(() => {});
-      throw err;
-    }
-    this.metrics.spilledBytes += bytes;
-    this.metrics.spillFiles += 1;
-    return { path: file, schema, bytes, batches: count, rows };
+    };
+    const guarded = async <T>(step: () => Promise<T>): Promise<T> => {
+      if (failed) throw new Error(`spill file ${file} was abandoned after an error`);
+      try {
+        return await step();
+      } catch (err) {
+        await removePartial();
+        throw err;
+      }
+    };
+    await guarded(async () => writer.reset(undefined, schema)); // the schema message, even for no batches
+    return {
+      append: (batch) =>
+        guarded(async () => {
+          writer.write(conformBatch(batch, schema));
+          count++;
+          rows += batch.numRows;
+          await flush();
+        }),
+      finish: () =>
+        guarded(async () => {
+          writer.finish(); // end-of-stream marker
+          await flush();
+          await handle.close();
+          this.metrics.spilledBytes += bytes;
+          this.metrics.spillFiles += 1;
+          return { path: file, schema, bytes, batches: count, rows };
+        }),
+      abort: () => (failed ? Promise.resolve() : removePartial()),
+    };
   }
 
   /** Stream a spill file's batches back from disk. */
@@ -201,6 +255,15 @@ export class SpillManager {
     untrackTempPath(dir);
   }
 }
+
+/** An appendable spill file (see `SpillManager.writer`). */
+export interface SpillWriter {
+  append(batch: RecordBatch): Promise<void>;
+  finish(): Promise<SpillFile>;
+  abort(): Promise<void>;
+}
+
+type OpenSpillWriter = SpillWriter;
 
 async function* toAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
   yield* items;

@@ -10,7 +10,7 @@
 import { Schema, type RecordBatch } from 'apache-arrow';
 import { MissingColumnError } from '../errors.ts';
 import type { ScanMetrics } from '../metrics.ts';
-import type { Scan, ScanOptions } from './scan.ts';
+import type { Scan, ScanOptions, ScanSortColumn } from './scan.ts';
 
 export class ProjectedScan implements Scan {
   readonly schema: Schema;
@@ -40,6 +40,13 @@ export class ProjectedScan implements Scan {
   }
   get metrics(): ScanMetrics {
     return this.inner.metrics;
+  }
+  /** The inner scan's order, up to its first column the projection drops. */
+  get sortedOn(): readonly ScanSortColumn[] | undefined {
+    const order = this.inner.sortedOn;
+    if (order === undefined) return undefined;
+    const cut = order.findIndex((c) => !this.#columns.includes(c.column));
+    return cut < 0 ? order : order.slice(0, cut);
   }
 
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {

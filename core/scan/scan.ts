@@ -81,6 +81,18 @@ export interface ScanOptions {
   readonly signal?: AbortSignal;
 }
 
+/**
+ * One column of an order a scan's rows are known to follow, across all its batches (not just
+ * within each): from the file's metadata (Parquet `sorting_columns`) or from whoever made the
+ * scan (an in-memory table declared sorted). Same meaning as a sort key: DuckDB's order of the
+ * column's type, `descending` and `nullsFirst` as in ORDER BY.
+ */
+export interface ScanSortColumn {
+  readonly column: string;
+  readonly descending: boolean;
+  readonly nullsFirst: boolean;
+}
+
 /** A table the operators can read container by container. */
 export interface Scan {
   /** Where the data comes from (file path or `memory:<name>`), for errors and reports. */
@@ -90,6 +102,14 @@ export interface Scan {
   readonly numRows: number;
   readonly numContainers: number;
   readonly metrics: ScanMetrics;
+  /**
+   * The order the rows come in, lexicographic over these columns, when it is known (absent or
+   * empty: unknown). A claim, not a promise an operator may trust blindly: a consumer that relies
+   * on it (the sort-merge join) checks each row against its predecessor and fails with a typed
+   * error on the first row out of order, never a wrong answer. Pruning and row filters keep it
+   * (they only drop rows).
+   */
+  readonly sortedOn?: readonly ScanSortColumn[];
   /** Batches of the kept containers with the row filter applied; empty batches are skipped. */
   batches(options?: ScanOptions): AsyncIterable<RecordBatch>;
 }
