@@ -16,6 +16,7 @@ export const BUILTIN_EXTENSIONS: readonly string[] = [
   new URL('./operators/extension.ts', import.meta.url).href,
   new URL('./strategies/hashmap/extension.ts', import.meta.url).href,
   new URL('./strategies/pushdown/extension.ts', import.meta.url).href,
+  new URL('./strategies/smj-existence/extension.ts', import.meta.url).href,
 ];
 
 /** Built-in extensions plus Arrow tables, `.parquet`/`.pq` and `.arrow`/`.ipc`/`.feather` inputs. */

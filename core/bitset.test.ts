@@ -112,6 +112,31 @@ describe('Bitset scans', () => {
     );
   });
 
+  it('setRange sets exactly [start, end) over any contents (property)', () => {
+    fc.assert(
+      fc.property(bitsAndRange, ({ bits, start, end }) => {
+        const b = fromBools(bits);
+        b.setRange(start, end);
+        expect(toBools(b)).toEqual(bits.map((v, i) => v || (i >= start && i < end)));
+        expect(b.popcount(b.length, b.length + 0)).toBe(0);
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+    expect(() => new Bitset(10).setRange(3, 11)).toThrow(RangeError);
+  });
+
+  it('setFromBytes overwrites bits [0, n) and keeps the rest (property)', () => {
+    fc.assert(
+      fc.property(bitsAndRange, ({ bits, end }) => {
+        const b = fromBools(bits);
+        const bytes = Uint8Array.from(bits.slice(0, end), (v, i) => (v !== (i % 3 === 0) ? 1 : 0));
+        b.setFromBytes(bytes, end);
+        expect(toBools(b)).toEqual(bits.map((v, i) => (i < end ? bytes[i] === 1 : v)));
+      }),
+      { seed: SEED, numRuns: 500 },
+    );
+  });
+
   it('nextSetBit / nextClearBit match a naive scan (property)', () => {
     fc.assert(
       fc.property(bitsAndRange, ({ bits, start }) => {

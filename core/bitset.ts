@@ -63,6 +63,44 @@ export class Bitset {
     this.words[i >>> 5]! &= ~(1 << (i & 31));
   }
 
+  /** Set bits [start, end): whole words in the middle, masked words at the ends. */
+  setRange(start: number, end: number): void {
+    if (start < 0 || end > this.length || start > end) throw new RangeError(`setRange out of bounds: [${start}, ${end}) of ${this.length}`);
+    if (start === end) return;
+    const words = this.words;
+    const first = start >>> 5;
+    const last = (end - 1) >>> 5;
+    const headMask = -1 << (start & 31);
+    const tailMask = lowMask(((end - 1) & 31) + 1);
+    if (first === last) {
+      words[first]! |= headMask & tailMask;
+      return;
+    }
+    words[first]! |= headMask;
+    for (let w = first + 1; w < last; w++) words[w] = 0xffffffff;
+    words[last]! |= tailMask;
+  }
+
+  /** Bits [0, n) from byte-per-row flags `u8[k] === 1` (k < n); the rest of the bitset untouched. */
+  setFromBytes(u8: Uint8Array, n: number): void {
+    if (n > this.length) throw new RangeError(`setFromBytes: ${n} rows into a bitset of ${this.length}`);
+    const words = this.words;
+    const full = n >>> 5;
+    for (let w = 0; w < full; w++) {
+      const base = w << 5;
+      let word = 0;
+      for (let b = 0; b < 32; b++) word |= (u8[base + b]! & 1) << b;
+      words[w] = word;
+    }
+    const rest = n & 31;
+    if (rest !== 0) {
+      const base = full << 5;
+      let word = 0;
+      for (let b = 0; b < rest; b++) word |= (u8[base + b]! & 1) << b;
+      words[full] = (words[full]! & ~lowMask(rest)) | word;
+    }
+  }
+
   setAll(): void {
     const words = this.words;
     words.fill(0xffffffff);

@@ -18,6 +18,7 @@ export type ErrorKind =
   | 'memory-limit'
   | 'expression'
   | 'unsupported-join'
+  | 'unsorted-input'
   | 'cancelled';
 
 export abstract class JoinlabError extends Error {
@@ -142,6 +143,17 @@ export class ExpressionError extends JoinlabError {
 /** A join spec the chosen algorithm cannot run (e.g. piecewise merge join without a range). */
 export class UnsupportedJoinError extends JoinlabError {
   readonly kind = 'unsupported-join' as const;
+}
+
+/** An input that claims an order (`Scan.sortedOn`) its rows do not follow. */
+export class UnsortedInputError extends JoinlabError {
+  readonly kind = 'unsorted-input' as const;
+  constructor(
+    readonly source: string,
+    detail: string,
+  ) {
+    super(`${source} is declared sorted but is not: ${detail}`);
+  }
 }
 
 export class CancelledError extends JoinlabError {

@@ -100,7 +100,9 @@ function oneLine(c: JoinCase): string {
   const how =
     cfg.join === 'hash'
       ? `hash ${cfg['hash.mode'] === 'partitioned' ? `partitioned/${cfg['hash.partitions']}` : 'collect-left'} build=${cfg['hash.build']} pushdown=${cfg.pushdown} hashmap=${cfg.hashmap}`
-      : cfg.join;
+      : cfg.join === 'sort-merge'
+        ? `sort-merge smj.existence=${cfg['smj.existence']}`
+        : cfg.join;
   return `${how} batch=${cfg.batchSize} | ${spec} | ${c.left.numRows}x${c.right.numRows} rows`;
 }
 
@@ -116,7 +118,7 @@ export async function runParity(options: ParityOptions): Promise<ParityResult> {
   const base = await Engine.create({ extensions: [...(options.extensions ?? [])] }, { baseDir: options.baseDir });
   const space = caseSpace(base.registry, { algorithms: options.algorithms, extensions: base.config.extensions });
   out(
-    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}\n`,
+    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}\n`,
   );
 
   const duck = await DuckDBSession.open({ threads: 1 });

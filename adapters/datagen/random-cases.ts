@@ -57,7 +57,7 @@ import { TABLE_SEED } from '../../core/keys/partition.ts';
 import { bindJoin, type BoundJoin } from '../../core/plan.ts';
 import { Rng } from '../../core/random.ts';
 import type { Registry, Slot, Strategy } from '../../core/registry/registry.ts';
-import { HASHMAP, JOIN, PUSHDOWN } from '../../core/registry/slots.ts';
+import { HASHMAP, JOIN, PUSHDOWN, SMJ_EXISTENCE } from '../../core/registry/slots.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { isAntiJoin, JOIN_TYPES, RANGE_OPS, type JoinType, type RangeOp } from '../../core/types.ts';
 import { decimalText } from '../duckdb/compare.ts';
@@ -101,6 +101,7 @@ export interface CaseConfig {
   readonly 'pushdown.keyRangeBitmap': boolean;
   readonly 'pushdown.inlistMaxDistinct': number;
   readonly 'pushdown.rowFilter': 'auto' | 'always' | 'never';
+  readonly 'smj.existence': string;
   readonly extensions?: readonly string[];
 }
 
@@ -128,6 +129,7 @@ export interface CaseSpace {
   readonly joins: readonly string[];
   readonly pushdowns: readonly string[];
   readonly hashmaps: readonly string[];
+  readonly existences: readonly string[];
   /** Extension modules the registry was loaded with (absolute specifiers), copied into configs. */
   readonly extensions: readonly string[];
 }
@@ -137,6 +139,7 @@ export interface CaseSpaceOptions {
   readonly algorithms?: readonly string[];
   readonly pushdowns?: readonly string[];
   readonly hashmaps?: readonly string[];
+  readonly existences?: readonly string[];
   /** Extensions the registry was loaded with, so each case's config loads them too. */
   readonly extensions?: readonly string[];
 }
@@ -154,6 +157,7 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
     joins: pick(JOIN, options.algorithms),
     pushdowns: pick(PUSHDOWN, options.pushdowns),
     hashmaps: pick(HASHMAP, options.hashmaps),
+    existences: pick(SMJ_EXISTENCE, options.existences),
     extensions: [...(options.extensions ?? [])],
   };
 }
@@ -214,6 +218,7 @@ interface Draw {
   readonly selectSeed: number | null;
   /** Seed of a random arithmetic filter that replaces the drawn one (null: keep it). */
   readonly arithSeed: number | null;
+  readonly existence: string;
 }
 
 function draw(space: CaseSpace, rng: Rng): Draw {
@@ -250,6 +255,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
   const rowFilter = rng.pick(['auto', 'always', 'never'] as const);
   const selectSeed = rng.chance(0.3) ? rng.int(1, 2 ** 30) : null;
   const arithSeed = rng.chance(0.5) ? rng.int(1, 2 ** 30) : null;
+  const existence = rng.pick(space.existences);
   return {
     join,
     pairs,
@@ -281,6 +287,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
     tableSeed,
     selectSeed,
     arithSeed,
+    existence,
   };
 }
 
@@ -405,6 +412,7 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     'pushdown.keyRangeBitmap': d.keyRangeBitmap,
     'pushdown.inlistMaxDistinct': d.inlistMaxDistinct,
     'pushdown.rowFilter': d.rowFilter,
+    'smj.existence': d.existence,
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
   return { seed, index, left, right, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported };
