@@ -4,7 +4,10 @@
  * key has been joined against it.
  *
  * Rows are added a batch slice at a time; each slice is reserved in the pool first (its share of
- * the batch's bytes). When the pool refuses, the group spills: that slice and every later one are
+ * the batch's bytes). When the pool refuses, or the group would hold more than its budget (half
+ * the pool's limit: the output batches, the scans' batches and the other side's state need the
+ * rest — a group that takes all it can starves the gather of the very pairs it exists for), the
+ * group spills: that slice and every later one are
  * appended to one spill file for this group (core/memory/spill.ts `writer`: appended to, never
  * rewritten), and the slices already in memory stay there. Only the join's keys decide group
  * membership and the cursor has already used them, so nothing but the rows themselves is kept.
@@ -32,6 +35,8 @@ export interface GroupChunk {
 export interface GroupSpillStats {
   groupsSpilled: number;
   rowsSpilled: number;
+  /** Slices appended to group spill files (more than groupsSpilled: a group was appended to again). */
+  groupSpillAppends: number;
 }
 
 export class BufferedGroup {
@@ -47,6 +52,8 @@ export class BufferedGroup {
     private readonly reservation: Reservation,
     private readonly spill: SpillManager,
     private readonly stats: GroupSpillStats,
+    /** Most bytes the group may hold in memory (the rest of the pool is for output and scans). */
+    private readonly budget: number,
   ) {}
 
   get spilled(): boolean {
@@ -59,7 +66,7 @@ export class BufferedGroup {
     if (n <= 0) return;
     const slice = start === 0 && end === batch.numRows ? batch : batch.slice(start, end);
     const bytes = Math.ceil((batchByteSize(batch) * n) / batch.numRows);
-    if (this.#writer === null && this.reservation.tryGrow(bytes)) {
+    if (this.#writer === null && this.reservation.size + bytes <= this.budget && this.reservation.tryGrow(bytes)) {
       this.#memory.push({ batch: slice, offset: this.rows });
       this.#memoryRows += n;
     } else {
@@ -69,6 +76,7 @@ export class BufferedGroup {
       }
       await this.#writer.append(slice);
       this.stats.rowsSpilled += n;
+      this.stats.groupSpillAppends++;
     }
     this.rows += n;
   }

@@ -77,7 +77,7 @@ interface HeldRows {
 }
 
 export class MergeRun {
-  readonly stats: MergeStats = { keyGroups: 0, pairsEvaluated: 0, groupsSpilled: 0, rowsSpilled: 0 };
+  readonly stats: MergeStats = { keyGroups: 0, pairsEvaluated: 0, groupsSpilled: 0, rowsSpilled: 0, groupSpillAppends: 0 };
   readonly #sSide: Side;
   readonly #filter: CompiledFilter | null;
   readonly #pairs: PairSink | null;
@@ -123,7 +123,7 @@ export class MergeRun {
       this.#probe = plan.existence!.open({ filter: this.#filter, outerSide: this.#sSide, batchSize: ctx.batchSize });
       this.#needInnerRows = plan.existence!.buffersInnerGroup(this.#filter !== null);
     }
-    this.#group = new BufferedGroup(schemaOf(plan.buffered.side), ctx.pool.reservation('sort-merge buffered key group'), ctx.spill, this.stats);
+    this.#group = new BufferedGroup(schemaOf(plan.buffered.side), ctx.pool.reservation('sort-merge buffered key group'), ctx.spill, this.stats, ctx.pool.limit / 2);
     this.#held = ctx.pool.reservation('sort-merge join state');
   }
 

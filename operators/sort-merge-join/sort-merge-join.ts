@@ -77,6 +77,7 @@ export class SortMergeJoin implements JoinAlgorithm {
       if (run.existenceStats !== null) bump(m, 'pairsMaterialized', run.existenceStats.pairsMaterialized);
       bump(m, 'groupsSpilled', run.stats.groupsSpilled);
       bump(m, 'rowsSpilled', run.stats.rowsSpilled);
+      bump(m, 'groupSpillAppends', run.stats.groupSpillAppends);
       for (const [side, s] of Object.entries(sorts)) {
         bump(m, `${side}SortRunsSpilled`, s.runsSpilled);
         bump(m, `${side}SortBytesSpilled`, s.bytesSpilled);
