@@ -22,8 +22,12 @@ export type { PushdownPolicy, BuildPartition, KeyFilter, PushdownContext } from 
 export type { HashMapLayout, JoinHashTable, BuildInput, ProbeInput } from './core/hashmap.ts';
 export { ProbeCursor } from './core/hashmap.ts';
 export type { BoundJoin } from './core/plan.ts';
-export type { Scan, ScanPredicate, ContainerStats, ColumnStats, StatValue } from './core/scan/scan.ts';
+export type { Scan, ScanPredicate, ScanSortColumn, ContainerStats, ColumnStats, StatValue } from './core/scan/scan.ts';
 export { DynamicFilter } from './core/scan/scan.ts';
+export { describeSortOrder, type SortColumnInput } from './core/scan/sort-order.ts';
+// An Arrow Table as a Scan, optionally declared sorted (the sort-merge join then needs no sort):
+//   engine.join(spec, sortedTable(orders, [{ column: 'customer_id' }]), customers)
+export { MemoryScan, sortedTable, type MemoryScanOptions } from './operators/memory-scan/memory-scan.ts';
 export type { ScanMetrics, OperatorMetrics } from './core/metrics.ts';
 
 // Building blocks for extensions (policies, layouts, algorithms).

@@ -28,6 +28,13 @@
  * - `range`: left `(id, v, payload)` with `v` uniform in [0, 1M), right `(id, v, tag)` with `v`
  *   uniform in [(1-overlap)·1M, (2-overlap)·1M): `l.v > r.v` can only hold inside the overlap
  *   (about overlap²/2 of all pairs). `sorted: true` writes both sides sorted by `v`.
+ *
+ * Each file declares the order its ORDER BY gives it (`generatorOrder`) as Parquet
+ * `sorting_columns` — DuckDB's COPY writes none, so the footer of the temp file is patched
+ * (`declareParquetSortOrder`) before the rename — and a `ParquetScan` of it claims that order
+ * (`sortedOn`), which the sort-merge join can use instead of sorting. DuckDB keeps a query's
+ * ORDER BY in the file it writes (`preserve_insertion_order`, on by default); were it not kept,
+ * the join's row-by-row check would fail with a typed error, never a wrong answer.
  */
 import { existsSync } from 'node:fs';
 import { mkdir, stat } from 'node:fs/promises';
@@ -36,11 +43,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { quoteString } from '../../core/expr/sql.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
+import { declareParquetSortOrder } from '../io/parquet.ts';
+import type { SortColumnInput } from '../../core/scan/sort-order.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
 import type { GeneratedDataSpec, GeneratorParams } from './schema.ts';
 
 /** Bump when the SQL of any generator changes, so old caches are not reused. */
-export const GENERATOR_VERSION = 1;
+export const GENERATOR_VERSION = 2; // 2: files declare their order (sorting_columns)
 
 /** Default cache root: `os.tmpdir()/joinlab-data`. */
 export function defaultDataRoot(): string {
@@ -74,6 +83,21 @@ export function generatorSql(spec: GeneratedDataSpec): { left: string; right: st
       return skewedSql(spec.params as GeneratorParams['skewed'], s);
     case 'range':
       return rangeSql(spec.params as GeneratorParams['range'], s);
+  }
+}
+
+/** The order each file's ORDER BY writes it in (empty: none worth declaring), as `sorting_columns`. */
+export function generatorOrder(spec: GeneratedDataSpec): { left: SortColumnInput[]; right: SortColumnInput[] } {
+  const by = (...columns: string[]): SortColumnInput[] => columns.map((column) => ({ column }));
+  switch (spec.generator) {
+    case 'star':
+      return { left: by('customer_id', 'order_id'), right: by('customer_id') };
+    case 'sparse':
+      return { left: by('k'), right: by('k') }; // left: ORDER BY i, and k = i // rowsPerKey
+    case 'skewed':
+      return { left: by('id'), right: [] };
+    case 'range':
+      return (spec.params as GeneratorParams['range']).sorted ? { left: by('v', 'id'), right: by('v', 'id') } : { left: by('id'), right: by('id') };
   }
 }
 
@@ -170,12 +194,16 @@ export async function generateData(duck: DuckDBSession, spec: GeneratedDataSpec,
   const dir = dataDir(spec, await duckdbVersion(duck), options.root);
   await mkdir(dir, { recursive: true });
   const sql = generatorSql(spec);
+  const order = generatorOrder(spec);
   let cached = true;
   for (const side of ['left', 'right'] as const) {
     const path = join(dir, `${side}.parquet`);
     if (existsSync(path)) continue;
     cached = false;
-    await writeFileAtomic(path, (tmp) => duck.run(`COPY (${sql[side]}) TO ${quoteString(tmp)} (FORMAT parquet, ROW_GROUP_SIZE ${spec.rowGroupSize})`));
+    await writeFileAtomic(path, async (tmp) => {
+      await duck.run(`COPY (${sql[side]}) TO ${quoteString(tmp)} (FORMAT parquet, ROW_GROUP_SIZE ${spec.rowGroupSize})`);
+      if (order[side].length > 0) await declareParquetSortOrder(tmp, order[side]);
+    });
   }
   const meta = join(dir, 'meta.json');
   if (!existsSync(meta)) {

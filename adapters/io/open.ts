@@ -6,6 +6,11 @@
  * - `.arrow`/`.ipc`/`.feather` -> the IPC file read into memory, then a `MemoryScan` whose
  *   `source` is the path (IPC has no footer statistics, so zone maps are computed per batch).
  * Anything else (including `.csv`, which joinlab only writes) is a `UsageError`.
+ *
+ * Sort order (`Scan.sortedOn`): a Parquet scan claims what its footer's `sorting_columns` and
+ * row-group statistics show (parquet-sort-order.ts); a bare Table or an IPC file claims nothing —
+ * a caller who knows a table's order passes a Scan instead (`sortedTable` /
+ * `new MemoryScan(table, name, { sortedOn })`), which the engine takes without calling this.
  */
 import type { Table } from 'apache-arrow';
 import { UsageError } from '../../core/errors.ts';

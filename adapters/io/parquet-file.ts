@@ -30,9 +30,10 @@
 import { readParquet, readSchema } from 'parquet-wasm';
 import { makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, type Field } from 'apache-arrow';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
-import type { ColumnStats } from '../../core/scan/scan.ts';
+import type { ColumnStats, ScanSortColumn } from '../../core/scan/scan.ts';
 import { FileRanges } from './file-ranges.ts';
 import { footerLength, intervalHints, MAGIC, NeedsFallback, parseFooter, type Footer } from './parquet-footer.ts';
+import { parquetSortOrder } from './parquet-sort-order.ts';
 import { convertStats } from './parquet-stats.ts';
 import { buildSubFile } from './parquet-subfile.ts';
 import { conformBatch, ConformError, exposedField } from './parquet-types.ts';
@@ -112,6 +113,7 @@ export class ParquetFileHandle {
   readonly #footer: Footer;
   readonly #topIndex = new Map<string, number>();
   #fallbacks = 0;
+  #sortedOn: readonly ScanSortColumn[] | undefined | null = null;
 
   private constructor(path: string, source: FileRanges, footer: Footer, schema: Schema) {
     this.path = path;
@@ -174,6 +176,17 @@ export class ParquetFileHandle {
   /** File bytes read so far: the footer, then the column chunks of decoded row groups. */
   get bytesRead(): number {
     return this.#source.bytesRead;
+  }
+
+  /**
+   * The order the file's rows follow across all row groups, as far as the footer shows it:
+   * `sorting_columns` every row group declares, cut to what the row groups' min/max statistics
+   * prove about their boundaries (parquet-sort-order.ts says why and how). Computed on first use
+   * from the footer only.
+   */
+  get sortedOn(): readonly ScanSortColumn[] | undefined {
+    if (this.#sortedOn === null) this.#sortedOn = parquetSortOrder(this.#footer, this.schema, this.rowGroups);
+    return this.#sortedOn;
   }
 
   /** How many decodes fell back to whole-row-group decoding (0 for well-formed files). */

@@ -16,13 +16,18 @@
  * sizes of the needed columns of pruned row groups; `containersTotal = pruned + kept` for the
  * row groups visited; `bytesRead` the file bytes read so far (footer + decoded column chunks:
  * the file is read by ranges, so pruned row groups are never read at all).
+ *
+ * Order: `sortedOn` is the footer's `sorting_columns` where the row groups prove them file-wide
+ * (parquet-sort-order.ts: a declaration is per row group, so consecutive row groups must not
+ * overlap by their statistics). The scan reads row groups in file order, so the claim holds for
+ * what it yields. One file per scan: there is no multi-file scan to claim an order across.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
 import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
-import type { ColumnStats, ContainerStats, Scan, ScanOptions } from '../../core/scan/scan.ts';
+import type { ColumnStats, ContainerStats, Scan, ScanOptions, ScanSortColumn } from '../../core/scan/scan.ts';
 
 export interface ParquetScanOptions {
   /** Max rows per decode run (default 65536). */
@@ -74,6 +79,15 @@ export class ParquetScan implements Scan {
     this.#runBytes = Math.max(1, options.runBytes ?? 32 * 1024 * 1024);
     this.#batchSize = options.batchSize;
     this.#containers = handle.rowGroups.map((rg) => new RowGroupContainer(rg));
+  }
+
+  /**
+   * The file's row order (`ParquetFileHandle.sortedOn`: the declared `sorting_columns`, kept only
+   * as far as the row groups are in order by their statistics). Pruning and the row filter keep
+   * it: they only drop rows.
+   */
+  get sortedOn(): readonly ScanSortColumn[] | undefined {
+    return this.handle.sortedOn;
   }
 
   static async open(path: string, options?: ParquetScanOptions): Promise<ParquetScan> {

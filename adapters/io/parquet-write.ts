@@ -16,6 +16,14 @@
  * first (nothing is written for a refused table), month-day-nano intervals go out as INTERVAL
  * bytes, and the footer arrow-rs wrote is patched (`patchWrittenFooter`) with INTERVAL, UUID and
  * JSON where they apply.
+ *
+ * Sort order (`sortedOn`): parquet-rs's writer properties in parquet-wasm 0.8 have no
+ * `sorting_columns` setter, and DuckDB's COPY does not write them either, so the same footer patch
+ * adds them — the same list in every row group, as the field is per row group. The rows are
+ * checked against the declaration as they are written (core/scan/sort-order.ts `SortOrderCheck`,
+ * DuckDB's order): a row out of order stops the write with a `UsageError` naming it, and nothing
+ * is written, because a reader (ParquetScan.sortedOn) takes the declaration as a claim about the
+ * rows. Columns that cannot be sort keys (nested, time, interval, …) are refused up front.
  */
 import {
   Compression,
@@ -31,10 +39,13 @@ import { conformBatch as conformToSchema } from '../../core/arrow/ipc-chunks.ts'
 import { heldBatchBytes } from '../../core/arrow/size.ts';
 import { UsageError } from '../../core/errors.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
+import type { ScanSortColumn } from '../../core/scan/scan.ts';
+import { resolveSortedOn, SortOrderCheck, type SortColumnInput } from '../../core/scan/sort-order.ts';
 import { writeFileAtomic } from './atomic.ts';
+import { ParquetFileHandle } from './parquet-file.ts';
 import { footerTail } from './parquet-footer.ts';
 import { parquetPreparer, prepareForParquet, type LeafPatch } from './parquet-types.ts';
-import { T_I32, T_I64, T_LIST, T_STRUCT, tget, ThriftReader, ThriftWriter, tlist, tstruct, twith, type TStruct } from './thrift.ts';
+import { T_I32, T_I64, T_LIST, T_STRUCT, T_TRUE, tbytes, tget, ThriftReader, ThriftWriter, tlist, tstruct, twith, type TList, type TStruct } from './thrift.ts';
 
 export type ParquetCompression = 'uncompressed' | 'snappy' | 'gzip' | 'brotli' | 'lz4' | 'zstd';
 
@@ -43,6 +54,22 @@ export interface ParquetWriteOptions {
   readonly rowGroupSize?: number;
   /** Default 'snappy'. */
   readonly compression?: ParquetCompression;
+  /**
+   * The order the rows are in (flags default to ASC NULLS LAST): written as every row group's
+   * `sorting_columns`, after checking each row against it (a row out of order is a `UsageError`
+   * and nothing is written). Top-level columns with a key order only.
+   */
+  readonly sortedOn?: readonly SortColumnInput[];
+}
+
+/** What the footer arrow-rs wrote needs changed: leaf types, and the declared sort order. */
+interface FooterPatches {
+  readonly leaves: ReadonlyMap<number, LeafPatch>;
+  readonly sorting: readonly ScanSortColumn[] | undefined;
+}
+
+function needsPatch(p: FooterPatches): boolean {
+  return p.leaves.size > 0 || p.sorting !== undefined;
 }
 
 const COMPRESSION: Record<ParquetCompression, Compression> = {
@@ -57,10 +84,16 @@ const COMPRESSION: Record<ParquetCompression, Compression> = {
 /** Encode a Table as Parquet bytes (parquet-rs via wasm; the Arrow schema is embedded). */
 export function encodeParquet(table: Table, options: ParquetWriteOptions = {}): Uint8Array {
   const props = writerProperties(options);
+  const sorting = resolveSortedOn(table.schema, options.sortedOn, 'the Parquet output');
   const prepared = prepareForParquet(table); // throws UnsupportedTypeError before anything is written
+  if (sorting !== undefined) {
+    const check = new SortOrderCheck(table.schema, sorting, 'the Parquet output');
+    for (const b of table.batches) check.check(b);
+  }
   const wasmTable = WasmTable.fromIPCStream(tableToIPC(prepared.table, 'stream'));
   const bytes = writeParquet(wasmTable, props);
-  return prepared.patches.size > 0 ? patchWrittenFooter(bytes, prepared.patches) : bytes;
+  const patches: FooterPatches = { leaves: prepared.patches, sorting };
+  return needsPatch(patches) ? patchWrittenFooter(bytes, patches) : bytes;
 }
 
 function writerProperties(options: ParquetWriteOptions): WriterProperties {
@@ -82,9 +115,10 @@ const LOGICAL_UUID = 14;
  * `bytes` (a file arrow-rs just wrote) with the footer changes `patches` names per leaf column
  * (parquet-types.ts says why): INTERVAL on the raw 12-byte interval leaves — whose min/max
  * statistics and column index, computed as plain bytes, are dropped, since INTERVAL has no
- * defined sort order — and the UUID / JSON logical types. Column chunks stay where they are.
+ * defined sort order — and the UUID / JSON logical types; and every row group's `sorting_columns`
+ * when `sortedOn` was given. Column chunks stay where they are.
  */
-function patchWrittenFooter(bytes: Uint8Array, patches: ReadonlyMap<number, LeafPatch>): Uint8Array {
+function patchWrittenFooter(bytes: Uint8Array, patches: FooterPatches): Uint8Array {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const len = dv.getUint32(bytes.length - 8, true);
   const footerStart = bytes.length - 8 - len;
@@ -99,7 +133,7 @@ function patchWrittenFooter(bytes: Uint8Array, patches: ReadonlyMap<number, Leaf
  * The same patches applied to a file on disk (the streaming writer's temp file, `size` bytes):
  * the footer is read back from the end, re-encoded and written over the old one.
  */
-async function patchFooterInFile(fh: FileHandle, size: number, patches: ReadonlyMap<number, LeafPatch>): Promise<void> {
+async function patchFooterInFile(fh: FileHandle, size: number, patches: FooterPatches): Promise<void> {
   const tail = new Uint8Array(8);
   await fh.read(tail, 0, 8, size - 8);
   const len = new DataView(tail.buffer).getUint32(0, true);
@@ -111,10 +145,34 @@ async function patchFooterInFile(fh: FileHandle, size: number, patches: Readonly
   await fh.write(bytes, 0, bytes.length, footerStart);
 }
 
+/**
+ * Declares `sortedOn` in the footer of the Parquet file at `path` (every row group's
+ * `sorting_columns`), rewriting the footer in place; the column chunks are not touched. For a
+ * file whose writer cannot declare an order — DuckDB's COPY writes no `sorting_columns` — but
+ * whose order is known (`COPY (… ORDER BY k) TO …`). The rows are not checked (a reader's
+ * consumer still verifies them). Not atomic on its own: meant for a file not yet published (a
+ * temp file before its rename, as `writeFileAtomic` hands out). Columns are checked as for the
+ * writer's `sortedOn` (typed errors); an empty `sortedOn` removes any declaration.
+ */
+export async function declareParquetSortOrder(path: string, sortedOn: readonly SortColumnInput[]): Promise<void> {
+  const schema = (await ParquetFileHandle.open(path)).schema; // a typed error for anything that is not Parquet
+  const sorting = resolveSortedOn(schema, sortedOn, path);
+  const fh = await open(path, 'r+');
+  try {
+    const { size } = await fh.stat();
+    await patchFooterInFile(fh, size, { leaves: new Map(), sorting: sorting ?? [] });
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
 /** A footer (Thrift FileMetaData) with `patches` applied. */
-function patchedFooter(footerBytes: Uint8Array, patches: ReadonlyMap<number, LeafPatch>): Uint8Array {
+function patchedFooter(footerBytes: Uint8Array, footerPatches: FooterPatches): Uint8Array {
+  const patches = footerPatches.leaves;
   const raw = new ThriftReader(footerBytes, 0, footerBytes.length).struct();
   const schema = (tlist(raw, 2)!.items as TStruct[]).slice();
+  const sortingColumns = footerPatches.sorting === undefined ? null : sortingColumnsList(schema, footerPatches.sorting);
   let leaf = 0;
   for (let i = 1; i < schema.length; i++) {
     const el = schema[i]!;
@@ -137,7 +195,9 @@ function patchedFooter(footerBytes: Uint8Array, patches: ReadonlyMap<number, Lea
         [7, T_I32, null],
       ]);
     });
-    return twith(rg, [[1, T_LIST, { elemType: cols.elemType, items }]]);
+    const updates: [number, number, TList | null][] = [[1, T_LIST, { elemType: cols.elemType, items }]];
+    if (sortingColumns !== null) updates.push([4, T_LIST, sortingColumns.items.length > 0 ? sortingColumns : null]);
+    return twith(rg, updates);
   });
   const w = new ThriftWriter();
   w.struct(
@@ -187,6 +247,7 @@ export async function writeParquetBatches(
   let rows = 0;
   let sourceError: unknown = null;
   try {
+    const sorting = resolveSortedOn(schema, options.sortedOn, path); // refused before any row is read
     let first = await source.next();
     while (!first.done && first.value.numRows === 0) first = await source.next();
     if (first.done) {
@@ -194,6 +255,8 @@ export async function writeParquetBatches(
       return 0;
     }
     const preparer = parquetPreparer(schema); // throws UnsupportedTypeError before anything is written
+    const check = sorting === undefined ? null : new SortOrderCheck(schema, sorting, path);
+    const patches: FooterPatches = { leaves: preparer.patches, sorting };
     const rowGroupSize = fitRowGroup(options.rowGroupSize ?? 122_880, heldBatchBytes(first.value) / first.value.numRows, reservation);
     const props = writerProperties({ ...options, rowGroupSize });
     let pending: RecordBatch | null = first.value;
@@ -210,8 +273,10 @@ export async function writeParquetBatches(
             }
             b = r.value;
           }
+          const conformed = conformToSchema(b, schema);
+          check?.check(conformed); // a row out of order stops the write (the declaration would lie)
           rows += b.numRows;
-          const prepared = preparer.prepare(conformToSchema(b, schema));
+          const prepared = preparer.prepare(conformed);
           const wasm = WasmTable.fromIPCStream(tableToIPC(new Table(preparer.schema, [prepared]), 'stream'));
           for (const rb of wasm.recordBatches()) ctrl.enqueue(rb);
         } catch (e) {
@@ -233,7 +298,7 @@ export async function writeParquetBatches(
         }
         // parquet-rs ends the file normally when its input stream errors: the source's error wins
         if (sourceError !== null) throw sourceError;
-        if (preparer.patches.size > 0) await patchFooterInFile(fh, size, preparer.patches);
+        if (needsPatch(patches)) await patchFooterInFile(fh, size, patches);
         await fh.sync();
       } catch (e) {
         throw sourceError ?? new UsageError(`cannot write ${path}: Parquet encoding failed: ${(e as Error)?.message ?? String(e)}`, { cause: e });
@@ -261,4 +326,41 @@ function fitRowGroup(rows: number, bytesPerRow: number, reservation: Reservation
 
 async function* toAsyncIterator<T>(it: Iterator<T>): AsyncGenerator<T> {
   for (let r = it.next(); !r.done; r = it.next()) yield r.value;
+}
+
+/**
+ * `RowGroup.sorting_columns` for `sorting` (top-level primitive columns, by name) over the footer's
+ * flat schema list: each column's leaf index, direction and NULL placement.
+ */
+function sortingColumnsList(schema: readonly TStruct[], sorting: readonly ScanSortColumn[]): TList {
+  const leafOf = new Map<string, number>();
+  const decoder = new TextDecoder();
+  let idx = 1;
+  let leaf = 0;
+  const walk = (): void => {
+    const el = schema[idx++]!;
+    const children = tget(el, 5);
+    const n = typeof children === 'number' ? children : 0;
+    if (tget(el, 1) !== undefined && n === 0) leaf++;
+    for (let c = 0; c < n; c++) walk();
+  };
+  const rootChildren = tget(schema[0], 5);
+  for (let c = 0; c < (typeof rootChildren === 'number' ? rootChildren : 0); c++) {
+    const start = idx;
+    const leafStart = leaf;
+    walk();
+    const name = tbytes(schema[start], 4);
+    if (name !== undefined && idx === start + 1 && leaf === leafStart + 1 && !leafOf.has(decoder.decode(name))) leafOf.set(decoder.decode(name), leafStart);
+  }
+  const items = sorting.map((c): TStruct => {
+    const column = leafOf.get(c.column);
+    // resolveSortedOn admits only columns with a key order, which are one primitive leaf each
+    if (column === undefined) throw new Error(`sortedOn column '${c.column}' is not a top-level primitive column of the written file`);
+    return [
+      { id: 1, type: T_I32, value: column },
+      { id: 2, type: T_TRUE, value: c.descending },
+      { id: 3, type: T_TRUE, value: c.nullsFirst },
+    ];
+  });
+  return { elemType: T_STRUCT, items };
 }

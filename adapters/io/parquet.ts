@@ -10,7 +10,9 @@
  * - parquet-subfile.ts: the sub-files every decode hands to the decoder, and why;
  * - parquet-stats.ts: footer statistics -> `StatValue` bounds;
  * - parquet-file.ts: the file handle (open, decode, fallback, errors) and `readParquetFile`;
- * - parquet-write.ts: writing, whole tables and streamed batches, and the footer patches;
+ * - parquet-write.ts: writing, whole tables and streamed batches, and the footer patches (types,
+ *   and the declared sort order `sorting_columns`);
+ * - parquet-sort-order.ts: the file-wide row order a scan may claim from `sorting_columns`;
  * - parquet-types.ts: which Arrow types are read and written exactly, and how.
  */
 export {
@@ -22,6 +24,7 @@ export {
   type ParquetRowGroupInfo,
 } from './parquet-file.ts';
 export {
+  declareParquetSortOrder,
   encodeParquet,
   writeParquetBatches,
   writeParquetFile,

@@ -19,8 +19,9 @@ import {
   type Data,
 } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { CancelledError, MissingColumnError } from '../../core/errors.ts';
-import { MemoryScan, projectBatch, takeRows } from './memory-scan.ts';
+import { CancelledError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
+import { ProjectedScan } from '../../core/scan/projected-scan.ts';
+import { MemoryScan, projectBatch, sortedTable, takeRows } from './memory-scan.ts';
 import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan/scan.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
 
@@ -263,5 +264,33 @@ describe('takeRows', () => {
     expect(t.get(0)!.toJSON()).toEqual({ b: 'xx😀', a: -14 });
     expect(t.get(1)!.toJSON()).toEqual({ b: 'xxxx😀', a: -8 });
     expect(() => projectBatch(b, ['zz'], 'memory:x')).toThrow(MissingColumnError);
+  });
+});
+
+describe('MemoryScan sortedOn', () => {
+  const t = new Table({ k: makeVector(Int32Array.from([1, 2, 3])), s: vectorFromArray(['a', 'b', 'c'], new Utf8()), x: makeVector(Int32Array.from([0, 0, 0])) });
+
+  it('is undefined unless declared', () => {
+    expect(new MemoryScan(t).sortedOn).toBeUndefined();
+    expect(new MemoryScan(t, 't', { sortedOn: [] }).sortedOn).toBeUndefined();
+  });
+
+  it('is the declared order with ASC NULLS LAST defaults, and a projection keeps its prefix', () => {
+    const scan = new MemoryScan(t, 't', { sortedOn: [{ column: 'k' }, { column: 's', descending: true, nullsFirst: true }] });
+    expect(scan.sortedOn).toEqual([
+      { column: 'k', descending: false, nullsFirst: false },
+      { column: 's', descending: true, nullsFirst: true },
+    ]);
+    expect(new ProjectedScan(scan, ['k', 'x']).sortedOn).toEqual([{ column: 'k', descending: false, nullsFirst: false }]);
+    expect(sortedTable(t, [{ column: 'k' }], 'orders').sortedOn).toEqual([{ column: 'k', descending: false, nullsFirst: false }]);
+    expect(sortedTable(t, [{ column: 'k' }], 'orders').source).toBe('memory:orders');
+  });
+
+  it('validates the declaration with typed errors', () => {
+    expect(() => new MemoryScan(t, 't', { sortedOn: [{ column: 'nope' }] })).toThrow(MissingColumnError);
+    expect(() => new MemoryScan(t, 't', { sortedOn: [{ column: 'nope' }] })).toThrow(/'nope' not found in memory:t \(sortedOn\)/);
+    expect(() => new MemoryScan(t, 't', { sortedOn: [{ column: 'k' }, { column: 'k' }] })).toThrow(UsageError);
+    const nested = new Table({ l: vectorFromArray([[1], [2]]) });
+    expect(() => sortedTable(nested, [{ column: 'l' }])).toThrow(UnsupportedTypeError);
   });
 });

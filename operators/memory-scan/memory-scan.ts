@@ -11,6 +11,10 @@
  * - rows are gathered only when the row filter actually drops some; otherwise the batch is passed
  *   through (projected, zero-copy). Empty results are not emitted.
  * - `elapsedMs` counts time spent inside the scan, not in the consumer between batches.
+ * - `sortedOn` is only what the creator declared (`MemoryScanOptions.sortedOn`, `sortedTable`):
+ *   an Arrow table carries no order of its own, and checking one would cost a pass over the keys
+ *   that the consumer (the sort-merge join) makes anyway, row by row. The declaration's columns
+ *   and types are checked at construction, so a typo fails there.
  *
  * Also home of the scan-side helpers `projectBatch` and `takeRows` (the rows a row filter kept,
  * gathered by core/arrow/gather.ts like every join output), which the file scans of adapters/io
@@ -29,7 +33,8 @@ import {
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import type { Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
+import type { Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import { resolveSortedOn, type SortColumnInput } from '../../core/scan/sort-order.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
 
 // ------------------------------------------------------------------------------------------------
@@ -102,6 +107,13 @@ export function neededColumns(
 export interface MemoryScanOptions {
   /** Override `source` (e.g. the path of the IPC file the table came from). */
   readonly source?: string;
+  /**
+   * The order the table's rows are in, across its batches (`Scan.sortedOn`), when the caller
+   * knows it: a claim the sort-merge join checks row by row. Checked against the schema at
+   * construction (core/scan/sort-order.ts: unknown column -> `MissingColumnError`, …); the rows
+   * are not looked at. Flags default to ASC NULLS LAST.
+   */
+  readonly sortedOn?: readonly SortColumnInput[];
 }
 
 export class MemoryScan implements Scan {
@@ -110,6 +122,7 @@ export class MemoryScan implements Scan {
   readonly numRows: number;
   readonly numContainers: number;
   readonly metrics: ScanMetrics = newScanMetrics();
+  readonly sortedOn: readonly ScanSortColumn[] | undefined;
   readonly #batches: readonly RecordBatch[];
   readonly #names: readonly string[];
 
@@ -120,6 +133,7 @@ export class MemoryScan implements Scan {
     this.#batches = table.batches;
     this.numContainers = table.batches.length;
     this.#names = table.schema.fields.map((f) => f.name);
+    this.sortedOn = resolveSortedOn(table.schema, options.sortedOn, this.source);
   }
 
   async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
@@ -159,4 +173,16 @@ export class MemoryScan implements Scan {
       if (inScan) m.elapsedMs += performance.now() - t0;
     }
   }
+}
+
+/**
+ * An Arrow Table declared sorted on `sortedOn`, as a Scan any join (and `Engine.join`) takes: the
+ * library's way to tell the sort-merge join that an input needs no sort. Only a claim: the join
+ * checks each row against its predecessor and fails with a typed error on the first row out of
+ * order. The scan can be read more than once; its metrics add up over the reads.
+ *
+ *   await engine.join(spec, sortedTable(orders, [{ column: 'customer_id' }]), customers);
+ */
+export function sortedTable(table: Table, sortedOn: readonly SortColumnInput[], name = 'table'): MemoryScan {
+  return new MemoryScan(table, name, { sortedOn });
 }
