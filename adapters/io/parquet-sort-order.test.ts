@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Field, Int32, Int64, makeVector, Struct, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
+import { MissingColumnError, UnsortedInputError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import { ProjectedScan } from '../../core/scan/projected-scan.ts';
 import type { ScanSortColumn } from '../../core/scan/scan.ts';
 import { writeSortedParquet } from '../datagen/sorted-parquet.ts';
@@ -202,7 +202,7 @@ describe('writing sorting_columns', () => {
   it('refuses rows out of the declared order and writes nothing', async () => {
     const p = file();
     const t = new Table({ k: ints([1, 3, 2]) });
-    await expect(writeParquetFile(p, t, { sortedOn: [{ column: 'k' }] })).rejects.toThrow(UsageError);
+    await expect(writeParquetFile(p, t, { sortedOn: [{ column: 'k' }] })).rejects.toThrow(UnsortedInputError);
     await expect(writeParquetFile(p, t, { sortedOn: [{ column: 'k' }] })).rejects.toThrow(/row 2 sorts before row 1/);
     expect(existsSync(p)).toBe(false);
   });

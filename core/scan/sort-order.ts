@@ -18,7 +18,7 @@
  * ASC NULLS LAST.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
-import { MissingColumnError, UnsupportedTypeError, UsageError } from '../errors.ts';
+import { MissingColumnError, UnsortedInputError, UnsupportedTypeError, UsageError } from '../errors.ts';
 import { normalizeKeys } from '../keys/normalize.ts';
 import { isSorted, makeSortComparator } from '../keys/order.ts';
 import { keyKindOf } from '../keys/resolve.ts';
@@ -101,7 +101,7 @@ export class SortOrderCheck {
     return this.#rows;
   }
 
-  /** Throws a `UsageError` naming the first row (counted over all batches) out of order. */
+  /** Throws an `UnsortedInputError` naming the first row (counted over all batches) out of order. */
   check(batch: RecordBatch): void {
     const n = batch.numRows;
     if (n === 0) return;
@@ -116,6 +116,6 @@ export class SortOrderCheck {
   }
 
   #fail(row: number): never {
-    throw new UsageError(`${this.#where} declares its rows sorted on (${describeSortOrder(this.#order)}), but row ${row} sorts before row ${row - 1}`);
+    throw new UnsortedInputError(this.#where, `on (${describeSortOrder(this.#order)}), row ${row} sorts before row ${row - 1}`);
   }
 }
