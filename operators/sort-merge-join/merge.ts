@@ -397,7 +397,8 @@ export class MergeRun {
   #pairsOf(sBatch: RecordBatch, sFrom: number, sEnd: number, bBatch: RecordBatch, bFrom: number, bEnd: number, sMatched: Uint8Array | null, bMatched: Uint8Array | null, bBase: number): void {
     const filter = this.#filter;
     if (filter === null) {
-      for (let s = sFrom; s < sEnd; s++) for (let b = bFrom; b < bEnd; b++) this.#pair(sBatch, s, bBatch, b);
+      if (this.#sSide === 'left') this.#pairs!.addCross(sBatch, sFrom, sEnd, bBatch, bFrom, bEnd);
+      else this.#pairs!.addCross(bBatch, bFrom, bEnd, sBatch, sFrom, sEnd);
       return;
     }
     const bs = this.#blockS;
