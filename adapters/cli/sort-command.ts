@@ -59,7 +59,10 @@ export async function runSortCommand(opts: SortCommandOptions): Promise<void> {
     return;
   }
   const s = metrics.sort;
-  const how = s.runsSpilled === 0 ? 'in memory' : `${s.runsSpilled} runs spilled (${s.bytesSpilled} bytes), merged ${s.mergedRuns > 0 ? `in ${s.mergedRuns + 1} merges` : 'at once'}`;
+  const how =
+    s.runsSpilled === 0
+      ? 'in memory'
+      : `${s.runsSpilled} runs spilled, ${s.bytesSpilled} bytes; ${s.mergedRuns > 0 ? `${s.mergedRuns} intermediate merges, then ` : ''}a ${s.mergeFanIn}-way merge`;
   process.stdout.write(`${metrics.rows} rows sorted in ${round(metrics.elapsedMs)} ms (${how})${opts.out ? ` -> ${opts.out}` : ''}\n`);
   if (head !== null && head.numRows > 0) process.stdout.write(`${preview(head, metrics.rows)}\n`);
 }

@@ -163,6 +163,7 @@ async function* emitInMemory(held: RunBuilder, c: SortContext): AsyncGenerator<R
   const n = held.rows;
   if (n === 0) return;
   const order = held.sortOrder();
+  held.releaseWriteHeadroom(); // no run will be written
   const src = new RowSource(held.batches, c.schema);
   for (let start = 0; start < n; start += c.batchSize) {
     c.signal?.throwIfAborted();
