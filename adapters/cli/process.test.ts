@@ -152,7 +152,7 @@ describe('signals while a sort spills', () => {
     expect(r.stderr).toBe('joinlab: interrupted (SIGTERM), temporary files removed\n');
     expect(r.code).toBe(143);
     expect(readdirSync(tmp).filter((d) => d.startsWith('joinlab-spill-'))).toEqual([]);
-    expect(tempFiles()).toEqual([]);
+    expect(tempFiles().filter((f) => f.startsWith(`.${out}.tmp-`))).toEqual([]); // (the SIGKILL test keeps a living one)
     expect(existsSync(join(dir, out))).toBe(false);
   }, 90_000);
 });
