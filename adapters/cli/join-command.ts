@@ -79,7 +79,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
 }
 
 /** The first PREVIEW_ROWS rows of the stream (copied out of their batches); the rest are only counted. */
-async function previewHead(schema: Schema, batches: AsyncIterable<RecordBatch>): Promise<Table> {
+export async function previewHead(schema: Schema, batches: AsyncIterable<RecordBatch>): Promise<Table> {
   const kept: RecordBatch[] = [];
   let rows = 0;
   for await (const b of batches) {
@@ -91,7 +91,7 @@ async function previewHead(schema: Schema, batches: AsyncIterable<RecordBatch>):
   return new Table(schema, kept);
 }
 
-function scanReport(m: ScanMetrics) {
+export function scanReport(m: ScanMetrics) {
   return {
     containersTotal: m.containersTotal,
     containersPruned: m.containersPruned,
@@ -103,7 +103,7 @@ function scanReport(m: ScanMetrics) {
   };
 }
 
-function preview(table: Table, totalRows: number): string {
+export function preview(table: Table, totalRows: number): string {
   const n = Math.min(PREVIEW_ROWS, table.numRows);
   const names = table.schema.fields.map((f) => f.name);
   const rows: unknown[][] = [];
