@@ -48,7 +48,7 @@ export class SortMergeJoin implements JoinAlgorithm {
       if (!o.sort) return scan.batches({ signal: ctx.signal });
       const metrics = (sorts[o.side] = newSortMetrics());
       const keys = o.keys.map((column, k) => ({ column, descending: plan.orders[k]!.descending, nullsFirst: plan.orders[k]!.nullsFirst }));
-      return sortScan(scan, keys, { pool: ctx.pool, batchSize, signal: ctx.signal, metrics });
+      return sortScan(scan, keys, { pool: ctx.pool, batchSize, signal: ctx.signal, metrics, spill: ctx.spill });
     };
     const cursor = (o: SideOrder, onBatch?: (b: RecordBatch) => void) =>
       new SortedCursor(open(o), {
