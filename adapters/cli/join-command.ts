@@ -12,6 +12,8 @@ import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { loadConfig } from '../../core/config/load.ts';
 import { Engine } from '../../composition.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
+import type { Config } from '../../core/config/schema.ts';
+import type { MemoryMetrics } from '../../core/engine.ts';
 import { writeBatches } from '../io/index.ts';
 import { previewValue } from '../io/text.ts';
 import { formatTable } from './format.ts';
@@ -60,15 +62,10 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
       rows: metrics.rows,
       elapsedMs: round(metrics.elapsedMs),
       algorithm: metrics.algorithm,
-      config: { ...metrics.config, memoryLimit: Number.isFinite(metrics.config.memoryLimit) ? metrics.config.memoryLimit : null },
+      config: configReport(metrics.config),
       scans: { left: scanReport(metrics.scans.left), right: scanReport(metrics.scans.right) },
       operators: metrics.operators,
-      memory: {
-        limit: Number.isFinite(metrics.memory.limit) ? metrics.memory.limit : null,
-        limitSource: metrics.memory.limitSource,
-        peakReservedBytes: metrics.memory.peakReservedBytes,
-        maxRssBytes: process.resourceUsage().maxRSS * 1024,
-      },
+      memory: memoryReport(metrics.memory),
       ...(opts.out ? { out: opts.out } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -89,6 +86,21 @@ export async function previewHead(schema: Schema, batches: AsyncIterable<RecordB
     rows += n;
   }
   return new Table(schema, kept);
+}
+
+/** The config for `--json`: an unlimited `memoryLimit` as null (JSON has no Infinity). */
+export function configReport(config: Config): Record<string, unknown> {
+  return { ...config, memoryLimit: Number.isFinite(config.memoryLimit) ? config.memoryLimit : null };
+}
+
+/** A run's memory for `--json`, with the process's peak RSS. */
+export function memoryReport(memory: MemoryMetrics) {
+  return {
+    limit: Number.isFinite(memory.limit) ? memory.limit : null,
+    limitSource: memory.limitSource,
+    peakReservedBytes: memory.peakReservedBytes,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
 }
 
 export function scanReport(m: ScanMetrics) {

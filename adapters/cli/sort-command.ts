@@ -15,7 +15,7 @@ import { Engine } from '../../composition.ts';
 import { loadConfig } from '../../core/config/load.ts';
 import { formatSortKeys, parseSortKeys } from '../../operators/sort/sort.ts';
 import { writeBatches } from '../io/index.ts';
-import { preview, previewHead, round, scanReport } from './join-command.ts';
+import { configReport, memoryReport, preview, previewHead, round, scanReport } from './join-command.ts';
 import { preflightSort } from './preflight.ts';
 import { withRowProgress } from './progress.ts';
 
@@ -44,15 +44,10 @@ export async function runSortCommand(opts: SortCommandOptions): Promise<void> {
       rows: metrics.rows,
       elapsedMs: round(metrics.elapsedMs),
       by: formatSortKeys(keys),
-      config: { ...metrics.config, memoryLimit: Number.isFinite(metrics.config.memoryLimit) ? metrics.config.memoryLimit : null },
+      config: configReport(metrics.config),
       scan: scanReport(metrics.scan),
       sort: metrics.sort,
-      memory: {
-        limit: Number.isFinite(metrics.memory.limit) ? metrics.memory.limit : null,
-        limitSource: metrics.memory.limitSource,
-        peakReservedBytes: metrics.memory.peakReservedBytes,
-        maxRssBytes: process.resourceUsage().maxRSS * 1024,
-      },
+      memory: memoryReport(metrics.memory),
       ...(opts.out ? { out: opts.out } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);

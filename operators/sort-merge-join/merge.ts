@@ -94,8 +94,8 @@ export class MergeRun {
   readonly #blockS = new Int32Array(FILTER_BLOCK);
   readonly #blockB = new Int32Array(FILTER_BLOCK);
   readonly #pass = new Uint8Array(FILTER_BLOCK);
-  #sMatched = new Uint8Array(0);
-  #bMatched = new Uint8Array(0);
+  #sMatched: Uint8Array = new Uint8Array(0);
+  #bMatched: Uint8Array = new Uint8Array(0);
   // NOT IN state
   #innerEmpty = false;
   readonly #nullInner: HeldRows = { chunks: [], rows: 0 };
@@ -435,25 +435,19 @@ export class MergeRun {
 
   /** Zeroed per-row flags for a streamed segment (scratch, grown on demand and reserved). */
   #segmentFlags(n: number): Uint8Array {
-    if (this.#sMatched.length < n) {
-      this.#held.grow(n - this.#sMatched.length);
-      this.#sMatched = new Uint8Array(n);
-      return this.#sMatched;
-    }
-    const f = this.#sMatched.subarray(0, n);
-    f.fill(0);
-    return f;
+    return (this.#sMatched = this.#flags(this.#sMatched, n)).subarray(0, n);
   }
 
+  /** The same for a buffered group inside one batch. */
   #bufferedFlags(n: number): Uint8Array {
-    if (this.#bMatched.length < n) {
-      this.#held.grow(n - this.#bMatched.length);
-      this.#bMatched = new Uint8Array(n);
-      return this.#bMatched;
-    }
-    const f = this.#bMatched.subarray(0, n);
-    f.fill(0);
-    return f;
+    return (this.#bMatched = this.#flags(this.#bMatched, n)).subarray(0, n);
+  }
+
+  /** `buf` zeroed over [0, n), or a larger zeroed array reserved in its place. */
+  #flags(buf: Uint8Array, n: number): Uint8Array {
+    if (buf.length >= n) return buf.fill(0, 0, n);
+    this.#held.grow(n - buf.length);
+    return new Uint8Array(Math.max(n, 2 * buf.length));
   }
 
   /** NOT IN with a filter: the outer NULL-key rows (first in the order) are held, dropped from their batches. */
