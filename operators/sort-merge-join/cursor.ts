@@ -4,7 +4,9 @@
  *
  * Keys are normalised once per batch (core/keys/normalize.ts, the join's common key kinds, so a
  * left Int32 and a right Int64 key compare as equal words), and the batch's own comparator under
- * the merge's sort order is built once with it. When a batch is loaded the cursor also records
+ * the merge's sort order is built once with it; a single integer (or NaN-free float) key column
+ * also gets one ordered number per row (core/keys/ordered-numbers.ts), so that group ends,
+ * cross-cursor comparisons and the order check are number comparisons, not comparator calls. When a batch is loaded the cursor also records
  * whether its first row continues the previous batch's last key (`continuesPrevious`): a key group
  * may span batches, and the merge carries it across the boundary with that one comparison.
  *
@@ -19,6 +21,7 @@ import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { makeSortComparator, type KeySortOrder } from '../../core/keys/order.ts';
 import type { KeyColumn, KeyComparator, KeyKind } from '../../core/keys/types.ts';
 import { findKeyGroupEnd } from './key-group.ts';
+import { numberGroupEnd, orderedNumbers } from '../../core/keys/ordered-numbers.ts';
 
 export interface CursorOptions {
   readonly columns: readonly string[];
@@ -45,6 +48,8 @@ export class SortedCursor {
   nullRows: Uint8Array | null = null;
   /** Rows loaded so far. */
   rowsRead = 0;
+  /** One key column as ordered numbers (core/keys/ordered-numbers.ts), or null: use the comparator. */
+  nums: Float64Array | null = null;
   #within: KeyComparator | null = null;
   readonly #it: AsyncIterator<RecordBatch>;
   #finished = false;
@@ -64,6 +69,7 @@ export class SortedCursor {
   async next(): Promise<boolean> {
     const prevKeys = this.keys;
     const prevRows = this.rows;
+    const prevNums = this.nums;
     for (;;) {
       this.options.signal?.throwIfAborted();
       const r = this.#finished ? { done: true as const, value: undefined } : await this.#it.next();
@@ -74,6 +80,7 @@ export class SortedCursor {
         this.rows = 0;
         this.pos = 0;
         this.nullRows = null;
+        this.nums = null;
         this.#within = null;
         this.version++;
         return false;
@@ -82,15 +89,20 @@ export class SortedCursor {
       if (batch.numRows === 0) continue;
       const keys = normalizeKeys(batch, this.options.columns, this.options.kinds);
       const within = makeSortComparator(keys, keys, this.options.orders);
+      const nums = keys.length === 1 ? orderedNumbers(keys[0]!, this.options.orders[0]!) : null;
       let continues = false;
       if (prevRows > 0) {
-        const across = makeSortComparator(prevKeys, keys, this.options.orders);
-        const c = across.compare(prevRows - 1, 0);
+        const c = prevNums !== null && nums !== null ? Math.sign(prevNums[prevRows - 1]! - nums[0]!) || 0 : makeSortComparator(prevKeys, keys, this.options.orders).compare(prevRows - 1, 0);
         if (c > 0 && this.options.check) this.#outOfOrder(this.rowsRead - 1, this.rowsRead);
         continues = c === 0;
       }
       if (this.options.check) {
-        for (let i = 1; i < batch.numRows; i++) if (within.compare(i - 1, i) > 0) this.#outOfOrder(this.rowsRead + i - 1, this.rowsRead + i);
+        const n = batch.numRows;
+        if (nums !== null) {
+          for (let i = 1; i < n; i++) if (nums[i - 1]! > nums[i]!) this.#outOfOrder(this.rowsRead + i - 1, this.rowsRead + i);
+        } else {
+          for (let i = 1; i < n; i++) if (within.compare(i - 1, i) > 0) this.#outOfOrder(this.rowsRead + i - 1, this.rowsRead + i);
+        }
       }
       this.batch = batch;
       this.keys = keys;
@@ -98,6 +110,7 @@ export class SortedCursor {
       this.pos = 0;
       this.continuesPrevious = continues;
       this.nullRows = anyNullMask(keys);
+      this.nums = nums;
       this.#within = within;
       this.version++;
       this.rowsRead += batch.numRows;
@@ -113,8 +126,8 @@ export class SortedCursor {
 
   /** End (exclusive) of the key group starting at `pos`, within the current batch. */
   groupEnd(): number {
-    const w = this.#within!;
-    return findKeyGroupEnd(w.equal, this.pos, this.rows);
+    if (this.nums !== null) return numberGroupEnd(this.nums, this.pos, this.rows);
+    return findKeyGroupEnd(this.#within!.equal, this.pos, this.rows);
   }
 
   /** Stops the input early (the merge needs nothing more from it). */

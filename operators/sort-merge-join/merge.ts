@@ -239,6 +239,13 @@ export class MergeRun {
 
   #compare(): number {
     const { S, B } = this;
+    const sn = S.nums;
+    const bn = B.nums;
+    if (sn !== null && bn !== null) {
+      const a = sn[S.pos]!;
+      const b = bn[B.pos]!;
+      return a < b ? -1 : a > b ? 1 : 0;
+    }
     if (this.#cmpS !== S.version || this.#cmpB !== B.version) {
       this.#cmp = makeSortComparator(S.keys, B.keys, this.plan.orders);
       this.#cmpS = S.version;
@@ -311,11 +318,13 @@ export class MergeRun {
       if (this.#nullInner.rows > 0) this.#matchHeldInner(sFrom, sEnd);
       return;
     }
-    const sMatched = this.#segmentFlags(sEnd - sFrom);
-    const bMatched = this.#bufferedFlags(bEnd - bFrom);
+    // match flags matter only where a filter can leave rows of a kept side unmatched
+    const filtered = this.#filter !== null;
+    const sMatched = filtered && this.plan.keepStreamed ? this.#segmentFlags(sEnd - sFrom) : null;
+    const bMatched = filtered && this.plan.keepBuffered ? this.#bufferedFlags(bEnd - bFrom) : null;
     this.#pairsOf(sBatch, sFrom, sEnd, bBatch, bFrom, bEnd, sMatched, bMatched, 0);
-    this.#finishSegment(sBatch, sFrom, sEnd, sMatched);
-    if (this.plan.keepBuffered && this.#filter !== null) for (let r = bFrom; r < bEnd; r++) if (bMatched[r - bFrom] === 0) this.#pair(null, -1, bBatch, r);
+    if (sMatched !== null) this.#finishSegment(sBatch, sFrom, sEnd, sMatched);
+    if (bMatched !== null) for (let r = bFrom; r < bEnd; r++) if (bMatched[r - bFrom] === 0) this.#pair(null, -1, bBatch, r);
   }
 
   /** A matching key group that spans batches on either side (or is large): buffer, then stream. */
@@ -362,34 +371,33 @@ export class MergeRun {
       if (this.#nullInner.rows > 0) this.#matchHeldInner(sFrom, sEnd);
       return;
     }
-    const sMatched = this.#segmentFlags(sEnd - sFrom);
+    const sMatched = this.#filter !== null && this.plan.keepStreamed ? this.#segmentFlags(sEnd - sFrom) : null;
     for await (const c of this.#group.chunks()) {
       yield* this.#chunkPairs(sBatch, sFrom, sEnd, c, sMatched, bMatched);
     }
-    this.#finishSegment(sBatch, sFrom, sEnd, sMatched);
+    if (sMatched !== null) this.#finishSegment(sBatch, sFrom, sEnd, sMatched);
   }
 
   /** Pairs of a streamed segment and one buffered chunk, draining the sink every streamed row. */
-  *#chunkPairs(sBatch: RecordBatch, sFrom: number, sEnd: number, c: GroupChunk, sMatched: Uint8Array, bMatched: Uint8Array | null): Generator<RecordBatch> {
+  *#chunkPairs(sBatch: RecordBatch, sFrom: number, sEnd: number, c: GroupChunk, sMatched: Uint8Array | null, bMatched: Uint8Array | null): Generator<RecordBatch> {
     const n = c.batch.numRows;
     // cut the segment so that each piece's pairs fit the sink a few times over before a drain
     const step = Math.max(1, Math.floor((4 * this.ctx.batchSize) / Math.max(1, n)));
     for (let s = sFrom; s < sEnd; s += step) {
       const e = Math.min(sEnd, s + step);
-      this.#pairsOf(sBatch, s, e, c.batch, 0, n, sMatched.subarray(s - sFrom), bMatched, c.offset);
+      this.#pairsOf(sBatch, s, e, c.batch, 0, n, sMatched === null ? null : sMatched.subarray(s - sFrom), bMatched, c.offset);
       yield* this.#drain();
     }
   }
 
   /**
    * All pairs of streamed rows [sFrom, sEnd) and buffered rows [bFrom, bEnd) of `bBatch` that pass
-   * the filter; marks sMatched[s - sFrom] and bMatched[bBase + b - bFrom] (when given) for them.
+   * the filter; marks sMatched[s - sFrom] and bMatched[bBase + b - bFrom] (each when given) for them.
    */
-  #pairsOf(sBatch: RecordBatch, sFrom: number, sEnd: number, bBatch: RecordBatch, bFrom: number, bEnd: number, sMatched: Uint8Array, bMatched: Uint8Array | null, bBase: number): void {
+  #pairsOf(sBatch: RecordBatch, sFrom: number, sEnd: number, bBatch: RecordBatch, bFrom: number, bEnd: number, sMatched: Uint8Array | null, bMatched: Uint8Array | null, bBase: number): void {
     const filter = this.#filter;
     if (filter === null) {
       for (let s = sFrom; s < sEnd; s++) for (let b = bFrom; b < bEnd; b++) this.#pair(sBatch, s, bBatch, b);
-      if (bEnd > bFrom) sMatched.fill(1, 0, sEnd - sFrom);
       return;
     }
     const bs = this.#blockS;
@@ -403,7 +411,7 @@ export class MergeRun {
         const s = bs[k]!;
         const b = bb[k]!;
         this.#pair(sBatch, s, bBatch, b);
-        sMatched[s - sFrom] = 1;
+        if (sMatched !== null) sMatched[s - sFrom] = 1;
         if (bMatched !== null) bMatched[bBase + b - bFrom] = 1;
       }
       n = 0;
