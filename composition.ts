@@ -1,15 +1,24 @@
 /**
  * The composition root: the one place that knows every built-in part of joinlab and wires them
  * into the core engine — the join algorithms, hash-map layouts and pushdown policies (loaded by
- * module specifier, through exactly the path a configured `extensions: [...]` entry takes), and
- * the input opener for Arrow tables and Parquet / Arrow IPC files (`adapters/io/open.ts`).
+ * module specifier, through exactly the path a configured `extensions: [...]` entry takes), the
+ * input opener for Arrow tables and Parquet / Arrow IPC files (`adapters/io/open.ts`), and the
+ * operators that are not joins (`Engine.sort`).
  *
  * `Engine` here is the core engine with these built-ins as its default runtime; `index.ts`
  * exports it, and the CLI, the experiment runner and the benchmarks create engines through it.
  * Core itself (core/engine.ts) names no operator, strategy or file format.
  */
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { Table } from 'apache-arrow';
 import { openScan } from './adapters/io/open.ts';
-import { Engine as CoreEngine, type EngineOptions, type EngineRuntime } from './core/engine.ts';
+import { heldBatchBytes } from './core/arrow/size.ts';
+import type { Config } from './core/config/schema.ts';
+import { Engine as CoreEngine, type EngineOptions, type EngineRuntime, type JoinInput, type MemoryMetrics } from './core/engine.ts';
+import { MemoryPool } from './core/memory/pool.ts';
+import { SpillManager } from './core/memory/spill.ts';
+import type { ScanMetrics } from './core/metrics.ts';
+import { bindSort, newSortMetrics, parseSortKeys, sortScan, type SortKey, type SortMetrics } from './operators/sort/sort.ts';
 
 /** The built-in extensions, in load order. */
 export const BUILTIN_EXTENSIONS: readonly string[] = [
@@ -25,9 +34,99 @@ export const BUILTINS: EngineRuntime = {
   openInput: (input, name) => openScan(input, name),
 };
 
-/** The engine with the built-ins (`options.runtime` replaces them). */
+/** Sort keys: `"a desc nulls first, b"` (the CLI's `--by`) or the parsed list. */
+export type SortKeysInput = string | readonly SortKey[];
+
+/** What one sort run reports (`joinlab sort --json` prints it). */
+export interface SortRunMetrics {
+  rows: number;
+  elapsedMs: number;
+  config: Config;
+  /** The sort keys, parsed (`formatSortKeys` gives their text form). */
+  keys: readonly SortKey[];
+  scan: ScanMetrics;
+  /** Runs spilled and merged, bytes spilled, output batches (operators/sort/sort.ts). */
+  sort: SortMetrics;
+  memory: MemoryMetrics;
+}
+
+export interface SortStream {
+  readonly schema: Schema;
+  readonly batches: AsyncIterable<RecordBatch>;
+  /** Filled while `batches` is consumed; final once it is exhausted. */
+  readonly metrics: SortRunMetrics;
+  /** The run's memory pool (a consumer that keeps batches reserves them here). */
+  readonly pool: MemoryPool;
+}
+
+export interface SortResult {
+  readonly table: Table;
+  readonly metrics: SortRunMetrics;
+}
+
+/** The V8 heap is checked on every 16th output batch, as `Engine.stream` does. */
+const HEAP_CHECK_MASK = 15;
+
+/** The engine with the built-ins (`options.runtime` replaces them), plus the sort. */
 export class Engine extends CoreEngine {
-  static override create(config: unknown = {}, options: EngineOptions = {}): Promise<CoreEngine> {
-    return CoreEngine.create(config, { runtime: BUILTINS, ...options });
+  static override create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
+    return super.create(config, { runtime: BUILTINS, ...options }) as Promise<Engine>;
+  }
+
+  /**
+   * The rows of `input` ordered by `keys`, as a stream of `batchSize` batches (config). Under
+   * `memoryLimit` the sort spills sorted runs and merges them (operators/sort/sort.ts), so the
+   * stream can be far larger than the limit; its spill directory is removed when the stream ends,
+   * fails or is stopped. Keys are checked against the input's schema before any row is read.
+   */
+  async sortStream(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal } = {}): Promise<SortStream> {
+    const scan = await this.openInput(input, 'input');
+    const sortKeys = typeof keys === 'string' ? parseSortKeys(keys) : keys;
+    bindSort(scan.schema, sortKeys, scan.source);
+    const pool = MemoryPool.forRun(this.config.memoryLimit);
+    const batchSize = this.config.batchSize;
+    const sort = newSortMetrics();
+    const metrics: SortRunMetrics = {
+      rows: 0,
+      elapsedMs: 0,
+      config: this.config,
+      keys: sortKeys,
+      scan: scan.metrics,
+      sort,
+      memory: { limit: pool.limit, limitSource: pool.limitSource ?? 'memoryLimit', peakReservedBytes: 0 },
+    };
+    async function* run(): AsyncIterable<RecordBatch> {
+      const started = performance.now();
+      const spill = new SpillManager();
+      // the batch between the sort and the consumer, as in Engine.stream
+      const inFlight = pool.reservation('sort output batch');
+      try {
+        for await (const b of sortScan(scan, sortKeys, { pool, batchSize, signal: options.signal, metrics: sort, spill })) {
+          inFlight.resize(heldBatchBytes(b));
+          if ((sort.outputBatches & HEAP_CHECK_MASK) === 0) pool.checkHeap('sort output');
+          metrics.rows += b.numRows;
+          yield b;
+        }
+      } finally {
+        inFlight.free();
+        metrics.elapsedMs = performance.now() - started;
+        metrics.memory.peakReservedBytes = pool.peak;
+        await spill.close();
+      }
+    }
+    return { schema: scan.schema, batches: run(), metrics, pool };
+  }
+
+  /** `sortStream` collected into a table (which counts against `memoryLimit`, like `join`'s). */
+  async sort(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal } = {}): Promise<SortResult> {
+    const s = await this.sortStream(input, keys, options);
+    const batches: RecordBatch[] = [];
+    const held = s.pool.reservation('Engine.sort result table');
+    for await (const b of s.batches) {
+      held.grow(heldBatchBytes(b));
+      batches.push(b);
+    }
+    s.metrics.memory.peakReservedBytes = s.pool.peak;
+    return { table: new Table(s.schema, batches), metrics: s.metrics };
   }
 }

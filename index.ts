@@ -4,9 +4,11 @@
  *
  *   const engine = await Engine.create({ join: 'nested-loop', batchSize: 4096 });
  *   const { table, metrics } = await engine.join({ type: 'inner', on: 'id=id' }, leftTable, 'right.parquet');
+ *   const sorted = await engine.sort('orders.parquet', 'amount desc nulls first, id'); // spills past memoryLimit
  */
-export { Engine, BUILTINS } from './composition.ts';
-export { EMPTY_RUNTIME, type EngineOptions, type EngineRuntime, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream } from './core/engine.ts';
+export { Engine, BUILTINS, type SortKeysInput, type SortResult, type SortRunMetrics, type SortStream } from './composition.ts';
+export { parseSortKeys, formatSortKeys, sortScan, newSortMetrics, type SortKey, type SortMetrics, type SortOptions } from './operators/sort/sort.ts';
+export { EMPTY_RUNTIME, type EngineOptions, type EngineRuntime, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream, type MemoryMetrics } from './core/engine.ts';
 export { parseConfig, CONFIG_KEYS, type Config, type ConfigInput } from './core/config/schema.ts';
 export { loadConfig } from './core/config/load.ts';
 export { toJoinSpec, parseOn, parseRange, type JoinSpecInput } from './core/spec.ts';

@@ -120,17 +120,19 @@ export class Engine {
     for (const slot of ALL_SLOTS) registry.declareSlot(slot);
     await loadExtensions(registry, runtime.extensions);
     await loadExtensions(registry, parsed.extensions, options.baseDir);
-    const engine = new Engine(parsed, registry, runtime);
+    // `this`: a subclass (the composition root's Engine) gets an instance of itself
+    const engine = new this(parsed, registry, runtime);
     engine.algorithm(); // fail fast on an unknown `join`
     return engine;
   }
 
   /** The same engine (same runtime) with some config keys changed (e.g. one experiment variant). */
   async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
-    return Engine.create({ ...this.config, ...overrides }, { runtime: this.runtime, ...options });
+    return (this.constructor as typeof Engine).create({ ...this.config, ...overrides }, { runtime: this.runtime, ...options });
   }
 
-  #toScan(input: JoinInput, name: string): Promise<Scan> {
+  /** `input` as a scan: itself, or opened by the runtime (`name` names it in errors: 'left', 'right', 'input'). */
+  protected openInput(input: JoinInput, name: string): Promise<Scan> {
     return isScan(input) ? Promise.resolve(input) : this.runtime.openInput(input, name);
   }
 
@@ -147,7 +149,7 @@ export class Engine {
   }
 
   async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinStream> {
-    const [leftInput, rightInput] = await Promise.all([this.#toScan(left, 'left'), this.#toScan(right, 'right')]);
+    const [leftInput, rightInput] = await Promise.all([this.openInput(left, 'left'), this.openInput(right, 'right')]);
     let bound = this.bind(spec, leftInput.schema, rightInput.schema);
     // A select list may leave input columns unread: the operators then see projected scans (and
     // a join bound to them, with the output names of the full inputs).

@@ -160,6 +160,31 @@ export function gatherColumns(
   return columns.map((c) => gatherLocated(src, c, loc, count, guard));
 }
 
+/**
+ * Several columns (default: all) of rows given as (batch, row) pairs — `batch[k]` indexes
+ * `src.batches`, `local[k]` is the row within it (-1 for NULL) — for a caller that already knows
+ * each row's batch (a k-way merge interleaving rows of several batches), so no row is located by
+ * binary search.
+ */
+export function gatherColumnsAt(
+  src: RowSource,
+  batch: Int32Array,
+  local: Int32Array,
+  count: number,
+  columns: readonly number[] = src.schema.fields.map((_, c) => c),
+  guard?: AllocationGuard,
+): Data[] {
+  if (count < 0 || count > batch.length || count > local.length) throw new RangeError(`${count} rows from ${batch.length} batch and ${local.length} row indices`);
+  const nb = src.batches.length;
+  for (let k = 0; k < count; k++) {
+    const b = batch[k]!;
+    const r = local[k]!;
+    if (b < 0 || b >= nb || r >= src.batches[b]!.numRows) throw new RangeError(`row (${b}, ${r}) outside RowSource of ${nb} batches`);
+  }
+  const loc: Located = { batch: nb <= 1 ? null : batch.subarray(0, count), local: local.subarray(0, count) };
+  return columns.map((c) => gatherLocated(src, c, loc, count, guard));
+}
+
 /** A record batch over `columns` (each of `length` rows). */
 export function makeRecordBatch(schema: Schema, columns: readonly Data[], length: number): RecordBatch {
   for (let c = 0; c < columns.length; c++) {

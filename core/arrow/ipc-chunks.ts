@@ -14,7 +14,7 @@
  * - every batch carries *this* schema (`conformBatch`): a batch whose schema object differs makes
  *   the writer end the stream and drop what follows.
  */
-import { DataType, RecordBatch, RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatchWriter, type Schema, util } from 'apache-arrow';
+import { DataType, RecordBatch, RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatchWriter, type Schema, type Vector, util } from 'apache-arrow';
 
 /** What both chunked writers offer beyond apache-arrow's writer. */
 export interface ChunkSource {
@@ -47,8 +47,31 @@ function chunked<T extends WriterClass>(Base: T) {
   };
 }
 
+/**
+ * `Base` writing a *replacement* dictionary whenever a batch's dictionary is neither the one
+ * written before nor an extension of it (its chunks a prefix). apache-arrow decides "delta" by
+ * the first chunk alone: a dictionary that shares its first chunk with the previous one but
+ * differs after it (a gather that concatenated the dictionaries of several batches, each output
+ * batch a different combination) was written as "nothing new", and the reader then decoded the
+ * batch's codes against the previous dictionary — wrong values, silently. Stream format only: a
+ * file may not replace dictionaries (its writers go through adapters/io/ipc-dictionaries.ts).
+ */
+function replacingDictionaries<T extends WriterClass>(Base: T) {
+  return class extends Base {
+    protected override _writeDictionaries(batch: RecordBatch): this {
+      const seen = (this as unknown as { _seenDictionaries: Map<number, Vector> })._seenDictionaries;
+      for (const [id, dictionary] of batch.dictionaries) {
+        const prev = seen.get(id);
+        if (prev === undefined || prev === dictionary || prev.data[0] !== dictionary.data[0]) continue;
+        if (!prev.data.every((d, i) => dictionary.data[i] === d)) seen.delete(id); // the base then writes it whole, as a replacement
+      }
+      return super._writeDictionaries(batch);
+    }
+  };
+}
+
 /** Stream format (continuation-marked messages, end-of-stream marker): spill files. */
-export const ChunkedStreamWriter = chunked(RecordBatchStreamWriter as WriterClass) as unknown as new () => RecordBatchStreamWriter & ChunkSource;
+export const ChunkedStreamWriter = replacingDictionaries(chunked(RecordBatchStreamWriter as WriterClass)) as unknown as new () => RecordBatchStreamWriter & ChunkSource;
 
 /** File format (`ARROW1` magic, footer with block offsets): `.arrow` outputs. */
 export const ChunkedFileWriter = chunked(RecordBatchFileWriter as WriterClass) as unknown as new () => RecordBatchFileWriter & ChunkSource;

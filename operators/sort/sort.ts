@@ -1,50 +1,71 @@
 /**
- * The sort operator, in memory: every row of a scan in the order of its sort keys (ORDER BY k1
- * [ASC|DESC] [NULLS FIRST|LAST], …), emitted in `batchSize` batches. Stable: rows with equal keys
- * keep their input order, so a sort by (a) after a sort by (b) is a sort by (a, b), and DuckDB's
+ * The sort operator: every row of a scan in the order of its sort keys (ORDER BY k1 [ASC|DESC]
+ * [NULLS FIRST|LAST], …), emitted in `batchSize` batches, in memory while the input fits the
+ * memory limit and as an external merge sort past it. Stable: rows with equal keys keep their
+ * input order, so a sort by (a) after a sort by (b) is a sort by (a, b), and DuckDB's
  * `ORDER BY …, rowid` is the reference order in the tests.
  *
- * How: the input is drained under the run's pool (each batch reserved before it is kept); each
- * key column is normalised once over all batches (core/keys/normalize.ts, the same words the
- * joins compare), so the order of every type is the one `core/keys/order.ts` defines — DuckDB's:
- * -0.0 = 0.0, NaN above every number, NULLs first or last whatever the direction. The row order
- * is one `argsortKeys` (a radix sort over fixed-width keys, a typed-array merge sort otherwise —
- * no comparator closure per row pair, no `Array.prototype.sort`), and the output is gathered from
- * the kept batches by index, a batch at a time, under the gather's allocation guard.
+ * In memory: the input is drained under the run's pool — each batch reserved before it is kept,
+ * together with what sorting its rows will cost (runs.ts); each key column is normalised once over
+ * all batches (core/keys/normalize.ts, the same words the joins compare), so the order of every
+ * type is the one `core/keys/order.ts` defines — DuckDB's: -0.0 = 0.0, NaN above every number,
+ * NULLs first or last whatever the direction. The row order is one `argsortKeys` (a radix sort
+ * over fixed-width keys, a typed-array merge sort otherwise — no comparator closure per row pair,
+ * no `Array.prototype.sort`), and the output is gathered from the kept batches by index, a batch
+ * at a time, under the gather's allocation guard.
+ *
+ * Past the limit (the pool refuses the next input batch): what is held is sorted exactly as above
+ * and written as one sorted run — Arrow IPC through the SpillManager, in batches of at most
+ * `batchSize` rows (runs.ts) — its memory is released and reading goes on. At the end the rows
+ * still held are written as a run too (rather than merged from memory, which would take the memory
+ * the merge's cursors need — DataFusion's ExternalSorter does the same before its multi-level
+ * merge), and the runs are k-way merged with a loser tree, each read back a batch at a time
+ * (merge.ts). Runs are in input order and ties go to the lower run, so the external sort is as
+ * stable as the in-memory one. When more runs exist than the memory holds cursors for, groups of
+ * consecutive runs are first merged into bigger runs (multi-pass; consecutive, so the order between
+ * runs stays the input order), as DataFusion's MultiLevelMergeBuilder (sorts/multi_level_merge.rs)
+ * merges as many spill files as fit, reserving per file from its largest batch, until one merge is
+ * left. DuckDB sorts the same shape: sorted runs of normalised keys, merged (src/common/sort/).
+ *
+ * Invariants: the pool never holds more than its limit (`peakReservedBytes` <= limit), every
+ * spill file is deleted when the sort ends, fails or is cancelled (the signal, checked between
+ * batches, or a consumer that stops early: `return()` on the generator), and a private spill
+ * manager (when `spill` is not given) is closed, its directory removed. Metrics: `runsSpilled`
+ * (sorted runs written from the input), `mergedRuns` (runs written by intermediate merges),
+ * `bytesSpilled` (bytes of every spill file written), `mergeFanIn` (runs the final merge read at
+ * once; 0 in memory).
  *
  * Degenerate cases: an empty input yields no batch; no sort keys is refused (a typed
- * `UsageError`), as is a key column the input does not have (`MissingColumnError`) or a type
- * no key order exists for (`UnsupportedTypeError`, from key resolution) — all before any row is
- * read.
- *
- * Not yet: past `memoryLimit` this sort fails with a `MemoryLimitError` naming it; sorted runs
- * spilled as Arrow IPC and k-way merged are the next step (issue 11), which keeps this module's
- * contract and metrics (runs and bytes spilled stay 0 here).
+ * `UsageError`), as is a key column the input does not have (`MissingColumnError`) or a type no
+ * key order exists for (`UnsupportedTypeError`, from key resolution) — all before any row is read.
+ * One input batch that, with its sort's memory, does not fit what the pool has is a
+ * `MemoryLimitError` naming `sort input`; a limit too small to merge two runs into a `batchSize`
+ * output batch is one naming `sort merge`.
  */
-import { Vector, type RecordBatch, type Schema } from 'apache-arrow';
+import { DataType, type Dictionary, type RecordBatch, type Schema } from 'apache-arrow';
+import { UnsupportedTypeError } from '../../core/errors.ts';
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
-import { MissingColumnError, UsageError } from '../../core/errors.ts';
-import { argsortKeys } from '../../core/keys/argsort.ts';
-import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
-import type { KeySortOrder } from '../../core/keys/order.ts';
-import { keyKindOf } from '../../core/keys/resolve.ts';
-import { keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
+import { SpillManager } from '../../core/memory/spill.ts';
 import type { Scan } from '../../core/scan/scan.ts';
-import { collectScan } from '../common/collect.ts';
+import { compactDictionaries } from './dictionaries.ts';
+import { bindSort, type BoundSort, type SortKey } from './keys.ts';
+import { MAX_FAN_IN, mergeRuns, outputCost, runMergeCost } from './merge.ts';
+import { RunBuilder, RunWriter, writeHeldRun, type Run } from './runs.ts';
 
-/** One sort key: a column of the input and its order (default ASC NULLS LAST, DuckDB's). */
-export interface SortKey {
-  readonly column: string;
-  readonly descending?: boolean;
-  readonly nullsFirst?: boolean;
-}
+export { bindSort, formatSortKeys, parseSortKeys, type BoundSort, type SortKey } from './keys.ts';
 
 export interface SortMetrics {
   rows: number;
   outputBatches: number;
+  /** Sorted runs written from the input (0: sorted in memory). */
   runsSpilled: number;
+  /** Runs written by intermediate merges (0: one merge sufficed). */
+  mergedRuns: number;
+  /** Bytes of every spill file written (runs and merged runs). */
   bytesSpilled: number;
+  /** Runs the final merge read at once (0 in memory). */
+  mergeFanIn: number;
   peakReservedBytes: number;
 }
 
@@ -55,70 +76,194 @@ export interface SortOptions {
   readonly signal?: AbortSignal;
   /** Filled while the output is consumed. */
   readonly metrics?: SortMetrics;
+  /** Where sorted runs go past the memory limit (default: a private manager, closed when the sort ends). */
+  readonly spill?: SpillManager;
 }
 
 export function newSortMetrics(): SortMetrics {
-  return { rows: 0, outputBatches: 0, runsSpilled: 0, bytesSpilled: 0, peakReservedBytes: 0 };
-}
-
-/** The sort keys resolved against a schema: column indices, key kinds and orders. */
-export interface BoundSort {
-  readonly columns: readonly string[];
-  readonly kinds: readonly KeyKind[];
-  readonly orders: readonly KeySortOrder[];
-}
-
-/** Checks `keys` against `schema` without reading data (typed errors, see the module doc). */
-export function bindSort(schema: Schema, keys: readonly SortKey[], source = 'input'): BoundSort {
-  if (keys.length === 0) throw new UsageError('a sort needs at least one sort key');
-  const names = schema.fields.map((f) => f.name);
-  const kinds = keys.map((k) => {
-    const field = schema.fields.find((f) => f.name === k.column);
-    if (field === undefined) throw new MissingColumnError(k.column, source, names);
-    return keyKindOf(field.type, k.column);
-  });
-  return {
-    columns: keys.map((k) => k.column),
-    kinds,
-    orders: keys.map((k) => ({ descending: k.descending === true, nullsFirst: k.nullsFirst === true })),
-  };
+  return { rows: 0, outputBatches: 0, runsSpilled: 0, mergedRuns: 0, bytesSpilled: 0, mergeFanIn: 0, peakReservedBytes: 0 };
 }
 
 /** The rows of `scan` in sort-key order, `options.batchSize` rows a batch. */
 export async function* sortScan(scan: Scan, keys: readonly SortKey[], options: SortOptions): AsyncGenerator<RecordBatch> {
   const bound = bindSort(scan.schema, keys, scan.source);
   const metrics = options.metrics ?? newSortMetrics();
-  const { pool } = options;
-  if (!Number.isInteger(options.batchSize) || options.batchSize < 1) throw new RangeError(`sort batchSize must be a positive integer, got ${options.batchSize}`);
-  const input = pool.reservation('sort input');
-  const scratch = pool.reservation('sort keys');
+  const { pool, signal, batchSize } = options;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`sort batchSize must be a positive integer, got ${batchSize}`);
+  const schema = scan.schema;
+  const held = new RunBuilder(schema, bound, pool, batchSize, pool.available);
+  let spill: SpillManager | null = options.spill ?? null;
+  const live = new Set<Run>();
+  const ctx: SortContext = {
+    schema,
+    bound,
+    pool,
+    batchSize,
+    signal,
+    metrics,
+    live,
+    spill: () => (spill ??= new SpillManager()),
+  };
   try {
-    const batches = await collectScan(scan, input);
-    options.signal?.throwIfAborted();
-    const n = batches.reduce((s, b) => s + b.numRows, 0);
-    if (n === 0) return;
-    const keyCols: KeyColumn[] = bound.columns.map((name, k) => {
-      const col = normalizeKeyColumn(new Vector(batches.map((b) => b.getChild(name)!.data[0]!)), bound.kinds[k]!, name);
-      scratch.grow(keyColumnBytes(col));
-      return col;
-    });
-    scratch.grow(4 * n);
-    const order = argsortKeys(keyCols, bound.orders);
-    keyCols.length = 0; // the gather needs only the order: the normalised keys are let go
-    scratch.resize(order.byteLength);
-    const src = new RowSource(batches, scan.schema);
-    for (let start = 0; start < n; start += options.batchSize) {
-      options.signal?.throwIfAborted();
-      const count = Math.min(options.batchSize, n - start);
-      const columns = gatherColumns(src, order, start, count, undefined, pool);
-      metrics.rows += count;
-      metrics.outputBatches++;
-      metrics.peakReservedBytes = Math.max(metrics.peakReservedBytes, pool.peak);
-      yield makeRecordBatch(scan.schema, columns, count);
+    let index = 0;
+    for await (const b of scan.batches({ signal })) {
+      index++;
+      if (b.numRows === 0) continue;
+      signal?.throwIfAborted();
+      checkKeyTypes(b, bound, schema, scan.source, index);
+      if (held.tryAdd(b)) continue;
+      if (held.rows > 0) await spillHeld(held, ctx);
+      if (!held.tryAdd(b)) throw pool.limitError(`sort input (one batch of ${b.numRows} rows)`, held.costAlone(b));
     }
+    signal?.throwIfAborted();
+    if (live.size === 0) {
+      yield* emitInMemory(held, ctx);
+      return;
+    }
+    if (held.rows > 0) await spillHeld(held, ctx);
+    yield* mergeAll(ctx);
   } finally {
+    held.clear();
     metrics.peakReservedBytes = Math.max(metrics.peakReservedBytes, pool.peak);
-    scratch.free();
-    input.free();
+    if (spill !== null) {
+      const s: SpillManager = spill;
+      await Promise.allSettled([...live].map((r) => s.delete(r.file)));
+      live.clear();
+      if (options.spill === undefined) await s.close();
+    }
   }
+}
+
+/** A batch whose key column is not of the type the scan's schema promised (a broken scan) is refused, typed. */
+function checkKeyTypes(b: RecordBatch, bound: BoundSort, schema: Schema, source: string, index: number): void {
+  for (let k = 0; k < bound.indices.length; k++) {
+    const want = schema.fields[bound.indices[k]!]!.type;
+    const got = b.schema.fields[bound.indices[k]!]?.type;
+    if (got === undefined || got.typeId !== want.typeId || (DataType.isDictionary(got) && got.dictionary.typeId !== (want as Dictionary).dictionary.typeId)) {
+      throw new UnsupportedTypeError(bound.columns[k]!, String(got ?? 'no column'), `as a sort key here: batch ${index} of ${source} has it, where the scan's schema says ${String(want)}`);
+    }
+  }
+}
+
+interface SortContext {
+  readonly schema: Schema;
+  readonly bound: BoundSort;
+  readonly pool: MemoryPool;
+  readonly batchSize: number;
+  readonly signal: AbortSignal | undefined;
+  readonly metrics: SortMetrics;
+  /** Every run file not yet deleted (in input order while runs are generated). */
+  readonly live: Set<Run>;
+  spill(): SpillManager;
+}
+
+/** The held rows, sorted, as `batchSize` batches (nothing was spilled). */
+async function* emitInMemory(held: RunBuilder, c: SortContext): AsyncGenerator<RecordBatch> {
+  const n = held.rows;
+  if (n === 0) return;
+  const order = held.sortOrder();
+  const src = new RowSource(held.batches, c.schema);
+  for (let start = 0; start < n; start += c.batchSize) {
+    c.signal?.throwIfAborted();
+    const count = Math.min(c.batchSize, n - start);
+    const columns = gatherColumns(src, order, start, count, undefined, c.pool);
+    yield counted(makeRecordBatch(c.schema, columns, count), c);
+  }
+}
+
+function counted(b: RecordBatch, c: SortContext): RecordBatch {
+  c.metrics.rows += b.numRows;
+  c.metrics.outputBatches++;
+  c.metrics.peakReservedBytes = Math.max(c.metrics.peakReservedBytes, c.pool.peak);
+  return b;
+}
+
+async function spillHeld(held: RunBuilder, c: SortContext): Promise<void> {
+  const run = await writeHeldRun(held, { spill: c.spill(), pool: c.pool, signal: c.signal });
+  c.live.add(run);
+  c.metrics.runsSpilled++;
+  c.metrics.bytesSpilled += run.file.bytes;
+}
+
+/**
+ * Merge the live runs to the output: while they are more than one merge can read at once
+ * (the memory left, `runMergeCost` per run, `outputCost` for the output), merge groups of
+ * consecutive runs into one run each — just enough of them that the final merge can read the rest.
+ */
+async function* mergeAll(c: SortContext): AsyncGenerator<RecordBatch> {
+  const { schema, pool } = c;
+  let runs = [...c.live];
+  const totalRows = runs.reduce((s, r) => s + r.rows, 0);
+  for (;;) {
+    const maxCost = Math.max(...runs.map((r) => runMergeCost(r, schema)));
+    const rowBytes = Math.max(...runs.map((r) => r.maxRowBytes));
+    const finalOut = outputCost(Math.min(c.batchSize, totalRows), rowBytes, schema);
+    const finalWays = Math.min(MAX_FAN_IN, Math.floor((pool.available - finalOut) / maxCost));
+    if (runs.length <= Math.max(finalWays, 1)) {
+      if (finalWays < 1) throw pool.limitError(`sort merge (a run and a ${c.batchSize}-row output batch)`, finalOut + maxCost);
+      break;
+    }
+    // intermediate merges write batches like the runs' own
+    const interRows = Math.max(...runs.map((r) => r.maxBatchRows));
+    const interOut = outputCost(interRows, rowBytes, schema);
+    const ways = Math.min(MAX_FAN_IN, Math.floor((pool.available - interOut) / maxCost));
+    if (ways < 2) throw pool.limitError(`sort merge (2 runs of ${interRows}-row batches)`, interOut + 2 * maxCost);
+    const need = runs.length - Math.max(finalWays, 1) + 1; // runs to fold into one for the final merge to read the rest
+    const groups: [start: number, end: number][] = [];
+    if (need <= ways) groups.push(fewestRows(runs, need));
+    else for (let s = 0; s + 1 < runs.length; s += ways) groups.push([s, Math.min(s + ways, runs.length)]);
+    const next: Run[] = [];
+    let at = 0;
+    for (const [start, end] of groups) {
+      next.push(...runs.slice(at, start), await mergeToRun(runs.slice(start, end), interRows, c));
+      at = end;
+    }
+    next.push(...runs.slice(at));
+    runs = next;
+  }
+  c.metrics.mergeFanIn = runs.length;
+  for await (const b of mergeRuns(runs, { spill: c.spill(), schema, bound: c.bound, pool, outputRows: c.batchSize, signal: c.signal })) {
+    yield counted(compactDictionaries(b), c);
+  }
+}
+
+/** The `count` consecutive runs with the fewest rows together (the cheapest to re-merge). */
+function fewestRows(runs: readonly Run[], count: number): [number, number] {
+  let best = 0;
+  let bestRows = Infinity;
+  let sum = 0;
+  for (let i = 0; i < runs.length; i++) {
+    sum += runs[i]!.rows;
+    if (i >= count) sum -= runs[i - count]!.rows;
+    if (i >= count - 1 && sum < bestRows) {
+      bestRows = sum;
+      best = i - count + 1;
+    }
+  }
+  return [best, best + count];
+}
+
+/** Merge `group` (consecutive runs) into one run, deleting theirs once it is complete. */
+async function mergeToRun(group: readonly Run[], rows: number, c: SortContext): Promise<Run> {
+  const spill = c.spill();
+  const writer = new RunWriter(spill, c.schema, c.bound, c.pool);
+  let run: Run;
+  try {
+    for await (const b of mergeRuns(group, { spill, schema: c.schema, bound: c.bound, pool: c.pool, outputRows: rows, signal: c.signal })) {
+      c.signal?.throwIfAborted();
+      await writer.append(b);
+    }
+    run = await writer.finish();
+  } catch (err) {
+    await writer.abort();
+    throw err;
+  }
+  c.live.add(run);
+  c.metrics.mergedRuns++;
+  c.metrics.bytesSpilled += run.file.bytes;
+  for (const r of group) {
+    c.live.delete(r);
+    await spill.delete(r.file);
+  }
+  return run;
 }
