@@ -51,6 +51,8 @@ export interface BenchCase {
    * these many (`--iterations` still caps them), and no untimed round before the suite's cases.
    */
   iterations?: { readonly timed: number; readonly warmup: number };
+  /** Releases what the case holds beyond the suite's DuckDB session (e.g. a session of its own), once measured. */
+  close?(): Promise<void>;
   /** The case cannot run here (the reason): the suite lists it as skipped instead of timing it. */
   skipped?: string;
 }

@@ -74,6 +74,7 @@ try {
     for (const c of cases) {
       if (!opts.json) process.stderr.write(`  running ${c.name}…\n`);
       results.push(await measureCase(c, { iterations: Number(opts.iterations), warmupIterations: 2, time: 0 }));
+      await c.close?.();
     }
     if (opts.json) {
       process.stdout.write(`${JSON.stringify({ suite, cases: results, ...(skipped.length > 0 ? { skipped } : {}) }, null, 2)}\n`);

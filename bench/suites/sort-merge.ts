@@ -7,46 +7,45 @@
  * - `skewed-semi`: one key, 10,000 rows a side, a left semi join with a residual filter that about
  *   1% of the pairs pass; `smj.existence=bitwise` (timed as joinlab) against `materializing` (the
  *   baseline), DuckDB's `SEMI JOIN` for the ratio. Two filters: `r.x % 100 = 0` (one inner row in
- *   100 passes for every outer row; the inner x are a shuffled 0..n-1, so the first passing inner
- *   row is ~100 rows in) and `r.y < l.x` (l.x a shuffled 0..n-1, r.y uniform in [0, 50n): ~1% of the
- *   pairs, different inner rows per outer row, and ~50 outer rows that match nothing, so the bitwise
- *   stream cannot stop the group early). The realized selectivity is counted by DuckDB at setup.
+ *   100 passes for every outer row; the inner x are a shuffled 0..n-1, the first passing one is the
+ *   45th at scale 1) and `r.y < l.x` (l.x a shuffled 0..n-1, r.y uniform in [0, 50n): ~1% of the
+ *   pairs, different inner rows per outer row, and some outer rows (29 at scale 1) match nothing,
+ *   so the bitwise stream cannot stop the group early). DuckDB counts the realized selectivity at
+ *   setup.
  * - `presorted`: the hash-join suite's data (build 1M unique int64 keys, multiples of 10, with a
  *   float payload; probe 10M int64 uniform in [0, 20M), ~5% match), both sorted and declared so
  *   (`sortedTable`): the sort-merge join sorts nothing; the baseline is joinlab's hash join
  *   (`pushdown=auto`) on the same rows. count + sum(bv), as in hash-join.
- * - `sort`: 10M uniform int64 keys in [0, 2^50) + an int64 payload: joinlab's sort
- *   (`Engine.sort` where composition.ts has it, else operators/sort `sortScan` under a run pool),
- *   collected into a table, against DuckDB `CREATE OR REPLACE TABLE … AS SELECT * FROM … ORDER BY k`
- *   (the sorted rows materialised in DuckDB's own storage; nothing is converted to JS).
+ * - `sort`: 10M uniform int64 keys in [0, 2^50) + an int64 payload: `Engine.sort` (no memoryLimit:
+ *   in memory), collected into a table, against DuckDB `CREATE OR REPLACE TABLE … AS SELECT * FROM
+ *   … ORDER BY k` (the sorted rows materialised in DuckDB's own storage; nothing converted to JS).
  * - `spill`: 20M x 20M int64 keys uniform in [0, 40M) + an int64 payload a side (~10M output rows),
  *   unsorted, `join=sort-merge` with `memoryLimit` a tenth of the two inputs' bytes (the tables
  *   themselves are outside the pool): both sides must be sorted externally. Streamed and folded
- *   (count + sum), never collected. DuckDB runs the same join under the same `memory_limit` when it
- *   can (its temp directory for spilling), else with none (the `duckdbMemoryLimit` fact says which).
- *   The case first runs at a tenth of its size: if the sort refuses with a MemoryLimitError there
- *   (the in-memory sort, before the external sort lands) the case is listed as skipped.
+ *   (count + sum), never collected. DuckDB runs the same join in a session of its own opened under
+ *   the same `memory_limit` (its temp directory for spilling; its copy of the inputs counts against
+ *   it), or with no limit if it cannot run there (the `duckdbMemoryLimit` fact says which). The
+ *   case first runs at a tenth of its size (at least 2M a side): if that fails with a
+ *   MemoryLimitError (a sort that cannot spill, or a limit too small for its merge) the case is
+ *   listed as skipped, with the error.
  */
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordBatch, Table } from 'apache-arrow';
+import type { Table } from 'apache-arrow';
 import { Engine } from '../../composition.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import { MemoryLimitError } from '../../core/errors.ts';
-import { MemoryPool } from '../../core/memory/pool.ts';
 import { Rng } from '../../core/random.ts';
 import type { JoinSpecInput } from '../../core/spec.ts';
-import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
+import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { float64Data, int64Data, int64Values, tableOf, uniformInts } from '../../adapters/datagen/keys.ts';
-import { MemoryScan, sortedTable } from '../../operators/memory-scan/memory-scan.ts';
-import { newSortMetrics, sortScan } from '../../operators/sort/sort.ts';
+import { sortedTable, type MemoryScan } from '../../operators/memory-scan/memory-scan.ts';
 import { caseConfig, type BenchCase, type CaseFacts, type SuiteOverrides } from '../harness.ts';
 
 const BATCH_ROWS = 65_536;
 /** The skewed case's batches: the one key group spans two batches a side (default batchSize). */
 const SKEW_BATCH_ROWS = 8192;
-
-type Core = Awaited<ReturnType<typeof Engine.create>>;
 
 /** A random permutation of 0..n-1 as doubles (seeded Fisher-Yates). */
 function shuffled(n: number, seed: number): Float64Array {
@@ -75,7 +74,7 @@ const tableBytes = (t: Table) => t.batches.reduce((s, b) => s + batchByteSize(b)
 
 /** Streams a join and folds its output like the DuckDB query: rows, and the sum of column `sum`. */
 export let lastSum = 0;
-async function foldJoin(engine: Core, spec: JoinSpecInput, left: Table | MemoryScan, right: Table | MemoryScan, sum: string | null) {
+async function foldJoin(engine: Engine, spec: JoinSpecInput, left: Table | MemoryScan, right: Table | MemoryScan, sum: string | null) {
   const s = await engine.stream(spec, left, right);
   let rows = 0;
   let total = 0;
@@ -125,7 +124,7 @@ async function skewedCases(duck: DuckDBSession, scale: number, overrides: SuiteO
     const [[passing]] = (await duck.queryRows(`SELECT count(*) FROM sm_skew_l l JOIN sm_skew_r r ON ${on}`)) as [[bigint]];
     const spec: JoinSpecInput = { type: 'left-semi', on: 'k=k', filter };
     const last: Record<'bitwise' | 'materializing', Metrics | null> = { bitwise: null, materializing: null };
-    const run = (engine: Core, which: keyof typeof last) => async () => {
+    const run = (engine: Engine, which: keyof typeof last) => async () => {
       const { table, metrics } = await engine.join(spec, d.left, d.right);
       last[which] = metrics;
       return table.numRows;
@@ -209,11 +208,6 @@ async function presortedCases(duck: DuckDBSession, scale: number, overrides: Sui
 // sort
 // ------------------------------------------------------------------------------------------------
 
-/** `Engine.sort` as composition.ts will have it (issue 11), looked up at run time. */
-interface SortingEngine {
-  sort?(input: Table, keys: readonly { column: string }[]): Promise<{ table: Table; metrics: { memory: { peakReservedBytes: number }; sort?: { runsSpilled: number; bytesSpilled: number } } }>;
-}
-
 export function sortData(scale: number): Table {
   const n = Math.round(10_000_000 * scale);
   return tableOf({ k: int64Col(wideInts(n, 21)), v: int64Data(int64Values(n, (i) => i)) }, BATCH_ROWS);
@@ -223,29 +217,14 @@ async function sortCases(duck: DuckDBSession, scale: number, overrides: SuiteOve
   const table = sortData(scale);
   await duck.loadTable('sm_sort_in', table);
   const engine = await Engine.create(caseConfig({}, overrides));
-  const sorter = engine as unknown as SortingEngine;
-  const viaEngine = typeof sorter.sort === 'function';
-  const keys = [{ column: 'k' }];
   let facts: CaseFacts = {};
   return [
     {
-      name: `sort ${table.numRows / 1e6}M int64 keys + int64 payload, ${viaEngine ? 'Engine.sort' : 'sortScan'} -> table vs CREATE TABLE AS … ORDER BY`,
+      name: `sort ${table.numRows / 1e6}M int64 keys + int64 payload, Engine.sort -> table vs CREATE TABLE AS … ORDER BY`,
       joinlab: async () => {
-        if (viaEngine) {
-          const { table: out, metrics } = await sorter.sort!(table, keys);
-          facts = { sortPath: 'Engine.sort', peakReservedBytes: metrics.memory.peakReservedBytes, runsSpilled: metrics.sort?.runsSpilled ?? 0, bytesSpilled: metrics.sort?.bytesSpilled ?? 0 };
-          return out.numRows;
-        }
-        const pool = MemoryPool.forRun(engine.config.memoryLimit);
-        const metrics = newSortMetrics();
-        const batches: RecordBatch[] = [];
-        const held = pool.reservation('bench sorted table');
-        for await (const b of sortScan(new MemoryScan(table, 'sort'), keys, { pool, batchSize: engine.config.batchSize, metrics })) {
-          held.grow(batchByteSize(b));
-          batches.push(b);
-        }
-        facts = { sortPath: 'sortScan', peakReservedBytes: pool.peak, runsSpilled: metrics.runsSpilled, bytesSpilled: metrics.bytesSpilled };
-        return batches.reduce((s, b) => s + b.numRows, 0);
+        const { table: out, metrics } = await engine.sort(table, [{ column: 'k' }]);
+        facts = { peakReservedBytes: metrics.memory.peakReservedBytes, runsSpilled: metrics.sort.runsSpilled, bytesSpilled: metrics.sort.bytesSpilled };
+        return out.numRows;
       },
       duckdb: async () => {
         await duck.run('CREATE OR REPLACE TABLE sm_sort_out AS SELECT * FROM sm_sort_in ORDER BY k');
@@ -273,9 +252,13 @@ export function spillData(scale: number) {
 
 const SPILL_SPEC: JoinSpecInput = { type: 'inner', on: 'k=k' };
 
-/** Whether the sort-merge join completes at a tenth of its inputs' bytes (null), or why not. */
+/**
+ * Whether the sort-merge join completes at a tenth of its inputs' bytes (null), or why not: a trial
+ * at a tenth of the case's rows, but at least 2M a side (3 s; smaller limits are too small for the
+ * sort's merge with 8192-row output batches: 0.2M a side under 640 KB fails there) and at most the case.
+ */
 async function spillUnsupported(scale: number, overrides: SuiteOverrides): Promise<string | null> {
-  const d = spillData(scale / 10);
+  const d = spillData(Math.min(scale, Math.max(scale / 10, 0.1)));
   const engine = await Engine.create(caseConfig({ join: 'sort-merge', memoryLimit: d.memoryLimit }, overrides));
   try {
     await foldJoin(engine, SPILL_SPEC, d.left, d.right, null);
@@ -292,21 +275,26 @@ async function spillCases(duck: DuckDBSession, scale: number, overrides: SuiteOv
   const why = await spillUnsupported(scale, overrides);
   if (why !== null) return [{ name, skipped: why, joinlab: () => Promise.reject(new Error(why)), duckdb: () => Promise.reject(new Error(why)) }];
   const d = spillData(scale);
-  await duck.loadTable('sm_spill_l', d.left);
-  await duck.loadTable('sm_spill_r', d.right);
+  // DuckDB in a session of its own, opened under the same limit: its tables live in its buffer pool
+  // and count against the limit (spilled to its temp directory), joinlab's Arrow inputs are outside
+  // joinlab's pool; nothing of the other cases' tables competes for that limit. If DuckDB cannot run
+  // the join there at all, its limit is lifted (the `duckdbMemoryLimit` fact says so).
+  const limited = await DuckDBSession.open({ threads: 1, memoryLimit: `${d.memoryLimit}B` });
+  const duckTemp = join(tmpdir(), 'joinlab-bench', 'duckdb-spill'); // not ./.tmp, DuckDB's default
+  mkdirSync(duckTemp, { recursive: true }); // DuckDB does not create its parent
+  await limited.run(`SET temp_directory = '${duckTemp}'`);
+  await limited.loadTable('sm_spill_l', d.left);
+  await limited.loadTable('sm_spill_r', d.right);
   const engine = await Engine.create(caseConfig({ join: 'sort-merge', memoryLimit: d.memoryLimit }, overrides));
   const sql = 'SELECT count(*), sum(l.v) FROM sm_spill_l l JOIN sm_spill_r r ON l.k = r.k';
-  // DuckDB under the same limit if it can run the join there at all (its own tables count against
-  // its limit, ours do not), else unlimited
   let duckLimit: string = String(d.memoryLimit);
-  await duck.run(`SET temp_directory = '${join(tmpdir(), 'joinlab-bench', 'duckdb-spill')}'`); // not ./.tmp
   try {
-    await duck.run(`SET memory_limit = '${d.memoryLimit}B'`);
-    await duck.queryRows(sql);
+    await limited.queryRows(sql);
   } catch (e) {
     duckLimit = `none (under ${d.memoryLimit} B: ${(e as Error).message.split('\n')[0]})`;
-  } finally {
-    await duck.run('RESET memory_limit');
+    // by value: `RESET memory_limit` reads back as the default but leaves the buffer pool at the old limit (DuckDB 1.5.6)
+    const [[unlimited]] = (await duck.queryRows("SELECT current_setting('memory_limit')")) as [[string]];
+    await limited.run(`SET memory_limit = '${unlimited}'`);
   }
   let m: Metrics | null = null;
   return [
@@ -318,14 +306,8 @@ async function spillCases(duck: DuckDBSession, scale: number, overrides: SuiteOv
         m = r.metrics;
         return r.rows;
       },
-      duckdb: async () => {
-        if (!duckLimit.startsWith('none')) await duck.run(`SET memory_limit = '${d.memoryLimit}B'`);
-        try {
-          return Number((await duck.queryRows(sql))[0]![0]);
-        } finally {
-          await duck.run('RESET memory_limit');
-        }
-      },
+      duckdb: async () => Number((await limited.queryRows(sql))[0]![0]),
+      close: async () => limited.close(),
       facts: (): CaseFacts => ({
         inputBytes: d.inputBytes,
         memoryLimit: d.memoryLimit,
