@@ -108,6 +108,9 @@ const SLOTS: readonly Slot[] = [
   { name: 'join --right', kind: 'input', argv: (x) => joinArgs({ '--right': x }) },
   { name: 'join --config', kind: 'input', argv: (x) => joinArgs({ '--config': x }) },
   { name: 'join --out', kind: 'output-file', argv: (x) => joinArgs({ '--out': x }) },
+  { name: 'sort INPUT', kind: 'input', argv: (x) => ['sort', x, '--by', 'k'] },
+  { name: 'sort --config', kind: 'input', argv: (x) => ['sort', L, '--by', 'k', '--config', x] },
+  { name: 'sort --out', kind: 'output-file', argv: (x) => ['sort', L, '--by', 'k', '--out', x] },
   { name: 'run FILE', kind: 'input', argv: (x) => ['run', x, '--out', p('report')] },
   { name: 'run --out', kind: 'output-dir', argv: (x) => ['run', EXP, '--out', x] },
   { name: 'demo --out', kind: 'output-dir', argv: (x) => ['demo', '--out', x] },
@@ -185,6 +188,9 @@ const TEXT_SLOTS: readonly TextSlot[] = [
   { name: 'join --select', argv: (v) => joinArgs({ '--select': v }) },
   { name: 'join --set', argv: (v) => joinArgs({ '--set': v }) },
   { name: 'join --set batchSize=', argv: (v) => joinArgs({ '--set': `batchSize=${v}` }) },
+  { name: 'sort --by', argv: (v) => ['sort', L, '--by', v] },
+  { name: 'sort --set', argv: (v) => ['sort', L, '--by', 'k', '--set', v] },
+  { name: 'sort INPUT', argv: (v) => ['sort', v, '--by', 'k'] },
   { name: 'strategies --set', argv: (v) => ['strategies', '--set', v] },
   { name: 'parity --cases', argv: (v) => ['parity', '--cases', v] },
   { name: 'parity --seed', argv: (v) => ['parity', '--seed', v] },
@@ -224,7 +230,9 @@ describe('flags that were silently ignored, misread or crashed', () => {
     ['parity --cases "" (used to run 0 cases)', ['parity', '--cases', ''], /--cases needs a value/],
     ['parity --cases -1', ['parity', '--cases', '-1'], /--cases expects an integer from 0/],
     ['check --seed 2^32 (seeds are 32-bit)', ['check', '--seed', '4294967296'], /--seed expects an integer from 0 to 4,294,967,295/],
-    ['no command', [], /missing command: one of join, strategies, run, demo, parity, check, clean/],
+    ['no command', [], /missing command: one of join, sort, strategies, run, demo, parity, check, clean/],
+    ['sort --by twice', ['sort', L, '--by', 'k', '--by', 's'], /--by was given more than once/],
+    ['sort with two inputs', ['sort', L, R, '--by', 'k'], /too many arguments for 'sort'/],
     ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
     ['join with a positional argument', ['join', 'x.parquet', '--left', L, '--right', R, '--on', 'k=k'], /too many arguments for 'join'/],
     ['run with two files', ['run', EXP, EXP], /too many arguments for 'run'/],
@@ -255,6 +263,8 @@ describe('--out onto an input is refused before anything is read', () => {
     await expectUsageError(joinArgs({ '--out': target }), /--out .* is the same file as --left .*left\.parquet: writing the result there would replace the input/);
     expect(readFileSync(L)).toEqual(bytes);
     await expectUsageError(['join', '--left', R, '--right', target, '--on', 'k=k', '--out', target], /is the same file as --right/);
+    await expectUsageError(['sort', L, '--by', 'k', '--out', target], /--out .* is the same file as the input .*left\.parquet: writing the result there would replace the input/);
+    expect(readFileSync(L)).toEqual(bytes);
   });
 
   it('a missing --out directory is found before the join (the join would fail on its own here)', async () => {

@@ -12,6 +12,8 @@ import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { loadConfig } from '../../core/config/load.ts';
 import { Engine } from '../../composition.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
+import type { Config } from '../../core/config/schema.ts';
+import type { MemoryMetrics } from '../../core/engine.ts';
 import { writeBatches } from '../io/index.ts';
 import { previewValue } from '../io/text.ts';
 import { formatTable } from './format.ts';
@@ -60,15 +62,10 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
       rows: metrics.rows,
       elapsedMs: round(metrics.elapsedMs),
       algorithm: metrics.algorithm,
-      config: { ...metrics.config, memoryLimit: Number.isFinite(metrics.config.memoryLimit) ? metrics.config.memoryLimit : null },
+      config: configReport(metrics.config),
       scans: { left: scanReport(metrics.scans.left), right: scanReport(metrics.scans.right) },
       operators: metrics.operators,
-      memory: {
-        limit: Number.isFinite(metrics.memory.limit) ? metrics.memory.limit : null,
-        limitSource: metrics.memory.limitSource,
-        peakReservedBytes: metrics.memory.peakReservedBytes,
-        maxRssBytes: process.resourceUsage().maxRSS * 1024,
-      },
+      memory: memoryReport(metrics.memory),
       ...(opts.out ? { out: opts.out } : {}),
     };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -79,7 +76,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
 }
 
 /** The first PREVIEW_ROWS rows of the stream (copied out of their batches); the rest are only counted. */
-async function previewHead(schema: Schema, batches: AsyncIterable<RecordBatch>): Promise<Table> {
+export async function previewHead(schema: Schema, batches: AsyncIterable<RecordBatch>): Promise<Table> {
   const kept: RecordBatch[] = [];
   let rows = 0;
   for await (const b of batches) {
@@ -91,7 +88,22 @@ async function previewHead(schema: Schema, batches: AsyncIterable<RecordBatch>):
   return new Table(schema, kept);
 }
 
-function scanReport(m: ScanMetrics) {
+/** The config for `--json`: an unlimited `memoryLimit` as null (JSON has no Infinity). */
+export function configReport(config: Config): Record<string, unknown> {
+  return { ...config, memoryLimit: Number.isFinite(config.memoryLimit) ? config.memoryLimit : null };
+}
+
+/** A run's memory for `--json`, with the process's peak RSS. */
+export function memoryReport(memory: MemoryMetrics) {
+  return {
+    limit: Number.isFinite(memory.limit) ? memory.limit : null,
+    limitSource: memory.limitSource,
+    peakReservedBytes: memory.peakReservedBytes,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
+}
+
+export function scanReport(m: ScanMetrics) {
   return {
     containersTotal: m.containersTotal,
     containersPruned: m.containersPruned,
@@ -103,7 +115,7 @@ function scanReport(m: ScanMetrics) {
   };
 }
 
-function preview(table: Table, totalRows: number): string {
+export function preview(table: Table, totalRows: number): string {
   const n = Math.min(PREVIEW_ROWS, table.numRows);
   const names = table.schema.fields.map((f) => f.name);
   const rows: unknown[][] = [];

@@ -16,10 +16,12 @@ import { JOIN_TYPES } from '../../core/types.ts';
 import { errorLine } from './error-line.ts';
 import { handleBrokenPipe, handleInterrupts } from './interrupt.ts';
 import type { JoinCommandOptions } from './join-command.ts';
+import type { SortCommandOptions } from './sort-command.ts';
 import { guardOptions, integerFlag, LIMITS, nonEmptyPath } from './options.ts';
 // Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
 // experiment runner.
 const runJoinCommand = async (o: JoinCommandOptions) => (await import('./join-command.ts')).runJoinCommand(o);
+const runSortCommand = async (o: SortCommandOptions) => (await import('./sort-command.ts')).runSortCommand(o);
 const runStrategiesCommand = async (...a: Parameters<typeof import('./strategies-command.ts').runStrategiesCommand>) =>
   (await import('./strategies-command.ts')).runStrategiesCommand(...a);
 const runRunCommand = async (...a: Parameters<typeof import('./run-command.ts').runRunCommand>) => (await import('./run-command.ts')).runRunCommand(...a);
@@ -65,6 +67,19 @@ function buildProgram(ctx: RunContext): Command {
     .action(async (opts: JoinCommandOptions) => {
       if (!opts.on && !opts.range) throw new UsageError('join needs --on LEFT=RIGHT[,…] or --range "LEFT OP RIGHT"');
       await runJoinCommand({ ...opts, signal: ctx.signal });
+    });
+
+  program
+    .command('sort')
+    .description('sort one file (.parquet, .arrow) by columns; past memoryLimit sorted runs are spilled to disk and merged')
+    .argument('<input>', 'input file (.parquet or .arrow)', nonEmptyPath('sort'))
+    .requiredOption('--by <keys>', 'sort keys: "COLUMN [ASC|DESC] [NULLS FIRST|LAST][, COLUMN2 ...]" (default ASC NULLS LAST)')
+    .option('--config <file>', 'config file (JSON or YAML)')
+    .option('--set <key=value>', 'override one config key (repeatable), e.g. memoryLimit=256MB, batchSize=4096', collect, [])
+    .option('--out <file>', 'write the sorted rows (.parquet, .arrow or .csv)')
+    .option('--json', 'print rows, timing, config, scan and sort metrics (runs and bytes spilled) as one JSON object', false)
+    .action(async (input: string, opts: Omit<SortCommandOptions, 'input'>) => {
+      await runSortCommand({ ...opts, input, signal: ctx.signal });
     });
 
   program

@@ -1,5 +1,5 @@
 /**
- * What `joinlab join` checks before it reads a byte of data: everything that would otherwise be
+ * What `joinlab join` (and `joinlab sort`) checks before it reads a byte of data: everything that would otherwise be
  * found only after the join ran (an output directory that does not exist), or never (a result
  * written over its own input), or that would hang the process (a FIFO as an input).
  *
@@ -40,16 +40,35 @@ export async function preflightJoin(o: JoinPaths): Promise<void> {
     ['--right', o.right],
   ];
   if (o.config !== undefined) inputs.push(['--config', o.config]);
-  for (const [flag, path] of inputs) await assertRegularFile(path, flag === '--config' ? 'config file' : `${flag.slice(2)} input`);
-  if (o.out === undefined) return;
-  await assertOutputFile(o.out, `--out ${o.out}`);
-  formatOf(o.out); // a UsageError listing the supported extensions
-  const target = await stat(o.out).catch(() => null);
+  await preflightPaths(inputs, o.out);
+}
+
+export interface SortPaths {
+  readonly input: string;
+  readonly config?: string;
+  readonly out?: string;
+}
+
+/** `joinlab sort INPUT [--config F] [--out F]`: the same checks (2 and 3) as the join's. */
+export async function preflightSort(o: SortPaths): Promise<void> {
+  const inputs: [flag: string, path: string][] = [['INPUT', o.input]];
+  if (o.config !== undefined) inputs.push(['--config', o.config]);
+  await preflightPaths(inputs, o.out);
+}
+
+/** Checks 2 and 3: each input a readable regular file, `out` writable, of a known format, and none of the inputs. */
+async function preflightPaths(inputs: readonly [flag: string, path: string][], out: string | undefined): Promise<void> {
+  for (const [flag, path] of inputs) await assertRegularFile(path, flag === '--config' ? 'config file' : flag === 'INPUT' ? 'input' : `${flag.slice(2)} input`);
+  if (out === undefined) return;
+  await assertOutputFile(out, `--out ${out}`);
+  formatOf(out); // a UsageError listing the supported extensions
+  const target = await stat(out).catch(() => null);
   if (target === null) return; // a new file cannot be an existing input
   for (const [flag, path] of inputs) {
     const st = await stat(path);
     if (st.dev === target.dev && st.ino === target.ino) {
-      throw new UsageError(`--out ${o.out} is the same file as ${flag} ${path}: writing the result there would replace the input; choose another --out`);
+      const what = flag === 'INPUT' ? `the input ${path}` : `${flag} ${path}`;
+      throw new UsageError(`--out ${out} is the same file as ${what}: writing the result there would replace the input; choose another --out`);
     }
   }
 }

@@ -8,7 +8,8 @@
  * The join is a cross product (every key equal) of 2000 x 2000 rows written as CSV, which the
  * writer streams batch by batch: the temp file exists for a few seconds, long enough to signal.
  * `clean` runs in-process with TMPDIR pointing into the test directory, so it looks for spill
- * directories there and not in the machine's temp directory.
+ * directories there and not in the machine's temp directory. A sort of 1M rows under a 4 MB limit
+ * spills runs long enough to be signalled while it does (with its own TMPDIR in the test directory).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +31,7 @@ beforeAll(async () => {
   try {
     await duck.run(`COPY (SELECT 0::BIGINT AS k, i AS v FROM range(2000) t(i)) TO '${join(dir, 'l.parquet')}' (FORMAT parquet)`);
     await duck.run(`COPY (SELECT 0::BIGINT AS k, i AS w FROM range(2000) t(i)) TO '${join(dir, 'r.parquet')}' (FORMAT parquet)`);
+    await duck.run(`COPY (SELECT (i * 7919) % 1000003 AS k, i AS v FROM range(1000000) t(i)) TO '${join(dir, 'unsorted.parquet')}' (FORMAT parquet)`);
   } finally {
     duck.close();
   }
@@ -43,8 +45,8 @@ interface Exit {
   readonly stderr: string;
 }
 
-function start(args: string[], cwd = dir): { child: ChildProcess; exited: Promise<Exit> } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+function start(args: string[], cwd = dir, env?: NodeJS.ProcessEnv): { child: ChildProcess; exited: Promise<Exit> } {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += String(d)));
@@ -128,6 +130,30 @@ describe('signals while the output is written', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^2 leftovers removed/);
     expect(tempFiles()).toEqual([living]);
     expect(readdirSync(spillParent)).toEqual([]);
+  }, 90_000);
+});
+
+describe('signals while a sort spills', () => {
+  it('SIGTERM while `joinlab sort` writes sorted runs: exit 143, one line, the spill directory removed, no output', async () => {
+    const out = 'sorted.parquet';
+    const tmp = join(dir, 'sort-tmp'); // (tsx keeps its cache in the temp directory too)
+    mkdirSync(tmp);
+    const { child, exited } = start(['sort', 'unsorted.parquet', '--by', 'k desc', '--set', 'memoryLimit=4MB', '--set', 'batchSize=1024', '--out', out], dir, { ...process.env, TMPDIR: tmp });
+    let over = false;
+    void exited.then(() => (over = true));
+    const mine = `joinlab-spill-${child.pid}-`;
+    // a run in the sort's spill directory: it is past the memory limit and writing runs
+    const spilling = () => readdirSync(tmp).some((d) => d.startsWith(mine) && readdirSync(join(tmp, d)).length > 0);
+    const deadline = Date.now() + 60_000;
+    while (!over && Date.now() < deadline && !spilling()) await new Promise((r) => setTimeout(r, 10));
+    expect(over, 'the sort ended before it spilled').toBe(false);
+    child.kill('SIGTERM');
+    const r = await exited;
+    expect(r.stderr).toBe('joinlab: interrupted (SIGTERM), temporary files removed\n');
+    expect(r.code).toBe(143);
+    expect(readdirSync(tmp).filter((d) => d.startsWith('joinlab-spill-'))).toEqual([]);
+    expect(tempFiles().filter((f) => f.startsWith(`.${out}.tmp-`))).toEqual([]); // (the SIGKILL test keeps a living one)
+    expect(existsSync(join(dir, out))).toBe(false);
   }, 90_000);
 });
 

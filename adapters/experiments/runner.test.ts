@@ -157,12 +157,12 @@ warmup: 0
   });
 
   it('fails before generating data when a variant names an unknown strategy', async () => {
-    const file = write('bad-strategy.yaml', TINY_STAR.replace('{ pushdown: none }', '{ join: sort-merge }'));
+    const file = write('bad-strategy.yaml', TINY_STAR.replace('{ pushdown: none }', '{ join: merge-sort }'));
     const out = join(tmp, 'out-bad');
     const err = await runExperiment(file, { out, progress: false, dataRoot: join(tmp, 'never') }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).key).toBe('variants[0].config.join');
-    expect((err as Error).message).toMatch(/unknown join strategy 'sort-merge'.*variant 'none'/);
+    expect((err as Error).message).toMatch(/unknown join strategy 'merge-sort'.*variant 'none'/);
     expect(existsSync(join(tmp, 'never'))).toBe(false);
     expect(existsSync(out)).toBe(false);
   });

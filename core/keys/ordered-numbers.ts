@@ -5,11 +5,12 @@
  *
  * Exact only where every value is a double without rounding: signed and unsigned 64-bit integers
  * (dates, times, timestamps and every narrower int are normalised to those) within ±2^53, booleans,
- * and floats when no NaN is present (normalisation already folds -0.0 into 0.0, so equal keys
- * are equal numbers; NaN, which sorts above +Inf, has no number to stand for it). DESC negates;
- * a NULL becomes +Infinity (NULLS LAST) or -Infinity (NULLS FIRST), so NULLs are equal to each
- * other and sort where the comparator puts them — which is why a float column holding ±Infinity
- * and NULLs together gets no numbers either. Anything else (decimals, 96-bit ints, bytes, values
+ * and finite floats (normalisation already folds -0.0 into 0.0, so equal keys are equal numbers;
+ * NaN, which sorts above +Inf, has no number to stand for it). DESC negates; a NULL becomes
+ * +Infinity (NULLS LAST) or -Infinity (NULLS FIRST), so NULLs are equal to each other and sort
+ * where the comparator puts them. Infinite values get no numbers, so that in *every* batch an
+ * infinite number means NULL: the merge compares numbers of two batches (one may have NULLs, the
+ * other an infinite value) and tells a NULL key by `!isFinite`. Anything else (decimals, 96-bit ints, bytes, values
  * past 2^53) returns null and the caller keeps its comparator: this is a fast path, never a
  * second definition of the order.
  */
@@ -55,7 +56,7 @@ export function orderedNumbers(col: KeyColumn, order: KeySortOrder, out?: Float6
           continue;
         }
         const v = f[i]!;
-        if (v !== v || (nulls !== null && (v === Infinity || v === -Infinity))) return null;
+        if (v !== v || v === Infinity || v === -Infinity) return null;
         nums[i] = v;
       }
       break;

@@ -64,3 +64,13 @@ export function joinRoles(spec: JoinSpec, build: Side): JoinRoles {
     keepProbeNullKeys: spec.nullEquality === 'null-equals-null' || nullAwareOuter === 'build',
   };
 }
+
+/**
+ * Why a join that matches on equi-keys (hash, sort-merge) cannot run `spec`, or null: it needs a
+ * key pair, and takes a range predicate only as part of the residual filter.
+ */
+export function equiJoinUnsupportedReason(spec: JoinSpec): string | null {
+  if (spec.on.length === 0) return 'it needs at least one equi-key (--on); use --algorithm nested-loop for a pure range predicate';
+  if (spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
+  return null;
+}

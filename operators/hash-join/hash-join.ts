@@ -25,6 +25,7 @@ import type { BoundJoin } from '../../core/plan.ts';
 import { publishWhenComplete } from '../../core/pushdown/compose.ts';
 import { DynamicFilter } from '../../core/scan/scan.ts';
 import { collectScan } from '../common/collect.ts';
+import { equiJoinUnsupportedReason } from '../common/roles.ts';
 import { buildPartitions, type PartitionBuild } from './build.ts';
 import { planHashJoin } from './plan.ts';
 import { HashJoinProbe } from './probe.ts';
@@ -34,9 +35,7 @@ export class HashJoin implements JoinAlgorithm {
   readonly description = 'hash join: build a hash table on one side, publish a dynamic filter, stream the other side';
 
   unsupportedReason(join: BoundJoin): string | null {
-    if (join.spec.on.length === 0) return 'it needs at least one equi-key (--on); use --algorithm nested-loop for a pure range predicate';
-    if (join.spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
-    return null;
+    return equiJoinUnsupportedReason(join.spec);
   }
 
   async *execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch> {

@@ -51,6 +51,7 @@ import { evaluatePairs } from '../common/residual.ts';
 import { BufferedGroup, type GroupChunk, type GroupSpillStats } from './buffered-group.ts';
 import type { SortedCursor } from './cursor.ts';
 import type { SortMergePlan } from './plan.ts';
+import { numberGroupEnd } from '../../core/keys/ordered-numbers.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { PairSink, RowSink } from './sinks.ts';
 
@@ -94,8 +95,8 @@ export class MergeRun {
   readonly #blockS = new Int32Array(FILTER_BLOCK);
   readonly #blockB = new Int32Array(FILTER_BLOCK);
   readonly #pass = new Uint8Array(FILTER_BLOCK);
-  #sMatched = new Uint8Array(0);
-  #bMatched = new Uint8Array(0);
+  #sMatched: Uint8Array = new Uint8Array(0);
+  #bMatched: Uint8Array = new Uint8Array(0);
   // NOT IN state
   #innerEmpty = false;
   readonly #nullInner: HeldRows = { chunks: [], rows: 0 };
@@ -157,6 +158,10 @@ export class MergeRun {
       if (S.pos >= S.rows) {
         await this.#advanceS();
         continue;
+      }
+      if (!plan.notIn && S.nums !== null && !B.done && B.pos < B.rows && B.nums !== null) {
+        this.#mergeNumbers();
+        if (ready.length > 0 || S.pos >= S.rows) continue;
       }
       if (plan.nullsNeverMatch && S.hasNullKey(S.pos)) {
         const end = S.groupEnd();
@@ -309,6 +314,63 @@ export class MergeRun {
     for (const c of this.#nullInner.chunks) if (this.#probe!.match(batch, from, to, c.batch, 0, c.batch.numRows, this.#bits)) return;
   }
 
+  /**
+   * The merge over ordered numbers (one key column, core/keys/ordered-numbers.ts) inside the current
+   * pair of batches, as the plain two-pointer loop: runs of unmatched rows are skipped (and emitted
+   * where kept) a run at a time, matching key groups inside both batches are joined in place. It
+   * stops where the general loop must take over — a group reaching either batch's end (it may go
+   * on in the next batch), a cross product too large for the synchronous path — or when output is
+   * ready. An infinite number is a NULL key (never a value: see ordered-numbers.ts).
+   */
+  #mergeNumbers(): void {
+    const { S, B, plan } = this;
+    const sn = S.nums!;
+    const bn = B.nums!;
+    const sRows = S.rows;
+    const bRows = B.rows;
+    const ready = (this.#pairs ?? this.#rows)!.ready;
+    const keepS = this.#pairs !== null && plan.keepStreamed;
+    const keepB = this.#pairs !== null && plan.keepBuffered;
+    const maxPairs = plan.pairs ? FAST_PAIRS : Infinity;
+    let i = S.pos;
+    let j = B.pos;
+    while (i < sRows && j < bRows) {
+      const a = sn[i]!;
+      const b = bn[j]!;
+      if (a < b) {
+        let e = i + 1;
+        while (e < sRows && sn[e]! < b) e++;
+        if (keepS) this.#unmatchedStreamed(i, e);
+        i = e;
+        continue;
+      }
+      if (a > b) {
+        let e = j + 1;
+        while (e < bRows && bn[e]! < a) e++;
+        if (keepB) this.#unmatchedBuffered(j, e);
+        j = e;
+        continue;
+      }
+      const sEnd = numberGroupEnd(sn, i, sRows);
+      const bEnd = numberGroupEnd(bn, j, bRows);
+      if (sEnd === sRows || bEnd === bRows) break;
+      if (plan.nullsNeverMatch && !Number.isFinite(a)) {
+        if (keepS) this.#unmatchedStreamed(i, sEnd);
+        if (keepB) this.#unmatchedBuffered(j, bEnd);
+      } else {
+        if ((sEnd - i) * (bEnd - j) > maxPairs) break;
+        this.stats.keyGroups++;
+        S.pos = i; // #joinInBatches reads the streamed batch only
+        this.#joinInBatches(i, sEnd, B.batch!, j, bEnd);
+      }
+      i = sEnd;
+      j = bEnd;
+      if (ready.length > 0) break;
+    }
+    S.pos = i;
+    B.pos = j;
+  }
+
   /** A matching key group that lies inside the current batch of each side (the common case). */
   #joinInBatches(sFrom: number, sEnd: number, bBatch: RecordBatch, bFrom: number, bEnd: number): void {
     const sBatch = this.S.batch!;
@@ -397,7 +459,8 @@ export class MergeRun {
   #pairsOf(sBatch: RecordBatch, sFrom: number, sEnd: number, bBatch: RecordBatch, bFrom: number, bEnd: number, sMatched: Uint8Array | null, bMatched: Uint8Array | null, bBase: number): void {
     const filter = this.#filter;
     if (filter === null) {
-      for (let s = sFrom; s < sEnd; s++) for (let b = bFrom; b < bEnd; b++) this.#pair(sBatch, s, bBatch, b);
+      if (this.#sSide === 'left') this.#pairs!.addCross(sBatch, sFrom, sEnd, bBatch, bFrom, bEnd);
+      else this.#pairs!.addCross(bBatch, bFrom, bEnd, sBatch, sFrom, sEnd);
       return;
     }
     const bs = this.#blockS;
@@ -434,25 +497,20 @@ export class MergeRun {
 
   /** Zeroed per-row flags for a streamed segment (scratch, grown on demand and reserved). */
   #segmentFlags(n: number): Uint8Array {
-    if (this.#sMatched.length < n) {
-      this.#held.grow(n - this.#sMatched.length);
-      this.#sMatched = new Uint8Array(n);
-      return this.#sMatched;
-    }
-    const f = this.#sMatched.subarray(0, n);
-    f.fill(0);
-    return f;
+    return (this.#sMatched = this.#flags(this.#sMatched, n)).subarray(0, n);
   }
 
+  /** The same for a buffered group inside one batch. */
   #bufferedFlags(n: number): Uint8Array {
-    if (this.#bMatched.length < n) {
-      this.#held.grow(n - this.#bMatched.length);
-      this.#bMatched = new Uint8Array(n);
-      return this.#bMatched;
-    }
-    const f = this.#bMatched.subarray(0, n);
-    f.fill(0);
-    return f;
+    return (this.#bMatched = this.#flags(this.#bMatched, n)).subarray(0, n);
+  }
+
+  /** `buf` zeroed over [0, n), or a larger zeroed array reserved in its place. */
+  #flags(buf: Uint8Array, n: number): Uint8Array {
+    if (buf.length >= n) return buf.fill(0, 0, n);
+    const size = Math.max(n, 2 * buf.length);
+    this.#held.grow(size - buf.length);
+    return new Uint8Array(size);
   }
 
   /** NOT IN with a filter: the outer NULL-key rows (first in the order) are held, dropped from their batches. */

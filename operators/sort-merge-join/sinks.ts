@@ -69,6 +69,25 @@ export class PairSink {
     if ((this.#n = n + 1) === this.batchSize) this.flush();
   }
 
+  /** Every pair (l, r) with l in [l0, l1) of `lb` and r in [r0, r1) of `rb` (a key group's cross product). */
+  addCross(lb: RecordBatch, l0: number, l1: number, rb: RecordBatch, r0: number, r1: number): void {
+    let lOff = this.#left.offsetOf(lb);
+    let rOff = this.#right.offsetOf(rb);
+    const li = this.#leftIdx;
+    const ri = this.#rightIdx;
+    for (let l = l0; l < l1; l++) {
+      for (let r = r0; r < r1; r++) {
+        li[this.#n] = lOff + l;
+        ri[this.#n] = rOff + r;
+        if (++this.#n === this.batchSize) {
+          this.flush();
+          lOff = this.#left.offsetOf(lb);
+          rOff = this.#right.offsetOf(rb);
+        }
+      }
+    }
+  }
+
   flush(): void {
     const n = this.#n;
     if (n === 0) return;

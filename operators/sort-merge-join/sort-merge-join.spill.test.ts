@@ -78,6 +78,28 @@ describe('sort-merge join with memoryLimit = 4096 bytes', () => {
     });
   }
 
+  it('inputs it sorts itself spill sorted runs under the limit, with the same answers', async () => {
+    const shuffled = (t: arrow.Table) => {
+      const order = Array.from({ length: t.numRows }, (_, i) => i).sort((a, b) => ((a * 7919) % 1009) - ((b * 7919) % 1009));
+      return new arrow.Table({
+        k: arrow.vectorFromArray(order.map((i) => t.getChild('k')!.get(i) as number), new arrow.Int32()),
+        x: arrow.vectorFromArray(order.map((i) => t.getChild('x')!.get(i) as number | null), new arrow.Int32()),
+        s: arrow.vectorFromArray(order.map((i) => t.getChild('s')!.get(i) as string), new arrow.Utf8()),
+      });
+    };
+    const l = shuffled(L);
+    const r = shuffled(R);
+    for (const type of ['full', 'left-anti'] as JoinType[]) {
+      const expected = await drain(await Engine.create({ join: 'nested-loop', batchSize: 8 }), type, slicedScan(l.batches, l.schema, 'l'), slicedScan(r.batches, r.schema, 'r'));
+      const limited = await Engine.create({ join: 'sort-merge', batchSize: 8, memoryLimit: 32 * 1024 });
+      const actual = await drain(limited, type, slicedScan(randomSlices(l, rng), l.schema, 'l'), slicedScan(randomSlices(r, rng), r.schema, 'r'));
+      const cmp = compareResults(actual.table, expected.table);
+      expect(cmp.equal, `${type}\n${formatComparison(cmp)}`).toBe(true);
+      expect(actual.counters.leftSortRunsSpilled! + actual.counters.rightSortRunsSpilled!).toBeGreaterThan(2);
+      expect(spillDirs()).toEqual([]);
+    }
+  });
+
   it('removes its spill files when an input fails mid-way and when the run is aborted', async () => {
     const limited = await Engine.create({ join: 'sort-merge', batchSize: 8, memoryLimit: 4096 });
     const [l, r] = scans();

@@ -14,7 +14,6 @@ import { toJoinSpec } from '../../core/spec.ts';
 import type { JoinType } from '../../core/types.ts';
 import { writeSortedParquet } from '../../adapters/datagen/sorted-parquet.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
-import { openScan } from '../../adapters/io/open.ts';
 import { sortedTable } from '../memory-scan/memory-scan.ts';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'joinlab-smj-test-'));
@@ -40,7 +39,7 @@ describe('sort-merge join: sorted or checked', () => {
     await writeSortedParquet(lp, L, [{ column: 'a' }], { rowGroupSize: 2 });
     await writeSortedParquet(rp, R, [{ column: 'a' }], { rowGroupSize: 3 });
     for (const type of ['inner', 'full', 'left-semi', 'right-anti'] as JoinType[]) {
-      await expectSame(type, 'a=a', await openScan(lp, 'left'), await openScan(rp, 'right'), /^a ASC NULLS LAST; (left|right) declared \(checked\), (left|right) declared \(checked\)$/);
+      await expectSame(type, 'a=a', lp, rp, /^a ASC NULLS LAST; (left|right) declared \(checked\), (left|right) declared \(checked\)$/);
     }
   });
 

@@ -21,6 +21,7 @@ import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-alg
 import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { isAntiJoin } from '../../core/types.ts';
+import { equiJoinUnsupportedReason } from '../common/roles.ts';
 import { newSortMetrics, sortScan, type SortMetrics } from '../sort/sort.ts';
 import { SortedCursor } from './cursor.ts';
 import { MergeRun } from './merge.ts';
@@ -31,10 +32,9 @@ export class SortMergeJoin implements JoinAlgorithm {
   readonly description = 'sort-merge join: both inputs sorted on the keys (unless declared sorted), merged key group by key group; semi/anti/mark via smj.existence';
 
   unsupportedReason(join: BoundJoin): string | null {
-    if (join.spec.on.length === 0) return 'it needs at least one equi-key (--on); use --algorithm nested-loop for a pure range predicate';
-    if (join.spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
-    if (join.spec.nullAware && isAntiJoin(join.spec.type) && join.spec.on.length !== 1) return 'a null-aware (NOT IN) anti join needs exactly one key pair';
-    return null;
+    const reason = equiJoinUnsupportedReason(join.spec);
+    if (reason === null && join.spec.nullAware && isAntiJoin(join.spec.type) && join.spec.on.length !== 1) return 'a null-aware (NOT IN) anti join needs exactly one key pair';
+    return reason;
   }
 
   async *execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch> {
@@ -48,7 +48,7 @@ export class SortMergeJoin implements JoinAlgorithm {
       if (!o.sort) return scan.batches({ signal: ctx.signal });
       const metrics = (sorts[o.side] = newSortMetrics());
       const keys = o.keys.map((column, k) => ({ column, descending: plan.orders[k]!.descending, nullsFirst: plan.orders[k]!.nullsFirst }));
-      return sortScan(scan, keys, { pool: ctx.pool, batchSize, signal: ctx.signal, metrics });
+      return sortScan(scan, keys, { pool: ctx.pool, batchSize, signal: ctx.signal, metrics, spill: ctx.spill });
     };
     const cursor = (o: SideOrder, onBatch?: (b: RecordBatch) => void) =>
       new SortedCursor(open(o), {

@@ -22,12 +22,15 @@
  * pending so far are gathered as a piece first, which lets every kept batch go; the pieces are
  * concatenated when the output batch is complete (and early, should many pile up).
  *
- * Memory: every loaded batch, its normalised keys and a kept previous batch are reserved (`sort
- * merge`) before the keys are built; pieces are reserved as `sort merge output`; the output batch
- * is guarded while it is gathered (variable-width columns) and belongs to the consumer once
- * yielded. The merge's caller plans the fan-in so that all of it fits (`runMergeCost`,
- * `outputCost`). The file read stream's buffer (64 KiB per open run, Node's default) is outside
- * the accounting, like a scan's decode buffers.
+ * Memory: the merge reserves its whole plan when it opens (`sort merge`: each run's
+ * `runMergeCost` — two of its largest batches and one batch's keys — and two output batches for
+ * pieces and their concatenation), as DataFusion's multi-level merge reserves per spill file from
+ * its largest batch, so a consumer that reserves memory of its own (a Parquet writer's row
+ * group) cannot take what the next load needs; loaded batches, their keys, kept batches and
+ * pieces are accounted inside it, and it grows only should they ever exceed the plan. The output
+ * batch is guarded while it is gathered (variable-width columns) and belongs to the consumer once
+ * yielded. The file read stream's buffer (64 KiB per open run, Node's default) is outside the
+ * accounting, like a scan's decode buffers.
  *
  * Degenerate cases: no runs yields nothing; one run is re-batched to `outputRows`; empty batches
  * of a run are skipped. Cancelling (the signal, checked at every batch loaded and every output
@@ -118,8 +121,17 @@ class RunMerge {
   pending = 0;
   pieces: RecordBatch[] = [];
   piecesRows = 0;
+  /**
+   * Everything the merge holds, reserved up front at what the plan allows (`planned`: each run's
+   * `runMergeCost`, two output batches for pieces and their concatenation) so that the merge's
+   * consumer cannot take it in between loads; it grows only should the merge ever hold more.
+   */
   readonly reservation: Reservation;
-  readonly pieceReservation: Reservation;
+  readonly planned: number;
+  /** Bytes the merge holds now: loaded batches and their keys, kept batches, pieces. */
+  used = 0;
+  /** Bytes of the pieces of the output batch in progress. */
+  piecesBytes = 0;
   /** What one output batch may cost: past it, pieces are concatenated (their JS objects add up). */
   readonly outputBytes: number;
 
@@ -145,10 +157,11 @@ class RunMerge {
     this.cmps = new Array<KeyComparator | null>(k * k).fill(null);
     this.tree = new Int32Array(k);
     this.reservation = o.pool.reservation('sort merge');
-    this.pieceReservation = o.pool.reservation('sort merge output');
+    this.planned = runs.reduce((sum, run) => sum + runMergeCost(run, o.schema), 0) + 2 * this.outputBytes;
   }
 
   async open(): Promise<void> {
+    this.reservation.grow(this.planned);
     for (let r = 0; r < this.k; r++) {
       this.readers.push(new RunReader(this.o.spill, this.runs[r]!));
       await this.load(r);
@@ -164,7 +177,14 @@ class RunMerge {
     this.batches.fill(null);
     this.keys.fill(null);
     this.reservation.free();
-    this.pieceReservation.free();
+    this.used = 0;
+  }
+
+  /** `delta` more (or fewer) bytes held; the reservation follows above the plan only. */
+  account(delta: number): void {
+    this.used += delta;
+    const want = Math.max(this.planned, this.used);
+    if (want !== this.reservation.size) this.reservation.resize(want);
   }
 
   /** The next output batch, or null when every run is exhausted. */
@@ -259,13 +279,13 @@ class RunMerge {
     const { bound } = this.o;
     const held = heldBatchBytes(b);
     let keyBytes = keyBytesEstimate(b, bound);
-    this.reservation.grow(held + keyBytes);
+    this.account(held + keyBytes);
     this.heldBytes[r] = held;
     this.keyBytes[r] = keyBytes;
     const keys = bound.indices.map((idx, k) => normalizeKeyColumn(b.getChildAt(idx)!, bound.kinds[k]!, bound.columns[k]));
     const actual = keys.reduce((s, c) => s + keyColumnBytes(c), 0);
     if (actual > keyBytes) {
-      this.reservation.grow(actual - keyBytes);
+      this.account(actual - keyBytes);
       this.keyBytes[r] = keyBytes = actual;
     }
     this.batches[r] = b;
@@ -280,9 +300,9 @@ class RunMerge {
   leave(r: number): void {
     if (this.batches[r] === null) return;
     if (this.slot[r]! >= 0 && this.keptBytes + this.heldBytes[r]! > this.keptBudget) this.cutPiece();
-    this.reservation.shrink(this.keyBytes[r]!);
+    this.account(-this.keyBytes[r]!);
     if (this.slot[r]! >= 0) this.keptBytes += this.heldBytes[r]!;
-    else this.reservation.shrink(this.heldBytes[r]!);
+    else this.account(-this.heldBytes[r]!);
     this.keyBytes[r] = 0;
     this.heldBytes[r] = 0;
     this.slot[r] = -1;
@@ -305,15 +325,19 @@ class RunMerge {
   cutPiece(): void {
     if (this.pending > 0) {
       const piece = this.gatherPending();
-      this.pieceReservation.grow(heldBatchBytes(piece));
+      const bytes = heldBatchBytes(piece);
+      this.account(bytes);
+      this.piecesBytes += bytes;
       this.pieces.push(piece);
       this.piecesRows += piece.numRows;
-      if (this.pieces.length >= MAX_PIECES || (this.pieces.length > 1 && this.pieceReservation.size > this.outputBytes)) {
+      if (this.pieces.length >= MAX_PIECES || (this.pieces.length > 1 && this.piecesBytes > this.outputBytes)) {
         // one batch instead of many small ones (each costs its JS objects)
         const one = concatBatches(this.pieces, this.o.schema);
-        this.pieceReservation.grow(heldBatchBytes(one));
+        const oneBytes = heldBatchBytes(one);
+        this.account(oneBytes); // both, while the pieces are concatenated
+        this.account(-this.piecesBytes);
         this.pieces = [one];
-        this.pieceReservation.resize(heldBatchBytes(one));
+        this.piecesBytes = oneBytes;
       }
     }
     this.clearWindow();
@@ -324,7 +348,7 @@ class RunMerge {
     this.window = [];
     this.slot.fill(-1);
     if (this.keptBytes > 0) {
-      this.reservation.shrink(this.keptBytes);
+      this.account(-this.keptBytes);
       this.keptBytes = 0;
     }
   }
@@ -338,7 +362,8 @@ class RunMerge {
     }
     this.pieces = [];
     this.piecesRows = 0;
-    this.pieceReservation.free();
+    this.account(-this.piecesBytes);
+    this.piecesBytes = 0;
     this.clearWindow();
     return out;
   }

@@ -38,12 +38,13 @@
  * Degenerate cases: an empty input yields no batch; no sort keys is refused (a typed
  * `UsageError`), as is a key column the input does not have (`MissingColumnError`) or a type no
  * key order exists for (`UnsupportedTypeError`, from key resolution) — all before any row is read.
- * One input batch that, with its sort's memory, does not fit what the pool has is a
- * `MemoryLimitError` naming `sort input`; a limit too small to merge two runs into a `batchSize`
- * output batch is one naming `sort merge`.
+ * An input batch that, with its sort's memory, does not fit what the pool has even with nothing
+ * held is taken a slice of rows at a time (a Parquet scan decodes up to 64K rows at once); a
+ * single row that does not fit is a `MemoryLimitError` naming `sort input`, and a limit too small
+ * to merge two runs into a `batchSize` output batch is one naming `sort merge` — typed, at once.
  */
 import { DataType, type Dictionary, type RecordBatch, type Schema } from 'apache-arrow';
-import { UnsupportedTypeError } from '../../core/errors.ts';
+import { MemoryLimitError, UnsupportedTypeError } from '../../core/errors.ts';
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
 import { SpillManager } from '../../core/memory/spill.ts';
@@ -113,7 +114,7 @@ export async function* sortScan(scan: Scan, keys: readonly SortKey[], options: S
       checkKeyTypes(b, bound, schema, scan.source, index);
       if (held.tryAdd(b)) continue;
       if (held.rows > 0) await spillHeld(held, ctx);
-      if (!held.tryAdd(b)) throw pool.limitError(`sort input (one batch of ${b.numRows} rows)`, held.costAlone(b));
+      if (!held.tryAdd(b)) await addInSlices(b, held, ctx);
     }
     signal?.throwIfAborted();
     if (live.size === 0) {
@@ -162,6 +163,7 @@ async function* emitInMemory(held: RunBuilder, c: SortContext): AsyncGenerator<R
   const n = held.rows;
   if (n === 0) return;
   const order = held.sortOrder();
+  held.releaseWriteHeadroom(); // no run will be written
   const src = new RowSource(held.batches, c.schema);
   for (let start = 0; start < n; start += c.batchSize) {
     c.signal?.throwIfAborted();
@@ -178,6 +180,43 @@ function counted(b: RecordBatch, c: SortContext): RecordBatch {
   return b;
 }
 
+/**
+ * A batch that does not fit even with nothing held (a Parquet scan decodes up to 64K rows at a
+ * time, outside the pool): its rows are copied into the run a slice at a time — each slice as
+ * many rows as the memory left holds, halved until one fits — spilling whenever the held rows
+ * leave no room for the next slice. A single row that does not fit is a MemoryLimitError naming
+ * the sort input. The batch itself is the scan's memory, as before the sort asked for it.
+ */
+async function addInSlices(b: RecordBatch, held: RunBuilder, c: SortContext): Promise<void> {
+  const src = new RowSource([b], c.schema);
+  const perRow = held.costAlone(b) / b.numRows;
+  const copy = (start: number, n: number) => {
+    const rows = new Int32Array(n);
+    for (let i = 0; i < n; i++) rows[i] = start + i;
+    return makeRecordBatch(c.schema, gatherColumns(src, rows, 0, n, undefined, c.pool), n);
+  };
+  for (let start = 0; start < b.numRows; ) {
+    c.signal?.throwIfAborted();
+    let n = Math.max(1, Math.min(b.numRows - start, Math.floor(c.pool.available / perRow / 2)));
+    for (;;) {
+      let slice: RecordBatch | null = null;
+      try {
+        slice = copy(start, n);
+      } catch (err) {
+        if (!(err instanceof MemoryLimitError)) throw err; // (long strings: their bytes refused before the copy)
+      }
+      if (slice !== null && held.tryAdd(slice)) break;
+      if (held.rows > 0) {
+        await spillHeld(held, c);
+        continue;
+      }
+      if (n === 1) throw c.pool.limitError(`sort input (one row of a ${b.numRows}-row batch)`, slice === null ? Math.ceil(perRow) : held.costAlone(slice));
+      n = Math.ceil(n / 2);
+    }
+    start += n;
+  }
+}
+
 async function spillHeld(held: RunBuilder, c: SortContext): Promise<void> {
   const run = await writeHeldRun(held, { spill: c.spill(), pool: c.pool, signal: c.signal });
   c.live.add(run);
@@ -187,8 +226,9 @@ async function spillHeld(held: RunBuilder, c: SortContext): Promise<void> {
 
 /**
  * Merge the live runs to the output: while they are more than one merge can read at once
- * (the memory left, `runMergeCost` per run, `outputCost` for the output), merge groups of
- * consecutive runs into one run each — just enough of them that the final merge can read the rest.
+ * (the memory left, `runMergeCost` per run, `outputCost` for the output; the final merge takes
+ * at most half of it, see below), merge groups of consecutive runs into one run each — just
+ * enough of them that the final merge can read the rest.
  */
 async function* mergeAll(c: SortContext): AsyncGenerator<RecordBatch> {
   const { schema, pool } = c;
@@ -198,9 +238,12 @@ async function* mergeAll(c: SortContext): AsyncGenerator<RecordBatch> {
     const maxCost = Math.max(...runs.map((r) => runMergeCost(r, schema)));
     const rowBytes = Math.max(...runs.map((r) => r.maxRowBytes));
     const finalOut = outputCost(Math.min(c.batchSize, totalRows), rowBytes, schema);
-    const finalWays = Math.min(MAX_FAN_IN, Math.floor((pool.available - finalOut) / maxCost));
+    // the final merge leaves half the memory to its consumer (a Parquet writer's row group, the
+    // table Engine.sort returns) unless that leaves it fewer than two runs
+    const fitting = Math.floor((pool.available - finalOut) / maxCost);
+    const finalWays = Math.min(MAX_FAN_IN, fitting < 2 ? fitting : Math.max(2, Math.floor((pool.available / 2 - finalOut) / maxCost)));
     if (runs.length <= Math.max(finalWays, 1)) {
-      if (finalWays < 1) throw pool.limitError(`sort merge (a run and a ${c.batchSize}-row output batch)`, finalOut + maxCost);
+      if (finalWays < 1) throw pool.limitError(`sort merge (a run and a ${c.batchSize}-row output batch; a smaller batchSize needs less)`, finalOut + maxCost);
       break;
     }
     // intermediate merges write batches like the runs' own
