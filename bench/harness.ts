@@ -17,7 +17,18 @@ export interface CaseResult {
   duckdbRows: number;
   /** What the case wants said beside the timing (e.g. containers pruned). */
   notes?: string;
+  /** A case that compares two joinlab strategies: the other one's name, median and rows. */
+  baselineName?: string;
+  baselineMs?: number;
+  baselineRows?: number;
+  /** baselineMs / joinlabMs: above 1 means the case's strategy beat its baseline. */
+  speedup?: number;
+  /** The case's own facts (`BenchCase.facts`: memory, spill, work counters), as extra fields. */
+  [fact: string]: number | string | undefined;
 }
+
+/** Facts a case reports beside its timings (JSON fields of its result). */
+export type CaseFacts = Readonly<Record<string, number | string>>;
 
 export interface BenchCase {
   readonly name: string;
@@ -27,6 +38,23 @@ export interface BenchCase {
   duckdb(): Promise<number>;
   /** Facts about the last joinlab run, reported beside the timing. */
   notes?(): string;
+  /**
+   * A second joinlab strategy the case's own is measured against (e.g. `smj.existence=materializing`
+   * vs `bitwise`, the hash join vs the sort-merge join): timed like the two sides, reported as
+   * `baselineMs` and `speedup = baselineMs / joinlabMs`.
+   */
+  baseline?: { readonly name: string; run(): Promise<number> };
+  /** Facts about the last runs (memory, spill, counters), merged into the case's JSON result. */
+  facts?(): CaseFacts;
+  /**
+   * Timed and warm-up iterations for a case too slow for the suite's (e.g. a spilling join): at most
+   * these many (`--iterations` still caps them), and no untimed round before the suite's cases.
+   */
+  iterations?: { readonly timed: number; readonly warmup: number };
+  /** Releases what the case holds beyond the suite's DuckDB session (e.g. a session of its own), once measured. */
+  close?(): Promise<void>;
+  /** The case cannot run here (the reason): the suite lists it as skipped instead of timing it. */
+  skipped?: string;
 }
 
 /** `--set` overrides of joinlab's config (flat keys), applied to every engine a suite creates. */
@@ -52,22 +80,33 @@ export interface MeasureOptions {
 export async function measureCase(c: BenchCase, o: MeasureOptions): Promise<CaseResult> {
   let joinlabRows = -1;
   let duckdbRows = -1;
-  const bench = new Bench({ iterations: o.iterations, warmupIterations: o.warmupIterations, time: o.time, warmupTime: 0 });
+  let baselineRows = -1;
+  const iterations = c.iterations ? Math.min(o.iterations, c.iterations.timed) : o.iterations;
+  const warmupIterations = c.iterations ? Math.min(o.warmupIterations, c.iterations.warmup) : o.warmupIterations;
+  const bench = new Bench({ iterations, warmupIterations, warmup: warmupIterations > 0, time: o.time, warmupTime: 0 });
   bench.add('joinlab', async () => {
     joinlabRows = await c.joinlab();
   });
   bench.add('duckdb', async () => {
     duckdbRows = await c.duckdb();
   });
+  if (c.baseline) {
+    const run = c.baseline.run;
+    bench.add('baseline', async () => {
+      baselineRows = await run();
+    });
+  }
   await bench.run();
-  const [jl, dd] = bench.tasks.map((t) => {
+  const [jl, dd, bl] = bench.tasks.map((t) => {
     const r = t.result;
     if (r.state === 'errored') throw r.error;
     if (r.state !== 'completed') throw new Error(`benchmark task ${t.name} did not complete (${r.state})`);
     return r.latency.p50 ?? r.latency.mean;
   });
   const notes = c.notes?.();
-  return { name: c.name, joinlabMs: round(jl!), duckdbMs: round(dd!), ratio: round(jl! / dd!), joinlabRows, duckdbRows, ...(notes ? { notes } : {}) };
+  const result: CaseResult = { name: c.name, joinlabMs: round(jl!), duckdbMs: round(dd!), ratio: round(jl! / dd!), joinlabRows, duckdbRows, ...(notes ? { notes } : {}) };
+  if (c.baseline) Object.assign(result, { baselineName: c.baseline.name, baselineMs: round(bl!), baselineRows, speedup: round(bl! / jl!) });
+  return { ...result, ...c.facts?.() };
 }
 
 function round(x: number): number {

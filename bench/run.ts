@@ -3,7 +3,10 @@
  * suites, joinlab beside DuckDB (threads=1) in one process on the same data, and prints time per
  * side and the ratio. `--set` overrides joinlab's config in every case (e.g. `hashmap=swiss`), except
  * the keys a suite varies itself (its case names say them): setting one of those is an error.
- * `--json` prints `{ suite, cases: [{ name, joinlabMs, duckdbMs, ratio, … }] }` per suite.
+ * `--json` prints `{ suite, cases: [{ name, joinlabMs, duckdbMs, ratio, … }] }` per suite; a case
+ * that compares two joinlab strategies adds `baselineName`, `baselineMs`, `speedup` (baseline /
+ * joinlab), and a case's facts (memory, spill, work counters) are extra fields of its object. A case
+ * the suite cannot run here is listed under `skipped: [{ name, reason }]` instead.
  */
 import { Command } from 'commander';
 import { applyOverrides } from '../core/config/schema.ts';
@@ -14,12 +17,17 @@ import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
+import { sortMergeCases } from './suites/sort-merge.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: SuiteOverrides) => Promise<BenchCase[]>> = {
   'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
   'parquet-pruning': parquetPruningCases,
+  'sort-merge': sortMergeCases,
 };
+
+/** The fields every case result has; the others are a case's facts (printed under the table). */
+const TIMING_FIELDS = new Set(['name', 'joinlabMs', 'duckdbMs', 'ratio', 'joinlabRows', 'duckdbRows', 'notes', 'baselineName', 'baselineMs', 'baselineRows', 'speedup']);
 
 const program = new Command()
   .name('bench')
@@ -49,30 +57,50 @@ for (const n of names) {
 const duck = await DuckDBSession.open({ threads: 1 });
 try {
   for (const suite of names) {
-    const cases = await SUITES[suite]!(duck, Number(opts.scale), overrides);
+    const all = await SUITES[suite]!(duck, Number(opts.scale), overrides);
+    const skipped = all.filter((c) => c.skipped !== undefined).map((c) => ({ name: c.name, reason: c.skipped! }));
+    const cases = all.filter((c) => c.skipped === undefined);
     // One untimed round of every case first: the suite's data generation leaves a large heap to
     // settle and the first case would otherwise pay for it (measured: ~15% on the first case alone).
+    // A case with its own iterations (a heavy one: tens of seconds a run) is not run twice for it.
     if (!opts.json) process.stderr.write(`  warming up ${cases.length} cases…\n`);
     for (const c of cases) {
+      if (c.iterations) continue;
       await c.joinlab();
       await c.duckdb();
+      await c.baseline?.run();
     }
     const results: CaseResult[] = [];
     for (const c of cases) {
       if (!opts.json) process.stderr.write(`  running ${c.name}…\n`);
       results.push(await measureCase(c, { iterations: Number(opts.iterations), warmupIterations: 2, time: 0 }));
+      await c.close?.();
     }
     if (opts.json) {
-      process.stdout.write(`${JSON.stringify({ suite, cases: results }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ suite, cases: results, ...(skipped.length > 0 ? { skipped } : {}) }, null, 2)}\n`);
     } else {
-      process.stdout.write(`\nsuite ${suite} (median ms; ratio = joinlab / duckdb, DuckDB threads=1)\n`);
+      const withBaseline = results.some((r) => r.baselineMs !== undefined);
+      process.stdout.write(`\nsuite ${suite} (median ms; ratio = joinlab / duckdb, DuckDB threads=1${withBaseline ? '; speedup = baseline / joinlab' : ''})\n`);
+      const rows = (r: CaseResult) => {
+        const same = r.joinlabRows === r.duckdbRows && (r.baselineRows === undefined || r.baselineRows === r.joinlabRows);
+        return same ? r.joinlabRows : `${r.joinlabRows} vs ${r.duckdbRows}${r.baselineRows === undefined ? '' : ` vs ${r.baselineRows}`}!`;
+      };
       process.stdout.write(
         `${formatTable(
-          ['case', 'joinlab ms', 'duckdb ms', 'ratio', 'rows'],
-          results.map((r) => [r.name, r.joinlabMs, r.duckdbMs, r.ratio, r.joinlabRows === r.duckdbRows ? r.joinlabRows : `${r.joinlabRows} vs ${r.duckdbRows}!`]),
+          withBaseline ? ['case', 'joinlab ms', 'duckdb ms', 'ratio', 'baseline', 'baseline ms', 'speedup', 'rows'] : ['case', 'joinlab ms', 'duckdb ms', 'ratio', 'rows'],
+          results.map((r) =>
+            withBaseline
+              ? [r.name, r.joinlabMs, r.duckdbMs, r.ratio, r.baselineName, r.baselineMs, r.speedup, rows(r)]
+              : [r.name, r.joinlabMs, r.duckdbMs, r.ratio, rows(r)],
+          ),
         )}\n`,
       );
       for (const r of results) if (r.notes) process.stdout.write(`  ${r.name}: ${r.notes}\n`);
+      for (const r of results) {
+        const facts = Object.entries(r).filter(([k]) => !TIMING_FIELDS.has(k));
+        if (facts.length > 0) process.stdout.write(`  ${r.name}: ${facts.map(([k, v]) => `${k}=${v}`).join(', ')}\n`);
+      }
+      for (const s of skipped) process.stdout.write(`  skipped ${s.name}: ${s.reason}\n`);
     }
   }
 } finally {
