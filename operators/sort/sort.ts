@@ -45,7 +45,7 @@
  */
 import { DataType, type Dictionary, type RecordBatch, type Schema } from 'apache-arrow';
 import { MemoryLimitError, UnsupportedTypeError } from '../../core/errors.ts';
-import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
+import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
 import { SpillManager } from '../../core/memory/spill.ts';
 import type { Scan } from '../../core/scan/scan.ts';
@@ -164,12 +164,22 @@ async function* emitInMemory(held: RunBuilder, c: SortContext): AsyncGenerator<R
   if (n === 0) return;
   const order = held.sortOrder();
   held.releaseWriteHeadroom(); // no run will be written
-  const src = new RowSource(held.batches, c.schema);
-  for (let start = 0; start < n; start += c.batchSize) {
-    c.signal?.throwIfAborted();
-    const count = Math.min(c.batchSize, n - start);
-    const columns = gatherColumns(src, order, start, count, undefined, c.pool);
-    yield counted(makeRecordBatch(c.schema, columns, count), c);
+  // Gathering by the sorted order from many batches looks up each row's batch and reads across
+  // all of them at random; from one contiguous copy per column it is a plain indexed read (the
+  // sort bench: ~2 s -> ~1 s for 10M rows in 153 batches). The copy is sequential and cheap, so it
+  // is made whenever the pool has room for it.
+  const contiguous = c.pool.reservation('sort contiguous input');
+  try {
+    const one = held.batches.length > 1 && contiguous.tryGrow(held.dataBytes) ? [concatBatches(held.batches, c.schema)] : held.batches;
+    const src = new RowSource(one, c.schema);
+    for (let start = 0; start < n; start += c.batchSize) {
+      c.signal?.throwIfAborted();
+      const count = Math.min(c.batchSize, n - start);
+      const columns = gatherColumns(src, order, start, count, undefined, c.pool);
+      yield counted(makeRecordBatch(c.schema, columns, count), c);
+    }
+  } finally {
+    contiguous.free();
   }
 }
 
