@@ -224,6 +224,16 @@ function radixSort(rows: Int32Array, tmp: Int32Array, keys: Uint32Array, width: 
         dstRows[q] = srcRows[p]!;
         dstKeys[q] = v;
       }
+    } else if (width === 2) {
+      // 64-bit keys (every integer, timestamp and float key): the two words moved without a loop
+      for (let p = 0; p < m; p++) {
+        const lo = srcKeys[2 * p]!;
+        const hi = srcKeys[2 * p + 1]!;
+        const q = pos[((word === 0 ? lo : hi) >>> shift) & 255]++;
+        dstRows[q] = srcRows[p]!;
+        dstKeys[2 * q] = lo;
+        dstKeys[2 * q + 1] = hi;
+      }
     } else {
       for (let p = 0; p < m; p++) {
         const q = pos[(srcKeys[p * width + word]! >>> shift) & 255]++;
