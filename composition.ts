@@ -26,6 +26,7 @@ export const BUILTIN_EXTENSIONS: readonly string[] = [
   new URL('./strategies/hashmap/extension.ts', import.meta.url).href,
   new URL('./strategies/pushdown/extension.ts', import.meta.url).href,
   new URL('./strategies/smj-existence/extension.ts', import.meta.url).href,
+  new URL('./strategies/pwmj-search/extension.ts', import.meta.url).href,
 ];
 
 /** Built-in extensions plus Arrow tables, `.parquet`/`.pq` and `.arrow`/`.ipc`/`.feather` inputs. */
