@@ -15,9 +15,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeParquetFile } from '../io/parquet.ts';
-import { main } from './main.ts';
+import { runCli } from './test-helpers.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'joinlab-bad-input-'));
 const p = (...parts: string[]) => join(work, ...parts);
@@ -57,19 +57,7 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function run(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
-  try {
-    return { code: await main(argv), stdout, stderr };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const run = (argv: string[]) => runCli(argv);
 
 /** Every path under the scratch directory (what a stray output or temp file would change). */
 function listing(dir = work): string[] {

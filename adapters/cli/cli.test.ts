@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
@@ -15,26 +15,13 @@ import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { joinToSql } from '../duckdb/join-sql.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { readParquetFile, writeParquetFile } from '../io/parquet.ts';
-import { main } from './main.ts';
+import { runCli } from './test-helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'joinlab-cli-'));
 const L = join(dir, 'left.parquet');
 const R = join(dir, 'right.parquet');
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const run = (...argv: string[]) => runCli(argv);
 
 const columns = (seedSide: number): ColumnGen[] =>
   LOGICAL_TYPES.map((t) => ({ name: `k_${t.replace('-', '_')}`, type: t, domain: 6, nullRate: 0.15, skew: seedSide ? 0.3 : 0 }));

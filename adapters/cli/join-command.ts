@@ -14,6 +14,7 @@ import { Engine } from '../../composition.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Config } from '../../core/config/schema.ts';
 import type { MemoryMetrics } from '../../core/engine.ts';
+import type { MemoryPool } from '../../core/memory/pool.ts';
 import { writeBatches } from '../io/index.ts';
 import { previewValue } from '../io/text.ts';
 import { formatTable } from './format.ts';
@@ -56,7 +57,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
   );
   const { metrics } = stream;
   const batches = opts.json ? stream.batches : withRowProgress(stream.batches);
-  const head = opts.out ? (await writeBatches(opts.out, stream.schema, batches, { pool: stream.pool }), null) : await previewHead(stream.schema, batches);
+  const head = await writeOrPreview(stream.schema, batches, opts.out, stream.pool);
   if (opts.json) {
     const report = {
       rows: metrics.rows,
@@ -101,6 +102,13 @@ export function memoryReport(memory: MemoryMetrics) {
     peakReservedBytes: memory.peakReservedBytes,
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
   };
+}
+
+/** `--out`: the whole stream written to the file (null); else the preview's first rows, the rest counted. */
+export async function writeOrPreview(schema: Schema, batches: AsyncIterable<RecordBatch>, out: string | undefined, pool: MemoryPool): Promise<Table | null> {
+  if (out === undefined) return previewHead(schema, batches);
+  await writeBatches(out, schema, batches, { pool });
+  return null;
 }
 
 export function scanReport(m: ScanMetrics) {

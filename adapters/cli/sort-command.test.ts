@@ -8,34 +8,21 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Table, makeVector } from 'apache-arrow';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Rng } from '../../core/random.ts';
 import { LOGICAL_TYPES, randomTable, type ColumnGen } from '../datagen/random-tables.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { readTable } from '../io/index.ts';
 import { writeParquetFile } from '../io/parquet.ts';
-import { main } from './main.ts';
+import { runCli } from './test-helpers.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'joinlab-cli-sort-'));
 const IN = join(dir, 'in.parquet');
 const N = 10_000;
 const CSV = join(dir, 'x.csv');
 
-async function run(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
-  const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((stderr += String(s)), true));
-  try {
-    const code = await main(argv);
-    return { code, stdout, stderr };
-  } finally {
-    o.mockRestore();
-    e.mockRestore();
-    process.exitCode = undefined;
-  }
-}
+const run = (...argv: string[]) => runCli(argv);
 
 /** This process's spill directories in the temp directory (there must be none once a command ends). */
 const spillDirs = () => readdirSync(tmpdir()).filter((f) => f.startsWith(`joinlab-spill-${process.pid}-`));

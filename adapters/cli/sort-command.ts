@@ -14,8 +14,7 @@ import { dirname, resolve } from 'node:path';
 import { Engine } from '../../composition.ts';
 import { loadConfig } from '../../core/config/load.ts';
 import { formatSortKeys, parseSortKeys } from '../../operators/sort/sort.ts';
-import { writeBatches } from '../io/index.ts';
-import { configReport, memoryReport, preview, previewHead, round, scanReport } from './join-command.ts';
+import { configReport, memoryReport, preview, round, scanReport, writeOrPreview } from './join-command.ts';
 import { preflightSort } from './preflight.ts';
 import { withRowProgress } from './progress.ts';
 
@@ -38,7 +37,7 @@ export async function runSortCommand(opts: SortCommandOptions): Promise<void> {
   const stream = await engine.sortStream(opts.input, keys, { signal: opts.signal });
   const { metrics } = stream;
   const batches = opts.json ? stream.batches : withRowProgress(stream.batches);
-  const head = opts.out ? (await writeBatches(opts.out, stream.schema, batches, { pool: stream.pool }), null) : await previewHead(stream.schema, batches);
+  const head = await writeOrPreview(stream.schema, batches, opts.out, stream.pool);
   if (opts.json) {
     const report = {
       rows: metrics.rows,
