@@ -70,6 +70,7 @@ export class ClassicPartition {
     if (nonNull === 0) {
       // nothing can match: no comparison, every row unmatched
       if (plan.streamedOuter) yield* this.#unmatched(src, null, n);
+      if (this.#n > 0) yield this.#flush(src);
       return;
     }
     const key: KeyColumn = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
