@@ -61,7 +61,7 @@ export class ExistencePartition {
     const key = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
     this.scratch.hold(batch, key);
     try {
-      const matcher = new BatchMatcher(buffered.keys!, key, plan.op, this.scratch.nums(n));
+      const matcher = new BatchMatcher(buffered.keys, key, plan.op, this.scratch.nums(n));
       const p = matcher.predicate;
       const nonNull = buffered.nonNull;
       if (plan.prefilter) {

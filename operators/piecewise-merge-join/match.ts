@@ -20,7 +20,8 @@
  */
 import { ASC_NULLS_LAST, makeSortComparator } from '../../core/keys/order.ts';
 import { orderedNumbers } from '../../core/keys/ordered-numbers.ts';
-import type { KeyColumn, KeyComparator } from '../../core/keys/types.ts';
+import { wordExtremes } from '../../core/keys/extremes.ts';
+import { isBytesKey, type KeyColumn, type KeyComparator } from '../../core/keys/types.ts';
 import type { MatchPredicate } from '../../core/pwmj-search.ts';
 import type { RangeOp } from '../../core/types.ts';
 
@@ -182,32 +183,47 @@ export class BatchMatcher {
    * `<` / `<=`, the smallest for `>` / `>=` (the first such row on ties) — or -1 if every key is NULL.
    */
   extremeRow(): number {
-    const n = this.#rows;
-    const nulls = this.#nulls;
-    const wantMax = this.op === '<' || this.op === '<=';
-    let best = -1;
-    const s = this.#nums;
-    if (s !== null) {
-      let v = 0;
-      for (let i = 0; i < n; i++) {
-        if (nulls !== null && nulls[i] === 1) continue;
-        const x = s[i]!;
-        if (best < 0 || (wantMax ? x > v : x < v)) {
-          best = i;
-          v = x;
-        }
-      }
-      return best;
+    return extremeRowOf(this.stream, this.op === '<' || this.op === '<=', this.#nums);
+  }
+}
+
+/**
+ * The first non-NULL row of `col` with the largest key (`wantMax`) or the smallest, in the sort
+ * order; -1 when every row is NULL. `nums`: the column as exact numbers (`orderedNumbers`, NULL =
+ * +Infinity), when it has them.
+ */
+export function extremeRowOf(col: KeyColumn, wantMax: boolean, nums?: Float64Array | null): number {
+  const n = col.length;
+  const nulls = col.nulls;
+  if (nums === undefined) {
+    if (!isBytesKey(col) && col.kind.order !== 'float') {
+      // int / uint / bool / decimal words order as integers: one pass without a comparator
+      const e = wordExtremes(col.words, col.kind.width, col.kind.order === 'uint', n, nulls);
+      return e === null ? -1 : wantMax ? e.maxRow : e.minRow;
     }
-    const self = makeSortComparator([this.stream], [this.stream], [ASC_NULLS_LAST]);
+    nums = orderedNumbers(col, ASC_NULLS_LAST);
+  }
+  let best = -1;
+  if (nums !== null) {
+    let v = 0;
     for (let i = 0; i < n; i++) {
       if (nulls !== null && nulls[i] === 1) continue;
-      if (best < 0) best = i;
-      else {
-        const c = self.compare(i, best);
-        if (wantMax ? c > 0 : c < 0) best = i;
+      const x = nums[i]!;
+      if (best < 0 || (wantMax ? x > v : x < v)) {
+        best = i;
+        v = x;
       }
     }
     return best;
   }
+  const self = makeSortComparator([col], [col], [ASC_NULLS_LAST]);
+  for (let i = 0; i < n; i++) {
+    if (nulls !== null && nulls[i] === 1) continue;
+    if (best < 0) best = i;
+    else {
+      const c = self.compare(i, best);
+      if (wantMax ? c > 0 : c < 0) best = i;
+    }
+  }
+  return best;
 }

@@ -26,10 +26,12 @@ import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-alg
 import { UnsupportedJoinError } from '../../core/errors.ts';
 import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
+import { DynamicFilter } from '../../core/scan/scan.ts';
 import { OutputPlan } from '../common/output.ts';
 import { SortedBufferedSide } from './buffered-side.ts';
 import { ClassicPartition } from './classic.ts';
 import { ExistencePartition } from './existence.ts';
+import { ExtremeKeyFilter } from './range-filter.ts';
 import { piecewiseUnsupportedReason, planPiecewise, type PiecewisePlan } from './plan.ts';
 import { BatchScratch, newPiecewiseStats, type PiecewiseStats } from './scratch.ts';
 import { MinMarkedWatermark } from './watermark.ts';
@@ -63,12 +65,19 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
       buffered = await SortedBufferedSide.load(inputs[plan.buffered], bufferedSchema, plan, held, ctx.signal);
       watermark = MinMarkedWatermark.create(buffered.nonNull, plan.partitions);
       const batchSize = ctx.config.batchSize;
+      const filter = new DynamicFilter();
+      const extreme = ExtremeKeyFilter.forJoin(plan, buffered, streamedSchema.fields.find((f) => f.name === plan.streamedKey)!.type);
+      if (extreme !== null) {
+        filter.publish(extreme);
+        m.details.dynamicFilter = extreme.description;
+      }
+      const streamedBatches = () => inputs[plan.streamed].batches({ signal: ctx.signal, ...(extreme !== null ? { filter } : {}) });
       if (plan.existence !== null) {
         const c = { plan, buffered, watermark, output: OutputPlan.oneSide(join.output, bufferedSchema, plan.buffered, ctx.pool), batchSize, stats };
         const parts = Array.from({ length: plan.partitions }, (_, i) => new ExistencePartition(c, new BatchScratch(scratches[i]!)));
         if (parts[0]!.canMark) {
           let i = 0;
-          for await (const batch of inputs[plan.streamed].batches({ signal: ctx.signal })) {
+          for await (const batch of streamedBatches()) {
             if (!parts[i++ % parts.length]!.process(batch)) break;
           }
         }
@@ -78,7 +87,7 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
         const parts = Array.from({ length: plan.partitions }, (_, i) => new ClassicPartition(c, new BatchScratch(scratches[i]!)));
         if (buffered.nonNull > 0 || plan.streamedOuter) {
           let i = 0;
-          for await (const batch of inputs[plan.streamed].batches({ signal: ctx.signal })) yield* parts[i++ % parts.length]!.process(batch);
+          for await (const batch of streamedBatches()) yield* parts[i++ % parts.length]!.process(batch);
         }
         for (const p of parts) yield* p.finish();
       }

@@ -12,7 +12,7 @@
  *    floats as doubles with NaN above every number (a NaN row passes only if the build max is
  *    NaN; -0.0 was folded to 0 by normalisation), bool 0/1, bytes byte-wise (a dictionary column
  *    is tested once per entry when that is cheaper).
- *  - Container tests go through stats.ts (stats in the probe column's own type, converted into the
+ *  - Container tests go through core/scan/key-stats.ts (stats in the probe column's own type, converted into the
  *    key kind's domain); an unknown side never prunes.
  */
 import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
@@ -30,7 +30,7 @@ import {
   rangeMayOverlap,
   statsToKeyRange,
   type KeyValue,
-} from './stats.ts';
+} from '../../core/scan/key-stats.ts';
 
 const SIGN = 0x80000000;
 

@@ -25,7 +25,7 @@ import type { ColumnStats } from '../../core/scan/scan.ts';
 import { andFilters, FALSE_FILTER } from './and.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { mapFilter } from './map.ts';
-import { compareKeyValues, formatKeyValue, keyValueAt, rangeContains, statsToKeyRange, type KeyRange, type KeyValue } from './stats.ts';
+import { compareKeyValues, formatKeyValue, keyValueAt, rangeContains, statsToKeyRange, type KeyRange, type KeyValue } from '../../core/scan/key-stats.ts';
 
 export interface InListLimits {
   readonly maxDistinct: number;

@@ -26,7 +26,7 @@ import { andFilters, FALSE_FILTER } from './and.ts';
 import { liveRows } from '../../core/selection.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
 import { KeyRangeBitmap } from './key-range-bitmap.ts';
-import { statsToKeyRange } from './stats.ts';
+import { statsToKeyRange } from '../../core/scan/key-stats.ts';
 
 /** The bitmap for a single integer key column when enabled and useful, else null. */
 export function keyRangeBitmapFor(build: BuildPartition, ctx: PushdownContext, usable: UsableRows): KeyRangeBitmap | null {

@@ -33,7 +33,7 @@ import {
   statsToKeyRange,
   statToKeyValue,
   UNBOUNDED,
-} from './stats.ts';
+} from '../../core/scan/key-stats.ts';
 import { batchOf, kindsFor, vec, type Val } from './test-support.ts';
 
 const BIGINT: KeyKind = { order: 'int', width: 2, sqlType: 'BIGINT' };

@@ -33,12 +33,12 @@
  */
 import { DateUnit, Type } from 'apache-arrow';
 import type { DataType, Date_, Decimal, Dictionary, Timestamp } from 'apache-arrow';
-import { UNIT_EXP } from '../../core/keys/resolve.ts';
-import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
-import { compareByteRanges, compareBytes, compareFloats, floatKeyView } from '../../core/keys/byte-order.ts';
-import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
-import { isBytesKey } from '../../core/keys/types.ts';
-import type { ColumnStats, StatValue } from '../../core/scan/scan.ts';
+import { UNIT_EXP } from '../keys/resolve.ts';
+import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../keys/types.ts';
+import { compareByteRanges, compareBytes, compareFloats, floatKeyView } from '../keys/byte-order.ts';
+import { keyExtremes, wordExtremes } from '../keys/extremes.ts';
+import { isBytesKey } from '../keys/types.ts';
+import type { ColumnStats, StatValue } from '../scan/scan.ts';
 
 /** A key value in its kind's comparable domain (see the module comment). */
 export type KeyValue = bigint | number | Uint8Array;
