@@ -6,6 +6,7 @@ import type { Extension } from '../core/registry/extensions.ts';
 import { JOIN } from '../core/registry/slots.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
+import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
 import { SortMergeJoin } from './sort-merge-join/sort-merge-join.ts';
 
 const extension: Extension = {
@@ -14,6 +15,7 @@ const extension: Extension = {
     registry.register(JOIN, new HashJoin());
     registry.register(JOIN, new NestedLoopJoin());
     registry.register(JOIN, new SortMergeJoin());
+    registry.register(JOIN, new PiecewiseMergeJoin());
   },
 };
 export default extension;

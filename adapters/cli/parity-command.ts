@@ -102,7 +102,9 @@ function oneLine(c: JoinCase): string {
       ? `hash ${cfg['hash.mode'] === 'partitioned' ? `partitioned/${cfg['hash.partitions']}` : 'collect-left'} build=${cfg['hash.build']} pushdown=${cfg.pushdown} hashmap=${cfg.hashmap}`
       : cfg.join === 'sort-merge'
         ? `sort-merge smj.existence=${cfg['smj.existence']}`
-        : cfg.join;
+        : cfg.join === 'piecewise'
+          ? `piecewise pwmj.search=${cfg['pwmj.search']} prefilter=${cfg['pwmj.prefilter']} partitions=${cfg['pwmj.partitions']}`
+          : cfg.join;
   return `${how} batch=${cfg.batchSize} | ${spec} | ${c.left.numRows}x${c.right.numRows} rows`;
 }
 
@@ -118,7 +120,7 @@ export async function runParity(options: ParityOptions): Promise<ParityResult> {
   const base = await Engine.create({ extensions: [...(options.extensions ?? [])] }, { baseDir: options.baseDir });
   const space = caseSpace(base.registry, { algorithms: options.algorithms, extensions: base.config.extensions });
   out(
-    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}\n`,
+    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}\n`,
   );
 
   const duck = await DuckDBSession.open({ threads: 1 });

@@ -57,7 +57,7 @@ import { TABLE_SEED } from '../../core/keys/partition.ts';
 import { bindJoin, type BoundJoin } from '../../core/plan.ts';
 import { Rng } from '../../core/random.ts';
 import type { Registry, Slot, Strategy } from '../../core/registry/registry.ts';
-import { HASHMAP, JOIN, PUSHDOWN, SMJ_EXISTENCE } from '../../core/registry/slots.ts';
+import { HASHMAP, JOIN, PUSHDOWN, PWMJ_SEARCH, SMJ_EXISTENCE } from '../../core/registry/slots.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { isAntiJoin, JOIN_TYPES, RANGE_OPS, type JoinType, type RangeOp } from '../../core/types.ts';
 import { decimalText } from '../duckdb/compare.ts';
@@ -102,6 +102,9 @@ export interface CaseConfig {
   readonly 'pushdown.inlistMaxDistinct': number;
   readonly 'pushdown.rowFilter': 'auto' | 'always' | 'never';
   readonly 'smj.existence': string;
+  readonly 'pwmj.search': string;
+  readonly 'pwmj.prefilter': boolean;
+  readonly 'pwmj.partitions': number;
   readonly extensions?: readonly string[];
 }
 
@@ -130,6 +133,7 @@ export interface CaseSpace {
   readonly pushdowns: readonly string[];
   readonly hashmaps: readonly string[];
   readonly existences: readonly string[];
+  readonly searches: readonly string[];
   /** Extension modules the registry was loaded with (absolute specifiers), copied into configs. */
   readonly extensions: readonly string[];
 }
@@ -140,6 +144,7 @@ export interface CaseSpaceOptions {
   readonly pushdowns?: readonly string[];
   readonly hashmaps?: readonly string[];
   readonly existences?: readonly string[];
+  readonly searches?: readonly string[];
   /** Extensions the registry was loaded with, so each case's config loads them too. */
   readonly extensions?: readonly string[];
 }
@@ -158,6 +163,7 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
     pushdowns: pick(PUSHDOWN, options.pushdowns),
     hashmaps: pick(HASHMAP, options.hashmaps),
     existences: pick(SMJ_EXISTENCE, options.existences),
+    searches: pick(PWMJ_SEARCH, options.searches),
     extensions: [...(options.extensions ?? [])],
   };
 }
@@ -219,6 +225,9 @@ interface Draw {
   /** Seed of a random arithmetic filter that replaces the drawn one (null: keep it). */
   readonly arithSeed: number | null;
   readonly existence: string;
+  readonly search: string;
+  readonly prefilter: boolean;
+  readonly streamedPartitions: number;
 }
 
 function draw(space: CaseSpace, rng: Rng): Draw {
@@ -256,6 +265,9 @@ function draw(space: CaseSpace, rng: Rng): Draw {
   const selectSeed = rng.chance(0.3) ? rng.int(1, 2 ** 30) : null;
   const arithSeed = rng.chance(0.5) ? rng.int(1, 2 ** 30) : null;
   const existence = rng.pick(space.existences);
+  const search = rng.pick(space.searches);
+  const prefilter = rng.chance(0.75);
+  const streamedPartitions = rng.int(1, 3);
   return {
     join,
     pairs,
@@ -288,6 +300,9 @@ function draw(space: CaseSpace, rng: Rng): Draw {
     selectSeed,
     arithSeed,
     existence,
+    search,
+    prefilter,
+    streamedPartitions,
   };
 }
 
@@ -413,6 +428,9 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     'pushdown.inlistMaxDistinct': d.inlistMaxDistinct,
     'pushdown.rowFilter': d.rowFilter,
     'smj.existence': d.existence,
+    'pwmj.search': d.search,
+    'pwmj.prefilter': d.prefilter,
+    'pwmj.partitions': d.streamedPartitions,
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
   return { seed, index, left, right, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported };

@@ -50,6 +50,7 @@ export const configSchema = z
     'smj.existence': strategyName.default('bitwise'),
     'pwmj.search': strategyName.default('binary'),
     'pwmj.prefilter': bool.default(true),
+    'pwmj.partitions': positiveInt.max(64).default(1),
     batchSize: positiveInt.max(1 << 24).default(8192),
     memoryLimit: byteSize.default(Infinity),
   })

@@ -70,7 +70,7 @@ export function joinRoles(spec: JoinSpec, build: Side): JoinRoles {
  * key pair, and takes a range predicate only as part of the residual filter.
  */
 export function equiJoinUnsupportedReason(spec: JoinSpec): string | null {
-  if (spec.on.length === 0) return 'it needs at least one equi-key (--on); use --algorithm nested-loop for a pure range predicate';
+  if (spec.on.length === 0) return 'it needs at least one equi-key (--on); use join=piecewise for a pure range predicate (join=auto picks it), nested-loop otherwise';
   if (spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
   return null;
 }

@@ -1,0 +1,196 @@
+/**
+ * The classic piecewise merge join (inner / left / right / full): one streamed partition's work.
+ *
+ * Per streamed batch (DataFusion's `classic_join.rs` after apache/datafusion#25840):
+ *  1. one vectorised comparison against the buffered side's extreme key (`pwmj.prefilter`) marks
+ *     the rows that can match at all; NULL keys and hopeless rows are emitted unmatched (the
+ *     streamed side is outer: right / full) or dropped, before any sort;
+ *  2. only the survivors are sorted (in the buffered side's direction);
+ *  3. each survivor's first match is found by the `pwmj.search` strategy, starting at the previous
+ *     survivor's (the answers only move forward), and the survivor is paired with every buffered
+ *     row from there to the end of the non-NULL keys.
+ * Without the prefilter (the baseline) every non-NULL row is sorted and searched, and a row whose
+ * search finds nothing is unmatched — as is every row after it, since the answers only grow.
+ *
+ * Output is cut into `batchSize` batches however many pairs one streamed batch produces: the pair
+ * loop is resumable (survivor, buffered position), and every full buffer is yielded before the
+ * next pair is written — a batch that produces several chunks emits all of them (DataFusion once
+ * lost rows when one streamed batch produced more than one output chunk). A partial buffer is
+ * emitted at the end of each streamed batch (it references that batch's rows).
+ *
+ * The buffered rows some streamed row matched are `[minMarked, nonNull)` (watermark.ts): each
+ * batch lowers the shared watermark once, with its first survivor's match (the smallest, as the
+ * matches only move forward). The partition that finishes last emits the buffered rows before the
+ * watermark and the NULL-key rows, NULL-padded, for a left / full join.
+ */
+import type { RecordBatch, Schema } from 'apache-arrow';
+import { RowSource } from '../../core/arrow/gather.ts';
+import { argsortKeys } from '../../core/keys/argsort.ts';
+import { normalizeKeys } from '../../core/keys/normalize.ts';
+import type { KeyColumn } from '../../core/keys/types.ts';
+import type { OutputPlan } from '../common/output.ts';
+import type { SortedBufferedSide } from './buffered-side.ts';
+import { BatchMatcher } from './match.ts';
+import type { PiecewisePlan } from './plan.ts';
+import { nonNullMask, type BatchScratch, type PiecewiseStats } from './scratch.ts';
+import type { MinMarkedWatermark } from './watermark.ts';
+
+export interface ClassicContext {
+  readonly plan: PiecewisePlan;
+  readonly buffered: SortedBufferedSide;
+  readonly watermark: MinMarkedWatermark;
+  /** Pairs: buffered (left) columns, then streamed (right) columns. */
+  readonly output: OutputPlan;
+  readonly streamedSchema: Schema;
+  readonly batchSize: number;
+  readonly stats: PiecewiseStats;
+}
+
+export class ClassicPartition {
+  readonly #bufIdx: Int32Array;
+  readonly #strIdx: Int32Array;
+  #n = 0;
+
+  constructor(
+    private readonly c: ClassicContext,
+    private readonly scratch: BatchScratch,
+  ) {
+    this.#bufIdx = new Int32Array(c.batchSize);
+    this.#strIdx = new Int32Array(c.batchSize);
+  }
+
+  /** The output of one streamed batch. */
+  *process(batch: RecordBatch): Generator<RecordBatch> {
+    const n = batch.numRows;
+    if (n === 0) return;
+    const { plan, buffered, stats } = this.c;
+    stats.streamedRows += n;
+    const src = new RowSource([batch], this.c.streamedSchema);
+    const nonNull = buffered.nonNull;
+    if (nonNull === 0) {
+      // nothing can match: no comparison, every row unmatched
+      if (plan.streamedOuter) yield* this.#unmatched(src, null, n);
+      if (this.#n > 0) yield this.#flush(src);
+      return;
+    }
+    const key: KeyColumn = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
+    this.scratch.hold(batch, key);
+    try {
+      const matcher = new BatchMatcher(buffered.keys!, key, plan.op, this.scratch.nums(n));
+      const mask = this.scratch.mask(n);
+      const candidates = plan.prefilter ? matcher.matchable(mask) : nonNullMask(key, mask);
+      stats.candidates += candidates;
+      if (plan.streamedOuter && candidates < n) yield* this.#unmatched(src, mask, n);
+      if (candidates > 0) {
+        const rows = this.scratch.rowsWhere(mask, n);
+        const sorted = argsortKeys([key], [{ descending: plan.descending, nullsFirst: false }], rows);
+        yield* this.#pairs(src, matcher, sorted);
+      }
+      if (this.#n > 0) yield this.#flush(src);
+    } finally {
+      this.scratch.release();
+    }
+  }
+
+  /** Every streamed row in `sorted` with the buffered rows from its first match on. */
+  *#pairs(src: RowSource, matcher: BatchMatcher, sorted: Int32Array): Generator<RecordBatch> {
+    const { plan, buffered, stats } = this.c;
+    const order = buffered.order;
+    const nonNull = buffered.nonNull;
+    const search = plan.search;
+    const p = matcher.predicate;
+    const bs = this.c.batchSize;
+    const bi = this.#bufIdx;
+    const si = this.#strIdx;
+    let k = 0;
+    let first = -1;
+    for (let t = 0; t < sorted.length; t++) {
+      const r = sorted[t]!;
+      p.row = r;
+      k = search.firstMatch(p, k, nonNull);
+      stats.searches++;
+      if (k === nonNull) {
+        // only without the prefilter: this row and every later one match nothing
+        if (plan.streamedOuter) yield* this.#unmatchedRows(src, sorted, t);
+        break;
+      }
+      if (first < 0) first = k;
+      stats.pairs += nonNull - k;
+      let j = k;
+      while (j < nonNull) {
+        let n = this.#n;
+        const take = Math.min(nonNull - j, bs - n);
+        for (const end = j + take; j < end; j++, n++) {
+          bi[n] = order[j]!;
+          si[n] = r;
+        }
+        this.#n = n;
+        if (n === bs) yield this.#flush(src);
+      }
+    }
+    if (first >= 0 && plan.bufferedOuter) this.c.watermark.lower(first);
+  }
+
+  /** Streamed rows with `mask[r] === 0` (every row when `mask` is null), NULL-padded. */
+  *#unmatched(src: RowSource, mask: Uint8Array | null, n: number): Generator<RecordBatch> {
+    const bs = this.c.batchSize;
+    const bi = this.#bufIdx;
+    const si = this.#strIdx;
+    for (let r = 0; r < n; r++) {
+      if (mask !== null && mask[r] === 1) continue;
+      bi[this.#n] = -1;
+      si[this.#n] = r;
+      if (++this.#n === bs) yield this.#flush(src);
+    }
+    this.c.stats.streamedUnmatched += mask === null ? n : n - countOnes(mask, n);
+  }
+
+  /** `rows[from..]`, NULL-padded. */
+  *#unmatchedRows(src: RowSource, rows: Int32Array, from: number): Generator<RecordBatch> {
+    const bs = this.c.batchSize;
+    for (let t = from; t < rows.length; t++) {
+      this.#bufIdx[this.#n] = -1;
+      this.#strIdx[this.#n] = rows[t]!;
+      if (++this.#n === bs) yield this.#flush(src);
+    }
+    this.c.stats.streamedUnmatched += rows.length - from;
+  }
+
+  #flush(src: RowSource): RecordBatch {
+    const n = this.#n;
+    this.#n = 0;
+    return this.c.output.pairBatch(this.c.buffered.source, this.#bufIdx, src, this.#strIdx, 0, n);
+  }
+
+  /**
+   * Called once per partition after the streamed side is exhausted; the last partition to finish
+   * emits the unmatched buffered rows of a left / full join: sorted positions before the
+   * watermark, then the NULL keys.
+   */
+  *finish(): Generator<RecordBatch> {
+    if (!this.c.watermark.finishPartition() || !this.c.plan.bufferedOuter) return;
+    const { buffered, batchSize } = this.c;
+    const w = this.c.watermark.value;
+    const none = new RowSource([], this.c.streamedSchema);
+    const bi = this.#bufIdx;
+    const si = this.#strIdx.fill(-1);
+    this.c.stats.bufferedUnmatched += w + buffered.rows - buffered.nonNull;
+    for (const [from, to] of [
+      [0, w],
+      [buffered.nonNull, buffered.rows],
+    ] as const) {
+      for (let p = from; p < to; ) {
+        const n = Math.min(batchSize, to - p);
+        for (let t = 0; t < n; t++) bi[t] = buffered.order[p + t]!;
+        p += n;
+        yield this.c.output.pairBatch(buffered.source, bi, none, si, 0, n);
+      }
+    }
+  }
+}
+
+function countOnes(mask: Uint8Array, n: number): number {
+  let c = 0;
+  for (let i = 0; i < n; i++) c += mask[i]!;
+  return c;
+}

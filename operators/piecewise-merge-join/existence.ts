@@ -1,0 +1,132 @@
+/**
+ * The existence piecewise merge join (semi / anti / mark on the buffered side): one streamed
+ * partition's work, which is only ever to lower the watermark.
+ *
+ * The answer is a property of the buffered side: which of its rows some streamed row matches.
+ * Those are `[minMarked, nonNull)` of the sorted positions (watermark.ts), so a streamed batch
+ * needs exactly one question answered — where does the match set of its *extreme* row begin (the
+ * largest key for `<` / `<=`, the smallest for `>` / `>=`: its match set contains every other
+ * row's)? — and that search stops at the current watermark: rows from there on are marked
+ * already, by this partition or another, and a match among them would record nothing (DataFusion's
+ * `existence_join.rs`). With `pwmj.prefilter` the batch is first reduced to that row and tested
+ * against the buffered extreme key (a batch that matches nothing costs one pass over its keys and
+ * no search). Without it (the baseline) every non-NULL row is sorted and searched, each from the
+ * previous one's match, lowering the watermark per row as a per-row marking would.
+ *
+ * Once the watermark reaches 0 every buffered row is marked and `process` returns false: the
+ * streamed side is not read any further. An empty or all-NULL buffered side can mark nothing, so
+ * the streamed side is never read at all (the join's entry checks `canMark`).
+ *
+ * The last partition to finish emits the answer, in sorted order of the buffered side: semi the
+ * positions `[minMarked, nonNull)`, anti the prefix `[0, minMarked)` plus the NULL-key rows, mark
+ * every row with `mark = minMarked <= position < nonNull` (non-NULL, like `EXISTS`).
+ */
+import type { RecordBatch } from 'apache-arrow';
+import { argsortKeys } from '../../core/keys/argsort.ts';
+import { normalizeKeys } from '../../core/keys/normalize.ts';
+import type { OutputPlan } from '../common/output.ts';
+import type { SortedBufferedSide } from './buffered-side.ts';
+import { BatchMatcher } from './match.ts';
+import type { ExistenceKind, PiecewisePlan } from './plan.ts';
+import { nonNullMask, type BatchScratch, type PiecewiseStats } from './scratch.ts';
+import type { MinMarkedWatermark } from './watermark.ts';
+
+export interface ExistenceContext {
+  readonly plan: PiecewisePlan;
+  readonly buffered: SortedBufferedSide;
+  readonly watermark: MinMarkedWatermark;
+  /** The buffered side's columns (and the mark). */
+  readonly output: OutputPlan;
+  readonly batchSize: number;
+  readonly stats: PiecewiseStats;
+}
+
+export class ExistencePartition {
+  constructor(
+    private readonly c: ExistenceContext,
+    private readonly scratch: BatchScratch,
+  ) {}
+
+  /** Whether a streamed row could still mark something (false: stop reading the streamed side). */
+  get canMark(): boolean {
+    return this.c.watermark.value > 0;
+  }
+
+  /** Lowers the watermark by one streamed batch; returns `canMark`. */
+  process(batch: RecordBatch): boolean {
+    const { plan, buffered, stats, watermark } = this.c;
+    const n = batch.numRows;
+    if (n === 0 || watermark.value === 0) return this.canMark;
+    stats.streamedRows += n;
+    const key = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
+    this.scratch.hold(batch, key);
+    try {
+      const matcher = new BatchMatcher(buffered.keys!, key, plan.op, this.scratch.nums(n));
+      const p = matcher.predicate;
+      const nonNull = buffered.nonNull;
+      if (plan.prefilter) {
+        const r = matcher.extremeRow();
+        if (r < 0) return this.canMark;
+        p.row = r;
+        if (!p.matches(nonNull - 1)) {
+          stats.batchesSkipped++;
+          return this.canMark;
+        }
+        const k = plan.search.firstMatch(p, 0, watermark.value);
+        stats.searches++;
+        watermark.lower(k);
+        return this.canMark;
+      }
+      const mask = this.scratch.mask(n);
+      if (nonNullMask(key, mask) === 0) return this.canMark;
+      const sorted = argsortKeys([key], [{ descending: plan.descending, nullsFirst: false }], this.scratch.rowsWhere(mask, n));
+      stats.candidates += sorted.length;
+      let k = 0;
+      for (let t = 0; t < sorted.length; t++) {
+        p.row = sorted[t]!;
+        const w = watermark.value;
+        if (k >= w) break; // every later row's match starts at or after k: nothing left to mark
+        k = plan.search.firstMatch(p, k, w);
+        stats.searches++;
+        watermark.lower(k);
+      }
+      return this.canMark;
+    } finally {
+      this.scratch.release();
+    }
+  }
+
+  /** Called once per partition after the streamed side; the last one emits the answer. */
+  *finish(): Generator<RecordBatch> {
+    if (!this.c.watermark.finishPartition()) return;
+    yield* existenceAnswer(this.c.plan.existence!, this.c.buffered, this.c.watermark.value, this.c.output, this.c.batchSize);
+  }
+}
+
+/** The semi / anti / mark rows of the buffered side for the final watermark `w`. */
+export function* existenceAnswer(kind: ExistenceKind, buffered: SortedBufferedSide, w: number, output: OutputPlan, batchSize: number): Generator<RecordBatch> {
+  const { order, nonNull, rows, source } = buffered;
+  const ranges: (readonly [number, number])[] =
+    kind === 'semi'
+      ? [[w, nonNull]]
+      : kind === 'anti'
+        ? [
+            [0, w],
+            [nonNull, rows],
+          ]
+        : [[0, rows]];
+  const idx = new Int32Array(Math.max(1, Math.min(batchSize, rows)));
+  const mark = kind === 'mark' ? new Uint8Array(idx.length) : null;
+  for (const [from, to] of ranges) {
+    for (let p = from; p < to; ) {
+      const n = Math.min(idx.length, to - p);
+      for (let t = 0; t < n; t++) {
+        const at = p + t;
+        idx[t] = order[at]!;
+        if (mark !== null) mark[t] = at >= w && at < nonNull ? 1 : 0;
+      }
+      p += n;
+      yield output.sideBatch(source, idx, 0, n, mark);
+    }
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The one comparison the piecewise merge join makes, `buffered OP streamed`, in three uses built
+ * once per streamed batch: the first-match predicate the search strategy calls (`predicate`), the
+ * prefilter against the buffered side's extreme key (`matchable`), and the reduction of a batch to
+ * the one row whose match set contains every other's (`extremeRow`, for the existence joins).
+ *
+ * The three must agree exactly with the order the buffered side was sorted in, or the prefilter
+ * or the search would drop a matching row: all of them compare through the sort order of
+ * core/keys/order.ts (DuckDB's: -0.0 = 0.0, NaN above every number and equal to NaN, ints of any
+ * width widened to one kind, decimals at a common scale, strings and binary byte-wise, dates and
+ * timestamps as their integers, false < true). When both sides' keys are exact doubles
+ * (`orderedNumbers`: ints within 2^53, booleans, finite floats) the same order is plain `<` on
+ * numbers and the comparisons are a typed-array loop; otherwise (decimals, strings, wide ints,
+ * infinities or NaN in the batch) the comparator decides. A NULL streamed key matches nothing,
+ * and the buffered keys searched are the non-NULL ones only.
+ *
+ * The extreme key is the last sorted non-NULL buffered key (DataFusion's `matchable_rows`): every
+ * match set is a suffix of the sorted keys, so a streamed row matches anything iff it matches
+ * that one.
+ */
+import { ASC_NULLS_LAST, makeSortComparator } from '../../core/keys/order.ts';
+import { orderedNumbers } from '../../core/keys/ordered-numbers.ts';
+import type { KeyColumn, KeyComparator } from '../../core/keys/types.ts';
+import type { MatchPredicate } from '../../core/pwmj-search.ts';
+import type { RangeOp } from '../../core/types.ts';
+
+/** The buffered side's non-NULL keys in sorted order, and the same as exact numbers if they are. */
+export interface SortedKeys {
+  readonly key: KeyColumn;
+  readonly nums: Float64Array | null;
+}
+
+/** `SortedKeys` over `key` (already sorted, no NULLs). */
+export function sortedKeys(key: KeyColumn): SortedKeys {
+  return { key, nums: orderedNumbers(key, ASC_NULLS_LAST) };
+}
+
+/** A first-match predicate for one streamed row at a time (`row`), over sorted buffered positions. */
+export interface StreamRowPredicate extends MatchPredicate {
+  row: number;
+}
+
+// One class per operator over numbers, so `matches` is a single typed-array comparison.
+class NumLt implements StreamRowPredicate {
+  row = 0;
+  constructor(
+    private readonly b: Float64Array,
+    private readonly s: Float64Array,
+  ) {}
+  matches(i: number): boolean {
+    return this.b[i]! < this.s[this.row]!;
+  }
+}
+class NumLe implements StreamRowPredicate {
+  row = 0;
+  constructor(
+    private readonly b: Float64Array,
+    private readonly s: Float64Array,
+  ) {}
+  matches(i: number): boolean {
+    return this.b[i]! <= this.s[this.row]!;
+  }
+}
+class NumGt implements StreamRowPredicate {
+  row = 0;
+  constructor(
+    private readonly b: Float64Array,
+    private readonly s: Float64Array,
+  ) {}
+  matches(i: number): boolean {
+    return this.b[i]! > this.s[this.row]!;
+  }
+}
+class NumGe implements StreamRowPredicate {
+  row = 0;
+  constructor(
+    private readonly b: Float64Array,
+    private readonly s: Float64Array,
+  ) {}
+  matches(i: number): boolean {
+    return this.b[i]! >= this.s[this.row]!;
+  }
+}
+
+/** `b OP s` through the sort comparator: `compare(s, b)` > 0 means s sorts after b. */
+class ComparatorPredicate implements StreamRowPredicate {
+  row = 0;
+  readonly #sign: number;
+  readonly #strict: boolean;
+  constructor(
+    private readonly cmp: KeyComparator,
+    op: RangeOp,
+  ) {
+    this.#sign = op === '<' || op === '<=' ? 1 : -1;
+    this.#strict = op === '<' || op === '>';
+  }
+  matches(i: number): boolean {
+    const c = this.cmp.compare(this.row, i) * this.#sign;
+    return this.#strict ? c > 0 : c >= 0;
+  }
+}
+
+/** The comparisons of one streamed batch's key column against the sorted buffered keys. */
+export class BatchMatcher {
+  readonly predicate: StreamRowPredicate;
+  /** The streamed keys as exact numbers (NULL = +Infinity), or null when the comparator decides. */
+  readonly #nums: Float64Array | null;
+  readonly #nulls: Uint8Array | null;
+  readonly #rows: number;
+
+  constructor(
+    private readonly buffered: SortedKeys,
+    private readonly stream: KeyColumn,
+    private readonly op: RangeOp,
+    scratch?: Float64Array,
+  ) {
+    if (buffered.key.length === 0) throw new RangeError('BatchMatcher needs a buffered side with a non-NULL key');
+    this.#rows = stream.length;
+    this.#nulls = stream.nulls;
+    const nums = buffered.nums === null ? null : orderedNumbers(stream, ASC_NULLS_LAST, scratch);
+    this.#nums = nums;
+    if (nums !== null) {
+      const b = buffered.nums!;
+      this.predicate = op === '<' ? new NumLt(b, nums) : op === '<=' ? new NumLe(b, nums) : op === '>' ? new NumGt(b, nums) : new NumGe(b, nums);
+    } else {
+      this.predicate = new ComparatorPredicate(makeSortComparator([stream], [buffered.key], [ASC_NULLS_LAST]), op);
+    }
+  }
+
+  /** Whether both sides compare as numbers (the typed-array path). */
+  get numeric(): boolean {
+    return this.#nums !== null;
+  }
+
+  /**
+   * `mask[i] = 1` iff streamed row i is not NULL and matches the buffered extreme key (so matches
+   * at least one buffered row), else 0, for every row; returns the number of ones.
+   */
+  matchable(mask: Uint8Array): number {
+    const n = this.#rows;
+    const ext = this.buffered.key.length - 1;
+    const s = this.#nums;
+    if (s !== null) {
+      const e = this.buffered.nums![ext]!;
+      switch (this.op) {
+        case '<':
+          for (let i = 0; i < n; i++) mask[i] = e < s[i]! ? 1 : 0;
+          break;
+        case '<=':
+          for (let i = 0; i < n; i++) mask[i] = e <= s[i]! ? 1 : 0;
+          break;
+        case '>':
+          for (let i = 0; i < n; i++) mask[i] = e > s[i]! ? 1 : 0;
+          break;
+        case '>=':
+          for (let i = 0; i < n; i++) mask[i] = e >= s[i]! ? 1 : 0;
+          break;
+      }
+    } else {
+      const p = this.predicate;
+      for (let i = 0; i < n; i++) {
+        p.row = i;
+        mask[i] = p.matches(ext) ? 1 : 0;
+      }
+    }
+    const nulls = this.#nulls;
+    let count = 0;
+    if (nulls === null) {
+      for (let i = 0; i < n; i++) count += mask[i]!;
+    } else {
+      for (let i = 0; i < n; i++) {
+        const m = mask[i]! & (nulls[i]! ^ 1);
+        mask[i] = m;
+        count += m;
+      }
+    }
+    return count;
+  }
+
+  /**
+   * The non-NULL streamed row whose match set contains every other row's — the largest key for
+   * `<` / `<=`, the smallest for `>` / `>=` (the first such row on ties) — or -1 if every key is NULL.
+   */
+  extremeRow(): number {
+    const n = this.#rows;
+    const nulls = this.#nulls;
+    const wantMax = this.op === '<' || this.op === '<=';
+    let best = -1;
+    const s = this.#nums;
+    if (s !== null) {
+      let v = 0;
+      for (let i = 0; i < n; i++) {
+        if (nulls !== null && nulls[i] === 1) continue;
+        const x = s[i]!;
+        if (best < 0 || (wantMax ? x > v : x < v)) {
+          best = i;
+          v = x;
+        }
+      }
+      return best;
+    }
+    const self = makeSortComparator([this.stream], [this.stream], [ASC_NULLS_LAST]);
+    for (let i = 0; i < n; i++) {
+      if (nulls !== null && nulls[i] === 1) continue;
+      if (best < 0) best = i;
+      else {
+        const c = self.compare(i, best);
+        if (wantMax ? c > 0 : c < 0) best = i;
+      }
+    }
+    return best;
+  }
+}
