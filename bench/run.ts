@@ -17,12 +17,14 @@ import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
+import { piecewiseCases } from './suites/piecewise.ts';
 import { sortMergeCases } from './suites/sort-merge.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: SuiteOverrides) => Promise<BenchCase[]>> = {
   'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
   'parquet-pruning': parquetPruningCases,
+  piecewise: piecewiseCases,
   'sort-merge': sortMergeCases,
 };
 
