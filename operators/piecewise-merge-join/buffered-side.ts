@@ -8,12 +8,13 @@
  * unmatched, an anti join returns them, a mark join marks them false. `keys` are the non-NULL keys
  * taken into sorted order (what the search and the prefilter compare against).
  *
- * The sort happens when the first streamed batch arrives that could match (`sort()`), not when
- * the side is loaded: the extreme key — the last sorted non-NULL key, the one the prefilter
- * compares with — is found by one pass (`extreme`), and when the streamed scan prunes every
- * container against it (no streamed row can match), nothing is ever sorted. Until then every
- * buffered row is unmatched, in any order, so `order` is the identity for the answers that read it
- * then (which must be "no row matched": the watermark is still at `nonNull`).
+ * The sort happens when a streamed batch first needs it (`sort()`), not when the side is loaded:
+ * the two ends of the sorted order are found by one pass each (`extremeRow`, `firstRow`), and
+ * they decide the batches that match nothing (the prefilter compares with the last key; when the
+ * streamed scan prunes every container against it, nothing is ever sorted) and, for the existence
+ * joins, the batches whose extreme row matches the first key and so every row (the watermark
+ * drops to 0 without a sort or a search). Until the sort, `order` lists the non-NULL rows and then
+ * the NULL ones, which is all the two answers possible then need.
  *
  * The sort is the sort operator's in-memory core (`argsortKeys`: LSD radix over order-preserving
  * key words, a merge sort for plain bytes), stable, so equal keys keep their input order. The
@@ -31,21 +32,25 @@ import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import { collectScan } from '../common/collect.ts';
-import { extremeRowOf, sortedKeys, type SortedKeys } from './match.ts';
+import { ASC_NULLS_LAST } from '../../core/keys/order.ts';
+import { orderedNumbers } from '../../core/keys/ordered-numbers.ts';
+import { extremeRowOf, sortedKeys, type BufferedKeys, type SortedKeys } from './match.ts';
 import type { PiecewisePlan } from './plan.ts';
 
 export class SortedBufferedSide {
   #order: Int32Array | null = null;
-  #identity: Int32Array | null = null;
+  #nullsLast: Int32Array | null = null;
   #keys: SortedKeys | null = null;
+  #unsorted: SortedKeys | null = null;
   #key: KeyColumn | null;
 
   private constructor(
     readonly source: RowSource,
     key: KeyColumn | null,
     readonly nonNull: number,
-    /** The row holding the extreme key (the last in sorted order among the non-NULL ones), or -1. */
+    /** The rows holding the last and the first key of the sorted order (-1 when nonNull is 0). */
     readonly extremeRow: number,
+    readonly firstRow: number,
     private readonly plan: PiecewisePlan,
     private readonly reservation: Reservation,
   ) {
@@ -60,21 +65,38 @@ export class SortedBufferedSide {
     return this.#order !== null;
   }
 
-  /** Sorted position -> row; the identity until `sort()` (see the module comment). */
+  /**
+   * Sorted position -> row. Before `sort()`: the non-NULL rows in row order, then the NULL rows —
+   * right for the only answers that can be read then, "no row matched" (watermark `nonNull`) and
+   * "every non-NULL row matched" (watermark 0, see `BufferedKeys.first`).
+   */
   get order(): Int32Array {
-    return this.#order ?? (this.#identity ??= identity(this.rows));
+    return this.#order ?? (this.#nullsLast ??= nullsLast(this.#key, this.rows));
+  }
+
+  /** The keys to compare streamed batches with: sorted positions once sorted, rows before. */
+  target(): BufferedKeys {
+    if (this.nonNull === 0) throw new RangeError('a buffered side without a non-NULL key has nothing to compare');
+    if (this.#keys !== null) return { keys: this.#keys, extreme: this.nonNull - 1, first: 0 };
+    let keys = this.#unsorted;
+    if (keys === null) {
+      keys = this.#unsorted = { key: this.#key!, nums: orderedNumbers(this.#key!, ASC_NULLS_LAST) };
+      if (keys.nums !== null) this.reservation.grow(keys.nums.byteLength);
+    }
+    return { keys, extreme: this.extremeRow, first: this.firstRow };
   }
 
   /** The extreme key as (column, row): what the prefilter compares with; null when nonNull is 0. */
   extremeKey(): { readonly key: KeyColumn; readonly row: number } | null {
     if (this.nonNull === 0) return null;
-    return this.#keys !== null ? { key: this.#keys.key, row: this.nonNull - 1 } : { key: this.#key!, row: this.extremeRow };
+    const t = this.target();
+    return { key: t.keys.key, row: t.extreme };
   }
 
-  /** The non-NULL keys in sorted order (sorting the side first if it is not yet). */
-  get keys(): SortedKeys {
-    if (this.#keys === null) this.sort();
-    return this.#keys!;
+  /** The sorted keys (sorting the side first if it is not yet). */
+  sortedTarget(): BufferedKeys {
+    this.sort();
+    return this.target();
   }
 
   /** Sorts the side (once); a side with no non-NULL key has nothing to sort. */
@@ -92,12 +114,14 @@ export class SortedBufferedSide {
     this.#order = order;
     this.#keys = keys;
     this.#key = null;
-    this.#identity = null;
+    if (this.#unsorted?.nums) this.reservation.shrink(this.#unsorted.nums.byteLength);
+    this.#unsorted = null;
+    this.#nullsLast = null;
   }
 
   static async load(scan: Scan, schema: Schema, plan: PiecewisePlan, reservation: Reservation, signal?: AbortSignal): Promise<SortedBufferedSide> {
     const batches = await collectScan(scan, reservation, { signal });
-    if (batches.length === 0) return new SortedBufferedSide(new RowSource([], schema), null, 0, -1, plan, reservation);
+    if (batches.length === 0) return new SortedBufferedSide(new RowSource([], schema), null, 0, -1, -1, plan, reservation);
     const batch = concatInto(batches, schema, reservation);
     const key = normalizeKeys(batch, [plan.bufferedKey], [plan.kind])[0]!;
     reservation.grow(keyColumnBytes(key));
@@ -105,13 +129,18 @@ export class SortedBufferedSide {
     if (key.nulls !== null) for (let i = 0; i < key.length; i++) nulls += key.nulls[i]!;
     // the last in sorted order: the smallest key for a descending side, the largest otherwise
     const extremeRow = extremeRowOf(key, !plan.descending);
-    return new SortedBufferedSide(new RowSource([batch], schema), key, key.length - nulls, extremeRow, plan, reservation);
+    const firstRow = extremeRowOf(key, plan.descending);
+    return new SortedBufferedSide(new RowSource([batch], schema), key, key.length - nulls, extremeRow, firstRow, plan, reservation);
   }
 }
 
-function identity(n: number): Int32Array {
+/** Rows with a non-NULL key in row order, then the NULL ones. */
+function nullsLast(key: KeyColumn | null, n: number): Int32Array {
   const a = new Int32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
+  const nulls = key?.nulls ?? null;
+  let p = 0;
+  for (let i = 0; i < n; i++) if (nulls === null || nulls[i] === 0) a[p++] = i;
+  if (nulls !== null) for (let i = 0; i < n; i++) if (nulls[i] === 1) a[p++] = i;
   return a;
 }
 

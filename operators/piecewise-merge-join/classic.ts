@@ -76,7 +76,7 @@ export class ClassicPartition {
     const key: KeyColumn = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
     this.scratch.hold(batch, key);
     try {
-      const matcher = new BatchMatcher(buffered.keys, key, plan.op, this.scratch.nums(n));
+      const matcher = new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch.nums(n));
       const mask = this.scratch.mask(n);
       const candidates = plan.prefilter ? matcher.matchable(mask) : nonNullMask(key, mask);
       stats.candidates += candidates;

@@ -9,8 +9,9 @@
  * row's)? — and that search stops at the current watermark: rows from there on are marked
  * already, by this partition or another, and a match among them would record nothing (DataFusion's
  * `existence_join.rs`). With `pwmj.prefilter` the batch is first reduced to that row and tested
- * against the buffered extreme key (a batch that matches nothing costs one pass over its keys and
- * no search). Without it (the baseline) every non-NULL row is sorted and searched, each from the
+ * against the two ends of the buffered order: a batch that matches nothing costs one pass over its
+ * keys and no search, and one whose row matches the first key marks every row, with no search and
+ * no sort of the buffered side (buffered-side.ts). Without it (the baseline) every non-NULL row is sorted and searched, each from the
  * previous one's match, lowering the watermark per row as a per-row marking would.
  *
  * Once the watermark reaches 0 every buffered row is marked and `process` returns false: the
@@ -61,22 +62,30 @@ export class ExistencePartition {
     const key = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
     this.scratch.hold(batch, key);
     try {
-      const matcher = new BatchMatcher(buffered.keys, key, plan.op, this.scratch.nums(n));
-      const p = matcher.predicate;
-      const nonNull = buffered.nonNull;
       if (plan.prefilter) {
-        const r = matcher.extremeRow();
+        // the batch's extreme row against the two ends of the buffered order, before any sort
+        const target = buffered.target();
+        const ends = new BatchMatcher(target, key, plan.op, this.scratch.nums(n));
+        const r = ends.extremeRow();
         if (r < 0) return this.canMark;
-        p.row = r;
-        if (!p.matches(nonNull - 1)) {
+        ends.predicate.row = r;
+        if (!ends.predicate.matches(target.extreme)) {
           stats.batchesSkipped++;
           return this.canMark;
         }
-        const k = plan.search.firstMatch(p, 0, watermark.value);
+        if (ends.predicate.matches(target.first)) {
+          stats.batchesAllMatched++;
+          watermark.lower(0); // it matches the first key, so every one
+          return this.canMark;
+        }
+        const matcher = buffered.sorted ? ends : new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch.nums(n));
+        matcher.predicate.row = r;
+        const k = plan.search.firstMatch(matcher.predicate, 0, watermark.value);
         stats.searches++;
         watermark.lower(k);
         return this.canMark;
       }
+      const p = new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch.nums(n)).predicate;
       const mask = this.scratch.mask(n);
       if (nonNullMask(key, mask) === 0) return this.canMark;
       const sorted = argsortKeys([key], [{ descending: plan.descending, nullsFirst: false }], this.scratch.rowsWhere(mask, n));

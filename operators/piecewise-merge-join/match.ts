@@ -36,6 +36,18 @@ export function sortedKeys(key: KeyColumn): SortedKeys {
   return { key, nums: orderedNumbers(key, ASC_NULLS_LAST) };
 }
 
+/**
+ * The buffered keys a streamed batch is compared with, and which of them are the ends of the sorted
+ * order: `extreme` the last (a row matches anything iff it matches it), `first` the first (a row
+ * that matches it matches every non-NULL key). Sorted: positions, `first` 0 and `extreme`
+ * nonNull - 1. Before the sort: the unsorted column's rows holding those two keys.
+ */
+export interface BufferedKeys {
+  readonly keys: SortedKeys;
+  readonly extreme: number;
+  readonly first: number;
+}
+
 /** A first-match predicate for one streamed row at a time (`row`), over sorted buffered positions. */
 export interface StreamRowPredicate extends MatchPredicate {
   row: number;
@@ -109,13 +121,19 @@ export class BatchMatcher {
   readonly #nulls: Uint8Array | null;
   readonly #rows: number;
 
+  readonly #buffered: SortedKeys;
+  readonly #extreme: number;
+
   constructor(
-    private readonly buffered: SortedKeys,
+    target: BufferedKeys,
     private readonly stream: KeyColumn,
     private readonly op: RangeOp,
     scratch?: Float64Array,
   ) {
+    const buffered = target.keys;
     if (buffered.key.length === 0) throw new RangeError('BatchMatcher needs a buffered side with a non-NULL key');
+    this.#buffered = buffered;
+    this.#extreme = target.extreme;
     this.#rows = stream.length;
     this.#nulls = stream.nulls;
     const nums = buffered.nums === null ? null : orderedNumbers(stream, ASC_NULLS_LAST, scratch);
@@ -139,10 +157,10 @@ export class BatchMatcher {
    */
   matchable(mask: Uint8Array): number {
     const n = this.#rows;
-    const ext = this.buffered.key.length - 1;
+    const ext = this.#extreme;
     const s = this.#nums;
     if (s !== null) {
-      const e = this.buffered.nums![ext]!;
+      const e = this.#buffered.nums![ext]!;
       switch (this.op) {
         case '<':
           for (let i = 0; i < n; i++) mask[i] = e < s[i]! ? 1 : 0;

@@ -113,7 +113,9 @@ function record(m: JoinContext['metrics'], plan: PiecewisePlan, s: PiecewiseStat
     bump(m, 'bufferedUnmatched', s.bufferedUnmatched);
   } else {
     bump(m, 'batchesSkipped', s.batchesSkipped);
+    bump(m, 'batchesAllMatched', s.batchesAllMatched);
     if (!plan.prefilter) bump(m, 'candidates', s.candidates);
   }
+  if (buffered !== null) m.details.bufferedSort = buffered.sorted ? 'sorted' : buffered.nonNull === 0 ? 'nothing to sort' : 'not needed (no streamed batch needed it)';
   if (watermark !== null) m.details.minMarked = `${watermark.value} of ${buffered!.nonNull} non-NULL buffered keys`;
 }
