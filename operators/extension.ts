@@ -1,9 +1,11 @@
 /**
  * The built-in join algorithms, registered exactly the way a third-party extension registers
- * its own (see core/registry/extensions.ts).
+ * its own (see core/registry/extensions.ts). `auto` (the default `join`) is a planner over them: it
+ * names, per join, the algorithm that runs it (operators/auto-join/auto-join.ts).
  */
 import type { Extension } from '../core/registry/extensions.ts';
 import { JOIN } from '../core/registry/slots.ts';
+import { AutoJoin } from './auto-join/auto-join.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { SortMergeJoin } from './sort-merge-join/sort-merge-join.ts';
@@ -14,6 +16,7 @@ const extension: Extension = {
     registry.register(JOIN, new HashJoin());
     registry.register(JOIN, new NestedLoopJoin());
     registry.register(JOIN, new SortMergeJoin());
+    registry.register(JOIN, new AutoJoin(registry));
   },
 };
 export default extension;
