@@ -20,6 +20,7 @@ export { Registry, defineSlot, type Slot, type Strategy, type StrategyInfo, type
 export { ALL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH } from './core/registry/slots.ts';
 export type { Extension } from './core/registry/extensions.ts';
 export type { JoinAlgorithm, JoinContext, JoinInputs } from './core/join-algorithm.ts';
+export { chooseJoinAlgorithm, joinUnsupportedReason, type JoinChoice } from './core/join-planning.ts';
 export type { PushdownPolicy, BuildPartition, KeyFilter, PushdownContext } from './core/pushdown/policy.ts';
 export type { HashMapLayout, JoinHashTable, BuildInput, ProbeInput } from './core/hashmap.ts';
 export { ProbeCursor } from './core/hashmap.ts';

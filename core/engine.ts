@@ -3,6 +3,11 @@
  * extensions loaded. It binds a join spec to its inputs, resolves the configured algorithm and
  * runs it, returning the output (as a stream or a table) and the metrics.
  *
+ * The configured `join` may be a planning strategy (`auto`, the default: a `JoinAlgorithm` with
+ * `choose`): then the algorithm it chooses for the bound join is the one checked and run
+ * (core/join-planning.ts), the UnsupportedJoinError names it, and the metrics say
+ * `algorithm: <chosen>, chosenBy: <planner>`.
+ *
  * Everything the CLI does goes through here, so a library user gets the same checks, errors and
  * metrics as the command line.
  *
@@ -21,6 +26,7 @@ import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { heldBatchBytes } from './arrow/size.ts';
 import { parseConfig, type Config } from './config/schema.ts';
 import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
+import { chooseJoinAlgorithm, type JoinChoice } from './join-planning.ts';
 import { MemoryPool } from './memory/pool.ts';
 import { SpillManager } from './memory/spill.ts';
 import { newOperatorMetrics, type OperatorMetrics, type ScanMetrics } from './metrics.ts';
@@ -40,7 +46,10 @@ export type JoinInput = Table | string | Scan;
 export interface JoinMetrics {
   rows: number;
   elapsedMs: number;
+  /** The algorithm that ran the join (with `join: auto`, the one auto chose). */
   algorithm: string;
+  /** The planning strategy `join` named that chose `algorithm` (`auto`), or null when `join` named it directly. */
+  chosenBy: string | null;
   config: Config;
   scans: { left: ScanMetrics; right: ScanMetrics };
   operators: Record<string, OperatorMetrics>;
@@ -136,27 +145,46 @@ export class Engine {
     return isScan(input) ? Promise.resolve(input) : this.runtime.openInput(input, name);
   }
 
+  /** The strategy `join` names (the configured one by default): an algorithm, or a planner such as `auto`. */
   algorithm(name = this.config.join): JoinAlgorithm {
     return this.registry.resolve(JOIN, name);
   }
 
-  /** Checks a spec against two schemas and the configured algorithm, without reading data. */
+  /**
+   * The algorithm that runs `join` under this config: the configured `join`, or the one it
+   * chooses when it is a planner (`chosenBy` then names the planner). UnknownStrategyError when a
+   * planner chooses an algorithm that is not registered.
+   */
+  choose(join: BoundJoin): JoinChoice {
+    return chooseJoinAlgorithm(this.registry, this.config.join, join);
+  }
+
+  /** Checks a spec against two schemas and the algorithm that would run it, without reading data. */
   bind(spec: JoinSpec | JoinSpecInput, leftSchema: Schema, rightSchema: Schema): BoundJoin {
+    return this.#check(spec, leftSchema, rightSchema).bound;
+  }
+
+  #check(spec: JoinSpec | JoinSpecInput, leftSchema: Schema, rightSchema: Schema): { bound: BoundJoin; choice: JoinChoice } {
     const bound = bindJoin(normalizeSpec(spec), leftSchema, rightSchema);
-    const reason = this.algorithm().unsupportedReason(bound);
-    if (reason) throw new UnsupportedJoinError(`join algorithm '${this.config.join}' cannot run this join: ${reason}`);
-    return bound;
+    const choice = this.choose(bound);
+    const reason = choice.algorithm.unsupportedReason(bound);
+    if (reason) {
+      const by = choice.chosenBy !== null ? ` (chosen by '${choice.chosenBy}')` : '';
+      throw new UnsupportedJoinError(`join algorithm '${choice.algorithm.name}'${by} cannot run this join: ${reason}`);
+    }
+    return { bound, choice };
   }
 
   async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinStream> {
     const [leftInput, rightInput] = await Promise.all([this.openInput(left, 'left'), this.openInput(right, 'right')]);
-    let bound = this.bind(spec, leftInput.schema, rightInput.schema);
+    const checked = this.#check(spec, leftInput.schema, rightInput.schema);
+    const { algorithm, chosenBy } = checked.choice;
+    let { bound } = checked;
     // A select list may leave input columns unread: the operators then see projected scans (and
     // a join bound to them, with the output names of the full inputs).
     const leftScan = projectTo(leftInput, bound.inputColumns.left);
     const rightScan = projectTo(rightInput, bound.inputColumns.right);
     if (leftScan !== leftInput || rightScan !== rightInput) bound = bindJoin(bound.spec, leftScan.schema, rightScan.schema, bound.output);
-    const algorithm = this.algorithm();
     const pool = MemoryPool.forRun(this.config.memoryLimit);
     const opMetrics = newOperatorMetrics(algorithm.name);
     const spill = new SpillManager({ metrics: opMetrics });
@@ -165,6 +193,7 @@ export class Engine {
       rows: 0,
       elapsedMs: 0,
       algorithm: algorithm.name,
+      chosenBy,
       config: this.config,
       scans: { left: leftScan.metrics, right: rightScan.metrics },
       operators,

@@ -54,9 +54,11 @@ export class UnknownStrategyError extends JoinlabError {
     readonly slot: string,
     readonly requested: string,
     readonly available: readonly string[],
+    /** The planning strategy that asked for `requested` (a `join` planner's `choose`), if any. */
+    readonly chosenBy?: string,
   ) {
     super(
-      `unknown ${slot} strategy '${requested}'; registered: ${available.length ? available.join(', ') : '(none)'}`,
+      `unknown ${slot} strategy '${requested}'${chosenBy !== undefined ? ` (chosen by '${chosenBy}' for this join)` : ''}; registered: ${available.length ? available.join(', ') : '(none)'}`,
     );
   }
 }

@@ -4,6 +4,16 @@
  *
  * `unsupportedReason` lets the engine reject a spec an algorithm cannot run (a piecewise merge
  * join without a range predicate, say) with a clear error before reading any data.
+ *
+ * A strategy with `choose` is a *planning* strategy (`auto`, operators/auto-join/): it runs nothing
+ * itself but names, per bound join, the algorithm that runs it. The engine resolves `config.join`,
+ * and when that strategy has `choose` resolves the name it returns (following further planners,
+ * a cycle is an error) and checks and runs that algorithm instead — so an UnsupportedJoinError
+ * names the chosen algorithm and the metrics say `algorithm: <chosen>, chosenBy: <planner>`
+ * (core/join-planning.ts, core/engine.ts). A chosen name that is not registered is an
+ * UnknownStrategyError when the join is bound. A planner's `unsupportedReason` should answer for
+ * the algorithm it would choose, and its `execute` is only reached by a caller that bypasses the
+ * engine (it may delegate to the chosen algorithm).
  */
 import type { RecordBatch } from 'apache-arrow';
 import type { Config } from './config/schema.ts';
@@ -33,5 +43,12 @@ export interface JoinInputs {
 export interface JoinAlgorithm extends Strategy {
   /** Why this algorithm cannot run `join`, or `null` if it can. */
   unsupportedReason(join: BoundJoin): string | null;
+  /**
+   * A planning strategy: the name (in slot `join`) of the algorithm that runs `join`; the engine
+   * resolves and runs that one. Absent on an algorithm that runs joins itself. Decided from the
+   * bound join alone (the spec and the schemas, no data), so the same join always gets the same
+   * algorithm.
+   */
+  choose?(join: BoundJoin): string;
   execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch>;
 }

@@ -1,9 +1,11 @@
 /**
  * The built-in join algorithms, registered exactly the way a third-party extension registers
- * its own (see core/registry/extensions.ts).
+ * its own (see core/registry/extensions.ts). `auto` (the default `join`) is a planner over them: it
+ * names, per join, the algorithm that runs it (operators/auto-join/auto-join.ts).
  */
 import type { Extension } from '../core/registry/extensions.ts';
 import { JOIN } from '../core/registry/slots.ts';
+import { AutoJoin } from './auto-join/auto-join.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
@@ -16,6 +18,7 @@ const extension: Extension = {
     registry.register(JOIN, new NestedLoopJoin());
     registry.register(JOIN, new SortMergeJoin());
     registry.register(JOIN, new PiecewiseMergeJoin());
+    registry.register(JOIN, new AutoJoin(registry));
   },
 };
 export default extension;

@@ -65,7 +65,10 @@ describe('joinlab join --algorithm A --out x.parquet', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.config.batchSize).toBe(7);
-    expect(report.config.join).toBe('hash');
+    // the default `join` is the planner auto; an equi-join runs on hash
+    expect(report.config.join).toBe('auto');
+    expect(report.algorithm).toBe('hash');
+    expect(report.chosenBy).toBe('auto');
     expect(typeof report.elapsedMs).toBe('number');
     expect(report.scans.left).toEqual({ containersTotal: 4, containersPruned: 0, rowsDecoded: 60, rowsAfterFilter: 60, bytesDecoded: expect.any(Number), bytesRead: expect.any(Number), elapsedMs: expect.any(Number) });
     expect(report.scans.right.containersTotal).toBe(5);
@@ -101,6 +104,29 @@ describe('joinlab join --algorithm A --out x.parquet', () => {
     }
   });
 
+  it('--json names the algorithm auto chose (and chosenBy null for one named by --algorithm)', async () => {
+    const json = async (...args: string[]) => {
+      const r = await run('join', '--left', L, '--right', R, '--json', ...args);
+      expect(r.stderr).toBe('');
+      return JSON.parse(r.stdout) as { algorithm: string; chosenBy: string | null; config: { join: string }; operators: { join: { name: string } } };
+    };
+    // a range with a filter: nested-loop (the CLI needs --on or --range, so no cross product here)
+    const ranged = await json('--range', 'k_int32 < k_int32', '--filter', 'l.k_int64 <> r.k_int64', '--type', 'left');
+    expect(ranged).toMatchObject({ algorithm: 'nested-loop', chosenBy: 'auto', config: { join: 'auto' }, operators: { join: { name: 'nested-loop' } } });
+    expect(await json('--range', 'k_int32 < k_int32', '--filter', 'l.k_int64 <> r.k_int64', '--set', 'join=auto')).toMatchObject({ algorithm: 'nested-loop', chosenBy: 'auto' });
+    const named = await json('--on', 'k_int32=k_int32', '--algorithm', 'sort-merge');
+    expect(named).toMatchObject({ algorithm: 'sort-merge', chosenBy: null, config: { join: 'sort-merge' } });
+    // without --json the summary line says it too
+    const text = await run('join', '--left', L, '--right', R, '--on', 'k_int32=k_int32');
+    expect(text.stdout).toMatch(/^\d+ rows in [\d.]+ ms \(hash, chosen by auto\)/);
+  });
+
+  it('an unsupported join names the algorithm auto chose', async () => {
+    const r = await run('join', '--left', L, '--right', R, '--on', 'k_int32=k_int32', '--range', 'k_int64 < k_int64');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/join algorithm 'hash' \(chosen by 'auto'\) cannot run this join: a range predicate beside equi-keys/);
+  });
+
   it('writes .arrow and .csv too', async () => {
     for (const ext of ['arrow', 'csv']) {
       const out = join(dir, `x.${ext}`);
@@ -118,7 +144,21 @@ describe('joinlab strategies', () => {
     expect(r.code).toBe(0);
     const { slots } = JSON.parse(r.stdout);
     expect(slots.map((s: { name: string }) => s.name)).toEqual(['join', 'pushdown', 'hashmap', 'smj.existence', 'pwmj.search']);
-    expect(slots[0].strategies[0]).toMatchObject({ name: 'hash', extension: 'joinlab.joins' });
+    expect(slots[0].strategies[0]).toMatchObject({ name: 'hash', extension: 'joinlab.joins', default: false });
+    // auto is the default of `join`, and its description is the rule
+    const auto = slots[0].strategies.find((t: { name: string }) => t.name === 'auto');
+    expect(auto).toMatchObject({ extension: 'joinlab.joins', default: true });
+    expect(auto.description).toMatch(/hash when the join has an equi-key; piecewise for one range predicate without equi-key or filter; nested-loop otherwise/);
+    // one default per slot that has strategies
+    for (const s of slots) if (s.strategies.length > 0) expect(s.strategies.filter((t: { default: boolean }) => t.default), s.name).toHaveLength(1);
+  });
+
+  it('the table marks the defaults and prints the rule', async () => {
+    const r = await run('strategies');
+    expect(r.code).toBe(0);
+    const line = r.stdout.split('\n').find((l) => /^\s*join\s+auto\b/.test(l));
+    expect(line).toMatch(/^\s*join\s+auto\s+yes\s+joinlab\.joins\s+planner, the default: hash when the join has an equi-key/);
+    expect(r.stdout.split('\n').find((l) => /^\s*join\s+hash\b/.test(l))).not.toMatch(/\byes\b/);
   });
 });
 

@@ -1,11 +1,12 @@
 /**
  * `joinlab demo` (what `npm start` runs until the experiment runner lands): generate the built-in
- * data set, run every registered join algorithm on every join type (plus a residual filter, a
- * range predicate and NOT IN), check each answer against DuckDB on the same data and print one
- * table. Returns false when any answer differs from DuckDB's.
+ * data set, run every registered join algorithm (`auto` too, labelled with what it chose) on every
+ * join type (plus a residual filter, a range predicate and NOT IN), check each answer against
+ * DuckDB on the same data and print one table. Returns false when any answer differs from DuckDB's.
  */
 import type { Config } from '../../core/config/schema.ts';
 import { Engine } from '../../composition.ts';
+import { joinUnsupportedReason } from '../../core/join-planning.ts';
 import { bindJoin } from '../../core/plan.ts';
 import { JOIN } from '../../core/registry/slots.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
@@ -42,7 +43,8 @@ export async function runDemo(config: Config, options: { rows: number; seed: num
       const engine = await base.with({ join: algorithm });
       for (const c of demoCases()) {
         const spec = toJoinSpec(c.spec);
-        const unsupported = engine.algorithm().unsupportedReason(bindJoin(spec, orders.schema, customers.schema));
+        // asked the way the engine asks: `auto` answers for the algorithm it chooses
+        const unsupported = joinUnsupportedReason(engine.registry, algorithm, bindJoin(spec, orders.schema, customers.schema));
         if (unsupported) {
           rows.push([algorithm, c.label, undefined, undefined, undefined, 'n/a (unsupported)']);
           continue;
@@ -58,7 +60,8 @@ export async function runDemo(config: Config, options: { rows: number; seed: num
         const duckMs = performance.now() - t0;
         const cmp = compareResults(table, expected);
         allOk &&= cmp.equal;
-        rows.push([algorithm, c.label, table.numRows, round(metrics.elapsedMs), round(duckMs), cmp.equal ? '✓' : `✗ (${cmp.missing.length} missing, ${cmp.extra.length} extra)`]);
+        const label = metrics.chosenBy !== null ? `${algorithm} (${metrics.algorithm})` : algorithm;
+        rows.push([label, c.label, table.numRows, round(metrics.elapsedMs), round(duckMs), cmp.equal ? '✓' : `✗ (${cmp.missing.length} missing, ${cmp.extra.length} extra)`]);
       }
     }
     process.stdout.write(`${formatTable(['algorithm', 'join', 'rows', 'joinlab ms', 'duckdb ms', 'parity'], rows)}\n\n`);

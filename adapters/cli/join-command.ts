@@ -62,7 +62,9 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
     const report = {
       rows: metrics.rows,
       elapsedMs: round(metrics.elapsedMs),
+      // the algorithm that ran; chosenBy: the planner (`join: auto`) that chose it, or null
       algorithm: metrics.algorithm,
+      chosenBy: metrics.chosenBy,
       config: configReport(metrics.config),
       scans: { left: scanReport(metrics.scans.left), right: scanReport(metrics.scans.right) },
       operators: metrics.operators,
@@ -72,7 +74,8 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`${metrics.rows} rows in ${round(metrics.elapsedMs)} ms (${metrics.algorithm})${opts.out ? ` -> ${opts.out}` : ''}\n`);
+  const algorithm = metrics.chosenBy !== null ? `${metrics.algorithm}, chosen by ${metrics.chosenBy}` : metrics.algorithm;
+  process.stdout.write(`${metrics.rows} rows in ${round(metrics.elapsedMs)} ms (${algorithm})${opts.out ? ` -> ${opts.out}` : ''}\n`);
   if (head !== null && head.numRows > 0) process.stdout.write(`${preview(head, metrics.rows)}\n`);
 }
 

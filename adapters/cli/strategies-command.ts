@@ -1,17 +1,33 @@
-/** `joinlab strategies [--json]`: every slot, the names registered in it and who registered them. */
-import type { Config } from '../../core/config/schema.ts';
+/**
+ * `joinlab strategies [--json]`: every slot, the names registered in it and who registered them,
+ * with each slot's default marked (the default of the config key the slot is named after: `auto`
+ * for `join`, whose description is its planning rule).
+ */
+import { CONFIG_KEYS, parseConfig, type Config } from '../../core/config/schema.ts';
 import { Engine } from '../../composition.ts';
 import { formatTable } from './format.ts';
 
+/** The default strategy name of each config key that names a strategy in a slot (`join` -> `auto`). */
+function slotDefaults(): Map<string, unknown> {
+  const defaults = parseConfig({});
+  return new Map(CONFIG_KEYS.map((k) => [k, defaults[k]]));
+}
+
 export async function runStrategiesCommand(config: Config, json: boolean): Promise<void> {
   const engine = await Engine.create(config);
-  const slots = engine.registry.slots();
+  const defaults = slotDefaults();
+  const slots = engine.registry.slots().map((s) => ({
+    ...s,
+    strategies: s.strategies.map((t) => ({ ...t, default: defaults.get(s.name) === t.name })),
+  }));
   if (json) {
     process.stdout.write(`${JSON.stringify({ slots }, null, 2)}\n`);
     return;
   }
   const rows = slots.flatMap((s) =>
-    s.strategies.length === 0 ? [[s.name, '(none yet)', '', s.description]] : s.strategies.map((t) => [s.name, t.name, t.extension, t.description]),
+    s.strategies.length === 0
+      ? [[s.name, '(none yet)', '', '', s.description]]
+      : s.strategies.map((t) => [s.name, t.name, t.default ? 'yes' : '', t.extension, t.description]),
   );
-  process.stdout.write(`${formatTable(['slot', 'name', 'extension', 'description'], rows)}\n`);
+  process.stdout.write(`${formatTable(['slot', 'name', 'default', 'extension', 'description'], rows)}\n`);
 }

@@ -17,7 +17,8 @@
  *    float columns, see `arithmeticFilter`), range predicates, and (three cases in ten) a
  *    `select` of a random subset of the output columns in random order;
  *  - the config: `join`, `pushdown`, `hashmap` drawn from the REGISTRY (so a strategy added by an
- *    extension is fuzzed without touching this file), `hash.mode` collect-left / partitioned with
+ *    extension is fuzzed without touching this file; `join` includes the planner `auto`, asked
+ *    about support through the algorithm it chooses), `hash.mode` collect-left / partitioned with
  *    1..8 partitions, `hash.build`, `batchSize` in {1, 7, 64, 8192} (or, one case in four, any of
  *    1..64), plus `pushdown.keyRangeBitmap`, a small `pushdown.inlistMaxDistinct` now and then
  *    (so the IN list's fallback to the map runs) and every `pushdown.rowFilter` mode.
@@ -51,6 +52,7 @@ import {
   type IntKind,
   type NumType,
 } from '../../core/expr/numeric-types.ts';
+import { joinUnsupportedReason } from '../../core/join-planning.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
@@ -364,11 +366,15 @@ function bindCase(spec: CaseSpec, left: Table, right: Table): BoundJoin | string
   }
 }
 
-/** Why `algorithm` cannot run `spec` on these tables, or null when it can. */
+/**
+ * Why `algorithm` cannot run `spec` on these tables, or null when it can. A planner (`auto`) is
+ * asked the way the engine asks it: the algorithm it chooses for the join answers, and a chosen
+ * algorithm the registry lacks is a reason too (core/join-planning.ts).
+ */
 export function unsupportedReason(space: CaseSpace, algorithm: string, spec: CaseSpec, left: Table, right: Table): string | null {
   const bound = bindCase(spec, left, right);
   if (typeof bound === 'string') return bound;
-  return space.registry.resolve(JOIN, algorithm).unsupportedReason(bound);
+  return joinUnsupportedReason(space.registry, algorithm, bound);
 }
 
 /**

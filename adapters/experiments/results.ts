@@ -44,7 +44,10 @@ export interface VariantResult {
   readonly reason?: string;
   readonly overrides: Record<string, unknown>;
   readonly config: ConfigJson;
+  /** The algorithm that ran (with `join: auto`, the one it chose). */
   readonly algorithm?: string;
+  /** The planner that chose `algorithm` (`auto`); absent when the config named the algorithm. */
+  readonly chosenBy?: string;
   readonly time?: RunStats;
   /** Median of the engine's own join time (metrics.elapsedMs: no file opening). */
   readonly joinMs?: number;

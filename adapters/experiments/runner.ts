@@ -273,6 +273,7 @@ async function runVariant(
     ...base,
     status: 'ok',
     algorithm: metrics.algorithm,
+    ...(metrics.chosenBy !== null ? { chosenBy: metrics.chosenBy } : {}),
     time: stats(wall),
     joinMs: median(joinMs),
     rows: metrics.rows,

@@ -37,7 +37,7 @@ const byteSize = z.unknown().transform((v, ctx) => {
 export const configSchema = z
   .object({
     extensions: z.array(z.string()).default([]),
-    join: strategyName.default('hash'),
+    join: strategyName.default('auto'),
     'hash.mode': z.enum(['collect-left', 'partitioned']).default('collect-left'),
     'hash.partitions': positiveInt.max(1024).default(4),
     'hash.build': z.enum(['left', 'right', 'auto']).default('auto'),
