@@ -69,8 +69,10 @@ export class ClassicPartition {
     const nonNull = buffered.nonNull;
     if (nonNull === 0) {
       // nothing can match: no comparison, every row unmatched
-      if (plan.streamedOuter) yield* this.#unmatched(src, null, n);
-      if (this.#n > 0) yield this.#flush(src);
+      if (plan.streamedOuter) {
+        yield* this.#unmatched(src, null, n);
+        if (this.#n > 0) yield this.#flush(src); // the partial buffer references this batch's rows
+      }
       return;
     }
     const key: KeyColumn = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
