@@ -50,6 +50,9 @@ export class ClassicPartition {
   readonly #bufIdx: Int32Array;
   readonly #strIdx: Int32Array;
   #n = 0;
+  /** `batchSize` entries of -1, and an empty buffered source: the NULL padding of whole batches. */
+  #nulls: Int32Array | null = null;
+  readonly #noBuffered: RowSource;
 
   constructor(
     private readonly c: ClassicContext,
@@ -57,6 +60,7 @@ export class ClassicPartition {
   ) {
     this.#bufIdx = new Int32Array(c.batchSize);
     this.#strIdx = new Int32Array(c.batchSize);
+    this.#noBuffered = new RowSource([], c.buffered.source.schema);
   }
 
   /** The output of one streamed batch. */
@@ -69,21 +73,22 @@ export class ClassicPartition {
     const nonNull = buffered.nonNull;
     if (nonNull === 0) {
       // nothing can match: no comparison, every row unmatched
-      if (plan.streamedOuter) {
-        yield* this.#unmatched(src, null, n);
-        if (this.#n > 0) yield this.#flush(src); // the partial buffer references this batch's rows
-      }
+      if (plan.streamedOuter) yield* this.#wholeBatchUnmatched(batch);
       return;
     }
     const key: KeyColumn = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
     this.scratch.hold(batch, key);
     try {
-      const matcher = new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch.nums(n));
+      // the prefilter needs only the extreme key: the buffered side is sorted once a row survives it
+      const nums = this.scratch.nums(n);
+      let matcher = new BatchMatcher(plan.prefilter ? buffered.target() : buffered.sortedTarget(), key, plan.op, nums);
       const mask = this.scratch.mask(n);
       const candidates = plan.prefilter ? matcher.matchable(mask) : nonNullMask(key, mask);
       stats.candidates += candidates;
-      if (plan.streamedOuter && candidates < n) yield* this.#unmatched(src, mask, n);
+      if (plan.streamedOuter && candidates === 0) yield* this.#wholeBatchUnmatched(batch);
+      else if (plan.streamedOuter && candidates < n) yield* this.#unmatched(src, mask, n);
       if (candidates > 0) {
+        if (!buffered.sorted) matcher = new BatchMatcher(buffered.sortedTarget(), key, plan.op, nums);
         const rows = this.scratch.rowsWhere(mask, n);
         const sorted = argsortKeys([key], [{ descending: plan.descending, nullsFirst: false }], rows);
         yield* this.#pairs(src, matcher, sorted);
@@ -133,18 +138,27 @@ export class ClassicPartition {
     if (first >= 0 && plan.bufferedOuter) this.c.watermark.lower(first);
   }
 
-  /** Streamed rows with `mask[r] === 0` (every row when `mask` is null), NULL-padded. */
-  *#unmatched(src: RowSource, mask: Uint8Array | null, n: number): Generator<RecordBatch> {
+  /** Streamed rows with `mask[r] === 0`, NULL-padded. */
+  *#unmatched(src: RowSource, mask: Uint8Array, n: number): Generator<RecordBatch> {
     const bs = this.c.batchSize;
     const bi = this.#bufIdx;
     const si = this.#strIdx;
     for (let r = 0; r < n; r++) {
-      if (mask !== null && mask[r] === 1) continue;
+      if (mask[r] === 1) continue;
       bi[this.#n] = -1;
       si[this.#n] = r;
       if (++this.#n === bs) yield this.#flush(src);
     }
-    this.c.stats.streamedUnmatched += mask === null ? n : n - countOnes(mask, n);
+    this.c.stats.streamedUnmatched += n - countOnes(mask, n);
+  }
+
+  /** Every row of `batch` unmatched: its own columns sliced, the buffered side NULL, no gather. */
+  *#wholeBatchUnmatched(batch: RecordBatch): Generator<RecordBatch> {
+    const bs = this.c.batchSize;
+    const nulls = (this.#nulls ??= new Int32Array(bs).fill(-1));
+    const n = batch.numRows;
+    for (let at = 0; at < n; at += bs) yield this.c.output.paddedBatch('right', batch, at, Math.min(bs, n - at), this.#noBuffered, nulls);
+    this.c.stats.streamedUnmatched += n;
   }
 
   /** `rows[from..]`, NULL-padded. */
