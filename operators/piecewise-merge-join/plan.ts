@@ -22,7 +22,7 @@ import type { BoundJoin } from '../../core/plan.ts';
 import type { FirstMatchSearch } from '../../core/pwmj-search.ts';
 import type { Registry } from '../../core/registry/registry.ts';
 import { PWMJ_SEARCH } from '../../core/registry/slots.ts';
-import { isAntiJoin, isMarkJoin, isSemiJoin, keepsUnmatched, outputSides, type JoinSpec, type RangeOp, type Side } from '../../core/types.ts';
+import { flipRangeOp, isAntiJoin, isMarkJoin, isSemiJoin, keepsUnmatched, outputSides, type JoinSpec, type RangeOp, type Side } from '../../core/types.ts';
 
 export type ExistenceKind = 'semi' | 'anti' | 'mark';
 
@@ -47,20 +47,6 @@ export interface PiecewisePlan {
   readonly prefilter: boolean;
   /** Streamed partitions sharing the buffered side and its watermark. */
   readonly partitions: number;
-}
-
-/** `a OP b` as `b flip(OP) a`. */
-export function flipRangeOp(op: RangeOp): RangeOp {
-  switch (op) {
-    case '<':
-      return '>';
-    case '<=':
-      return '>=';
-    case '>':
-      return '<';
-    case '>=':
-      return '<=';
-  }
 }
 
 /** Why the piecewise merge join cannot run `spec`, or null. */

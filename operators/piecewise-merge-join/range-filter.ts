@@ -17,6 +17,7 @@
 import type { DataType } from 'apache-arrow';
 import { compareKeyValues, formatKeyValue, keyValueAt, statsToKeyRange, type KeyValue } from '../../core/scan/key-stats.ts';
 import type { ContainerStats, ScanPredicate } from '../../core/scan/scan.ts';
+import { flipRangeOp } from '../../core/types.ts';
 import type { SortedBufferedSide } from './buffered-side.ts';
 import type { PiecewisePlan } from './plan.ts';
 
@@ -33,8 +34,7 @@ export class ExtremeKeyFilter implements ScanPredicate {
     this.#extreme = extreme;
     this.columns = [plan.streamedKey];
     // `e OP s` read from the streamed column's side: e < s is s > e
-    const flipped = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' }[plan.op];
-    this.description = `${plan.streamedKey} ${flipped} ${formatKeyValue(plan.kind, extreme)} (piecewise extreme key)`;
+    this.description = `${plan.streamedKey} ${flipRangeOp(plan.op)} ${formatKeyValue(plan.kind, extreme)} (piecewise extreme key)`;
   }
 
   /** The filter for this join, or null when none may be published. */
