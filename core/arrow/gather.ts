@@ -358,7 +358,8 @@ function gatherParts(parts: readonly Data[], loc: Located, count: number, name: 
     case Type.Interval:
     case Type.Decimal:
     case Type.FixedSizeBinary:
-      return make({ ...base, data: typedOutput(type.ArrayType, gatherFixed(parts, loc, count)) });
+      // every row NULL (a NULL-padded side): zeroed values, nothing to copy
+      return make({ ...base, data: typedOutput(type.ArrayType, nullCount === count ? zeroedFixed(parts, count) : gatherFixed(parts, loc, count)) });
     case Type.Bool:
       return make({ ...base, data: gatherBools(parts, loc, count) });
     case Type.Utf8:
@@ -499,6 +500,12 @@ function wordUnit(parts: readonly Data[], rowBytes: number): WordCtor {
 }
 
 /** Copies each located row's `rowBytes` bytes; NULL rows stay zero. Returns the output buffer. */
+/** The values buffer `gatherFixed` would allocate for `count` rows, all zero. */
+function zeroedFixed(parts: readonly Data[], count: number): ArrayBuffer {
+  const rowBytes = valuesOf(parts[0]!).BYTES_PER_ELEMENT * parts[0]!.stride;
+  return new ArrayBuffer(Math.ceil((count * rowBytes) / 8) * 8);
+}
+
 function gatherFixed(parts: readonly Data[], loc: Located, count: number): ArrayBuffer {
   const first = valuesOf(parts[0]!);
   const rowBytes = first.BYTES_PER_ELEMENT * parts[0]!.stride;

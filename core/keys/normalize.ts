@@ -146,7 +146,19 @@ function normalizeFixed(chunks: readonly Data[], length: number, kind: KeyKind, 
 }
 
 function zeroNullRows(words: Int32Array, w: number, nulls: Uint8Array, length: number): void {
-  for (let i = 0; i < length; i++) if (nulls[i] !== 0) words.fill(0, i * w, i * w + w);
+  // the common widths without a call per row (fill() per NULL row cost ~8 ns a row)
+  if (w === 2) {
+    for (let i = 0; i < length; i++) {
+      if (nulls[i] !== 0) {
+        words[2 * i] = 0;
+        words[2 * i + 1] = 0;
+      }
+    }
+  } else if (w === 1) {
+    for (let i = 0; i < length; i++) if (nulls[i] !== 0) words[i] = 0;
+  } else {
+    for (let i = 0; i < length; i++) if (nulls[i] !== 0) words.fill(0, i * w, i * w + w);
+  }
 }
 
 function unsupported(d: Data, kind: KeyKind, name: string): never {
@@ -291,6 +303,10 @@ function extendSmall(src: ArrayLike<number>, signed: boolean, words: Int32Array,
 
 /** Copy `stride` source words per row, then sign/zero-extend to `w` words. */
 function extendWords(src: Int32Array, stride: number, signed: boolean, words: Int32Array, base: number, w: number, n: number): void {
+  if (stride === w) {
+    words.set(src.subarray(0, n * w), base * w); // nothing to extend: one block copy
+    return;
+  }
   for (let i = 0; i < n; i++) {
     const s = i * stride;
     const o = (base + i) * w;

@@ -80,18 +80,17 @@ export class ClassicPartition {
     this.scratch.hold(batch, key);
     try {
       // the prefilter needs only the extreme key: the buffered side is sorted once a row survives it
-      const nums = this.scratch.nums(n);
       // (another partition may sort the side while this one is suspended at a yield: remember
       // what this matcher was built on)
       const onSorted = !plan.prefilter || buffered.sorted;
-      let matcher = new BatchMatcher(onSorted ? buffered.sortedTarget() : buffered.target(), key, plan.op, nums);
+      let matcher = new BatchMatcher(onSorted ? buffered.sortedTarget() : buffered.target(), key, plan.op, this.scratch);
       const mask = this.scratch.mask(n);
       const candidates = plan.prefilter ? matcher.matchable(mask) : nonNullMask(key, mask);
       stats.candidates += candidates;
       if (plan.streamedOuter && candidates === 0) yield* this.#wholeBatchUnmatched(batch);
       else if (plan.streamedOuter && candidates < n) yield* this.#unmatched(src, mask, n);
       if (candidates > 0) {
-        if (!onSorted) matcher = new BatchMatcher(buffered.sortedTarget(), key, plan.op, nums);
+        if (!onSorted) matcher = new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch);
         const rows = this.scratch.rowsWhere(mask, n);
         const sorted = argsortKeys([key], [{ descending: plan.descending, nullsFirst: false }], rows);
         yield* this.#pairs(src, matcher, sorted);

@@ -65,7 +65,7 @@ export class ExistencePartition {
       if (plan.prefilter) {
         // the batch's extreme row against the two ends of the buffered order, before any sort
         const target = buffered.target();
-        const ends = new BatchMatcher(target, key, plan.op, this.scratch.nums(n));
+        const ends = new BatchMatcher(target, key, plan.op, this.scratch);
         const r = ends.extremeRow();
         if (r < 0) return this.canMark;
         ends.predicate.row = r;
@@ -78,14 +78,14 @@ export class ExistencePartition {
           watermark.lower(0); // it matches the first key, so every one
           return this.canMark;
         }
-        const matcher = buffered.sorted ? ends : new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch.nums(n));
+        const matcher = buffered.sorted ? ends : new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch);
         matcher.predicate.row = r;
         const k = plan.search.firstMatch(matcher.predicate, 0, watermark.value);
         stats.searches++;
         watermark.lower(k);
         return this.canMark;
       }
-      const p = new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch.nums(n)).predicate;
+      const p = new BatchMatcher(buffered.sortedTarget(), key, plan.op, this.scratch).predicate;
       const mask = this.scratch.mask(n);
       if (nonNullMask(key, mask) === 0) return this.canMark;
       const sorted = argsortKeys([key], [{ descending: plan.descending, nullsFirst: false }], this.scratch.rowsWhere(mask, n));

@@ -48,6 +48,13 @@ export interface BufferedKeys {
   readonly first: number;
 }
 
+const SIGN = 0x80000000 | 0;
+
+/** Where a matcher may put its numbers (reused across batches), asked only when it needs them. */
+export interface NumberScratch {
+  nums(n: number): Float64Array;
+}
+
 /** A first-match predicate for one streamed row at a time (`row`), over sorted buffered positions. */
 export interface StreamRowPredicate extends MatchPredicate {
   row: number;
@@ -113,14 +120,17 @@ class ComparatorPredicate implements StreamRowPredicate {
   }
 }
 
-/** The comparisons of one streamed batch's key column against the sorted buffered keys. */
+/**
+ * The comparisons of one streamed batch's key column against the buffered keys. The numbers and
+ * the predicate are built on first use: a batch the prefilter rejects whole needs neither (for a
+ * 64-bit integer key the prefilter compares the key words themselves).
+ */
 export class BatchMatcher {
-  readonly predicate: StreamRowPredicate;
-  /** The streamed keys as exact numbers (NULL = +Infinity), or null when the comparator decides. */
-  readonly #nums: Float64Array | null;
+  #predicate: StreamRowPredicate | null = null;
+  /** The streamed keys as exact numbers (NULL = +Infinity); null when the comparator decides; undefined until asked. */
+  #nums: Float64Array | null | undefined = undefined;
   readonly #nulls: Uint8Array | null;
   readonly #rows: number;
-
   readonly #buffered: SortedKeys;
   readonly #extreme: number;
 
@@ -128,7 +138,7 @@ export class BatchMatcher {
     target: BufferedKeys,
     private readonly stream: KeyColumn,
     private readonly op: RangeOp,
-    scratch?: Float64Array,
+    private readonly scratch?: NumberScratch,
   ) {
     const buffered = target.keys;
     if (buffered.key.length === 0) throw new RangeError('BatchMatcher needs a buffered side with a non-NULL key');
@@ -136,19 +146,31 @@ export class BatchMatcher {
     this.#extreme = target.extreme;
     this.#rows = stream.length;
     this.#nulls = stream.nulls;
-    const nums = buffered.nums === null ? null : orderedNumbers(stream, ASC_NULLS_LAST, scratch);
-    this.#nums = nums;
-    if (nums !== null) {
-      const b = buffered.nums!;
-      this.predicate = op === '<' ? new NumLt(b, nums) : op === '<=' ? new NumLe(b, nums) : op === '>' ? new NumGt(b, nums) : new NumGe(b, nums);
-    } else {
-      this.predicate = new ComparatorPredicate(makeSortComparator([stream], [buffered.key], [ASC_NULLS_LAST]), op);
+  }
+
+  #numbers(): Float64Array | null {
+    if (this.#nums === undefined) this.#nums = this.#buffered.nums === null ? null : orderedNumbers(this.stream, ASC_NULLS_LAST, this.scratch?.nums(this.#rows));
+    return this.#nums;
+  }
+
+  /** The first-match predicate (set its `row`, then ask positions of the buffered keys). */
+  get predicate(): StreamRowPredicate {
+    if (this.#predicate === null) {
+      const nums = this.#numbers();
+      const op = this.op;
+      if (nums !== null) {
+        const b = this.#buffered.nums!;
+        this.#predicate = op === '<' ? new NumLt(b, nums) : op === '<=' ? new NumLe(b, nums) : op === '>' ? new NumGt(b, nums) : new NumGe(b, nums);
+      } else {
+        this.#predicate = new ComparatorPredicate(makeSortComparator([this.stream], [this.#buffered.key], [ASC_NULLS_LAST]), op);
+      }
     }
+    return this.#predicate;
   }
 
   /** Whether both sides compare as numbers (the typed-array path). */
   get numeric(): boolean {
-    return this.#nums !== null;
+    return this.#numbers() !== null;
   }
 
   /**
@@ -158,28 +180,33 @@ export class BatchMatcher {
   matchable(mask: Uint8Array): number {
     const n = this.#rows;
     const ext = this.#extreme;
-    const s = this.#nums;
-    if (s !== null) {
-      const e = this.#buffered.nums![ext]!;
-      switch (this.op) {
-        case '<':
-          for (let i = 0; i < n; i++) mask[i] = e < s[i]! ? 1 : 0;
-          break;
-        case '<=':
-          for (let i = 0; i < n; i++) mask[i] = e <= s[i]! ? 1 : 0;
-          break;
-        case '>':
-          for (let i = 0; i < n; i++) mask[i] = e > s[i]! ? 1 : 0;
-          break;
-        case '>=':
-          for (let i = 0; i < n; i++) mask[i] = e >= s[i]! ? 1 : 0;
-          break;
-      }
+    const key = this.stream;
+    if (this.#nums === undefined && !isBytesKey(key) && key.kind.width === 2 && (key.kind.order === 'int' || key.kind.order === 'uint')) {
+      matchWords(key.words, (this.#buffered.key as typeof key).words, ext, key.kind.order === 'uint', this.op, mask, n);
     } else {
-      const p = this.predicate;
-      for (let i = 0; i < n; i++) {
-        p.row = i;
-        mask[i] = p.matches(ext) ? 1 : 0;
+      const s = this.#numbers();
+      if (s !== null) {
+        const e = this.#buffered.nums![ext]!;
+        switch (this.op) {
+          case '<':
+            for (let i = 0; i < n; i++) mask[i] = e < s[i]! ? 1 : 0;
+            break;
+          case '<=':
+            for (let i = 0; i < n; i++) mask[i] = e <= s[i]! ? 1 : 0;
+            break;
+          case '>':
+            for (let i = 0; i < n; i++) mask[i] = e > s[i]! ? 1 : 0;
+            break;
+          case '>=':
+            for (let i = 0; i < n; i++) mask[i] = e >= s[i]! ? 1 : 0;
+            break;
+        }
+      } else {
+        const p = this.predicate;
+        for (let i = 0; i < n; i++) {
+          p.row = i;
+          mask[i] = p.matches(ext) ? 1 : 0;
+        }
       }
     }
     const nulls = this.#nulls;
@@ -202,6 +229,44 @@ export class BatchMatcher {
    */
   extremeRow(): number {
     return extremeRowOf(this.stream, this.op === '<' || this.op === '<=', this.#nums);
+  }
+}
+
+/**
+ * The prefilter over 64-bit integer key words (2 per row, little-endian: low word unsigned, high
+ * word signed, or unsigned for `uint`): `mask[i] = e OP' s[i]` against the buffered key at row
+ * `ext` of `bw`, NULL rows included (the caller masks them).
+ */
+function matchWords(sw: Int32Array, bw: Int32Array, ext: number, unsigned: boolean, op: RangeOp, mask: Uint8Array, n: number): void {
+  const flip = unsigned ? SIGN : 0; // unsigned order of a word = signed order of word ^ 2^31
+  const eh = bw[2 * ext + 1]! ^ flip;
+  const el = bw[2 * ext]! ^ SIGN;
+  // s OP' e, high words first, then the low words as unsigned; one loop per operator
+  switch (op) {
+    case '<': // e < s
+      for (let i = 0; i < n; i++) {
+        const sh = sw[2 * i + 1]! ^ flip;
+        mask[i] = sh > eh || (sh === eh && (sw[2 * i]! ^ SIGN) > el) ? 1 : 0;
+      }
+      break;
+    case '<=':
+      for (let i = 0; i < n; i++) {
+        const sh = sw[2 * i + 1]! ^ flip;
+        mask[i] = sh > eh || (sh === eh && (sw[2 * i]! ^ SIGN) >= el) ? 1 : 0;
+      }
+      break;
+    case '>': // e > s
+      for (let i = 0; i < n; i++) {
+        const sh = sw[2 * i + 1]! ^ flip;
+        mask[i] = sh < eh || (sh === eh && (sw[2 * i]! ^ SIGN) < el) ? 1 : 0;
+      }
+      break;
+    case '>=':
+      for (let i = 0; i < n; i++) {
+        const sh = sw[2 * i + 1]! ^ flip;
+        mask[i] = sh < eh || (sh === eh && (sw[2 * i]! ^ SIGN) <= el) ? 1 : 0;
+      }
+      break;
   }
 }
 

@@ -357,7 +357,7 @@ async function checkNormal(c: KeyCase, op: RangeOp, rng: Rng, paths: Paths, scra
     const vals = sVals.slice(base, base + n);
     const where = `${label}; streamed [${vals.map(show).join(', ')}]`;
     const sKey = normalizeKeys(batch, ['k'], [plan.kind])[0]!;
-    const matcher = new BatchMatcher(buffered.sortedTarget(), sKey, plan.op, rng.chance(0.5) ? scratch : undefined);
+    const matcher = new BatchMatcher(buffered.sortedTarget(), sKey, plan.op, rng.chance(0.5) ? { nums: () => scratch } : undefined);
 
     const exact = c.exact;
     const wantNumeric = exact !== undefined && sortedL.every(exact) && vals.every((v) => v === null || exact(asR(v)));
