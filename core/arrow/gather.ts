@@ -499,12 +499,13 @@ function wordUnit(parts: readonly Data[], rowBytes: number): WordCtor {
   return unit === 4 ? Int32Array : unit === 2 ? Uint16Array : Uint8Array;
 }
 
-/** Copies each located row's `rowBytes` bytes; NULL rows stay zero. Returns the output buffer. */
 /** The values buffer `gatherFixed` would allocate for `count` rows, all zero. */
 function zeroedFixed(parts: readonly Data[], count: number): ArrayBuffer {
   const rowBytes = valuesOf(parts[0]!).BYTES_PER_ELEMENT * parts[0]!.stride;
   return new ArrayBuffer(Math.ceil((count * rowBytes) / 8) * 8);
 }
+
+/** Copies each located row's `rowBytes` bytes; NULL rows stay zero. Returns the output buffer. */
 
 function gatherFixed(parts: readonly Data[], loc: Located, count: number): ArrayBuffer {
   const first = valuesOf(parts[0]!);

@@ -11,6 +11,7 @@
  */
 import type { Data, RecordBatch, Schema } from 'apache-arrow';
 import { boolData, gatherColumns, makeRecordBatch, type AllocationGuard, type RowSource } from '../../core/arrow/gather.ts';
+import { copyRanges, repeatRows, runnable } from '../../core/arrow/runs.ts';
 import type { OutputShape } from '../../core/output-schema.ts';
 
 /**
@@ -89,6 +90,22 @@ export class OutputPlan {
     const gathered = (cols: readonly number[]) => (cols.length === 0 ? [] : gatherColumns(other, nulls, 0, count, cols, this.guard));
     const a = side === 'left' ? slices(this.#first) : gathered(this.#first);
     const b = side === 'left' ? gathered(this.#second) : slices(this.#second);
+    return this.#assemble([...a, ...b], null, count);
+  }
+
+  /** Whether `runPairBatch` can assemble every selected column of these two batches. */
+  canRun(left: RecordBatch, right: RecordBatch): boolean {
+    return this.#first.every((c) => runnable(left.data.children[c]!)) && this.#second.every((c) => runnable(right.data.children[c]!));
+  }
+
+  /**
+   * Pairs given as runs (core/arrow/runs.ts): run i is rows [leftStarts[i], leftStarts[i] + lens[i])
+   * of `left`, each paired with row rightRows[i] of `right`; `count` rows in all. Only when
+   * `canRun(left, right)`.
+   */
+  runPairBatch(left: RecordBatch, leftStarts: Int32Array, right: RecordBatch, rightRows: Int32Array, lens: Int32Array, runs: number, count: number): RecordBatch {
+    const a = this.#first.map((c) => copyRanges(left.data.children[c]!, leftStarts, lens, runs, count));
+    const b = this.#second.map((c) => repeatRows(right.data.children[c]!, rightRows, lens, runs, count));
     return this.#assemble([...a, ...b], null, count);
   }
 

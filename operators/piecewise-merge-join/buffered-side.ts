@@ -23,7 +23,7 @@
  * `nonNull === 0`: nothing can match, and the join short-circuits without comparing anything.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
-import { concatBatches, RowSource } from '../../core/arrow/gather.ts';
+import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import { argsortKeys } from '../../core/keys/argsort.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
@@ -39,6 +39,7 @@ import type { PiecewisePlan } from './plan.ts';
 
 export class SortedBufferedSide {
   #order: Int32Array | null = null;
+  #sortedBatch: RecordBatch | null = null;
   #nullsLast: Int32Array | null = null;
   #keys: SortedKeys | null = null;
   #unsorted: SortedKeys | null = null;
@@ -97,6 +98,22 @@ export class SortedBufferedSide {
   sortedTarget(): BufferedKeys {
     this.sort();
     return this.target();
+  }
+
+  /**
+   * The rows physically in sorted order (position p is row order[p]), for output that copies
+   * ranges of positions (core/arrow/runs.ts). Made once, on first use, after the sort; reserved.
+   */
+  sortedBatch(): RecordBatch {
+    if (this.#sortedBatch === null) {
+      this.sort();
+      const order = this.order;
+      const columns = gatherColumns(this.source, order, 0, order.length);
+      const batch = makeRecordBatch(this.source.schema, columns, order.length);
+      this.reservation.grow(batchByteSize(batch));
+      this.#sortedBatch = batch;
+    }
+    return this.#sortedBatch;
   }
 
   /** Sorts the side (once); a side with no non-NULL key has nothing to sort. */

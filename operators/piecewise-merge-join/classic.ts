@@ -50,6 +50,12 @@ export class ClassicPartition {
   readonly #bufIdx: Int32Array;
   readonly #strIdx: Int32Array;
   #n = 0;
+  /** Pairs as runs (streamed row, first sorted position, length), `#runs` of them, `#runRows` rows. */
+  readonly #runRow: Int32Array;
+  readonly #runStart: Int32Array;
+  readonly #runLen: Int32Array;
+  #runs = 0;
+  #runRows = 0;
   /** `batchSize` entries of -1, and an empty buffered source: the NULL padding of whole batches. */
   #nulls: Int32Array | null = null;
   readonly #noBuffered: RowSource;
@@ -60,6 +66,9 @@ export class ClassicPartition {
   ) {
     this.#bufIdx = new Int32Array(c.batchSize);
     this.#strIdx = new Int32Array(c.batchSize);
+    this.#runRow = new Int32Array(c.batchSize);
+    this.#runStart = new Int32Array(c.batchSize);
+    this.#runLen = new Int32Array(c.batchSize);
     this.#noBuffered = new RowSource([], c.buffered.source.schema);
   }
 
@@ -96,14 +105,23 @@ export class ClassicPartition {
         yield* this.#pairs(src, matcher, sorted);
       }
       if (this.#n > 0) yield this.#flush(src);
+      if (this.#runRows > 0) yield this.#flushRuns(batch);
     } finally {
       this.scratch.release();
     }
   }
 
-  /** Every streamed row in `sorted` with the buffered rows from its first match on. */
+  /**
+   * Every streamed row in `sorted` with the buffered rows from its first match on. When every
+   * output column is fixed-width without NULLs (`OutputPlan.canRun`), the pairs are kept as runs —
+   * one streamed row against a range of sorted positions — and each output column is a block copy
+   * of the physically sorted buffered side or a fill of the streamed value (core/arrow/runs.ts);
+   * otherwise as row indices for the general gather.
+   */
   *#pairs(src: RowSource, matcher: BatchMatcher, sorted: Int32Array): Generator<RecordBatch> {
     const { plan, buffered, stats } = this.c;
+    const streamed = src.batches[0]!;
+    const runs = this.c.output.canRun(buffered.sortedBatch(), streamed);
     const order = buffered.order;
     const nonNull = buffered.nonNull;
     const search = plan.search;
@@ -116,8 +134,12 @@ export class ClassicPartition {
     for (let t = 0; t < sorted.length; t++) {
       const r = sorted[t]!;
       p.row = r;
-      k = search.firstMatch(p, k, nonNull);
-      stats.searches++;
+      // the previous row's first match is a lower bound, and the answer when it matches this row
+      // too (equal or close keys): one comparison instead of a search
+      if (t === 0 || k === nonNull || !p.matches(k)) {
+        k = search.firstMatch(p, t === 0 ? 0 : k + 1, nonNull);
+        stats.searches++;
+      }
       if (k === nonNull) {
         // only without the prefilter: this row and every later one match nothing
         if (plan.streamedOuter) yield* this.#unmatchedRows(src, sorted, t);
@@ -126,6 +148,17 @@ export class ClassicPartition {
       if (first < 0) first = k;
       stats.pairs += nonNull - k;
       let j = k;
+      if (runs) {
+        while (j < nonNull) {
+          const take = Math.min(nonNull - j, bs - this.#runRows);
+          this.#runRow[this.#runs] = r;
+          this.#runStart[this.#runs] = j;
+          this.#runLen[this.#runs++] = take;
+          j += take;
+          if ((this.#runRows += take) === bs) yield this.#flushRuns(streamed);
+        }
+        continue;
+      }
       while (j < nonNull) {
         let n = this.#n;
         const take = Math.min(nonNull - j, bs - n);
@@ -172,6 +205,15 @@ export class ClassicPartition {
       if (++this.#n === bs) yield this.#flush(src);
     }
     this.c.stats.streamedUnmatched += rows.length - from;
+  }
+
+  #flushRuns(streamed: RecordBatch): RecordBatch {
+    const runs = this.#runs;
+    const rows = this.#runRows;
+    this.#runs = 0;
+    this.#runRows = 0;
+    this.c.stats.runBatches++;
+    return this.c.output.runPairBatch(this.c.buffered.sortedBatch(), this.#runStart, streamed, this.#runRow, this.#runLen, runs, rows);
   }
 
   #flush(src: RowSource): RecordBatch {

@@ -109,6 +109,7 @@ function record(m: JoinContext['metrics'], plan: PiecewisePlan, s: PiecewiseStat
   if (plan.existence === null) {
     bump(m, 'candidates', s.candidates);
     bump(m, 'pairs', s.pairs);
+    bump(m, 'runBatches', s.runBatches);
     bump(m, 'streamedUnmatched', s.streamedUnmatched);
     bump(m, 'bufferedUnmatched', s.bufferedUnmatched);
   } else {

@@ -20,12 +20,14 @@ export interface PiecewiseStats {
   /** Existence joins: streamed batches whose extreme key matched every buffered key (no search, no sort). */
   batchesAllMatched: number;
   pairs: number;
+  /** Output batches assembled from runs (core/arrow/runs.ts) rather than gathered by index. */
+  runBatches: number;
   streamedUnmatched: number;
   bufferedUnmatched: number;
 }
 
 export function newPiecewiseStats(): PiecewiseStats {
-  return { streamedRows: 0, candidates: 0, searches: 0, batchesSkipped: 0, batchesAllMatched: 0, pairs: 0, streamedUnmatched: 0, bufferedUnmatched: 0 };
+  return { streamedRows: 0, candidates: 0, searches: 0, batchesSkipped: 0, batchesAllMatched: 0, pairs: 0, runBatches: 0, streamedUnmatched: 0, bufferedUnmatched: 0 };
 }
 
 /** `mask[i] = 1` for the non-NULL rows of `key`; returns their count. */
