@@ -109,6 +109,12 @@ export class OutputPlan {
     return this.#assemble([...a, ...b], null, count);
   }
 
+  /** Rows [start, start + count) of one `batch` of the one side, as zero-copy slices (+ `mark[k]` for k < count when given). */
+  sliceBatch(batch: RecordBatch, start: number, count: number, mark: Uint8Array | null): RecordBatch {
+    const a = this.#first.map((c) => batch.data.children[c]!.slice(start, count));
+    return this.#assemble(a, mark === null ? null : () => boolData(mark, 0, count), count);
+  }
+
   /** Output rows `src[idx[k]]` (+ `mark[k]` when given) for k in [start, start + count). */
   sideBatch(src: RowSource, idx: Int32Array, start: number, count: number, mark: Uint8Array | null): RecordBatch {
     const a = this.#first.length === 0 ? [] : gatherColumns(src, idx, start, count, this.#first, this.guard);

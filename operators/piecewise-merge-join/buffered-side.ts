@@ -1,6 +1,7 @@
 /**
  * The buffered side of a piecewise merge join: every row held in memory (under the run's pool),
- * in one batch, with a sorted index over its key instead of a sorted copy of its rows.
+ * in the batches it came in, with a sorted index over its key instead of a sorted copy of its rows
+ * (`sortedBatch()` makes that copy for the output that wants it).
  *
  * `order[p]` is the row at sorted position p; positions [0, nonNull) hold the non-NULL keys in the
  * plan's direction (descending for `<` / `<=`, ascending for `>` / `>=`), positions [nonNull,
@@ -24,17 +25,18 @@
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
+import { projectBatch } from '../memory-scan/memory-scan.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import { argsortKeys } from '../../core/keys/argsort.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import { takeKeyRows } from '../../core/keys/take.ts';
-import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
+import { isBytesKey, keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import { collectScan } from '../common/collect.ts';
 import { ASC_NULLS_LAST } from '../../core/keys/order.ts';
 import { orderedNumbers } from '../../core/keys/ordered-numbers.ts';
-import { extremeRowOf, sortedKeys, type BufferedKeys, type SortedKeys } from './match.ts';
+import { extremeRowsOf, sortedKeys, type BufferedKeys, type SortedKeys } from './match.ts';
 import type { PiecewisePlan } from './plan.ts';
 
 export class SortedBufferedSide {
@@ -81,7 +83,11 @@ export class SortedBufferedSide {
     if (this.#keys !== null) return { keys: this.#keys, extreme: this.nonNull - 1, first: 0 };
     let keys = this.#unsorted;
     if (keys === null) {
-      keys = this.#unsorted = { key: this.#key!, nums: orderedNumbers(this.#key!, ASC_NULLS_LAST) };
+      // numbers of the whole unsorted column only where the prefilter's vectorised pass needs them:
+      // a 64-bit integer key is compared as words, and the predicate's few calls go through the comparator
+      const key = this.#key!;
+      const words = !isBytesKey(key) && key.kind.width === 2 && (key.kind.order === 'int' || key.kind.order === 'uint');
+      keys = this.#unsorted = { key, nums: words ? null : orderedNumbers(key, ASC_NULLS_LAST) };
       if (keys.nums !== null) this.reservation.grow(keys.nums.byteLength);
     }
     return { keys, extreme: this.extremeRow, first: this.firstRow };
@@ -90,8 +96,7 @@ export class SortedBufferedSide {
   /** The extreme key as (column, row): what the prefilter compares with; null when nonNull is 0. */
   extremeKey(): { readonly key: KeyColumn; readonly row: number } | null {
     if (this.nonNull === 0) return null;
-    const t = this.target();
-    return { key: t.keys.key, row: t.extreme };
+    return this.#keys !== null ? { key: this.#keys.key, row: this.nonNull - 1 } : { key: this.#key!, row: this.extremeRow };
   }
 
   /** The sorted keys (sorting the side first if it is not yet). */
@@ -114,6 +119,17 @@ export class SortedBufferedSide {
       this.#sortedBatch = batch;
     }
     return this.#sortedBatch;
+  }
+
+  /**
+   * Per row (in row order): 1 when its sorted position is in `[w, nonNull)` — matched, for a
+   * watermark `w` — else 0 (NULL keys are never matched). Transient: not kept.
+   */
+  matchedRows(w: number): Uint8Array {
+    const flags = new Uint8Array(this.rows);
+    const order = this.order;
+    for (let p = w; p < this.nonNull; p++) flags[order[p]!] = 1;
+    return flags;
   }
 
   /** Sorts the side (once); a side with no non-NULL key has nothing to sort. */
@@ -139,15 +155,15 @@ export class SortedBufferedSide {
   static async load(scan: Scan, schema: Schema, plan: PiecewisePlan, reservation: Reservation, signal?: AbortSignal): Promise<SortedBufferedSide> {
     const batches = await collectScan(scan, reservation, { signal });
     if (batches.length === 0) return new SortedBufferedSide(new RowSource([], schema), null, 0, -1, -1, plan, reservation);
-    const batch = concatInto(batches, schema, reservation);
-    const key = normalizeKeys(batch, [plan.bufferedKey], [plan.kind])[0]!;
+    const key = normalizeKeys(keyColumnOf(batches, plan.bufferedKey, reservation), [plan.bufferedKey], [plan.kind])[0]!;
     reservation.grow(keyColumnBytes(key));
     let nulls = 0;
     if (key.nulls !== null) for (let i = 0; i < key.length; i++) nulls += key.nulls[i]!;
     // the last in sorted order: the smallest key for a descending side, the largest otherwise
-    const extremeRow = extremeRowOf(key, !plan.descending);
-    const firstRow = extremeRowOf(key, plan.descending);
-    return new SortedBufferedSide(new RowSource([batch], schema), key, key.length - nulls, extremeRow, firstRow, plan, reservation);
+    const ends = extremeRowsOf(key);
+    const extremeRow = plan.descending ? ends.min : ends.max;
+    const firstRow = plan.descending ? ends.max : ends.min;
+    return new SortedBufferedSide(new RowSource(batches, schema), key, key.length - nulls, extremeRow, firstRow, plan, reservation);
   }
 }
 
@@ -161,15 +177,19 @@ function nullsLast(key: KeyColumn | null, n: number): Int32Array {
   return a;
 }
 
-/** One batch of all rows; the parts are released once copied (reserved while both exist). */
-function concatInto(batches: RecordBatch[], schema: Schema, reservation: Reservation): RecordBatch {
-  if (batches.length === 1) return batches[0]!;
-  const parts = batches.reduce((s, b) => s + batchByteSize(b), 0);
-  reservation.grow(parts); // the copy, about the size of its parts, before it is made
-  const batch = concatBatches(batches, schema);
-  const size = batchByteSize(batch);
-  if (size > parts) reservation.grow(size - parts);
-  else reservation.shrink(parts - size);
-  reservation.shrink(parts);
-  return batch;
+/**
+ * The key column of every batch as one batch of that column alone: the rows stay in their batches
+ * (the output gathers from them, or slices them), only the key is copied to be normalised at once.
+ * The copy is reserved while it exists, i.e. until the normalised key (which may view it) is.
+ */
+function keyColumnOf(batches: readonly RecordBatch[], name: string, reservation: Reservation): RecordBatch {
+  const parts = batches.map((b) => projectBatch(b, [name]));
+  if (parts.length === 1) return parts[0]!;
+  const bytes = parts.reduce((s, b) => s + batchByteSize(b), 0);
+  reservation.grow(bytes);
+  try {
+    return concatBatches(parts, parts[0]!.schema);
+  } finally {
+    reservation.shrink(bytes); // from here on counted as the normalised key
+  }
 }

@@ -232,19 +232,34 @@ export class ClassicPartition {
     const { buffered, batchSize } = this.c;
     const w = this.c.watermark.value;
     const none = new RowSource([], this.c.streamedSchema);
+    if (!buffered.sorted && buffered.nonNull === buffered.rows) {
+      // never sorted, no NULL key: nothing matched — every buffered batch, sliced, NULL-padded
+      const nulls = (this.#nulls ??= new Int32Array(batchSize).fill(-1));
+      this.c.stats.bufferedUnmatched += buffered.rows;
+      for (const b of buffered.source.batches) {
+        for (let at = 0; at < b.numRows; at += batchSize) yield this.c.output.paddedBatch('left', b, at, Math.min(batchSize, b.numRows - at), none, nulls);
+      }
+      return;
+    }
+    // the rows not matched, in row order, gathered one buffered batch at a time
+    const matched = buffered.matchedRows(w);
     const bi = this.#bufIdx;
     const si = this.#strIdx.fill(-1);
     this.c.stats.bufferedUnmatched += w + buffered.rows - buffered.nonNull;
-    for (const [from, to] of [
-      [0, w],
-      [buffered.nonNull, buffered.rows],
-    ] as const) {
-      for (let p = from; p < to; ) {
-        const n = Math.min(batchSize, to - p);
-        for (let t = 0; t < n; t++) bi[t] = buffered.order[p + t]!;
-        p += n;
-        yield this.c.output.pairBatch(buffered.source, bi, none, si, 0, n);
+    let base = 0;
+    for (const b of buffered.source.batches) {
+      const src = new RowSource([b]);
+      let n = 0;
+      for (let r = 0; r < b.numRows; r++) {
+        bi[n] = r;
+        n += matched[base + r]! ^ 1;
+        if (n === batchSize) {
+          yield this.c.output.pairBatch(src, bi, none, si, 0, n);
+          n = 0;
+        }
       }
+      if (n > 0) yield this.c.output.pairBatch(src, bi, none, si, 0, n);
+      base += b.numRows;
     }
   }
 }

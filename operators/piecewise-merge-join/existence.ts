@@ -18,11 +18,13 @@
  * streamed side is not read any further. An empty or all-NULL buffered side can mark nothing, so
  * the streamed side is never read at all (the join's entry checks `canMark`).
  *
- * The last partition to finish emits the answer, in sorted order of the buffered side: semi the
- * positions `[minMarked, nonNull)`, anti the prefix `[0, minMarked)` plus the NULL-key rows, mark
- * every row with `mark = minMarked <= position < nonNull` (non-NULL, like `EXISTS`).
+ * The last partition to finish emits the answer, in the buffered side's row order (its batches,
+ * sliced or gathered one at a time, never a random gather over the whole side): semi the rows at
+ * sorted positions `[minMarked, nonNull)`, anti those before `minMarked` plus the NULL-key rows,
+ * mark every row with `mark = minMarked <= position < nonNull` (non-NULL, like `EXISTS`).
  */
 import type { RecordBatch } from 'apache-arrow';
+import { RowSource } from '../../core/arrow/gather.ts';
 import { argsortKeys } from '../../core/keys/argsort.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import type { OutputPlan } from '../common/output.ts';
@@ -114,28 +116,40 @@ export class ExistencePartition {
 
 /** The semi / anti / mark rows of the buffered side for the final watermark `w`. */
 export function* existenceAnswer(kind: ExistenceKind, buffered: SortedBufferedSide, w: number, output: OutputPlan, batchSize: number): Generator<RecordBatch> {
-  const { order, nonNull, rows, source } = buffered;
-  const ranges: (readonly [number, number])[] =
-    kind === 'semi'
-      ? [[w, nonNull]]
-      : kind === 'anti'
-        ? [
-            [0, w],
-            [nonNull, rows],
-          ]
-        : [[0, rows]];
-  const idx = new Int32Array(Math.max(1, Math.min(batchSize, rows)));
-  const mark = kind === 'mark' ? new Uint8Array(idx.length) : null;
-  for (const [from, to] of ranges) {
-    for (let p = from; p < to; ) {
-      const n = Math.min(idx.length, to - p);
-      for (let t = 0; t < n; t++) {
-        const at = p + t;
-        idx[t] = order[at]!;
-        if (mark !== null) mark[t] = at >= w && at < nonNull ? 1 : 0;
-      }
-      p += n;
-      yield output.sideBatch(source, idx, 0, n, mark);
+  if (!buffered.sorted && buffered.nonNull === buffered.rows) {
+    // never sorted, no NULL key: every row matched (w = 0) or none did — whole batches, sliced
+    if (w !== 0 && w !== buffered.nonNull) throw new RangeError(`watermark ${w} on a buffered side that was never sorted`);
+    const all = w === 0;
+    if (kind === 'semi' ? !all : kind === 'anti' ? all : false) return;
+    const mark = kind === 'mark' ? new Uint8Array(batchSize).fill(all ? 1 : 0) : null;
+    for (const b of buffered.source.batches) {
+      for (let at = 0; at < b.numRows; at += batchSize) yield output.sliceBatch(b, at, Math.min(batchSize, b.numRows - at), mark);
     }
+    return;
+  }
+  // sorted: flag the matched rows, then emit in row order, batch by batch — a mark join's columns
+  // are slices and its mark the flags; semi / anti gather from one batch at a time in row order
+  const matched = buffered.matchedRows(w);
+  const idx = new Int32Array(Math.max(1, batchSize));
+  let base = 0;
+  for (const b of buffered.source.batches) {
+    const rows = b.numRows;
+    if (kind === 'mark') {
+      for (let at = 0; at < rows; at += batchSize) yield output.sliceBatch(b, at, Math.min(batchSize, rows - at), matched.subarray(base + at));
+    } else {
+      const want = kind === 'semi' ? 1 : 0;
+      const src = new RowSource([b]);
+      let n = 0;
+      for (let r = 0; r < rows; r++) {
+        idx[n] = r;
+        n += matched[base + r] === want ? 1 : 0;
+        if (n === idx.length) {
+          yield output.sideBatch(src, idx, 0, n, null);
+          n = 0;
+        }
+      }
+      if (n > 0) yield output.sideBatch(src, idx, 0, n, null);
+    }
+    base += rows;
   }
 }

@@ -270,6 +270,16 @@ function matchWords(sw: Int32Array, bw: Int32Array, ext: number, unsigned: boole
   }
 }
 
+/** The rows of the smallest and the largest key of `col` (first on ties; -1 when all NULL), in one pass where it can. */
+export function extremeRowsOf(col: KeyColumn): { readonly min: number; readonly max: number } {
+  if (!isBytesKey(col) && col.kind.order !== 'float') {
+    const e = wordExtremes(col.words, col.kind.width, col.kind.order === 'uint', col.length, col.nulls);
+    return e === null ? { min: -1, max: -1 } : { min: e.minRow, max: e.maxRow };
+  }
+  const nums = orderedNumbers(col, ASC_NULLS_LAST);
+  return { min: extremeRowOf(col, false, nums), max: extremeRowOf(col, true, nums) };
+}
+
 /**
  * The first non-NULL row of `col` with the largest key (`wantMax`) or the smallest, in the sort
  * order; -1 when every row is NULL. `nums`: the column as exact numbers (`orderedNumbers`, NULL =
