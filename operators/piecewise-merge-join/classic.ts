@@ -16,7 +16,14 @@
  * loop is resumable (survivor, buffered position), and every full buffer is yielded before the
  * next pair is written — a batch that produces several chunks emits all of them (DataFusion once
  * lost rows when one streamed batch produced more than one output chunk). A partial buffer is
- * emitted at the end of each streamed batch (it references that batch's rows).
+ * emitted at the end of each streamed batch (it references that batch's rows). Pairs whose output
+ * columns are all fixed-width without NULLs are kept as runs (one streamed row x a range of sorted
+ * positions) and assembled by block copies of the physically sorted buffered side and fills of the
+ * streamed value (core/arrow/runs.ts): ~6 ns a pair instead of ~18 by index (1e7 pairs of two int64
+ * columns: ~60 ms against ~190). A streamed batch with no candidate at all, on an outer streamed
+ * side, is emitted as slices of itself with the buffered columns NULL (no gather). A row whose
+ * previous row's first match also matches it takes that position after one comparison, without a
+ * search (equal and close keys are common).
  *
  * The buffered rows some streamed row matched are `[minMarked, nonNull)` (watermark.ts): each
  * batch lowers the shared watermark once, with its first survivor's match (the smallest, as the
