@@ -42,3 +42,4 @@ export { argsortKeys, canRadixSort, type ArgsortMethod } from './core/keys/argso
 export type { KeyColumn, FixedKeyColumn, BytesKeyColumn, KeyKind, KeyComparator } from './core/keys/types.ts';
 export { andFilters } from './strategies/pushdown/and.ts';
 export { boundsFilter } from './strategies/pushdown/bounds.ts';
+export { SplitBlockBloomFilter, optimalBytes as bloomFilterBytes, theoreticalFpp as bloomFilterFpp } from './strategies/pushdown/bloom.ts';

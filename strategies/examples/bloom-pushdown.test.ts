@@ -18,7 +18,8 @@ import { caseSpace, describeCase, randomCase } from '../../adapters/datagen/rand
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { composeDynamicFilter, type PartitionReport } from '../../core/pushdown/compose.ts';
 import { batchOf, buildPartitions, chunks, contextFor, keptMask, kindsFor, matchingRows, testConfig, vec, type Val } from '../pushdown/test-support.ts';
-import extension, { BloomFilter, bloomOf, bloomPushdown } from './bloom-pushdown.ts';
+import extension, { bloomOf, bloomPushdown } from './bloom-pushdown.ts';
+import { SplitBlockBloomFilter } from '../../index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const EXTENSION = './strategies/examples/bloom-pushdown.ts';
@@ -117,7 +118,7 @@ describe('bloom pushdown (example extension)', () => {
     const parts = buildPartitions(build, ['b0'], kinds, 1);
     const ctx = contextFor([new Int64()], kinds, ['p0']);
     const pred = composeDynamicFilter({ policy: bloomPushdown, partitions: parts, ctx, routed: false, keepNullKeys: false })!;
-    expect(pred.description).toMatch(/p0 BETWEEN 0 AND 19998 AND p0 IN BLOOM\(10000 keys, 131072 bits, k=7\)/);
+    expect(pred.description).toMatch(/p0 BETWEEN 0 AND 19998 AND p0 IN BLOOM\(10000 keys, 131072 bits, split-block\)/);
     const kept = pred.selectRows(probe);
     const falsePositives = kept === null ? N : kept.length;
     expect(falsePositives / N).toBeLessThan(0.05);
@@ -131,9 +132,9 @@ describe('bloom pushdown (example extension)', () => {
     const absent = buildPartitions(batchOf({ b0: vec(new Utf8(), Array.from({ length: N }, (_, i) => `other-${i}`)) }), ['b0'], utf8, 1)[0]!;
     const hashes = hashKeys(absent.keys, absent.seed);
     let fp = 0;
-    for (let i = 0; i < N; i++) if (bloom.mayContain(hashes[i]!)) fp++;
+    for (let i = 0; i < N; i++) if (bloom.mayContainHash32(hashes[i]!)) fp++;
     expect(fp / N).toBeLessThan(0.05);
-    expect(new BloomFilter(0).mayContain(12345)).toBe(false); // an empty filter rejects everything
+    expect(SplitBlockBloomFilter.forKeys(0, 0.01).mayContainHash32(12345)).toBe(false); // an empty filter rejects everything
   });
 
   it('loads as an extension and hash joins with pushdown=bloom agree with the nested-loop oracle', async () => {
