@@ -33,6 +33,7 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
 import { argsortKeys } from '../../core/keys/argsort.ts';
+import { countKept } from '../../core/selection.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 import type { OutputPlan } from '../common/output.ts';
@@ -191,7 +192,7 @@ export class ClassicPartition {
       si[this.#n] = r;
       if (++this.#n === bs) yield this.#flush(src);
     }
-    this.c.stats.streamedUnmatched += n - countOnes(mask, n);
+    this.c.stats.streamedUnmatched += n - countKept(mask, n);
   }
 
   /** Every row of `batch` unmatched: its own columns sliced, the buffered side NULL, no gather. */
@@ -269,10 +270,4 @@ export class ClassicPartition {
       base += b.numRows;
     }
   }
-}
-
-function countOnes(mask: Uint8Array, n: number): number {
-  let c = 0;
-  for (let i = 0; i < n; i++) c += mask[i]!;
-  return c;
 }

@@ -8,6 +8,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
+import { liveRows } from '../../core/selection.ts';
 
 export interface PiecewiseStats {
   streamedRows: number;
@@ -71,15 +72,9 @@ export class BatchScratch {
     return this.#nums;
   }
 
-  /** The rows with `mask[i] === 1`, i < n, ascending (valid until the next call). */
+  /** The rows with `mask[i] !== 0`, i < n, ascending (valid until the next call). */
   rowsWhere(mask: Uint8Array, n: number): Int32Array {
     if (this.#rows.length < n) this.#rows = new Int32Array(n);
-    const rows = this.#rows;
-    let c = 0;
-    for (let i = 0; i < n; i++) {
-      rows[c] = i;
-      c += mask[i]!;
-    }
-    return rows.subarray(0, c);
+    return liveRows(null, mask, n, this.#rows);
   }
 }
