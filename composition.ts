@@ -25,6 +25,7 @@ export const BUILTIN_EXTENSIONS: readonly string[] = [
   new URL('./operators/extension.ts', import.meta.url).href,
   new URL('./strategies/hashmap/extension.ts', import.meta.url).href,
   new URL('./strategies/pushdown/extension.ts', import.meta.url).href,
+  new URL('./strategies/pushdown/engines/extension.ts', import.meta.url).href,
   new URL('./strategies/smj-existence/extension.ts', import.meta.url).href,
   new URL('./strategies/pwmj-search/extension.ts', import.meta.url).href,
 ];

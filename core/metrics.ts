@@ -9,6 +9,8 @@ export interface ScanMetrics {
   containersTotal: number;
   /** Containers skipped without decoding because the dynamic filter said "cannot match". */
   containersPruned: number;
+  /** Of `containersPruned`, those only a per-container Bloom filter ruled out (min/max said "maybe"). */
+  containersPrunedByBloom: number;
   /** Rows decoded from kept containers. */
   rowsDecoded: number;
   /** Rows left after the row-level dynamic filter. */
@@ -19,6 +21,8 @@ export interface ScanMetrics {
   bytesSkipped: number;
   /** Bytes read from the file (Parquet: the footer and the column chunks decoded; in memory: 0). */
   bytesRead: number;
+  /** Of `bytesRead`, the bytes of Bloom filters read to decide on containers. */
+  bloomBytesRead: number;
   elapsedMs: number;
 }
 
@@ -26,11 +30,13 @@ export function newScanMetrics(): ScanMetrics {
   return {
     containersTotal: 0,
     containersPruned: 0,
+    containersPrunedByBloom: 0,
     rowsDecoded: 0,
     rowsAfterFilter: 0,
     bytesDecoded: 0,
     bytesSkipped: 0,
     bytesRead: 0,
+    bloomBytesRead: 0,
     elapsedMs: 0,
   };
 }

@@ -82,3 +82,10 @@ export function keyColumnBytes(c: KeyColumn): number {
   const nulls = c.nulls?.byteLength ?? 0;
   return isBytesKey(c) ? nulls + c.offsets.byteLength + (c.codes?.byteLength ?? 0) : nulls + c.words.byteLength;
 }
+
+/**
+ * One key value in its kind's comparable domain (core/scan/key-stats.ts converts to and from it):
+ * integer, decimal and temporal kinds as `bigint` (in the kind's unit), floats as `number`, bytes
+ * kinds as `Uint8Array`.
+ */
+export type KeyValue = bigint | number | Uint8Array;

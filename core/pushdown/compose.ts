@@ -40,7 +40,8 @@ import { hashKeys } from '../keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../keys/normalize.ts';
 import { groupRowsByPartition, partitionIds } from '../keys/partition.ts';
 import type { KeyColumn } from '../keys/types.ts';
-import type { ColumnStats, ContainerStats, DynamicFilter, ScanPredicate } from '../scan/scan.ts';
+import type { KeyValue } from '../scan/key-stats.ts';
+import type { ColumnStats, ContainerStats, DynamicFilter, ExactValueSet, ScanPredicate } from '../scan/scan.ts';
 import { countKept, keptRows, rowsWhere } from '../selection.ts';
 import { RowFilterGate } from './row-gate.ts';
 
@@ -67,6 +68,8 @@ interface Plan {
   readonly filter: KeyFilter | null;
   readonly seed: number;
   readonly label: string;
+  /** The filter's short label (`KeyFilter.label`), or the label itself for KEEP / DROP. */
+  readonly short: string;
 }
 
 /**
@@ -101,20 +104,23 @@ function rowPlansOf(plans: readonly Plan[], mode: 'auto' | 'always' | 'never'): 
     if (p.mode !== FILTER) return p;
     const part = rowPartOf(p.filter!);
     if (part === p.filter) return p;
-    return part === null ? { mode: KEEP, filter: null, seed: p.seed, label: 'true' } : { mode: FILTER, filter: part, seed: p.seed, label: part.description };
+    return part === null
+      ? { mode: KEEP, filter: null, seed: p.seed, label: 'true', short: 'true' }
+      : { mode: FILTER, filter: part, seed: p.seed, label: part.description, short: part.label ?? part.description };
   });
 }
 
 function planOf(policy: PushdownPolicy, p: PartitionReport, ctx: PushdownContext): Plan {
-  if (p === 'failed') return { mode: KEEP, filter: null, seed: 0, label: 'true (failed)' };
-  if (p.rows === 0) return { mode: DROP, filter: null, seed: p.seed, label: 'false (empty)' };
+  if (p === 'failed') return { mode: KEEP, filter: null, seed: 0, label: 'true (failed)', short: 'true (failed)' };
+  if (p.rows === 0) return { mode: DROP, filter: null, seed: p.seed, label: 'false (empty)', short: 'false (empty)' };
   const filter = policy.planPartition(p, ctx);
-  if (filter === null) return { mode: KEEP, filter: null, seed: p.seed, label: 'true' };
-  return { mode: FILTER, filter, seed: p.seed, label: filter.description };
+  if (filter === null) return { mode: KEEP, filter: null, seed: p.seed, label: 'true', short: 'true' };
+  return { mode: FILTER, filter, seed: p.seed, label: filter.description, short: filter.label ?? filter.description };
 }
 
 class ComposedPredicate implements ScanPredicate {
   readonly description: string;
+  readonly label: string;
   readonly columns: readonly string[];
   readonly #plans: readonly Plan[];
   /** Plans for the row-level test (null: no row test, `pushdown.rowFilter: never`). */
@@ -154,6 +160,20 @@ class ComposedPredicate implements ScanPredicate {
     const full = describe(plans);
     const perRow = this.#rowsAllKept ? 'none' : describe(rowPlans!);
     this.description = perRow === full ? full : `${full} [per row: ${perRow}]`;
+    this.label = shortLabel(plans, keepNulls);
+  }
+
+  exactSet(): ExactValueSet | null {
+    if (this.#keepNulls || this.columns.length !== 1) return null;
+    const values: KeyValue[] = [];
+    for (const p of this.#plans) {
+      if (p.mode === KEEP) return null;
+      if (p.mode === DROP) continue;
+      const vs = p.filter!.exactValues?.() ?? null;
+      if (vs === null) return null;
+      for (const v of vs) values.push(v);
+    }
+    return { column: this.columns[0]!, kind: this.#ctx.keyKinds[0]!, values };
   }
 
   mayContain(stats: ContainerStats): boolean {
@@ -227,6 +247,17 @@ class ComposedPredicate implements ScanPredicate {
       applyPlan(plans[p]!, keys, sorted.subarray(start[p]!, start[p + 1]!), keep, hashes);
     }
   }
+}
+
+/**
+ * The table form of a composed filter: the one partition's label, or `N partitions: ` and the
+ * distinct labels (at most three, then `…`), e.g. `4 partitions: bounds + in(3) | bounds + map(990, swiss)`.
+ */
+function shortLabel(plans: readonly Plan[], keepNulls: boolean): string {
+  const distinct = [...new Set(plans.map((p) => p.short))];
+  let body = distinct.length <= 3 ? distinct.join(' | ') : `${distinct.slice(0, 3).join(' | ')} | …`;
+  if (plans.length > 1) body = `${plans.length} partitions: ${body}`;
+  return keepNulls ? `${body} + nulls` : body;
 }
 
 /** Rows of one (unrouted) batch that pass SOME partition's plan (OR). */

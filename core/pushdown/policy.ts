@@ -14,6 +14,7 @@ import type { Config } from '../config/schema.ts';
 import type { JoinHashTable } from '../hashmap.ts';
 import type { KeyColumn, KeyKind } from '../keys/types.ts';
 import type { Strategy } from '../registry/registry.ts';
+import type { KeyValue } from '../scan/key-stats.ts';
 import type { ColumnStats } from '../scan/scan.ts';
 import type { DataType } from 'apache-arrow';
 
@@ -63,6 +64,18 @@ export interface KeyFilter {
    * KeyRangeBitmap), or null (the join's probe does this test anyway; containers still use it).
    */
   perRow?(): KeyFilter | null;
+  /**
+   * A short form of `description` for tables and charts (e.g. `bounds`, `in(3)`,
+   * `map(992, swiss) + bitmap`, `bloom(64 KiB)`); `description` when absent.
+   */
+  readonly label?: string;
+  /**
+   * When the filter passes exactly the rows whose key is one of a known, finite set of values
+   * (an IN list over ONE key column), those values in the key kind's domain; otherwise absent or
+   * null. A scan may then prune a container whose own membership summary (a Parquet column
+   * chunk's Bloom filter) rules out every value — the one way to prune unsorted data.
+   */
+  exactValues?(): readonly KeyValue[] | null;
 }
 
 export interface PushdownPolicy extends Strategy {

@@ -34,14 +34,13 @@
 import { DateUnit, Type } from 'apache-arrow';
 import type { DataType, Date_, Decimal, Dictionary, Timestamp } from 'apache-arrow';
 import { UNIT_EXP } from '../keys/resolve.ts';
-import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../keys/types.ts';
+import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind, KeyValue } from '../keys/types.ts';
 import { compareByteRanges, compareBytes, compareFloats, floatKeyView } from '../keys/byte-order.ts';
 import { keyExtremes, wordExtremes } from '../keys/extremes.ts';
 import { isBytesKey } from '../keys/types.ts';
 import type { ColumnStats, StatValue } from '../scan/scan.ts';
 
-/** A key value in its kind's comparable domain (see the module comment). */
-export type KeyValue = bigint | number | Uint8Array;
+export type { KeyValue } from '../keys/types.ts';
 
 /** A closed range of key values; `null` on a side means unbounded (unknown) there. */
 export interface KeyRange {

@@ -11,6 +11,7 @@
  * container.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
+import type { KeyKind, KeyValue } from '../keys/types.ts';
 import type { ScanMetrics } from '../metrics.ts';
 
 /**
@@ -52,6 +53,23 @@ export interface ScanPredicate {
   selectRows(batch: RecordBatch): Int32Array | null;
   /** What the row-level test did so far (e.g. how many rows it tested and skipped), for metrics. */
   rowTestSummary?(): string;
+  /** A short form of `description` for tables (e.g. `bounds + in(3)`); `description` when absent. */
+  readonly label?: string;
+  /**
+   * When every row that passes has its `column` equal to one of a finite set of values (an IN
+   * list, over all build partitions), that set; otherwise absent or null. A scan with a
+   * per-container membership summary (a Parquet Bloom filter) may prune a container in which no
+   * value of the set can be; rows with a NULL in `column` never pass when a set is given.
+   */
+  exactSet?(): ExactValueSet | null;
+}
+
+/** A finite set of values of one probe column, in its key kind's domain (`KeyValue`, core/keys/types.ts). */
+export interface ExactValueSet {
+  readonly column: string;
+  /** The normalised kind the values are in (the probe column may be narrower or differently typed). */
+  readonly kind: KeyKind;
+  readonly values: readonly KeyValue[];
 }
 
 /**

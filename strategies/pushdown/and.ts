@@ -17,6 +17,7 @@
 import { rowPartOf, type KeyFilter } from '../../core/pushdown/policy.ts';
 import { liveRows } from '../../core/selection.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
+import type { KeyValue } from '../../core/scan/key-stats.ts';
 
 /** The conjunction of `filters` (nulls ignored), or null when none is left. */
 export function andFilters(filters: readonly (KeyFilter | null)[]): KeyFilter | null {
@@ -34,10 +35,21 @@ export function andFilters(filters: readonly (KeyFilter | null)[]): KeyFilter | 
 
 class AndFilter implements KeyFilter {
   readonly description: string;
+  readonly label: string;
   readonly needsHashes: boolean;
   constructor(readonly parts: readonly KeyFilter[]) {
     this.description = parts.map((p) => p.description).join(' AND ');
+    this.label = parts.map((p) => p.label ?? p.description).join(' + ');
     this.needsHashes = parts.some((p) => p.needsHashes);
+  }
+
+  /** A row passing the AND passes every operand, so any operand's exact set bounds it. */
+  exactValues(): readonly KeyValue[] | null {
+    for (const p of this.parts) {
+      const vs = p.exactValues?.() ?? null;
+      if (vs !== null) return vs;
+    }
+    return null;
   }
   mayContain(stats: Parameters<KeyFilter['mayContain']>[0]): boolean {
     for (const p of this.parts) if (!p.mayContain(stats)) return false;
@@ -68,6 +80,7 @@ class AndFilter implements KeyFilter {
 export const FALSE_FILTER: KeyFilter = Object.freeze({
   description: 'false',
   needsHashes: false,
+  exactValues: () => [],
   mayContain: () => false,
   test(keys: readonly KeyColumn[], _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     if (rows === null) keep.fill(0, 0, keys.length > 0 ? keys[0]!.length : keep.length);

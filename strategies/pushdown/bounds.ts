@@ -85,6 +85,7 @@ export function boundsFilter(build: BuildPartition, ctx: PushdownContext, usable
 
 export class BoundsFilter implements KeyFilter {
   readonly description: string;
+  readonly label = 'bounds';
   readonly needsHashes = false;
   readonly #bounds: readonly ColumnBounds[];
   readonly #ctx: PushdownContext;

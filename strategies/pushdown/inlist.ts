@@ -42,6 +42,7 @@ export type InListOutcome = { readonly list: InList; readonly reason: null } | {
 export class InList implements KeyFilter {
   readonly needsHashes = true;
   readonly description: string;
+  readonly label: string;
   /** Distinct packed keys. */
   readonly size: number;
   /** Packed key bytes (what `inlistMaxBytes` limits). */
@@ -127,6 +128,13 @@ export class InList implements KeyFilter {
     values.sort((a, b) => compareKeyValues(a[0]!, b[0]!));
     this.#sorted = values;
     this.description = describe(ctx, this.#kinds, values, size);
+    this.label = `in(${size})`;
+  }
+
+  /** The listed values when the key is one column (what Parquet Bloom-filter pruning tests). */
+  exactValues(): readonly KeyValue[] | null {
+    if (this.#kinds.length !== 1) return null;
+    return this.#sorted.map((v) => v[0]!);
   }
 
   /**

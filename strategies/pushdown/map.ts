@@ -48,6 +48,7 @@ export function mapFilter(build: BuildPartition, ctx: PushdownContext, usable: U
 
 export class MapFilter implements KeyFilter {
   readonly description: string;
+  readonly label: string;
   readonly needsHashes: boolean;
   readonly bitmap: KeyRangeBitmap | null;
   readonly #build: BuildPartition;
@@ -64,6 +65,7 @@ export class MapFilter implements KeyFilter {
     const cols = ctx.probeColumns.length === 1 ? ctx.probeColumns[0]! : `(${ctx.probeColumns.join(', ')})`;
     const map = `${cols} IN MAP(${build.table.inserted} rows, ${build.table.layout})`;
     this.description = `${map}${bitmap !== null ? ` + ${bitmap.description}` : ''}${note}`;
+    this.label = `map(${build.table.inserted}, ${build.table.layout})${bitmap !== null ? ' + bitmap' : ''}`;
   }
 
   mayContain(stats: readonly (ColumnStats | undefined)[]): boolean {
@@ -112,6 +114,7 @@ export class MapFilter implements KeyFilter {
 /** A map filter's KeyRangeBitmap alone: its per-row part (containers stay with the map filter). */
 class BitmapRowFilter implements KeyFilter {
   readonly description: string;
+  readonly label = 'bitmap';
   readonly needsHashes = false;
   constructor(readonly bitmap: KeyRangeBitmap) {
     this.description = bitmap.description;
