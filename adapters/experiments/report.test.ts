@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
-import { barChart, escapeHtml, formatBytes, formatResultsTable, renderReport } from './report.ts';
+import { barChart, escapeHtml, filterLabel, formatBytes, formatResultsTable, renderReport, winnersOf } from './report.ts';
 import { configJson, stats, type DatasetResult, type ExperimentResults, type VariantResult } from './runner.ts';
 
 const EVIL = `<script>alert("x")</script> & 'quotes'`;
@@ -81,10 +81,33 @@ describe('report', () => {
   it('formats the terminal table', () => {
     const text = formatResultsTable(RESULTS);
     expect(text).toContain('median ms');
-    expect(text).toMatch(/none\s+2\s+1\.00–3\.00\s+2\s+42\s+0\/10\s+10000\s+5\s+2\.0 KiB\s+3\.0 MiB\s+✓/);
+    expect(text).toMatch(/none\s+2\s+1\.00–3\.00\s+2\s+42\s+0\/10\s+10000\s+5\s+2\.0 KiB\s+3\.0 MiB\s+<script>.*✓/);
     expect(text).toContain('duckdb (threads=1)');
     expect(text).toContain('hash on a range: unsupported — cannot');
+    expect(text).toContain('winners per data set');
     expect(formatBytes(512)).toBe('512 B');
     expect(formatBytes(1536)).toBe('1.5 KiB');
+  });
+
+  it('shows the short filter label in tables, the full description as tooltip and in a details block', () => {
+    const long = `k IN (${Array.from({ length: 150 }, (_, i) => i).join(', ')})`;
+    const v: VariantResult = { ...variant('inlist', [2], 3), dynamicFilter: long, dynamicFilterLabel: 'bounds + in(150)' };
+    const d: DatasetResult = { ...dataset('one'), variants: [v, { ...variant('raw', [2], 3), dynamicFilter: long }] };
+    expect(filterLabel(v)).toBe('bounds + in(150)');
+    expect(filterLabel(d.variants[1]!)).toHaveLength(60); // no label: the description, cut
+    const html = renderReport({ ...RESULTS, datasets: [d] });
+    expect(html).toContain('>bounds + in(150)</td>');
+    expect(html).toContain(`title="${long}"`);
+    expect(html).toContain('<details><summary>dynamic filters in full</summary>');
+  });
+
+  it('names the winners per data set: fastest median, fewest rows decoded (ties listed)', () => {
+    const d: DatasetResult = { ...dataset('w'), variants: [variant('a', [5], 2), variant('b', [3], 2), variant('c', [4], 1)] };
+    const w = winnersOf(d);
+    expect(w.fastest).toEqual({ name: 'b', medianMs: 3, ratio: 2 });
+    expect(w.fewestDecoded).toEqual({ names: ['a', 'b'], rowsDecoded: 8000 });
+    expect(w.duckdbMs).toBe(1.25);
+    const html = renderReport(RESULTS);
+    expect(html).toContain('Winners per data set');
   });
 });

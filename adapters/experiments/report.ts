@@ -9,7 +9,12 @@
  *
  * Per data set the page shows the data and join, the results table, and three bar charts: time
  * per variant (median bar, min–max whisker) with DuckDB as the last bar; probe containers pruned
- * per variant (pruned/total); and rows decoded per variant.
+ * per variant (pruned/total); and rows decoded per variant. Above them, one summary table: per
+ * data set, the variant that won on time and the one(s) that decoded the fewest probe rows.
+ *
+ * The dynamic-filter column shows the filter's short label (`bounds + map(992, swiss) + bitmap`);
+ * the full description (which lists IN-list values and can run to a screen) is the cell's tooltip
+ * and sits in a collapsed <details> under the table.
  */
 import { formatTable } from '../cli/format.ts';
 import type { DatasetResult, ExperimentResults, VariantResult } from './results.ts';
@@ -80,7 +85,50 @@ export function dataSummary(d: DatasetResult): string {
 // Terminal table
 // ---------------------------------------------------------------------------------------------
 
-const TABLE_HEADER = ['variant', 'median ms', 'min–max ms', 'x duckdb', 'rows', 'pruned/total', 'rows decoded', 'rows kept', 'bytes decoded', 'peak memory', 'parity'];
+const TABLE_HEADER = ['variant', 'median ms', 'min–max ms', 'x duckdb', 'rows', 'pruned/total', 'rows decoded', 'rows kept', 'bytes decoded', 'peak memory', 'filter', 'parity'];
+
+/** The short form of a variant's dynamic filter (its label; else the description, cut at 60). */
+export function filterLabel(v: VariantResult): string {
+  if (v.status !== 'ok') return v.status;
+  const text = v.dynamicFilterLabel ?? v.dynamicFilter ?? '-';
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/** Which variant won a data set: on median time, and on probe rows decoded (ties listed). */
+export interface DatasetWinners {
+  readonly dataset: string;
+  readonly fastest: { readonly name: string; readonly medianMs: number; readonly ratio: number | null } | null;
+  readonly fewestDecoded: { readonly names: readonly string[]; readonly rowsDecoded: number } | null;
+  readonly duckdbMs: number | null;
+}
+
+export function winnersOf(d: DatasetResult): DatasetWinners {
+  const ran = d.variants.filter((v) => v.status === 'ok' && v.time !== undefined);
+  let fastest: VariantResult | null = null;
+  for (const v of ran) if (fastest === null || v.time!.medianMs < fastest.time!.medianMs) fastest = v;
+  const decoded = ran.filter((v) => v.probe !== undefined);
+  const least = decoded.length === 0 ? null : Math.min(...decoded.map((v) => v.probe!.rowsDecoded));
+  return {
+    dataset: d.name,
+    fastest: fastest === null ? null : { name: fastest.name, medianMs: fastest.time!.medianMs, ratio: fastest.ratio },
+    fewestDecoded: least === null ? null : { names: decoded.filter((v) => v.probe!.rowsDecoded === least).map((v) => v.name), rowsDecoded: least },
+    duckdbMs: d.duckdb?.time.medianMs ?? null,
+  };
+}
+
+const WINNERS_HEADER = ['data set', 'fastest', 'median ms', 'x duckdb', 'fewest rows decoded', 'rows decoded', 'duckdb ms'];
+
+function winnersRows(results: ExperimentResults): unknown[][] {
+  return results.datasets.map((d) => {
+    const w = winnersOf(d);
+    return [w.dataset, w.fastest?.name, w.fastest?.medianMs, w.fastest?.ratio ?? undefined, w.fewestDecoded?.names.join(', '), w.fewestDecoded?.rowsDecoded, w.duckdbMs ?? undefined];
+  });
+}
+
+/** The per-data-set winners as a plain-text table. */
+export function formatWinnersTable(results: ExperimentResults): string {
+  return formatTable(WINNERS_HEADER, winnersRows(results));
+}
 
 /** One plain-text table per data set (variants, then DuckDB), with notes for variants that did not run. */
 export function formatResultsTable(results: ExperimentResults): string {
@@ -97,11 +145,12 @@ export function formatResultsTable(results: ExperimentResults): string {
       v.probe?.rowsAfterFilter,
       formatBytes(v.probe?.bytesDecoded),
       formatBytes(v.peakReservedBytes),
+      filterLabel(v),
       parityText(v),
     ]);
     if (d.duckdb) {
       const t = d.duckdb.time;
-      rows.push(['duckdb (threads=1)', t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined]);
+      rows.push(['duckdb (threads=1)', t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
     }
     const notes = [
       ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
@@ -119,6 +168,7 @@ export function formatResultsTable(results: ExperimentResults): string {
       ].join('\n'),
     );
   }
+  if (results.datasets.length > 1) blocks.push(`${results.experiment.name}: winners per data set\n\n${formatWinnersTable(results)}`);
   return blocks.join('\n\n');
 }
 
@@ -266,7 +316,7 @@ function resultsTable(d: DatasetResult): string {
   const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', 'rows', 'probe pruned/total', 'probe rows decoded', 'probe rows kept', 'probe bytes decoded', 'peak memory', 'dynamic filter', 'parity'];
   const rows = d.variants.map((v) => {
     const filter = v.dynamicFilter ?? (v.status === 'ok' ? '-' : (v.reason ?? ''));
-    const shown = filter.length > 200 ? `${filter.slice(0, 200)}…` : filter;
+    const shown = v.status === 'ok' ? filterLabel(v) : filter;
     const pc = v.status !== 'ok' ? 'na' : !v.parity ? 'na' : v.parity.equal ? 'ok' : 'bad';
     return (
       `<tr>${td(v.name)}${td(overridesText(v))}${td(v.time?.medianMs, true)}` +
@@ -282,7 +332,15 @@ function resultsTable(d: DatasetResult): string {
         `${td(1, true)}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
     );
   }
-  return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  const full = d.variants.filter((v) => v.dynamicFilter !== undefined).map((v) => `${v.name}: ${v.dynamicFilter}`);
+  const detail = full.length === 0 ? '' : `<details><summary>dynamic filters in full</summary><pre>${escapeHtml(full.join('\n'))}</pre></details>`;
+  return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>${detail}`;
+}
+
+/** The winners table of the whole experiment (HTML). */
+function winnersTable(results: ExperimentResults): string {
+  const body = winnersRows(results).map((r) => `<tr>${r.map((c, i) => td(c, i >= 2 && i !== 4)).join('')}</tr>`);
+  return `<section><h2>Winners per data set</h2><table><thead><tr>${WINNERS_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table></section>`;
 }
 
 function datasetSection(d: DatasetResult, repeat: number, warmup: number): string {
@@ -325,6 +383,7 @@ export function renderReport(results: ExperimentResults): string {
     e.description ? `<p>${escapeHtml(e.description)}</p>` : '',
     `<p class="meta">${escapeHtml(`${results.timestamp} · ${machine} · total ${(results.wallMs / 1000).toFixed(1)} s · experiment file ${e.copy}`)}</p>`,
     verdict,
+    results.datasets.length > 1 ? winnersTable(results) : '',
     ...results.datasets.map((d) => datasetSection(d, e.repeat, e.warmup)),
     '</body></html>',
     '',

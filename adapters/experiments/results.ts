@@ -58,6 +58,8 @@ export interface VariantResult {
   readonly peakReservedBytes?: number;
   /** The published dynamic filter (metrics.operators.join.details.dynamicFilter). */
   readonly dynamicFilter?: string;
+  /** Its short form for tables (`bounds + map(992, swiss) + bitmap`; details.dynamicFilterLabel). */
+  readonly dynamicFilterLabel?: string;
   readonly details?: Record<string, string>;
   readonly counters?: Record<string, number>;
   /** null when parity checking is off (or the variant did not run). */

@@ -282,6 +282,7 @@ async function runVariant(
     build: scanSummary(metrics.scans[buildSide]),
     peakReservedBytes: op?.peakReservedBytes ?? 0,
     dynamicFilter: op?.details.dynamicFilter,
+    dynamicFilterLabel: op?.details.dynamicFilterLabel,
     details: { ...(op?.details ?? {}) },
     counters: { ...(op?.counters ?? {}) },
     parity,

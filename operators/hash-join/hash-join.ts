@@ -80,9 +80,11 @@ export class HashJoin implements JoinAlgorithm {
       bump(m, 'buildMs', performance.now() - buildStarted);
       m.details.hashmap = [...new Set(parts.filter((p) => p.rows > 0).map((p) => p.table.layout))].join(',') || 'empty';
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
+      const publishedFilter = roles.canPushDown ? filter.current() : null;
       m.details.dynamicFilter = roles.canPushDown
-        ? (filter.current()?.description ?? 'none')
+        ? (publishedFilter?.description ?? 'none')
         : `none (unmatched ${roles.probe} rows reach the output of a ${join.spec.type} join)`;
+      m.details.dynamicFilterLabel = publishedFilter === null ? 'none' : (publishedFilter.label ?? publishedFilter.description);
 
       yield* probe.run(probeScan, filter);
       const published = filter.current();
