@@ -36,6 +36,7 @@ describe('generated data declares its order', () => {
     ['star', spec('star', { orders: 10_000, customers: 2000 })],
     ['sparse', spec('sparse', { probeRows: 10_000, period: 100, islandWidth: 10 })],
     ['skewed', spec('skewed', { probeRows: 5000, buildRows: 1000 })],
+    ['unsorted', spec('unsorted', { probeRows: 10_000, distinctPerRowGroup: 50, buildKeys: 5 })],
     ['range sorted', spec('range', { leftRows: 5000, rightRows: 3000, sorted: true })],
   ];
   for (const [name, s] of cases) {
@@ -57,4 +58,23 @@ describe('generated data declares its order', () => {
       }
     });
   }
+});
+
+describe('the unsorted generator', () => {
+  it('defeats min/max (every row group spans the key range) and gives each row group its own keys, with Bloom filters', async () => {
+    const s = spec('unsorted', { probeRows: 20_000, distinctPerRowGroup: 100, buildKeys: 5 });
+    const files = await generateData(duck, s, { root });
+    const groups = Math.ceil(20_000 / 2048);
+    const meta = await duck.queryRows(
+      `SELECT row_group_id, stats_min_value::BIGINT, stats_max_value::BIGINT, bloom_filter_offset IS NOT NULL FROM parquet_metadata('${files.left.path}') WHERE path_in_schema = 'k' ORDER BY row_group_id`,
+    );
+    expect(meta.length).toBe(groups);
+    const span = 100 * groups;
+    for (const [, min, max, bloom] of meta) {
+      expect(Number(max) - Number(min)).toBeGreaterThan(0.9 * span);
+      expect(bloom).toBe(true);
+    }
+    const residues = await duck.queryRows(`SELECT count(*) FROM (SELECT i // 2048 AS g, k FROM '${files.left.path}') WHERE k % ${groups} <> g`);
+    expect(Number(residues[0]![0])).toBe(0);
+  });
 });

@@ -25,6 +25,12 @@
  * - `skewed`: left `(id, k, v)` in row order with `hotShare` of the rows on `hotKeys` keys and the
  *   rest uniform over the build keys; right `(k, label)`: unique keys 0..buildRows-1, shuffled.
  *   Join: `k=k`.
+ * - `unsorted`: left `(i, k, v)` in row order, row group g of G holding only keys
+ *   `k ≡ g (mod G)` (`distinctPerRowGroup` of them, each ~rowGroupSize/distinct times): every row
+ *   group's min/max spans the whole key range, so min/max prunes nothing, but each row group's
+ *   dictionary-encoded `k` carries a Bloom filter (DuckDB writes one per dictionary-encoded
+ *   column chunk) that rules out the keys of other row groups; right `(k)`: `buildKeys` random
+ *   keys of that domain. Join: `k=k`.
  * - `range`: left `(id, v, payload)` with `v` uniform in [0, 1M), right `(id, v, tag)` with `v`
  *   uniform in [(1-overlap)·1M, (2-overlap)·1M): `l.v > r.v` can only hold inside the overlap
  *   (about overlap²/2 of all pairs). `sorted: true` writes both sides sorted by `v`.
@@ -81,6 +87,8 @@ export function generatorSql(spec: GeneratedDataSpec): { left: string; right: st
       return sparseSql(spec.params as GeneratorParams['sparse'], s);
     case 'skewed':
       return skewedSql(spec.params as GeneratorParams['skewed'], s);
+    case 'unsorted':
+      return unsortedSql(spec.params as GeneratorParams['unsorted'], s, spec.rowGroupSize);
     case 'range':
       return rangeSql(spec.params as GeneratorParams['range'], s);
   }
@@ -96,6 +104,8 @@ export function generatorOrder(spec: GeneratedDataSpec): { left: SortColumnInput
       return { left: by('k'), right: by('k') }; // left: ORDER BY i, and k = i // rowsPerKey
     case 'skewed':
       return { left: by('id'), right: [] };
+    case 'unsorted':
+      return { left: by('i'), right: [] };
     case 'range':
       return (spec.params as GeneratorParams['range']).sorted ? { left: by('v', 'id'), right: by('v', 'id') } : { left: by('id'), right: by('id') };
   }
@@ -137,6 +147,19 @@ function skewedSql(p: GeneratorParams['skewed'], seed: number): { left: string; 
       `THEN (hash(i, ${seed}, 2) % ${hot}) * ${stride} ELSE hash(i, ${seed}, 3) % ${p.buildRows} END)::BIGINT AS k, ` +
       `(hash(i, ${seed}, 4) % 1000)::BIGINT AS v FROM range(${p.probeRows}) t(i) ORDER BY i`,
     right: `SELECT k::BIGINT AS k, 'b' || k AS label FROM range(${p.buildRows}) t(k) ORDER BY hash(k, ${seed}, 5), k`,
+  };
+}
+
+function unsortedSql(p: GeneratorParams['unsorted'], seed: number, rowGroupSize: number): { left: string; right: string } {
+  const groups = Math.max(1, Math.ceil(p.probeRows / rowGroupSize));
+  const d = p.distinctPerRowGroup;
+  return {
+    left:
+      `SELECT i::BIGINT AS i, ((hash(i, ${seed}, 1) % ${d}) * ${groups} + i // ${rowGroupSize})::BIGINT AS k, ` +
+      `(hash(i, ${seed}, 2) % 1000)::BIGINT AS v FROM range(${p.probeRows}) t(i) ORDER BY i`,
+    right:
+      `SELECT DISTINCT ((hash(j, ${seed}, 3) % ${d}) * ${groups} + hash(j, ${seed}, 4) % ${groups})::BIGINT AS k ` +
+      `FROM range(${p.buildKeys}) t(j) ORDER BY k`,
   };
 }
 

@@ -11,7 +11,7 @@
  * Shape (see `bench/experiments/*.yaml` for examples):
  *
  *   name, description?
- *   data: { generator: star|sparse|skewed|range, params?, seed? (1), rowGroupSize? (10240) }
+ *   data: { generator: star|sparse|skewed|unsorted|range, params?, seed? (1), rowGroupSize? (10240) }
  *       | { left: FILE, right: FILE }             (Parquet or Arrow IPC, relative to the file)
  *   join: { type, on?, range?, filter?, select?, nullEqualsNull?, nullAware? }   (as `JoinSpecInput`)
  *   -- or, to run the same variants over several data sets --
@@ -68,6 +68,18 @@ export const GENERATOR_PARAMS = {
       buildRows: count.default(100_000),
       hotKeys: count.default(10),
       hotShare: fraction.default(0.5),
+    })
+    .strict(),
+  /**
+   * probe keys `k = (hash % distinctPerRowGroup) * G + g` in row group g of G (written bucketed by
+   * k mod G, so every row group's min/max spans the key range while its set of keys is its own);
+   * build: `buildKeys` random keys of that domain. Only a per-row-group Bloom filter can prune.
+   */
+  unsorted: z
+    .object({
+      probeRows: count.default(2_000_000),
+      distinctPerRowGroup: count.default(1000),
+      buildKeys: count.default(20),
     })
     .strict(),
   /** two tables with a BIGINT `v` each; `overlap` is the shared fraction of their value ranges. */
