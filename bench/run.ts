@@ -14,6 +14,7 @@ import type { SuiteOverrides } from './harness.ts';
 import { DuckDBSession } from '../adapters/duckdb/session.ts';
 import { formatTable } from '../adapters/cli/format.ts';
 import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
+import { bloomCases } from './suites/bloom.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
@@ -21,6 +22,7 @@ import { piecewiseCases } from './suites/piecewise.ts';
 import { sortMergeCases } from './suites/sort-merge.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: SuiteOverrides) => Promise<BenchCase[]>> = {
+  bloom: bloomCases,
   'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
   'parquet-pruning': parquetPruningCases,
