@@ -2,6 +2,7 @@
  * Experiment-file validation: good files parse with their defaults, and every kind of mistake is a
  * ConfigError whose message and `key` name the exact key path (so a typo never runs silently).
  */
+import { readdir } from 'node:fs/promises';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,10 +93,15 @@ describe('experiment schema', () => {
   const EXPERIMENT_FILES = join(import.meta.dirname, '../../bench/experiments');
 
   it('loads every shipped experiment file', async () => {
-    for (const f of ['default', 'star', 'sparse', 'skewed', 'range', 'rowfilter']) {
-      const e = await loadExperiment(join(EXPERIMENT_FILES, `${f}.yaml`));
-      expect(e.variants.length).toBeGreaterThan(0);
+    const files = (await readdir(EXPERIMENT_FILES)).filter((f) => f.endsWith('.yaml'));
+    expect(files).toEqual(expect.arrayContaining(['default.yaml', 'engines.yaml', 'bloom.yaml']));
+    for (const f of files) {
+      const e = await loadExperiment(join(EXPERIMENT_FILES, f));
+      expect(e.variants.length, f).toBeGreaterThan(0);
     }
+    const engines = await loadExperiment(join(EXPERIMENT_FILES, 'engines.yaml'));
+    expect(engines.datasets.map((x) => x.name)).toEqual(['star', 'sparse', 'skewed', 'dense', 'unsorted']);
+    expect(engines.variants.map((v) => v.config.pushdown)).toEqual(['none', 'datafusion', 'duckdb', 'trino', 'spark', 'velox']);
     const d = await loadExperiment(join(EXPERIMENT_FILES, 'default.yaml'));
     expect(d.datasets.map((x) => x.name)).toEqual(['star', 'sparse']);
     expect(d.variants.map((v) => v.config.pushdown)).toEqual(['none', 'bounds', 'inlist', 'map', 'map', 'auto']);
