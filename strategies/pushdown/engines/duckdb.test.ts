@@ -5,7 +5,12 @@
  * filter against the nested-loop oracle on random keys.
  */
 import { DateDay, Int32, Int64, Utf8, type DataType } from 'apache-arrow';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { caseSpace, describeCase, randomCase } from '../../../adapters/datagen/random-cases.ts';
+import { compareResults, formatComparison } from '../../../adapters/duckdb/compare.ts';
+import { toJoinSpec } from '../../../core/spec.ts';
+import { Engine, PUSHDOWN } from '../../../index.ts';
 import type { ConfigInput } from '../../../core/config/schema.ts';
 import { hashKeys } from '../../../core/keys/hash.ts';
 import { normalizeKeys } from '../../../core/keys/normalize.ts';
@@ -339,4 +344,26 @@ describe('duckdb: every filter agrees with the oracle on random keys', () => {
       expect(dropped).toBeGreaterThan(0);
     });
   }
+});
+
+describe('duckdb: through the engine', () => {
+  it('resolves as pushdown=duckdb and hash joins agree with the nested-loop oracle (small thresholds: every part runs)', async () => {
+    const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+    const engine = await Engine.create({ pushdown: 'duckdb' }, { baseDir: ROOT });
+    expect(engine.registry.resolve(PUSHDOWN, 'duckdb')).toBe(duckdbPushdown);
+    const space = caseSpace(engine.registry, { algorithms: ['hash'], pushdowns: ['duckdb'] });
+    const oracle = await Engine.create({ join: 'nested-loop' });
+    const small = { 'pushdown.duckdb.perfectHashMaxRange': 1, 'pushdown.duckdb.vectorRows': 4, 'pushdown.duckdb.minMaxCheckVectors': 1, 'pushdown.duckdb.bloomCheckVectors': 1 };
+    let described = '';
+    for (let i = 0; i < 40; i++) {
+      const c = randomCase(space, 0xd0c4, i);
+      const spec = toJoinSpec(c.spec);
+      const got = await (await Engine.create({ ...c.config, ...(i % 2 === 0 ? small : {}) }, { baseDir: ROOT })).join(spec, c.left, c.right);
+      const want = await oracle.join(spec, c.left, c.right);
+      const cmp = compareResults(got.table, want.table);
+      if (!cmp.equal) throw new Error(`duckdb pushdown hash join vs oracle\n${describeCase(c)}\n${formatComparison(cmp)}`);
+      described += String(got.metrics.operators.join!.details.dynamicFilter ?? '');
+    }
+    expect(described).toContain('IN BLOOM');
+  });
 });

@@ -34,9 +34,12 @@
  * A column of a multi-column key is tested on that column alone (its own hashes, computed per
  * batch with the partition's seed). The string storage cap is simulated over the distinct values
  * in sorted order (Velox: arrival order), within a buffer of the same total.
- * Not modelled: the table's hash-mode choice (HashTable::decideHashMode; a kHash table publishes
- * nothing — e.g. one BIGINT key with > 10,000 distinct values spread wider than 2^59); Velox's
- * optional Bloom filter fallback (`hash_probe_bloom_filter_pushdown_max_size`, default 0 = off).
+ * The table's hash mode (`HashTable::decideHashMode`; HashProbe publishes nothing for a kHash
+ * table) is modelled for one-column keys of an inner join (reserve 0): distinct + 1 > 10,000 and
+ * no usable range (integers spread over >= 2^59 - 1, any HUGEINT, strings with one longer than 7
+ * bytes) -> nothing; for multi-column keys the products over columns are not modelled.
+ * Not modelled: Velox's optional Bloom filter fallback (`hash_probe_bloom_filter_pushdown_max_size`,
+ * default 0 = off).
  * A partition whose keys are all NULL publishes FALSE (and.ts), as every joinlab policy does.
  */
 import { hashKeys } from '../../../core/keys/hash.ts';
@@ -50,6 +53,10 @@ import { InList } from '../inlist.ts';
 
 const TWO_32 = 4294967296;
 const INT64_MAX = (1n << 63n) - 1n;
+/** VectorHasher.h: `kMaxRange = ~0UL >> 5`, `kStringASRangeMaxSize = 7`; HashTable.cpp: a one-key table past 10,000 distinct values without a range goes kHash. */
+const K_MAX_RANGE = (1n << 59n) - 1n;
+const STRING_AS_RANGE_MAX = 7;
+const KHASH_MIN_DISTINCTS = 10_000;
 
 /** Which of Velox's `getFilter` paths a key kind takes. */
 export type VeloxPath = 'bigint' | 'hugeint' | 'bytes' | 'none';
@@ -113,6 +120,10 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
   }
   const list = out.list;
   const values = list.exactValues()!;
+  if (build.keys.length === 1 && singleKeyHashMode(path, values)) {
+    notes.push(`${name}: no filter, the table is in kHash mode (${values.length} distinct values, no usable range)`);
+    return null;
+  }
   if (path === 'bytes') {
     const storage = stringStorage(values as readonly Uint8Array[], cfg['pushdown.velox.maxDistinctStringBytes']);
     if (storage === null) {
@@ -149,6 +160,22 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
 }
 
 /**
+ * `HashTable::decideHashMode` for a one-column join build with duplicates allowed (reserve 0):
+ * neither the range (`VectorHasher::cardinality`: max - min < kMaxRange = 2^59 - 1 for integers;
+ * none for HUGEINT, nor for strings once one is longer than 7 bytes) nor the distinct count makes
+ * an array or normalized key, and distinct + 1 > 10,000 -> kHash, and HashProbe publishes no
+ * filter for a kHash table.
+ */
+export function singleKeyHashMode(path: VeloxPath, sorted: readonly KeyValue[]): boolean {
+  if (sorted.length + 1 <= KHASH_MIN_DISTINCTS) return false;
+  if (path === 'hugeint') return true;
+  if (path === 'bytes') return (sorted as readonly Uint8Array[]).some((v) => v.length > STRING_AS_RANGE_MAX);
+  const min = sorted[0] as bigint;
+  const max = sorted[sorted.length - 1] as bigint;
+  return max - min >= K_MAX_RANGE;
+}
+
+/**
  * Velox's string storage (`VectorHasher::copyStringToLocal`): strings longer than 8 bytes are
  * copied into buffers of max(1 KiB, length); the set overflows when the buffers' total exceeds
  * `limit` before a string is copied. Returns the total, or null on overflow.
@@ -178,7 +205,7 @@ class RangeFilter implements KeyFilter {
   readonly label = 'range';
   readonly needsHashes = false;
   constructor(readonly inner: BoundsFilter) {
-    this.description = inner.description.replace(' BETWEEN ', ' IN RANGE ');
+    this.description = inner.description;
   }
   mayContain(stats: readonly (ColumnStats | undefined)[]): boolean {
     return this.inner.mayContain(stats);
