@@ -6,8 +6,10 @@
 import type { Extension } from '../../../core/registry/extensions.ts';
 import { PUSHDOWN } from '../../../core/registry/slots.ts';
 import { datafusionPushdown } from './datafusion.ts';
+import { sparkPushdown } from './spark.ts';
+import { trinoPushdown } from './trino.ts';
 
-export const ENGINE_POLICIES = [datafusionPushdown] as const;
+export const ENGINE_POLICIES = [datafusionPushdown, trinoPushdown, sparkPushdown] as const;
 
 const extension: Extension = {
   name: 'joinlab.pushdown.engines',
