@@ -42,7 +42,8 @@
  *    pointer, its bytes beyond 3 in 1 KiB+ doubling chunks), plus array headers — about 18 KiB for
  *    1000 BIGINTs where the packed count is 8000 B. `trinoRetainedBytes` estimates that (the builder's
  *    object header and the chunks' slack approximated), and the list must fit it; packed bytes never
- *    exceed it, so `InList.build` is given the size limit (times the key's columns) only to stop early.
+ *    exceed 8x it, so `InList.build` is given 8x the size limit (times the key's columns) only to stop
+ *    early. joinlab widens integer keys to 64 bits; the flat size follows the SQL type (INTEGER: 4).
  *  - A multi-column key: Trino keeps one Domain per column (their product), joinlab's IN list holds
  *    key TUPLES — a subset of that product (more selective, never dropping a match). The distinct and
  *    size limits are applied to the tuple count (>= every column's own count), so joinlab falls back
@@ -116,12 +117,29 @@ const MIN_CHUNK = 1024;
 const MAX_CHUNK = 8 * 1024 * 1024;
 const POINTER_SIZE = 12;
 
-/** Trino's flat fixed size of a key kind (bytes: the 4-byte length, the pointer added separately). */
+/**
+ * Trino's flat fixed size of the key's type (bytes: the 4-byte length, the pointer added
+ * separately). joinlab widens every integer key to 64 bits, so the SQL type decides: TINYINT and
+ * BOOLEAN 1, SMALLINT 2, INTEGER / DATE / REAL 4, a short decimal (precision <= 18) 8, else the
+ * normalised width (BIGINT, DOUBLE, TIMESTAMP 8; HUGEINT, long decimal 16).
+ */
 function flatFixedSize(kind: KeyKind, bytes: boolean): number {
   if (bytes) return 4;
-  if (kind.order === 'bool') return 1;
+  const t = kind.sqlType.toUpperCase();
+  if (kind.order === 'bool' || /^U?TINYINT$/.test(t)) return 1;
+  if (/^U?SMALLINT$/.test(t)) return 2;
+  if (/^(U?INTEGER|DATE|FLOAT|REAL)$/.test(t)) return 4;
+  const dec = /^DECIMAL\((\d+)/.exec(t);
+  if (dec !== null) return Number(dec[1]) <= 18 ? 8 : 16;
   return 4 * kind.width;
 }
+
+/**
+ * Packed IN-list bytes per value are at most 8x Trino's record bytes (a TINYINT packs 8 bytes into a
+ * 1-byte record; a string packs 4 + length against 16 + length), so a list whose packed bytes exceed
+ * 8x the size limit (per column) cannot fit it: `InList.build` may stop there.
+ */
+const PACKED_PER_RECORD = 8;
 
 /**
  * Estimated `JoinDomainBuilder.getRetainedSizeInBytes()` after `n` distinct values of one column,
@@ -228,7 +246,7 @@ export const trinoPushdown: PushdownPolicy = {
     const cols = build.keys;
     const tag = `trino ${lim.set}`;
     // 1. the value set
-    const out = InList.build(build, ctx, usable, { maxDistinct: lim.maxDistinct, maxBytes: lim.maxSize * cols.length });
+    const out = InList.build(build, ctx, usable, { maxDistinct: lim.maxDistinct, maxBytes: PACKED_PER_RECORD * lim.maxSize * cols.length });
     let why: string;
     if (out.list !== null) {
       const retained = largestColumnBytes(out.list, cols);
@@ -239,7 +257,7 @@ export const trinoPushdown: PushdownPolicy = {
       }
       why = `~${retained} > ${lim.maxSize} bytes`;
     } else {
-      why = out.reason.startsWith('more than') && out.reason.endsWith('distinct values') ? `> ${lim.maxDistinct} distinct` : `> ${lim.maxSize} bytes`;
+      why = out.reason.endsWith('distinct values') ? `> ${lim.maxDistinct} distinct` : `> ${lim.maxSize} bytes`;
     }
     // 2. min/max, when collection was enabled and the driver's rows stayed within the limit
     if (lim.rangeRowLimit <= 0 || build.rows > lim.rangeRowLimit) return null;
