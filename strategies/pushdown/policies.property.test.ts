@@ -220,6 +220,12 @@ const VARIANTS: readonly Variant[] = [
   { name: 'trino large', policy: trinoPushdown, config: { 'pushdown.trino.enableLargeDynamicFilters': true, 'pushdown.trino.largeMaxDistinctPerDriver': 3 }, paths: ['in', 'bounds'] },
   // Spark: the row-count sizing (small filters, some at one block), nothing past the threshold, the IN-subquery
   { name: 'spark row-count sizing', policy: sparkPushdown, config: { 'pushdown.spark.rowCountStats': true, 'pushdown.spark.maxNumBits': 512 }, paths: ['bloom'] },
+  {
+    name: 'spark partitioned (1/P of the bits)',
+    policy: sparkPushdown,
+    config: { 'hash.mode': 'partitioned', 'hash.partitions': 4, 'pushdown.spark.rowCountStats': true, 'pushdown.spark.maxNumBits': 1024 },
+    paths: ['bloom'],
+  },
   { name: 'spark nothing past the creation-side threshold', policy: sparkPushdown, config: { 'pushdown.spark.creationSideThreshold': 40 }, paths: ['bloom', 'nothing'] },
   { name: 'spark IN-subquery', policy: sparkPushdown, config: { 'pushdown.spark.bloomFilterEnabled': false, 'pushdown.spark.semiJoinReduction': true }, paths: ['semi-in'] },
   {

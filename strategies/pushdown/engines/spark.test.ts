@@ -70,6 +70,14 @@ describe('spark: the Bloom filter and the creation-side threshold', () => {
     expect(items.description).toContain('for 4000000 items'); // capped at maxNumItems
   });
 
+  it('partitioned: the whole creation side is P x the partition, and each partition gets 1/P of the bits', () => {
+    const partitioned = { 'hash.mode': 'partitioned', 'hash.partitions': 4 } as const;
+    const f = plan(part(ints(100), 2.5 * MIB), partitioned)!;
+    expect(f.label).toBe('bloom(256 KiB)'); // 8388608 bits / 4
+    expect(f.description).toContain(`${10 * MIB} (4 x this partition's) <= ${10 * MIB} creation-side bytes`);
+    expect(plan(part(ints(100), 2.5 * MIB + 1), partitioned)).toBeNull();
+  });
+
   it('bits / 8 rounded up to a positive multiple of 32 bytes', () => {
     expect([1, 256, 257, 8 * 1024].map(bloomBytesFor)).toEqual([32, 32, 64, 1024]);
   });

@@ -33,9 +33,14 @@
  *    hash join reports them); when absent, the key columns' bytes (`keyColumnBytes`) — an
  *    underestimate, said in the description. Spark estimates (with default statistics the size of
  *    the scanned relation, a filter's selectivity not applied); joinlab measures.
- *  - Spark builds ONE filter for the whole creation side; joinlab plans per build partition, so in
- *    partitioned mode each partition is checked against the threshold and sized by its own rows.
- *    In collect-left mode the one partition is the whole creation side, as in Spark.
+ *  - Spark builds ONE filter for the whole creation side; joinlab plans per build partition. In
+ *    collect-left mode the one partition is the whole creation side, as in Spark. In partitioned
+ *    mode (`hash.partitions` = P) a policy sees one partition at a time, so the whole side is
+ *    estimated as P x this partition (rows and bytes; hash partitions of many keys are about even)
+ *    for the threshold and for Spark's sizing, and each partition's filter gets 1/P of the bits —
+ *    P filters of Spark's total size, the same bits per key, not P times Spark's memory. An uneven
+ *    partition can then decide differently from its siblings; each decision only affects the probe
+ *    rows routed to it.
  *  - The Bloom filter: Spark's is a classic Bloom filter (`BloomFilterImplV2`/`BloomFilterImpl`: a
  *    bit array of `numBits` rounded up to 64, k = max(1, round(numBits / n * ln 2)) probes anywhere in
  *    it, positions from a 64-bit hash — xxhash64 of the key, hashed again with murmur3). joinlab's is
@@ -124,25 +129,30 @@ export const sparkPushdown: PushdownPolicy = {
     if (usable.count === 0) return FALSE_FILTER;
     const cfg = ctx.config;
     const measured = build.bytes !== undefined;
+    // Spark sizes and checks ONE filter for the whole creation side: with P hash partitions the
+    // whole side is estimated as P x this one, and this partition gets 1/P of the filter's bits
+    const P = cfg['hash.mode'] === 'partitioned' ? cfg['hash.partitions'] : 1;
+    const whole = P > 1 ? ` (${P} x this partition's)` : '';
     if (cfg['pushdown.spark.bloomFilterEnabled']) {
-      const size = build.bytes ?? keyBytes(build.keys);
+      const size = P * (build.bytes ?? keyBytes(build.keys));
       const threshold = cfg['pushdown.spark.creationSideThreshold'];
       if (size > threshold) return null;
-      const s = sparkBloomSize(build.rows, cfg);
-      const bytes = bloomBytesFor(s.bits);
+      const s = sparkBloomSize(P * build.rows, cfg);
+      const bytes = bloomBytesFor(s.bits / P);
       const bloom = new BloomKeyFilter(buildBloom(build, { bytes }, usable), ctx);
-      const sizeNote = `${size} <= ${threshold} creation-side bytes${measured ? '' : ' (estimated from the key columns)'}`;
-      const bitsNote = `${s.bits} bits${s.capped ? ' (capped at maxNumBits)' : ''} for ${s.items} items from ${s.source}, Spark k=${s.hashes}`;
+      const sizeNote = `${size}${whole} <= ${threshold} creation-side bytes${measured ? '' : ' (estimated from the key columns)'}`;
+      const share = P > 1 ? `, 1/${P} of them here` : '';
+      const bitsNote = `${s.bits} bits${s.capped ? ' (capped at maxNumBits)' : ''} for ${s.items} items from ${s.source}, Spark k=${s.hashes}${share}`;
       return annotate(bloom, { description: `${bloom.description} [spark: Bloom filter, ${sizeNote}; ${bitsNote}]`, label: `bloom(${formatBytes(bytes)})` });
     }
     if (cfg['pushdown.spark.semiJoinReduction']) {
-      const aggregate = keyBytes(build.keys);
+      const aggregate = P * keyBytes(build.keys);
       const threshold = cfg['pushdown.spark.broadcastThreshold'];
       if (aggregate > threshold) return null;
       const out = InList.build(build, ctx, usable, { maxDistinct: Infinity, maxBytes: Infinity });
       if (out.list === null) return null;
       return annotate(out.list, {
-        description: `${out.list.description} [spark 3.5: IN-subquery (semi-join reduction), ${aggregate} <= ${threshold} aggregate bytes; a left-semi join, not a scan predicate]`,
+        description: `${out.list.description} [spark 3.5: IN-subquery (semi-join reduction), ${aggregate}${whole} <= ${threshold} aggregate bytes; a left-semi join, not a scan predicate]`,
         label: `semi-in(${out.list.size})`,
         rowsOnly: true,
       });
