@@ -3,7 +3,7 @@
  * rule), per build partition.
  *
  * What Spark does (4.0 and master):
- *  - With `spark.sql.optimizer.runtime.bloomFilter.enabled` (default true since 3.4) a Bloom filter
+ *  - With `spark.sql.optimizer.runtime.bloomFilter.enabled` (default true; false in 3.3) a Bloom filter
  *    of the creation (build) side's join key is injected on the application (probe) side — unless
  *    the creation side's estimated size exceeds `bloomFilter.creationSideThreshold` (10 MiB; the
  *    check is `size > threshold`, so exactly the threshold still gets a filter).
@@ -59,13 +59,19 @@
  *    per query; one join here), the selective-predicate / shuffle-join heuristics that decide
  *    whether the rule considers a join at all (joinlab's caller already chose pushdown).
  *
- * Sources: apache/spark (master, 2026; the rules as of 4.0) —
- * `sql/catalyst/src/main/scala/org/apache/spark/sql/internal/SQLConf.scala` (the keys and defaults),
+ * Sources: apache/spark master (stored commits named; the Bloom-filter rule is 4.0's — master adds
+ * a runtime-filter hint and a materialized-statistics threshold, not modelled) —
+ * `sql/catalyst/src/main/scala/org/apache/spark/sql/internal/SQLConf.scala` (9a74418a; the keys and
+ * defaults, all since 3.3.0),
  * `sql/catalyst/src/main/scala/org/apache/spark/sql/catalyst/optimizer/InjectRuntimeFilter.scala`
- * (`injectBloomFilter`, the threshold, row count), `sql/catalyst/.../expressions/aggregate/
- * BloomFilterAggregate.scala` (item and bit counts, caps), `common/sketch/src/main/java/org/apache/
- * spark/util/sketch/BloomFilter.java` (`optimalNumOfBits`, k); Spark 3.5's InjectRuntimeFilter
- * (`injectInSubqueryFilter`, `mayWrapWithHash`, `canBroadcastBySize`) and SPARK-45725.
+ * (00d7051f; `injectBloomFilter`: `creationSideSize > threshold`, the row count),
+ * `sql/catalyst/src/main/scala/org/apache/spark/sql/catalyst/expressions/aggregate/BloomFilterAggregate.scala`
+ * (item and bit counts, capped by maxNumItems / maxNumBits),
+ * `common/sketch/src/main/java/org/apache/spark/util/sketch/BloomFilter.java` (013bfe4f;
+ * `optimalNumOfBits`, k); the 3.3-3.5 InjectRuntimeFilter (`injectFilter` choosing the IN-subquery
+ * only without Bloom filters, `injectInSubqueryFilter`, `mayWrapWithHash`, `canBroadcastBySize`),
+ * read in a stored copy of that branch; its removal: SPARK-45725, apache/spark#43585 (2023-10,
+ * Spark 4.0).
  */
 import type { Config } from '../../../core/config/schema.ts';
 import { keyColumnBytes, isBytesKey, type KeyColumn } from '../../../core/keys/types.ts';

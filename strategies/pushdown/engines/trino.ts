@@ -50,13 +50,18 @@
  *    at or before Trino; past them every orderable non-float column publishes min/max (Trino may keep
  *    a column whose own values fit as a value set; its min/max passes a superset of those).
  *
- * Sources: trinodb/trino (master, 2025-26; `DynamicFilterConfig` as of Trino 47x) —
- * `core/trino-main/src/main/java/io/trino/execution/DynamicFilterConfig.java` (keys and defaults),
- * `core/trino-main/src/main/java/io/trino/operator/DynamicFilterSourceOperator.java` (row limit,
- * publishing), `.../operator/JoinDomainBuilder.java` (per-column distinct set, size accounting,
- * min/max fallback, DOUBLE/REAL excluded), `.../operator/VariableWidthData.java` (string chunks),
- * `core/trino-spi/.../type/AbstractVariableWidthType.java` (flat string layout),
- * `docs/src/main/sphinx/admin/dynamic-filtering.md`.
+ * NaN: Trino leaves NaN out of a value set (its join never matches NaN); joinlab's list keeps what
+ * InList collects — joinlab's key equality decides what matches, and a superset never drops one.
+ *
+ * Sources: trinodb/trino master (the release was not pinned; stored commits named) —
+ * `core/trino-main/src/main/java/io/trino/execution/DynamicFilterConfig.java` (039eb59c; keys and
+ * defaults), `core/trino-main/src/main/java/io/trino/operator/DynamicFilterSourceOperator.java`
+ * (710f987d; row limit, publishing `TupleDomain.all`), `.../operator/JoinDomainBuilder.java`
+ * (00a0fab0; per-column distinct set, retained-size accounting, rehash at 15/16, min/max fallback,
+ * DOUBLE/REAL excluded), `.../operator/VariableWidthData.java` (1c7347fb; string chunks, 12-byte
+ * pointer), `core/trino-spi/src/main/java/io/trino/spi/type/AbstractVariableWidthType.java`
+ * (364e7edb; 4-byte flat length, strings of <= 3 bytes inline),
+ * `docs/src/main/sphinx/admin/dynamic-filtering.md` (39f001b3; small / partitioned / large limits).
  */
 import type { Config } from '../../../core/config/schema.ts';
 import { isBytesKey, type KeyColumn, type KeyKind } from '../../../core/keys/types.ts';
