@@ -21,6 +21,11 @@ import { parseByteSize } from '../memory/pool.ts';
 const strategyName = z.string().regex(/^[A-Za-z0-9_.\-]+$/, 'a strategy name (letters, digits, . _ -)');
 const positiveInt = z.number().int().positive();
 const bool = z.boolean();
+const nonNegativeInt = z.number().int().nonnegative();
+const KIB = 1024;
+const MIB = 1024 * 1024;
+/** Bloom filter bits a split-block filter can hold (2 GiB). */
+const MAX_BLOOM_BITS = 2 ** 34;
 const byteSize = z.unknown().transform((v, ctx) => {
   if (typeof v !== 'number' && typeof v !== 'string') {
     ctx.addIssue({ code: 'custom', message: `expected a number of bytes or a size like 512MB, 2GiB, unlimited, not ${v === null ? 'null' : typeof v}` });
@@ -33,6 +38,9 @@ const byteSize = z.unknown().transform((v, ctx) => {
     return z.NEVER;
   }
 });
+
+/** A byte size of at most `max` (Trino's @MaxDataSize). */
+const atMost = (max: number) => z.number().max(max, `at most ${max} bytes`);
 
 export const configSchema = z
   .object({
@@ -65,6 +73,31 @@ export const configSchema = z
     'pushdown.velox.bitmaskBitsPerValue': positiveInt.default(256),
     'pushdown.velox.stringFilters': bool.default(false),
     'pushdown.velox.maxDistinctStringBytes': positiveInt.default(1048576),
+    // Trino's dynamic filtering (strategies/pushdown/engines/trino.ts), DynamicFilterConfig's defaults
+    // (airlift sizes are binary: 100kB = 102400 B). "Per driver" is per joinlab build partition.
+    'pushdown.trino.enableLargeDynamicFilters': bool.default(false),
+    'pushdown.trino.maxDistinctPerDriver': nonNegativeInt.default(1_000),
+    'pushdown.trino.maxSizePerDriver': byteSize.pipe(atMost(MIB)).default(100 * KIB),
+    'pushdown.trino.rangeRowLimitPerDriver': nonNegativeInt.default(2_000),
+    'pushdown.trino.partitionedMaxDistinctPerDriver': nonNegativeInt.default(100),
+    'pushdown.trino.partitionedMaxSizePerDriver': byteSize.pipe(atMost(MIB)).default(50 * KIB),
+    'pushdown.trino.partitionedRangeRowLimitPerDriver': nonNegativeInt.default(500),
+    'pushdown.trino.largeMaxDistinctPerDriver': nonNegativeInt.default(50_000),
+    'pushdown.trino.largeMaxSizePerDriver': byteSize.default(4 * MIB),
+    'pushdown.trino.largeRangeRowLimitPerDriver': nonNegativeInt.default(100_000),
+    'pushdown.trino.largePartitionedMaxDistinctPerDriver': nonNegativeInt.default(20_000),
+    'pushdown.trino.largePartitionedMaxSizePerDriver': byteSize.default(200 * KIB),
+    'pushdown.trino.largePartitionedRangeRowLimitPerDriver': nonNegativeInt.default(30_000),
+    // Spark's runtime filter (strategies/pushdown/engines/spark.ts), SQLConf's defaults ("10MB" = 10 MiB).
+    'pushdown.spark.bloomFilterEnabled': bool.default(true),
+    'pushdown.spark.creationSideThreshold': byteSize.default(10 * MIB),
+    'pushdown.spark.rowCountStats': bool.default(false),
+    'pushdown.spark.expectedNumItems': positiveInt.default(1_000_000),
+    'pushdown.spark.numBits': positiveInt.max(MAX_BLOOM_BITS).default(8_388_608),
+    'pushdown.spark.maxNumItems': positiveInt.default(4_000_000),
+    'pushdown.spark.maxNumBits': positiveInt.max(MAX_BLOOM_BITS).default(67_108_864),
+    'pushdown.spark.semiJoinReduction': bool.default(false),
+    'pushdown.spark.broadcastThreshold': byteSize.default(10 * MIB),
     'smj.existence': strategyName.default('bitwise'),
     'pwmj.search': strategyName.default('binary'),
     'pwmj.prefilter': bool.default(true),

@@ -30,6 +30,11 @@ export interface BuildPartition {
   readonly seed: number;
   /** `hashKeys(keys, seed)`, when the build kept them (saves a filter hashing the keys again). */
   readonly hashes?: Uint32Array;
+  /**
+   * Arrow bytes the partition's build rows hold, all columns (core/arrow/size.ts), when the join
+   * reports it — what a policy sizing by the creation side (Spark's runtime filter) needs.
+   */
+  readonly bytes?: number;
 }
 
 export interface PushdownContext {

@@ -178,3 +178,16 @@ describe('KeyRangeBitmap end to end', () => {
     expect(metrics.scans.left.containersPruned).toBe(14); // bounds still prune [6000, 20000)
   });
 });
+
+describe('the build partitions report their Arrow bytes (BuildPartition.bytes)', () => {
+  it("spark's creation-side threshold sees the build batch's bytes: a filter at them, none one byte under", async () => {
+    const build = tableOf({ k: int64Data(int64Values(1000, (i) => i * 2)) }, 1000); // 8000 bytes of BIGINT
+    const probe = tableOf({ k: int64Data(int64Values(4000, (i) => i)) }, 1000);
+    const at = await run({ pushdown: 'spark', 'hash.build': 'right', 'pushdown.spark.creationSideThreshold': 8000 }, { type: 'inner', on: 'k=k' }, probe, build);
+    expect(at.table.numRows).toBe(1000);
+    expect(at.metrics.operators.join!.details.dynamicFilter).toMatch(/spark: Bloom filter, 8000 <= 8000 creation-side bytes;/);
+    const under = await run({ pushdown: 'spark', 'hash.build': 'right', 'pushdown.spark.creationSideThreshold': 7999 }, { type: 'inner', on: 'k=k' }, probe, build);
+    expect(under.table.numRows).toBe(1000);
+    expect(under.metrics.operators.join!.details.dynamicFilter).not.toMatch(/Bloom/);
+  });
+});

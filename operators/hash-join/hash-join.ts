@@ -18,6 +18,7 @@
  * run: the memory reservations, the dynamic filter and the operator's metrics.
  */
 import type { RecordBatch } from 'apache-arrow';
+import { batchByteSize } from '../../core/arrow/size.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
 import { bump } from '../../core/metrics.ts';
@@ -67,7 +68,7 @@ export class HashJoin implements JoinAlgorithm {
         onBuilt: (p) => {
           if (barrier === null) return;
           const t = performance.now();
-          barrier.report(p.index, { index: p.index, rows: p.rows, keys: p.keys, table: p.table, seed: TABLE_SEED, hashes: p.hashes });
+          barrier.report(p.index, { index: p.index, rows: p.rows, keys: p.keys, table: p.table, seed: TABLE_SEED, hashes: p.hashes, bytes: p.batch === null ? 0 : batchByteSize(p.batch) });
           bump(m, 'filterPlanMs', performance.now() - t);
         },
         onFailed: (index) => barrier?.report(index, 'failed'),

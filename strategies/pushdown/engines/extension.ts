@@ -7,9 +7,11 @@ import type { Extension } from '../../../core/registry/extensions.ts';
 import { PUSHDOWN } from '../../../core/registry/slots.ts';
 import { datafusionPushdown } from './datafusion.ts';
 import { duckdbPushdown } from './duckdb.ts';
+import { sparkPushdown } from './spark.ts';
+import { trinoPushdown } from './trino.ts';
 import { veloxPushdown } from './velox.ts';
 
-export const ENGINE_POLICIES = [datafusionPushdown, duckdbPushdown, veloxPushdown] as const;
+export const ENGINE_POLICIES = [datafusionPushdown, duckdbPushdown, trinoPushdown, sparkPushdown, veloxPushdown] as const;
 
 const extension: Extension = {
   name: 'joinlab.pushdown.engines',
