@@ -21,7 +21,9 @@
  *    about support through the algorithm it chooses), `hash.mode` collect-left / partitioned with
  *    1..8 partitions, `hash.build`, `batchSize` in {1, 7, 64, 8192} (or, one case in four, any of
  *    1..64), plus `pushdown.keyRangeBitmap`, a small `pushdown.inlistMaxDistinct` now and then
- *    (so the IN list's fallback to the map runs) and every `pushdown.rowFilter` mode.
+ *    (so the IN list's fallback to the map runs), every `pushdown.rowFilter` mode, and one case in
+ *    three the engine policies' thresholds made small (`SMALL_ENGINE_THRESHOLDS`): at their
+ *    engines' defaults builds of <= 60 rows only ever take one path of each policy.
  *
  * Validity is asked, never assumed: a drawn spec the chosen algorithm cannot run (per its
  * `unsupportedReason` on the bound join) is repaired: the first runnable of the drawn spec, the
@@ -108,7 +110,35 @@ export interface CaseConfig {
   readonly 'pwmj.prefilter': boolean;
   readonly 'pwmj.partitions': number;
   readonly extensions?: readonly string[];
+  /** The engine policies' thresholds, when drawn small (`SMALL_ENGINE_THRESHOLDS`). */
+  readonly [engineThreshold: `pushdown.${'duckdb' | 'trino' | 'spark' | 'velox'}.${string}`]: number | boolean;
 }
+
+/**
+ * Engine-policy thresholds small enough that the tiny random builds take every path: DuckDB's
+ * Bloom filter (no perfect-hash exemption) and its pauses after one 2-row vector; Trino's min/max
+ * past 2 distinct values and nothing past 8 rows; Spark's row-count-sized Bloom filters of one or
+ * two blocks, nothing past a 256-byte build; Velox's bitmask, value table and nothing past 5
+ * distinct values, strings included.
+ */
+export const SMALL_ENGINE_THRESHOLDS = {
+  'pushdown.duckdb.perfectHashMaxRange': 1,
+  'pushdown.duckdb.vectorRows': 2,
+  'pushdown.duckdb.minMaxCheckVectors': 1,
+  'pushdown.duckdb.bloomCheckVectors': 1,
+  'pushdown.duckdb.pauseResume': true,
+  'pushdown.trino.maxDistinctPerDriver': 2,
+  'pushdown.trino.rangeRowLimitPerDriver': 8,
+  'pushdown.trino.partitionedMaxDistinctPerDriver': 2,
+  'pushdown.trino.partitionedRangeRowLimitPerDriver': 8,
+  'pushdown.spark.rowCountStats': true,
+  'pushdown.spark.maxNumBits': 512,
+  'pushdown.spark.creationSideThreshold': 256,
+  'pushdown.velox.maxDistinct': 5,
+  'pushdown.velox.bitmaskSmallRange': 4,
+  'pushdown.velox.bitmaskBitsPerValue': 2,
+  'pushdown.velox.stringFilters': true,
+} as const;
 
 export interface JoinCase {
   /** The run seed and case index this case was derived from. */
@@ -230,6 +260,7 @@ interface Draw {
   readonly search: string;
   readonly prefilter: boolean;
   readonly streamedPartitions: number;
+  readonly smallEngineThresholds: boolean;
 }
 
 function draw(space: CaseSpace, rng: Rng): Draw {
@@ -270,6 +301,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
   const search = rng.pick(space.searches);
   const prefilter = rng.chance(0.75);
   const streamedPartitions = rng.int(1, 3);
+  const smallEngineThresholds = rng.chance(1 / 3);
   return {
     join,
     pairs,
@@ -305,6 +337,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
     search,
     prefilter,
     streamedPartitions,
+    smallEngineThresholds,
   };
 }
 
@@ -437,6 +470,7 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     'pwmj.search': d.search,
     'pwmj.prefilter': d.prefilter,
     'pwmj.partitions': d.streamedPartitions,
+    ...(d.smallEngineThresholds ? SMALL_ENGINE_THRESHOLDS : {}),
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
   return { seed, index, left, right, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported };
