@@ -118,10 +118,12 @@ export function scanReport(m: ScanMetrics) {
   return {
     containersTotal: m.containersTotal,
     containersPruned: m.containersPruned,
+    containersPrunedByBloom: m.containersPrunedByBloom,
     rowsDecoded: m.rowsDecoded,
     rowsAfterFilter: m.rowsAfterFilter,
     bytesDecoded: m.bytesDecoded,
     bytesRead: m.bytesRead,
+    bloomBytesRead: m.bloomBytesRead,
     elapsedMs: round(m.elapsedMs),
   };
 }

@@ -56,7 +56,9 @@ function parityText(v: VariantResult): string {
 }
 
 function prunedText(v: VariantResult): string | undefined {
-  return v.probe ? `${v.probe.containersPruned}/${v.probe.containersTotal}` : undefined;
+  if (!v.probe) return undefined;
+  const bloom = v.probe.containersPrunedByBloom ?? 0;
+  return `${v.probe.containersPruned}/${v.probe.containersTotal}${bloom > 0 ? ` (${bloom} by Bloom)` : ''}`;
 }
 
 /** One-line description of a join block: `inner on customer_id=customer_id filter …`. */

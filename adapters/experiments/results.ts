@@ -16,11 +16,14 @@ export interface RunStats {
 export interface ScanSummary {
   readonly containersTotal: number;
   readonly containersPruned: number;
+  /** Of those, pruned only by a Parquet Bloom filter (absent in results written before it existed). */
+  readonly containersPrunedByBloom?: number;
   readonly rowsDecoded: number;
   readonly rowsAfterFilter: number;
   readonly bytesDecoded: number;
   readonly bytesSkipped: number;
   readonly bytesRead: number;
+  readonly bloomBytesRead?: number;
 }
 
 export interface ParityResult {

@@ -76,11 +76,13 @@ function scanSummary(m: ScanMetrics): ScanSummary {
   return {
     containersTotal: m.containersTotal,
     containersPruned: m.containersPruned,
+    containersPrunedByBloom: m.containersPrunedByBloom,
     rowsDecoded: m.rowsDecoded,
     rowsAfterFilter: m.rowsAfterFilter,
     bytesDecoded: m.bytesDecoded,
     bytesSkipped: m.bytesSkipped,
     bytesRead: m.bytesRead,
+    bloomBytesRead: m.bloomBytesRead,
   };
 }
 

@@ -31,7 +31,10 @@ import { readParquet, readSchema } from 'parquet-wasm';
 import { makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, type Field } from 'apache-arrow';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import type { ColumnStats, ScanSortColumn } from '../../core/scan/scan.ts';
+import type { SchemaElement } from 'hyparquet';
+import type { SplitBlockBloomFilter } from '../../strategies/pushdown/bloom.ts';
 import { FileRanges } from './file-ranges.ts';
+import { HEADER_READ, MAX_BLOOM_BYTES, parseBloomFilter } from './parquet-bloom.ts';
 import { footerLength, intervalHints, MAGIC, NeedsFallback, parseFooter, type Footer } from './parquet-footer.ts';
 import { parquetSortOrder } from './parquet-sort-order.ts';
 import { convertStats } from './parquet-stats.ts';
@@ -192,6 +195,40 @@ export class ParquetFileHandle {
   /** How many decodes fell back to whole-row-group decoding (0 for well-formed files). */
   get fallbackDecodes(): number {
     return this.#fallbacks;
+  }
+
+  /** The Parquet schema element of a top-level column that is one primitive leaf (else undefined). */
+  leafElement(name: string): SchemaElement | undefined {
+    const t = this.#topIndex.get(name);
+    return t === undefined ? undefined : this.#footer.tops[t]!.leafElement;
+  }
+
+  /**
+   * The split-block Bloom filter of a one-leaf column's chunk in `rowGroup`, read by range (it
+   * counts in `bytesRead`), with its size in bytes; null when the chunk has none or it is unusable
+   * (parquet-bloom.ts: a damaged filter costs pruning, never rows).
+   */
+  bloomFilter(rowGroup: number, name: string): { filter: SplitBlockBloomFilter; bytes: number } | null {
+    const t = this.#topIndex.get(name);
+    if (t === undefined) return null;
+    const top = this.#footer.tops[t]!;
+    if (top.leafElement === undefined) return null;
+    const meta = this.#footer.meta.row_groups[rowGroup]?.columns[top.leafStart]?.meta_data;
+    if (meta?.bloom_filter_offset === undefined) return null;
+    const offset = Number(meta.bloom_filter_offset);
+    const limit = this.#footer.footerStart;
+    const given = meta.bloom_filter_length;
+    if (!Number.isSafeInteger(offset) || offset < 4 || offset >= limit) return null;
+    if (given !== undefined && (!Number.isSafeInteger(given) || given <= 0 || offset + given > limit || given > MAX_BLOOM_BYTES + HEADER_READ)) return null;
+    const before = this.#source.bytesRead;
+    let bytes = this.#source.read(offset, given ?? Math.min(HEADER_READ, limit - offset));
+    let parsed = parseBloomFilter(bytes);
+    if (parsed !== null && 'needed' in parsed && given === undefined && offset + parsed.needed <= limit) {
+      bytes = this.#source.read(offset, parsed.needed);
+      parsed = parseBloomFilter(bytes);
+    }
+    const read = this.#source.bytesRead - before;
+    return parsed !== null && 'filter' in parsed ? { filter: parsed.filter, bytes: read } : null;
   }
 
   /** @internal used by ParquetRowGroupInfo */

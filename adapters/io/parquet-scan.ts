@@ -17,6 +17,11 @@
  * row groups visited; `bytesRead` the file bytes read so far (footer + decoded column chunks:
  * the file is read by ranges, so pruned row groups are never read at all).
  *
+ * Bloom filters (parquet-bloom.ts): a row group min/max keeps is also tested against its column
+ * chunk's Bloom filter when the predicate is an exact set (`exactSet`) over a column whose encoding
+ * is handled and `bloomFilters` is not off; pruned that way it counts in `containersPruned` and
+ * `containersPrunedByBloom`, and the filter's bytes in `bytesRead` and `bloomBytesRead`.
+ *
  * Order: `sortedOn` is the footer's `sorting_columns` where the row groups prove them file-wide
  * (parquet-sort-order.ts: a declaration is per row group, so consecutive row groups must not
  * overlap by their statistics). The scan reads row groups in file order, so the claim holds for
@@ -27,7 +32,8 @@ import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
 import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
-import type { ColumnStats, ContainerStats, Scan, ScanOptions, ScanSortColumn } from '../../core/scan/scan.ts';
+import type { ColumnStats, ContainerStats, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import { bloomMayContainAny, planBloomProbe } from './parquet-bloom.ts';
 
 export interface ParquetScanOptions {
   /** Max rows per decode run (default 65536). */
@@ -68,6 +74,8 @@ export class ParquetScan implements Scan {
   readonly #runBytes: number;
   readonly #batchSize: number | undefined;
   readonly #containers: readonly RowGroupContainer[];
+  /** Per published predicate: the column and hashes its exact set is tested with (null: none). */
+  readonly #bloomProbes = new WeakMap<ScanPredicate, { readonly column: string; readonly hashes: Int32Array | null } | null>();
 
   constructor(handle: ParquetFileHandle, options: ParquetScanOptions = {}) {
     this.handle = handle;
@@ -90,12 +98,33 @@ export class ParquetScan implements Scan {
     return this.handle.sortedOn;
   }
 
+  /**
+   * Whether row group `i` may hold a row of `predicate`'s exact set by its Bloom filter (true when
+   * the predicate has no exact set, the column's encoding is not one parquet-bloom.ts handles, or
+   * the chunk has no usable filter). The set's hashes are computed once per published predicate.
+   */
+  #bloomMayContain(i: number, predicate: ScanPredicate): boolean {
+    let probe = this.#bloomProbes.get(predicate);
+    if (probe === undefined) {
+      const set = predicate.exactSet?.() ?? null;
+      probe = set === null ? null : { column: set.column, hashes: planBloomProbe(set, this.handle.leafElement(set.column)) };
+      this.#bloomProbes.set(predicate, probe);
+    }
+    if (probe === null || probe.hashes === null) return true;
+    const found = this.handle.bloomFilter(i, probe.column);
+    if (found === null) return true;
+    this.metrics.bloomBytesRead += found.bytes;
+    this.metrics.bytesRead = this.handle.bytesRead;
+    return bloomMayContainAny(found.filter, probe.hashes);
+  }
+
   static async open(path: string, options?: ParquetScanOptions): Promise<ParquetScan> {
     return new ParquetScan(await ParquetFileHandle.open(path), options);
   }
 
   async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
+    const bloom = options.bloomFilters !== false;
     const h = this.handle;
     const names = h.columnNames;
     const columns = options.columns ?? names;
@@ -158,12 +187,19 @@ export class ParquetScan implements Scan {
           m.bytesSkipped += bytes;
           continue;
         }
+        if (predicate && bloom && !this.#bloomMayContain(i, predicate)) {
+          m.containersPruned++;
+          m.containersPrunedByBloom++;
+          m.bytesSkipped += bytes;
+          continue;
+        }
         run.push(i);
         runRows += rg.numRows;
         runBytes += estimate;
         for (const c of needed) runColumns.add(c);
       }
       if (run.length > 0) yield* emit();
+      m.bytesRead = h.bytesRead; // Bloom filters read for row groups pruned after the last run
     } finally {
       if (inScan) m.elapsedMs += performance.now() - t0;
     }

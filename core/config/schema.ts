@@ -55,6 +55,7 @@ export const configSchema = z
     'pushdown.inlistMaxDistinct': positiveInt.default(150),
     'pushdown.inlistMaxBytes': positiveInt.default(131072),
     'pushdown.rowFilter': z.enum(['auto', 'always', 'never']).default('auto'),
+    'pushdown.parquetBloom': bool.default(true),
     // DuckDB v1.5 join filter pushdown (strategies/pushdown/engines/duckdb.ts)
     'pushdown.duckdb.inlistMaxRows': positiveInt.default(50),
     'pushdown.duckdb.buildSideFiltered': bool.default(true),

@@ -97,6 +97,11 @@ export interface ScanOptions {
   readonly columns?: readonly string[];
   readonly filter?: DynamicFilter;
   readonly signal?: AbortSignal;
+  /**
+   * Whether the scan may test per-container Bloom filters (Parquet) against the filter's
+   * `exactSet` (config `pushdown.parquetBloom`); default true. Off, only min/max prunes.
+   */
+  readonly bloomFilters?: boolean;
 }
 
 /**

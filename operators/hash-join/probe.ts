@@ -98,7 +98,7 @@ export class HashJoinProbe {
 
   /** The join's output: every probe batch through the tables, then the build side's rows. */
   async *run(probeScan: Scan, filter: DynamicFilter): AsyncGenerator<RecordBatch> {
-    for await (const batch of probeScan.batches({ filter, signal: this.#ctx.signal })) {
+    for await (const batch of probeScan.batches({ filter, signal: this.#ctx.signal, bloomFilters: this.#ctx.config['pushdown.parquetBloom'] })) {
       bump(this.#ctx.metrics, 'probeRows', batch.numRows);
       yield* this.#probeBatch(batch);
     }
