@@ -28,13 +28,12 @@
  * parquet-write.ts.
  */
 import { readParquet, readSchema } from 'parquet-wasm';
-import { makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, type Field } from 'apache-arrow';
+import type { SchemaElement } from 'hyparquet';
+import { makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, type DataType, type Field } from 'apache-arrow';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import type { ColumnStats, ScanSortColumn } from '../../core/scan/scan.ts';
-import type { SchemaElement } from 'hyparquet';
-import type { SplitBlockBloomFilter } from '../../strategies/pushdown/bloom.ts';
 import { FileRanges } from './file-ranges.ts';
-import { HEADER_READ, MAX_BLOOM_BYTES, parseBloomFilter } from './parquet-bloom.ts';
+import { bloomLocation, readBloomFilter, type BloomRead } from './parquet-bloom.ts';
 import { footerLength, intervalHints, MAGIC, NeedsFallback, parseFooter, type Footer } from './parquet-footer.ts';
 import { parquetSortOrder } from './parquet-sort-order.ts';
 import { convertStats } from './parquet-stats.ts';
@@ -197,40 +196,6 @@ export class ParquetFileHandle {
     return this.#fallbacks;
   }
 
-  /** The Parquet schema element of a top-level column that is one primitive leaf (else undefined). */
-  leafElement(name: string): SchemaElement | undefined {
-    const t = this.#topIndex.get(name);
-    return t === undefined ? undefined : this.#footer.tops[t]!.leafElement;
-  }
-
-  /**
-   * The split-block Bloom filter of a one-leaf column's chunk in `rowGroup`, read by range (it
-   * counts in `bytesRead`), with its size in bytes; null when the chunk has none or it is unusable
-   * (parquet-bloom.ts: a damaged filter costs pruning, never rows).
-   */
-  bloomFilter(rowGroup: number, name: string): { filter: SplitBlockBloomFilter; bytes: number } | null {
-    const t = this.#topIndex.get(name);
-    if (t === undefined) return null;
-    const top = this.#footer.tops[t]!;
-    if (top.leafElement === undefined) return null;
-    const meta = this.#footer.meta.row_groups[rowGroup]?.columns[top.leafStart]?.meta_data;
-    if (meta?.bloom_filter_offset === undefined) return null;
-    const offset = Number(meta.bloom_filter_offset);
-    const limit = this.#footer.footerStart;
-    const given = meta.bloom_filter_length;
-    if (!Number.isSafeInteger(offset) || offset < 4 || offset >= limit) return null;
-    if (given !== undefined && (!Number.isSafeInteger(given) || given <= 0 || offset + given > limit || given > MAX_BLOOM_BYTES + HEADER_READ)) return null;
-    const before = this.#source.bytesRead;
-    let bytes = this.#source.read(offset, given ?? Math.min(HEADER_READ, limit - offset));
-    let parsed = parseBloomFilter(bytes);
-    if (parsed !== null && 'needed' in parsed && given === undefined && offset + parsed.needed <= limit) {
-      bytes = this.#source.read(offset, parsed.needed);
-      parsed = parseBloomFilter(bytes);
-    }
-    const read = this.#source.bytesRead - before;
-    return parsed !== null && 'filter' in parsed ? { filter: parsed.filter, bytes: read } : null;
-  }
-
   /** @internal used by ParquetRowGroupInfo */
   columnChunkBytes(rowGroup: number, name: string): number {
     const t = this.#topIndex.get(name);
@@ -258,6 +223,34 @@ export class ParquetFileHandle {
       this.rowGroups[rowGroup]!.numRows,
       this.#footer.typeDefinedOrder[top.leafStart]!,
     );
+  }
+
+  /**
+   * @internal used by ParquetScan's Bloom pruning: the Parquet leaf and the Arrow type of a
+   * top-level column that is one primitive leaf (null for a nested or unknown column).
+   */
+  bloomColumn(name: string): { readonly element: SchemaElement; readonly type: DataType } | null {
+    const t = this.#topIndex.get(name);
+    if (t === undefined) return null;
+    const el = this.#footer.tops[t]!.leafElement;
+    return el === undefined ? null : { element: el, type: this.schema.fields[t]!.type };
+  }
+
+  /**
+   * @internal used by ParquetScan: the Bloom filter of column `name`'s chunk in row group
+   * `rowGroup`, read from the file (parquet-bloom.ts); `undefined` when the chunk has none (or the
+   * file is encrypted: its filters may be too). Its bytes count in `bytesRead`.
+   */
+  readBloomFilter(rowGroup: number, name: string): BloomRead | undefined {
+    const t = this.#topIndex.get(name);
+    if (t === undefined || this.#footer.encrypted) return undefined;
+    const top = this.#footer.tops[t]!;
+    if (top.leafElement === undefined) return undefined;
+    const rg = (tlist(this.#footer.raw, 4)!.items as TStruct[])[rowGroup];
+    const chunk = (tlist(rg, 1)?.items as TStruct[] | undefined)?.[top.leafStart];
+    const loc = bloomLocation(tstruct(chunk, 3));
+    if (loc === null) return undefined;
+    return readBloomFilter(this.#source, loc, this.#footer.footerStart);
   }
 
   #checkRowGroups(indices: readonly number[]): void {

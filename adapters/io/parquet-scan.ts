@@ -17,10 +17,15 @@
  * row groups visited; `bytesRead` the file bytes read so far (footer + decoded column chunks:
  * the file is read by ranges, so pruned row groups are never read at all).
  *
- * Bloom filters (parquet-bloom.ts): a row group min/max keeps is also tested against its column
- * chunk's Bloom filter when the predicate is an exact set (`exactSet`) over a column whose encoding
- * is handled and `bloomFilters` is not off; pruned that way it counts in `containersPruned` and
- * `containersPrunedByBloom`, and the filter's bytes in `bytesRead` and `bloomBytesRead`.
+ * Bloom filters (parquet-bloom.ts has the format, the writers and the encoding rules): when the
+ * published predicate offers an exact value set (`exactSet()`, an IN list) and min/max kept a row
+ * group, the set's column chunk's Bloom filter, if it has one, is read by its byte range and the
+ * row group is pruned when no value of the set may be in it (`containersPrunedByBloom`, counted in
+ * `containersPruned` too; bytes skipped as for a min/max prune). The set is hashed once per
+ * published predicate (cached by its identity), not per row group; a filter is read at most once
+ * per row group and scan, and its bytes count in `bytesRead` and `bloomBytesRead`. Off with
+ * `ScanOptions.bloomFilters: false` (config `pushdown.parquetBloom`). A column whose type the
+ * encoding rules do not cover, or a corrupt filter, is "maybe".
  *
  * Order: `sortedOn` is the footer's `sorting_columns` where the row groups prove them file-wide
  * (parquet-sort-order.ts: a declaration is per row group, so consecutive row groups must not
@@ -33,7 +38,14 @@ import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
 import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
 import type { ColumnStats, ContainerStats, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
-import { bloomMayContainAny, planBloomProbe } from './parquet-bloom.ts';
+import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
+
+/** A published set, hashed for one column's Bloom filters. */
+interface BloomProbe {
+  readonly column: string;
+  /** xxHash64 (lo, hi) pairs of every encoding of every value that can be in the column. */
+  readonly hashes: Uint32Array;
+}
 
 export interface ParquetScanOptions {
   /** Max rows per decode run (default 65536). */
@@ -74,8 +86,8 @@ export class ParquetScan implements Scan {
   readonly #runBytes: number;
   readonly #batchSize: number | undefined;
   readonly #containers: readonly RowGroupContainer[];
-  /** Per published predicate: the column and hashes its exact set is tested with (null: none). */
-  readonly #bloomProbes = new WeakMap<ScanPredicate, { readonly column: string; readonly hashes: Int32Array | null } | null>();
+  /** Per published predicate: its set hashed for this file's column, or null (no Bloom pruning). */
+  readonly #bloomProbes = new WeakMap<ScanPredicate, BloomProbe | null>();
 
   constructor(handle: ParquetFileHandle, options: ParquetScanOptions = {}) {
     this.handle = handle;
@@ -98,24 +110,30 @@ export class ParquetScan implements Scan {
     return this.handle.sortedOn;
   }
 
-  /**
-   * Whether row group `i` may hold a row of `predicate`'s exact set by its Bloom filter (true when
-   * the predicate has no exact set, the column's encoding is not one parquet-bloom.ts handles, or
-   * the chunk has no usable filter). The set's hashes are computed once per published predicate.
-   */
-  #bloomMayContain(i: number, predicate: ScanPredicate): boolean {
-    let probe = this.#bloomProbes.get(predicate);
-    if (probe === undefined) {
-      const set = predicate.exactSet?.() ?? null;
-      probe = set === null ? null : { column: set.column, hashes: planBloomProbe(set, this.handle.leafElement(set.column)) };
-      this.#bloomProbes.set(predicate, probe);
+  #bloomProbe(predicate: ScanPredicate): BloomProbe | null {
+    const cached = this.#bloomProbes.get(predicate);
+    if (cached !== undefined) return cached;
+    let probe: BloomProbe | null = null;
+    const set = predicate.exactSet?.() ?? null;
+    const col = set === null ? null : this.handle.bloomColumn(set.column);
+    if (set !== null && col !== null) {
+      const hashes = bloomHashes(col.element, col.type, set);
+      if (hashes !== null) probe = { column: set.column, hashes };
     }
-    if (probe === null || probe.hashes === null) return true;
-    const found = this.handle.bloomFilter(i, probe.column);
-    if (found === null) return true;
-    this.metrics.bloomBytesRead += found.bytes;
+    this.#bloomProbes.set(predicate, probe);
+    return probe;
+  }
+
+  /**
+   * Whether row group `i`'s Bloom filter rules out every value of `probe` (false when it has no
+   * filter or the filter is unusable). Counts the filter's bytes.
+   */
+  #bloomExcludes(probe: BloomProbe, i: number): boolean {
+    const read = this.handle.readBloomFilter(i, probe.column);
+    if (read === undefined) return false;
+    this.metrics.bloomBytesRead += read.bytesRead;
     this.metrics.bytesRead = this.handle.bytesRead;
-    return bloomMayContainAny(found.filter, probe.hashes);
+    return read.filter !== null && !mayContainAnyHash(read.filter, probe.hashes);
   }
 
   static async open(path: string, options?: ParquetScanOptions): Promise<ParquetScan> {
@@ -124,7 +142,7 @@ export class ParquetScan implements Scan {
 
   async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
-    const bloom = options.bloomFilters !== false;
+    const useBloom = options.bloomFilters !== false;
     const h = this.handle;
     const names = h.columnNames;
     const columns = options.columns ?? names;
@@ -187,7 +205,8 @@ export class ParquetScan implements Scan {
           m.bytesSkipped += bytes;
           continue;
         }
-        if (predicate && bloom && !this.#bloomMayContain(i, predicate)) {
+        const probe = predicate && useBloom ? this.#bloomProbe(predicate) : null;
+        if (probe !== null && this.#bloomExcludes(probe, i)) {
           m.containersPruned++;
           m.containersPrunedByBloom++;
           m.bytesSkipped += bytes;
@@ -199,7 +218,6 @@ export class ParquetScan implements Scan {
         for (const c of needed) runColumns.add(c);
       }
       if (run.length > 0) yield* emit();
-      m.bytesRead = h.bytesRead; // Bloom filters read for row groups pruned after the last run
     } finally {
       if (inScan) m.elapsedMs += performance.now() - t0;
     }
