@@ -19,6 +19,8 @@ export type ErrorKind =
   | 'expression'
   | 'unsupported-join'
   | 'unsorted-input'
+  | 'sql-syntax'
+  | 'unsupported-sql'
   | 'cancelled';
 
 export abstract class JoinlabError extends Error {
@@ -155,6 +157,32 @@ export class UnsortedInputError extends JoinlabError {
     detail: string,
   ) {
     super(`${source} is declared sorted but is not: ${detail}`);
+  }
+}
+
+/** SQL text the parser rejects; `position` is the character offset DuckDB's parser reports. */
+export class SqlSyntaxError extends JoinlabError {
+  readonly kind = 'sql-syntax' as const;
+  constructor(
+    detail: string,
+    readonly position: number | null,
+  ) {
+    super(`SQL syntax error${position === null ? '' : ` at character ${position}`}: ${detail}`);
+  }
+}
+
+/**
+ * Valid SQL outside the subset joinlab plans: `construct` names it (e.g. `UNION`, `window
+ * function row_number`), `position` is its character offset in the text when the parser gave one.
+ * Never a wrong answer: anything the planner does not understand stops here.
+ */
+export class UnsupportedSqlError extends JoinlabError {
+  readonly kind = 'unsupported-sql' as const;
+  constructor(
+    readonly construct: string,
+    readonly position: number | null,
+  ) {
+    super(`unsupported SQL: ${construct}${position === null ? '' : ` (at character ${position})`}`);
   }
 }
 
