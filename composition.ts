@@ -12,6 +12,7 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { Table } from 'apache-arrow';
 import { openScan } from './adapters/io/open.ts';
+import { runSql, type SqlResult } from './adapters/sql/run.ts';
 import { heldBatchBytes } from './core/arrow/size.ts';
 import type { Config } from './core/config/schema.ts';
 import { Engine as CoreEngine, type EngineOptions, type EngineRuntime, type JoinInput, type MemoryMetrics } from './core/engine.ts';
@@ -120,6 +121,14 @@ export class Engine extends CoreEngine {
   }
 
   /** `sortStream` collected into a table (which counts against `memoryLimit`, like `join`'s). */
+  /**
+   * Runs a SELECT over `tables` (name -> Arrow table or Parquet / Arrow file path) on joinlab's
+   * operators: DuckDB parses, joinlab binds and plans (adapters/sql/run.ts for the subset so far).
+   */
+  sql(text: string, tables: Readonly<Record<string, JoinInput>>): Promise<SqlResult> {
+    return runSql(this, text, tables);
+  }
+
   async sort(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal } = {}): Promise<SortResult> {
     const s = await this.sortStream(input, keys, options);
     const batches: RecordBatch[] = [];

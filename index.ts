@@ -5,8 +5,10 @@
  *   const engine = await Engine.create({ join: 'nested-loop', batchSize: 4096 });
  *   const { table, metrics } = await engine.join({ type: 'inner', on: 'id=id' }, leftTable, 'right.parquet');
  *   const sorted = await engine.sort('orders.parquet', 'amount desc nulls first, id'); // spills past memoryLimit
+ *   const { table: answer } = await engine.sql('SELECT o.id, c.name FROM o JOIN c USING (cid)', { o: 'orders.parquet', c: customers });
  */
 export { Engine, BUILTINS, type SortKeysInput, type SortResult, type SortRunMetrics, type SortStream } from './composition.ts';
+export type { SqlResult } from './adapters/sql/run.ts';
 export { parseSortKeys, formatSortKeys, sortScan, newSortMetrics, type SortKey, type SortMetrics, type SortOptions } from './operators/sort/sort.ts';
 export { EMPTY_RUNTIME, type EngineOptions, type EngineRuntime, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream, type MemoryMetrics } from './core/engine.ts';
 export { parseConfig, CONFIG_KEYS, type Config, type ConfigInput } from './core/config/schema.ts';
