@@ -1,14 +1,16 @@
 /**
  * Random join trees of 2–4 tables as SQL, run by `Engine.sql` and by DuckDB on the same tables:
  * random join types (INNER / LEFT / RIGHT / FULL / comma), keys between any earlier table and the
- * new one (one or two equalities, or USING), residual ON conditions, WHERE conjuncts on chains of
- * inner joins; tables of 0–12 rows with NULLs and duplicates over a small key domain; random batch
+ * new one (one or two equalities, or USING), residual ON conditions, WHERE keys on chains of
+ * inner joins, and single-table WHERE conjuncts (pushed into that table's scan; refused, typed,
+ * when an outer join pads the table with NULLs); tables of 0–12 rows with NULLs and duplicates over a small key domain; random batch
  * sizes (1, 2, 8192). Every answer must equal DuckDB's as a multiset. `SQL_FUZZ_CASES` (400) and
  * `SQL_FUZZ_SEED` widen a local run (3,000 cases at seed 7 passed when this was written).
  */
 import { Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
+import { UnsupportedSqlError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
@@ -61,8 +63,11 @@ function randomCase(rng: Rng): Case {
       if (kind !== 'JOIN') allInner = false;
     }
   }
-  if (allInner && rng.chance(0.5)) where.push(`t${rng.int(0, count - 1)}.k IS NOT NULL`);
-  if (allInner && rng.chance(0.3)) where.push(`t0.v0 < 15`);
+  // single-table conjuncts: pushed into that table's scan, or refused when an outer join pads it
+  const one = (t: number): string =>
+    rng.pick([`t${t}.v${t} < ${rng.int(0, 20)}`, `t${t}.s${t} = '${rng.pick(['a', 'b'])}'`, `t${t}.k IS NULL`, `t${t}.k IS NOT NULL`, `t${t}.k IN (${rng.int(0, 5)}, ${rng.int(0, 5)})`, `(t${t}.v${t} >= 5 OR t${t}.s${t} <> 'c')`]);
+  const filters: string[] = [];
+  for (let f = rng.int(0, 2); f > 0; f--) filters.push(one(rng.int(0, count - 1)));
   if (!allInner && where.length > 0) {
     // comma joins after an outer join put their keys in WHERE above it: not planned; use ON instead
     return randomCase(rng);
@@ -70,7 +75,8 @@ function randomCase(rng: Rng): Case {
   const cols = Array.from({ length: count }, (_, t) => [`t${t}.v${t} AS v${t}`, `t${t}.s${t} AS s${t}`, `t${t}.k AS k${t}`]).flat();
   const select = cols.filter(() => rng.chance(0.6));
   if (select.length === 0) select.push(cols[0]!);
-  const sql = `SELECT ${select.join(', ')} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
+  const all = [...where, ...filters];
+  const sql = `SELECT ${select.join(', ')} FROM ${from}${all.length > 0 ? ` WHERE ${all.join(' AND ')}` : ''}`;
   return { sql, tables };
 }
 
@@ -85,6 +91,7 @@ afterAll(async () => {
 describe('Engine.sql on random join trees against DuckDB', () => {
   it(`${CASES} random queries of 2–4 tables`, async () => {
     const rng = new Rng(Number(process.env.SQL_FUZZ_SEED ?? 20261202));
+    let refused = 0;
     const engines = await Promise.all([1, 2, 8192].map((batchSize) => Engine.create({ batchSize })));
     for (let i = 0; i < CASES; i++) {
       const c = randomCase(rng);
@@ -93,10 +100,19 @@ describe('Engine.sql on random join trees against DuckDB', () => {
         await duck.loadTable(name, t);
       }
       const engine = engines[i % engines.length]!;
-      const { table } = await runSql(engine, c.sql, c.tables, { duck });
+      let table: Table;
+      try {
+        ({ table } = await runSql(engine, c.sql, c.tables, { duck }));
+      } catch (e) {
+        // a WHERE on a table an outer join pads with NULLs: refused, typed (counted below)
+        if (!(e instanceof UnsupportedSqlError) || !/above an outer join/.test(e.message)) throw e;
+        refused++;
+        continue;
+      }
       const expected = await duck.query(c.sql);
       const r = compareResults(table, expected);
       expect(r.equal, `case ${i}: ${c.sql}\n${formatComparison(r)}`).toBe(true);
     }
+    expect(refused).toBeLessThan(CASES / 3);
   });
 });

@@ -10,28 +10,33 @@
  *    equate a column of its left input with one of its right input become the join's keys; the
  *    other conjuncts become its residual filter (`filter` of the join spec: evaluated on matched
  *    pairs, which is exactly ON's meaning for every join type).
- *  - WHERE: each conjunct is placed at the lowest join whose inputs hold every column it names,
- *    when every join from there up is INNER or CROSS — there a predicate on the join's output is
- *    the same as a predicate on its matched pairs (a cross/comma join with an equality in WHERE
- *    becomes an equi-join). A conjunct above an outer join (it would filter NULL-padded rows) or
- *    over one table with no join to carry it is refused for now (no filter operator yet).
+ *  - WHERE, per conjunct: one that reads ONE table that no outer join above pads with NULLs goes
+ *    into that table's scan as a static predicate (static-filter.ts: it filters rows and prunes
+ *    containers by min/max; core/scan/filtered-scan.ts ANDs it with the join's dynamic filter) —
+ *    filtering before the joins keeps exactly the rows filtering after them would. Any other is
+ *    placed at the lowest join whose inputs hold every column it names, when every join from there
+ *    up is INNER or CROSS — there a predicate on the join's output is the same as a predicate on
+ *    its matched pairs (a cross/comma join with an equality in WHERE becomes an equi-join). One
+ *    above an outer join (it would filter NULL-padded rows) is refused for now.
  *  - SELECT: `*`, `t.*`, column references with aliases; a USING / NATURAL column appears once
  *    in `*` (the left input's, as DuckDB shows it for INNER and LEFT joins; RIGHT / FULL with
  *    USING under `*` is refused: DuckDB shows a coalesced column there).
  *  - ORDER BY output columns or positions (DuckDB's default NULLS LAST), LIMIT / OFFSET.
  * Everything else of the subset the parser accepts (expressions in SELECT, DISTINCT, aggregates,
  * subqueries, CTEs, derived tables) is an `UnsupportedSqlError` saying it is not planned yet.
+ * `x IN (a, b)` in a condition becomes `x = a OR x = b` (the same under three-valued logic).
  *
  * Column resolution follows DuckDB: `t.c` names relation `t` (its alias, else its table name);
  * a bare `c` must name exactly one visible column (a USING column counts once), else it is an
  * `UsageError` (ambiguous) or `MissingColumnError`.
  */
-import { Schema, Table, type Data, type Field } from 'apache-arrow';
+import { Schema, Table, type Data, type Field, type RecordBatch } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import { MissingColumnError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
 import type { Expr, Literal } from '../../core/expr/ast.ts';
 import { outputColumnNames } from '../../core/output-schema.ts';
+import { FilteredScan } from '../../core/scan/filtered-scan.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
 import type { JoinType } from '../../core/types.ts';
@@ -39,6 +44,7 @@ import type { JoinSpecInput } from '../../core/spec.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
 import { parseSql } from './parse.ts';
+import { staticPredicate, type StaticConjunct } from './static-filter.ts';
 
 /** What running SQL needs of an engine: its joins and its sort (composition.ts's `Engine`). */
 export interface SqlEngine {
@@ -62,7 +68,7 @@ interface Visible {
 }
 
 interface Relation {
-  readonly input: JoinInput;
+  input: JoinInput;
   readonly columns: readonly Visible[];
   /** Relation names inside (for `t.c` and for placing WHERE conjuncts). */
   readonly rels: ReadonlySet<string>;
@@ -72,7 +78,7 @@ interface Relation {
 
 /** A node of the FROM tree after binding the names of its leaves. */
 type Plan =
-  | { readonly kind: 'leaf'; readonly rel: Relation }
+  | { readonly kind: 'leaf'; rel: Relation; readonly scan: Scan; readonly statics: SqlExpr[]; nullable: boolean }
   | { readonly kind: 'join'; readonly type: JoinType | 'cross'; readonly left: Plan; readonly right: Plan; readonly on: SqlExpr | null; readonly using: readonly string[] | null; readonly natural: boolean; readonly where: SqlExpr[]; readonly rels: ReadonlySet<string> };
 
 const notYet = (what: string, at: number | null = null): never => {
@@ -94,9 +100,16 @@ export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Re
   checkSubset(query);
   if (query.from === null) notYet('SELECT without FROM');
   const plan = await bindFrom(query.from!, tables);
-  for (const conjunct of conjuncts(query.where)) placeWhere(plan, conjunct);
+  markNullable(plan, false);
+  for (const conjunct of conjuncts(query.where)) {
+    const leaf = staticLeaf(plan, conjunct);
+    if (leaf !== null) leaf.statics.push(conjunct);
+    else placeWhere(plan, conjunct);
+  }
+  applyStatics(plan);
   const joins: JoinMetrics[] = [];
   const rel = await execute(engine, plan, joins);
+  if (!(rel.input instanceof Table)) rel.input = await collect(rel.input as Scan);
   let table = project(rel, query);
   if (query.orderBy.length > 0) {
     const names = table.schema.fields.map((f) => f.name);
@@ -128,10 +141,10 @@ async function bindFrom(ref: TableRef, tables: Readonly<Record<string, JoinInput
     case 'table': {
       const source = tables[ref.name];
       if (source === undefined) throw new UsageError(`unknown table '${ref.name}'; tables: ${Object.keys(tables).join(', ') || '(none)'}`);
-      const scan: Scan | Table = typeof source === 'string' ? await openScan(source, ref.name) : source;
+      const scan: Scan = typeof source === 'string' || source instanceof Table ? await openScan(source, ref.name) : source;
       const name = ref.alias ?? ref.name;
       const columns = scan.schema.fields.map((f) => ({ rel: name, name: f.name, out: f.name, merged: false }));
-      return { kind: 'leaf', rel: { input: scan, columns, rels: new Set([name]), coalescedUsing: false } };
+      return { kind: 'leaf', rel: { input: scan, columns, rels: new Set([name]), coalescedUsing: false }, scan, statics: [], nullable: false };
     }
     case 'derived':
       return notYet('a derived table (subquery in FROM)', ref.at);
@@ -142,6 +155,61 @@ async function bindFrom(ref: TableRef, tables: Readonly<Record<string, JoinInput
       return { kind: 'join', type: ref.type, left, right, on: ref.on, using: ref.using, natural: ref.natural, where: [], rels };
     }
   }
+}
+
+/** Leaves on the NULL-padded side of an outer join above them (a WHERE on them cannot go to their scan). */
+function markNullable(p: Plan, nullable: boolean): void {
+  if (p.kind === 'leaf') {
+    p.nullable = nullable;
+    return;
+  }
+  markNullable(p.left, nullable || p.type === 'right' || p.type === 'full');
+  markNullable(p.right, nullable || p.type === 'left' || p.type === 'full');
+}
+
+function leaves(p: Plan): Extract<Plan, { kind: 'leaf' }>[] {
+  return p.kind === 'leaf' ? [p] : [...leaves(p.left), ...leaves(p.right)];
+}
+
+/**
+ * The leaf whose scan can take a WHERE conjunct: the conjunct reads that one table only (or, in
+ * a query of one table, nothing at all), and no outer join above pads the table with NULLs —
+ * then filtering before the joins keeps exactly the rows filtering after them would.
+ */
+function staticLeaf(plan: Plan, conjunct: SqlExpr): Extract<Plan, { kind: 'leaf' }> | null {
+  const needs = relsRead(conjunct, plan);
+  const all = leaves(plan);
+  if (needs.size === 0) return plan.kind === 'leaf' ? plan : null;
+  if (needs.size !== 1) return null;
+  const [rel] = needs;
+  const leaf = all.find((l) => l.rel.rels.has(rel!));
+  return leaf === undefined || leaf.nullable ? null : leaf;
+}
+
+const NO_COLUMNS: Relation = { input: new Table(), columns: [], rels: new Set(), coalescedUsing: false };
+
+/** Wraps each leaf's scan with its static predicate (static-filter.ts). */
+function applyStatics(p: Plan): void {
+  for (const leaf of leaves(p)) {
+    if (leaf.statics.length === 0) continue;
+    const rel = leaf.rel;
+    const parts: StaticConjunct[] = leaf.statics.map((sql) => ({
+      sql,
+      expr: toExpr(sql, rel, NO_COLUMNS),
+      column: (c) => {
+        const v = lookup(rel, c.names);
+        return v === null || v === 'ambiguous' ? null : v.out;
+      },
+    }));
+    const predicate = staticPredicate(parts, leaf.scan.schema, `WHERE on ${[...rel.rels].join(', ')}`);
+    leaf.rel = { ...rel, input: new FilteredScan(leaf.scan, predicate) };
+  }
+}
+
+async function collect(scan: Scan): Promise<Table> {
+  const batches: RecordBatch[] = [];
+  for await (const b of scan.batches()) batches.push(b);
+  return batches.length === 0 ? new Table(scan.schema) : new Table(batches);
 }
 
 function relsOf(p: Plan): ReadonlySet<string> {
@@ -176,6 +244,14 @@ function childrenOf(e: SqlExpr): SqlExpr[] {
       return [e.arg];
     case 'arith':
       return [...e.args];
+    case 'in-list':
+      return [e.arg, ...e.list];
+    case 'cast':
+      return [e.arg];
+    case 'call':
+      return [...e.args];
+    case 'case':
+      return [...e.whens.flatMap((w) => [w.when, w.then]), ...(e.otherwise === null ? [] : [e.otherwise])];
     default:
       return [];
   }
@@ -292,6 +368,12 @@ function toExpr(e: SqlExpr, left: Relation, right: Relation): Expr {
       return { kind: 'not', arg: toExpr(e.arg, left, right) };
     case 'is-null':
       return { kind: 'is-null', arg: toExpr(e.arg, left, right), negated: e.negated };
+    case 'in-list': {
+      // x IN (a, b) is x = a OR x = b under three-valued logic too (no match and a NULL: NULL)
+      const x = toExpr(e.arg, left, right);
+      const any: Expr = { kind: 'or', args: e.list.map((v) => ({ kind: 'compare', op: '=', left: x, right: toExpr(v, left, right) }) as Expr) };
+      return e.negated ? { kind: 'not', arg: any } : any;
+    }
     case 'arith':
       if (e.args.length !== 2) return notYet('unary minus in a join condition', e.at);
       return { kind: 'arith', op: e.op, left: toExpr(e.args[0]!, left, right), right: toExpr(e.args[1]!, left, right) };

@@ -1,0 +1,100 @@
+/**
+ * A scan with a static predicate (a query's WHERE conjuncts on this table) in front of whatever
+ * dynamic filter a join publishes into it. Both prune containers and filter rows: the scan is
+ * handed ONE predicate, their conjunction, re-composed whenever the join publishes (the dynamic
+ * filter's version changes), so a Parquet scan prunes a row group by either one's statistics.
+ *
+ * The conjunction keeps each operand's contract: a container may hold a passing row only if both
+ * say it may; a row passes only if both select it (`selectRows` results are ascending, so their
+ * intersection is a merge). The dynamic operand's exact set (for Bloom pruning) and row-test
+ * summary carry over: every row passing the conjunction passes it.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import type { ScanMetrics } from '../metrics.ts';
+import { DynamicFilter, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate, type ScanSortColumn } from './scan.ts';
+
+/** `a AND b` as one predicate. */
+export function andPredicates(a: ScanPredicate, b: ScanPredicate): ScanPredicate {
+  const columns = [...new Set([...a.columns, ...b.columns])];
+  return {
+    description: `(${a.description}) AND (${b.description})`,
+    label: `${a.label ?? a.description} + ${b.label ?? b.description}`,
+    columns,
+    mayContain: (stats: ContainerStats) => a.mayContain(stats) && b.mayContain(stats),
+    selectRows(batch: RecordBatch): Int32Array | null {
+      const x = a.selectRows(batch);
+      if (x !== null && x.length === 0) return x;
+      const y = b.selectRows(batch);
+      if (x === null) return y;
+      if (y === null) return x;
+      const out = new Int32Array(Math.min(x.length, y.length));
+      let i = 0;
+      let j = 0;
+      let n = 0;
+      while (i < x.length && j < y.length) {
+        if (x[i]! < y[j]!) i++;
+        else if (x[i]! > y[j]!) j++;
+        else {
+          out[n++] = x[i]!;
+          i++;
+          j++;
+        }
+      }
+      return out.subarray(0, n);
+    },
+    exactSet: (): ExactValueSet | null => b.exactSet?.() ?? a.exactSet?.() ?? null,
+    rowTestSummary: () => b.rowTestSummary?.() ?? a.rowTestSummary?.() ?? '',
+  };
+}
+
+/** The static predicate AND the current dynamic one, recomposed when the dynamic one changes. */
+class StaticAndDynamic extends DynamicFilter {
+  #version = -1;
+  #composed: ScanPredicate | null = null;
+  constructor(
+    readonly fixed: ScanPredicate,
+    readonly dynamic: DynamicFilter | undefined,
+  ) {
+    super();
+  }
+  override current(): ScanPredicate | null {
+    const d = this.dynamic;
+    if (d === undefined) return this.fixed;
+    if (d.version !== this.#version) {
+      this.#version = d.version;
+      const p = d.current();
+      this.#composed = p === null ? this.fixed : andPredicates(this.fixed, p);
+    }
+    return this.#composed;
+  }
+}
+
+export class FilteredScan implements Scan {
+  constructor(
+    readonly inner: Scan,
+    readonly predicate: ScanPredicate,
+  ) {}
+  get source(): string {
+    return this.inner.source;
+  }
+  get schema() {
+    return this.inner.schema;
+  }
+  /** The inner scan's row count: an upper bound (what `hash.build: auto` compares). */
+  get numRows(): number {
+    return this.inner.numRows;
+  }
+  get numContainers(): number {
+    return this.inner.numContainers;
+  }
+  get metrics(): ScanMetrics {
+    return this.inner.metrics;
+  }
+  /** Filtering only drops rows: the inner order holds. */
+  get sortedOn(): readonly ScanSortColumn[] | undefined {
+    return this.inner.sortedOn;
+  }
+  batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
+    return this.inner.batches({ ...options, filter: new StaticAndDynamic(this.predicate, options.filter) });
+  }
+}
