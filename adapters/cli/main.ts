@@ -17,11 +17,13 @@ import { errorLine } from './error-line.ts';
 import { handleBrokenPipe, handleInterrupts } from './interrupt.ts';
 import type { JoinCommandOptions } from './join-command.ts';
 import type { SortCommandOptions } from './sort-command.ts';
+import type { SqlCommandOptions } from './sql-command.ts';
 import { guardOptions, integerFlag, LIMITS, nonEmptyPath } from './options.ts';
 // Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
 // experiment runner.
 const runJoinCommand = async (o: JoinCommandOptions) => (await import('./join-command.ts')).runJoinCommand(o);
 const runSortCommand = async (o: SortCommandOptions) => (await import('./sort-command.ts')).runSortCommand(o);
+const runSqlCommand = async (q: string, o: SqlCommandOptions) => (await import('./sql-command.ts')).runSqlCommand(q, o);
 const runStrategiesCommand = async (...a: Parameters<typeof import('./strategies-command.ts').runStrategiesCommand>) =>
   (await import('./strategies-command.ts')).runStrategiesCommand(...a);
 const runRunCommand = async (...a: Parameters<typeof import('./run-command.ts').runRunCommand>) => (await import('./run-command.ts')).runRunCommand(...a);
@@ -67,6 +69,22 @@ function buildProgram(ctx: RunContext): Command {
     .action(async (opts: JoinCommandOptions) => {
       if (!opts.on && !opts.range) throw new UsageError('join needs --on LEFT=RIGHT[,…] or --range "LEFT OP RIGHT"');
       await runJoinCommand({ ...opts, signal: ctx.signal });
+    });
+
+  program
+    .command('sql')
+    .description("run a SELECT over Parquet / Arrow files on joinlab's operators (DuckDB parses); --compare checks it against DuckDB")
+    .argument('<query>', 'the SELECT statement')
+    .option('--data <dir>', 'every .parquet / .arrow file in DIR, as a table named by its stem')
+    .option('--table <name=file>', 'one table (repeatable; overrides --data)', collect, [])
+    .option('--config <file>', 'config file (JSON or YAML)')
+    .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
+    .option('--compare', 'run the same SQL in DuckDB on the same files and compare (exit 1 when they differ)', false)
+    .option('--out <file>', 'write the result (.parquet, .arrow or .csv)')
+    .option('--json', 'print rows, timing, per-join metrics and the comparison as one JSON object', false)
+    .action(async (query: string, opts: SqlCommandOptions) => {
+      const ok = await runSqlCommand(query, { ...opts, signal: ctx.signal });
+      if (!ok) process.exitCode = 1;
     });
 
   program

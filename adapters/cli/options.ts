@@ -15,7 +15,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.ts';
 
 /** Options that may be given more than once (their values accumulate). */
-const REPEATABLE = new Set(['--set']);
+const REPEATABLE = new Set(['--set', '--table']);
 
 /** Installs the repeat and empty-value checks on every option of `command` and its subcommands. */
 export function guardOptions(command: Command): void {

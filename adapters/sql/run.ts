@@ -56,6 +56,8 @@ export interface SqlResult {
   readonly table: Table;
   /** Each join's metrics, in the order they ran (innermost first). */
   readonly joins: readonly JoinMetrics[];
+  /** The output columns the rows are ordered by (ORDER BY), in order; empty: no order promised. */
+  readonly orderedBy: readonly string[];
 }
 
 /** A column visible in a relation: its relation name, its SQL name, its name in the relation's data. */
@@ -111,17 +113,19 @@ export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Re
   const rel = await execute(engine, plan, joins);
   if (!(rel.input instanceof Table)) rel.input = await collect(rel.input as Scan);
   let table = project(rel, query);
+  let orderedBy: string[] = [];
   if (query.orderBy.length > 0) {
     const names = table.schema.fields.map((f) => f.name);
     const keys = query.orderBy.map((o) => ({ column: orderColumn(o.expr, names, rel, query), descending: o.descending, nullsFirst: o.nullsFirst ?? false }));
     table = (await engine.sort(table, keys)).table;
+    orderedBy = keys.map((k) => k.column);
   }
   if (query.limit !== null || query.offset !== null) {
     const from = Number(query.offset ?? 0n);
     const to = query.limit === null ? table.numRows : from + Number(query.limit);
     table = table.slice(from, to);
   }
-  return { table, joins };
+  return { table, joins, orderedBy };
 }
 
 function checkSubset(q: SelectQuery): void {

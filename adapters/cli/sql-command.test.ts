@@ -1,0 +1,62 @@
+/**
+ * `joinlab sql`: tables from --data and --table, the --compare verdict (equal, and ordered when the
+ * query has ORDER BY), --json, --out, and the typed exits: unsupported SQL, syntax errors and bad
+ * table flags exit 2, a difference from DuckDB exits 1.
+ */
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuckDBSession } from '../duckdb/session.ts';
+import { runCli } from './test-helpers.ts';
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'joinlab-sqlcmd-'));
+  const duck = await DuckDBSession.open({ threads: 1 });
+  await duck.run(`COPY (SELECT range AS id, range % 7 AS cid, (range * 37) % 101 AS amount FROM range(1000)) TO '${dir}/orders.parquet' (FORMAT parquet)`);
+  await duck.run(`COPY (SELECT range AS cid, 'c' || range AS name FROM range(5)) TO '${dir}/customers.parquet' (FORMAT parquet)`);
+  await duck.close();
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('joinlab sql', () => {
+  it('runs over --data, compares equal to DuckDB, ordered', async () => {
+    const r = await runCli(['sql', 'SELECT o.id, c.name FROM orders o JOIN customers c USING (cid) WHERE o.amount > 90 ORDER BY c.name, o.id', '--data', dir, '--compare']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^\d+ rows in [\d.]+ ms \(1 join\)/);
+    expect(r.stdout).toContain('equal to DuckDB');
+  });
+
+  it('--table, --json with per-join metrics, --out', async () => {
+    const out = join(dir, 'out.parquet');
+    const r = await runCli(['sql', 'SELECT o.id FROM o JOIN c ON o.cid = c.cid', '--table', `o=${dir}/orders.parquet`, '--table', `c=${dir}/customers.parquet`, '--json', '--compare', '--out', out]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.rows).toBe(715); // ids whose id % 7 < 5
+    expect(report.joins).toHaveLength(1);
+    expect(report.joins[0].scans.left.containersTotal).toBeGreaterThan(0);
+    expect(report.compare).toEqual({ equal: true, missing: 0, extra: 0, order: null });
+    expect((await stat(out)).size).toBeGreaterThan(0);
+  });
+
+  it('typed exits: unsupported SQL and syntax errors exit 2 with the position; bad table flags exit 2', async () => {
+    const unsupported = await runCli(['sql', 'SELECT count(*) FROM orders', '--data', dir]);
+    expect(unsupported.code).toBe(2);
+    expect(unsupported.stderr).toMatch(/unsupported SQL: .*at character 7/);
+    const syntax = await runCli(['sql', 'SELEC 1', '--data', dir]);
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toMatch(/SQL syntax error at character 0/);
+    const noTables = await runCli(['sql', 'SELECT 1']);
+    expect(noTables.code).toBe(2);
+    expect(noTables.stderr).toMatch(/sql needs tables/);
+    const badFlag = await runCli(['sql', 'SELECT * FROM t', '--table', 't']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toMatch(/--table expects NAME=FILE/);
+    const missing = await runCli(['sql', 'SELECT * FROM t JOIN u ON t.k = u.k', '--table', `t=${dir}/nope.parquet`, '--table', `u=${dir}/customers.parquet`]);
+    expect(missing.code).toBe(2);
+  });
+});
