@@ -218,7 +218,7 @@ describe('flags that were silently ignored, misread or crashed', () => {
     ['parity --cases "" (used to run 0 cases)', ['parity', '--cases', ''], /--cases needs a value/],
     ['parity --cases -1', ['parity', '--cases', '-1'], /--cases expects an integer from 0/],
     ['check --seed 2^32 (seeds are 32-bit)', ['check', '--seed', '4294967296'], /--seed expects an integer from 0 to 4,294,967,295/],
-    ['no command', [], /missing command: one of join, sql, sort, strategies, run, demo, parity, check, clean/],
+    ['no command', [], /missing command: one of join, sql, sqllogictest, sort, strategies, run, demo, parity, check, clean/],
     ['sort --by twice', ['sort', L, '--by', 'k', '--by', 's'], /--by was given more than once/],
     ['sort with two inputs', ['sort', L, R, '--by', 'k'], /too many arguments for 'sort'/],
     ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],

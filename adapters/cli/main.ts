@@ -18,12 +18,14 @@ import { handleBrokenPipe, handleInterrupts } from './interrupt.ts';
 import type { JoinCommandOptions } from './join-command.ts';
 import type { SortCommandOptions } from './sort-command.ts';
 import type { SqlCommandOptions } from './sql-command.ts';
+import type { SqllogictestOptions } from './sqllogictest-command.ts';
 import { guardOptions, integerFlag, LIMITS, nonEmptyPath } from './options.ts';
 // Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
 // experiment runner.
 const runJoinCommand = async (o: JoinCommandOptions) => (await import('./join-command.ts')).runJoinCommand(o);
 const runSortCommand = async (o: SortCommandOptions) => (await import('./sort-command.ts')).runSortCommand(o);
 const runSqlCommand = async (q: string, o: SqlCommandOptions) => (await import('./sql-command.ts')).runSqlCommand(q, o);
+const runSqllogictest = async (p: string[], o: SqllogictestOptions) => (await import('./sqllogictest-command.ts')).runSqllogictestCommand(p, o);
 const runStrategiesCommand = async (...a: Parameters<typeof import('./strategies-command.ts').runStrategiesCommand>) =>
   (await import('./strategies-command.ts')).runStrategiesCommand(...a);
 const runRunCommand = async (...a: Parameters<typeof import('./run-command.ts').runRunCommand>) => (await import('./run-command.ts')).runRunCommand(...a);
@@ -84,6 +86,18 @@ function buildProgram(ctx: RunContext): Command {
     .option('--json', 'print rows, timing, per-join metrics and the comparison as one JSON object', false)
     .action(async (query: string, opts: SqlCommandOptions) => {
       const ok = await runSqlCommand(query, { ...opts, signal: ctx.signal });
+      if (!ok) process.exitCode = 1;
+    });
+
+  program
+    .command('sqllogictest')
+    .description("run sqllogictest files (DuckDB's dialect): setup in DuckDB, every query through joinlab")
+    .argument('<paths...>', '.test files or directories of them')
+    .option('--verbose', 'list every skipped record and why', false)
+    .option('--config <file>', 'config file (JSON or YAML)')
+    .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
+    .action(async (paths: string[], opts: SqllogictestOptions) => {
+      const ok = await runSqllogictest(paths, opts);
       if (!ok) process.exitCode = 1;
     });
 

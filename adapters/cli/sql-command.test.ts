@@ -60,3 +60,15 @@ describe('joinlab sql', () => {
     expect(missing.code).toBe(2);
   });
 });
+
+describe('joinlab sqllogictest', () => {
+  it("runs joinlab's corpus: a summary line, exit 0; --verbose lists the skips; a missing path exits 2", async () => {
+    const corpus = join(import.meta.dirname, '../sqllogictest/corpus');
+    const r = await runCli(['sqllogictest', corpus, '--verbose']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^skip .*joins\.test:\d+: unsupported SQL/m);
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed, 1 skipped$/);
+    const missing = await runCli(['sqllogictest', join(dir, 'nope')]);
+    expect(missing.code).toBe(2);
+  });
+});
