@@ -175,6 +175,13 @@ function fullJoinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): strin
     return `${head} WHERE ${qualifiedColumn(outerAlias, outerKey)} NOT IN (${sub})`;
   }
 
+  if (isAntiJoin(spec.type) && !filterReadsSide(spec, outerAlias)) {
+    // DuckDB 1.5.6 plans `l ANTI JOIN r ON … AND <a conjunct on r alone that no row of r passes>`
+    // as EMPTY_RESULT — every left row should come back (found by the CI fuzzer, seed 609383873;
+    // right with the optimizer disabled, and as NOT EXISTS). With no outer column in the filter the
+    // correlated form has no -0.0 folding to fear (module doc), so it is used here.
+    return `SELECT ${cols.join(', ')} FROM ${from(outer, outerAlias)} WHERE NOT EXISTS (SELECT 1 FROM ${innerFrom} WHERE ${joinCondition(spec)})`;
+  }
   if (isSemiJoin(spec.type) || isAntiJoin(spec.type)) {
     // DuckDB's own SEMI / ANTI JOIN: the same answer as [NOT] EXISTS, with nothing correlated
     const keyword = isAntiJoin(spec.type) ? 'ANTI JOIN' : 'SEMI JOIN';
