@@ -349,27 +349,23 @@ export function readBloomFilter(source: FileRanges, loc: { offset: bigint; lengt
   if (length !== null) {
     if (length <= 0n || length > BigInt(MAX_FILTER_BYTES + HEADER_PROBE_BYTES) || offset + length > end) return done(null);
     const bytes = source.read(start, Number(length));
-    const reader = new ThriftReader(bytes, 0, bytes.length);
-    let numBytes: number | null;
-    try {
-      numBytes = usableNumBytes(reader.struct());
-    } catch (e) {
-      if (e instanceof ThriftError) return done(null);
-      throw e;
-    }
-    if (numBytes === null || reader.pos + numBytes > bytes.length) return done(null);
-    return done(SplitBlockBloomFilter.fromBytes(bytes.subarray(reader.pos, reader.pos + numBytes)));
+    const h = headerIn(bytes);
+    if (h === null || h.bitsetAt + h.numBytes > bytes.length) return done(null);
+    return done(SplitBlockBloomFilter.fromBytes(bytes.subarray(h.bitsetAt, h.bitsetAt + h.numBytes)));
   }
-  const head = source.read(start, Math.min(HEADER_PROBE_BYTES, dataEnd - start));
-  const reader = new ThriftReader(head, 0, head.length);
-  let numBytes: number | null;
+  const h = headerIn(source.read(start, Math.min(HEADER_PROBE_BYTES, dataEnd - start)));
+  if (h === null || start + h.bitsetAt + h.numBytes > dataEnd) return done(null);
+  return done(SplitBlockBloomFilter.fromBytes(source.read(start + h.bitsetAt, h.numBytes)));
+}
+
+/** The header at the start of `bytes`: the bitset's size and where it starts; null when unusable. */
+function headerIn(bytes: Uint8Array): { numBytes: number; bitsetAt: number } | null {
+  const reader = new ThriftReader(bytes, 0, bytes.length);
   try {
-    numBytes = usableNumBytes(reader.struct());
+    const numBytes = usableNumBytes(reader.struct());
+    return numBytes === null ? null : { numBytes, bitsetAt: reader.pos };
   } catch (e) {
-    if (e instanceof ThriftError) return done(null);
+    if (e instanceof ThriftError) return null;
     throw e;
   }
-  const bitsetAt = start + reader.pos;
-  if (numBytes === null || bitsetAt + numBytes > dataEnd) return done(null);
-  return done(SplitBlockBloomFilter.fromBytes(source.read(bitsetAt, numBytes)));
 }
