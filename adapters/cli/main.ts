@@ -82,8 +82,9 @@ function buildProgram(ctx: RunContext): Command {
     .option('--config <file>', 'config file (JSON or YAML)')
     .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
     .option('--compare', 'run the same SQL in DuckDB on the same files and compare (exit 1 when they differ)', false)
+    .option('--explain', "print the plan that ran as a tree: algorithm, keys and filters per join, filters and pruned containers per scan, rows and time per operator", false)
     .option('--out <file>', 'write the result (.parquet, .arrow or .csv)')
-    .option('--json', 'print rows, timing, per-join metrics and the comparison as one JSON object', false)
+    .option('--json', 'print rows, timing, per-join and per-scan metrics (with --explain, the plan) and the comparison as one JSON object', false)
     .action(async (query: string, opts: SqlCommandOptions) => {
       const ok = await runSqlCommand(query, { ...opts, signal: ctx.signal });
       if (!ok) process.exitCode = 1;

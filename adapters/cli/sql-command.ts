@@ -1,8 +1,11 @@
 /**
  * `joinlab sql "SELECT …" --data DIR | --table name=FILE … [--config F] [--set k=v] [--compare]
- * [--out FILE] [--json]`: runs a query on joinlab's operators (`Engine.sql`) over Parquet / Arrow
- * files, and with `--compare` runs the same text in DuckDB on the same files and reports equal, or
- * the missing and extra rows (exit 1).
+ * [--explain] [--out FILE] [--json]`: runs a query on joinlab's operators (`Engine.sql`) over
+ * Parquet / Arrow files, and with `--compare` runs the same text in DuckDB on the same files and
+ * reports equal, or the missing and extra rows (exit 1). `--explain` prints the plan that ran as a
+ * tree (adapters/sql/explain.ts): per join its algorithm, keys, strategies and published filter,
+ * per table the filters in force in its scan and the containers pruned, per operator rows and
+ * time — read after the run, like DuckDB's EXPLAIN ANALYZE.
  *
  * Tables: `--data DIR` names every Parquet / Arrow file in DIR by its stem; `--table name=FILE`
  * adds or overrides one. A name given twice, a missing file, or a file of another format is a
@@ -14,6 +17,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
+import { formatExplain } from '../sql/explain.ts';
 import { Table, type RecordBatch } from 'apache-arrow';
 import { loadConfig } from '../../core/config/load.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -30,6 +34,7 @@ export interface SqlCommandOptions {
   config?: string;
   set: string[];
   compare: boolean;
+  explain: boolean;
   out?: string;
   json: boolean;
   signal?: AbortSignal;
@@ -100,6 +105,8 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
         rows: result.table.numRows,
         elapsedMs: round(elapsedMs),
         config: configReport(engine.config),
+        scans: result.scans.map((x) => ({ table: x.table, alias: x.alias, filters: x.filters, ...scanReport(x.metrics) })),
+        ...(opts.explain ? { plan: result.plan } : {}),
         joins: result.joins.map((m) => ({ algorithm: m.algorithm, rows: m.rows, elapsedMs: round(m.elapsedMs), scans: { left: scanReport(m.scans.left), right: scanReport(m.scans.right) }, operators: m.operators })),
         ...(comparison !== null ? { compare: { equal: comparison.equal, missing: comparison.missing, extra: comparison.extra, order: comparison.orderProblem } } : {}),
         ...(opts.out !== undefined ? { out: opts.out } : {}),
@@ -109,6 +116,7 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
       const joins = result.joins.length;
       process.stdout.write(`${result.table.numRows} rows in ${round(elapsedMs)} ms (${joins} join${joins === 1 ? '' : 's'})${opts.out ? ` -> ${opts.out}` : ''}\n`);
       if (opts.out === undefined && result.table.numRows > 0) process.stdout.write(`${preview(result.table, result.table.numRows)}\n`);
+      if (opts.explain) process.stdout.write(`\n${formatExplain(result.plan)}`);
       if (comparison !== null) process.stdout.write(comparison.equal ? 'equal to DuckDB\n' : `differs from DuckDB:\n${comparison.text}\n`);
     }
     return comparison === null || comparison.equal;

@@ -67,6 +67,12 @@ class StaticAndDynamic extends DynamicFilter {
     }
     return this.#composed;
   }
+  override get version(): number {
+    return this.dynamic?.version ?? 0;
+  }
+  override published(): readonly ScanPredicate[] {
+    return [this.fixed, ...(this.dynamic?.published() ?? [])];
+  }
 }
 
 export class FilteredScan implements Scan {

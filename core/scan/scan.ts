@@ -74,7 +74,9 @@ export interface ExactValueSet {
 
 /**
  * A slot a producer (a join's build side) publishes a predicate into and a consumer (a scan)
- * reads. Until something is published the scan keeps everything.
+ * reads. Until something is published the scan keeps everything. A scan under several joins gets
+ * a `StackedFilter` (stacked-filter.ts) holding every join's slot: containers and rows must pass
+ * all of them.
  */
 export class DynamicFilter {
   #current: ScanPredicate | null = null;
@@ -89,6 +91,14 @@ export class DynamicFilter {
   publish(p: ScanPredicate | null): void {
     this.#current = p;
     this.#version++;
+  }
+  /**
+   * Every predicate in force, one per publisher: one (or none) here; a filter composed of others
+   * (core/scan/stacked-filter.ts) lists each part's. `current()` is their conjunction.
+   */
+  published(): readonly ScanPredicate[] {
+    const p = this.current();
+    return p === null ? [] : [p];
   }
 }
 

@@ -1,0 +1,95 @@
+/**
+ * joinlab's plan for a SQL query as a tree (issue 14, `joinlab sql --explain`), like DuckDB's
+ * EXPLAIN ANALYZE: every operator with what it ran as — the join's algorithm (and the planner
+ * that chose it), its keys / range / residual filter, hash-map layout and pushdown policy, the
+ * dynamic filter its build side published — and, since the tree is read after the run, its rows
+ * and time; every FROM table with the filters that were in force in its scan (its own join's and
+ * the ones routed down from joins above, its WHERE) and the containers they pruned.
+ *
+ * The tree is built from thunks (`Relation.describe`) after the query ran, so every metric is
+ * final. A join re-run by a nested loop shows its runs' sums.
+ */
+import { formatExpr } from '../../core/expr/parse.ts';
+import type { Expr } from '../../core/expr/ast.ts';
+import type { JoinType, KeyPair, RangePredicate } from '../../core/types.ts';
+import type { JoinStreamScan, PushdownTarget } from './stream-scan.ts';
+
+/** What a join of the tree ran as (for --explain and the metrics). */
+export interface JoinExec {
+  readonly type: JoinType;
+  /** The keys and range predicate as the query names their columns (`f.k = d.k`). */
+  readonly on: readonly string[];
+  readonly keys: readonly KeyPair[];
+  readonly range: RangePredicate | null;
+  readonly filter: Expr | null;
+  readonly nullEqualsNull: boolean;
+  readonly scan: JoinStreamScan;
+}
+
+
+export interface ExplainNode {
+  readonly label: string;
+  readonly details: readonly string[];
+  readonly children: readonly ExplainNode[];
+}
+
+export function scanNode(name: string, table: string, target: PushdownTarget, where: boolean): ExplainNode {
+  const m = target.metrics;
+  const details = [
+    `source: ${target.source}`,
+    `containers: ${m.containersTotal - m.containersPruned} of ${m.containersTotal} read (${m.containersPruned} pruned${m.containersPrunedByBloom > 0 ? `, ${m.containersPrunedByBloom} by Bloom filters` : ''})`,
+    `rows: ${m.rowsDecoded} decoded, ${m.rowsAfterFilter} after filters; ${m.elapsedMs.toFixed(1)} ms`,
+  ];
+  if (where) details.push('static filter: WHERE');
+  if (target.published.length > 0) details.push(`dynamic filters: ${target.published.join('; ')}`);
+  return { label: `SCAN ${table}${name !== table ? ` AS ${name}` : ''}`, details, children: [] };
+}
+
+export function joinNode(exec: JoinExec, children: readonly ExplainNode[]): ExplainNode {
+  const runs = exec.scan.runs;
+  const first = runs[0];
+  const rows = runs.reduce((n, r) => n + r.rows, 0);
+  const ms = runs.reduce((n, r) => n + r.elapsedMs, 0);
+  const details: string[] = [];
+  const cond = [...exec.on];
+  if (exec.filter !== null) cond.push(`filter ${formatExpr(exec.filter)}`);
+  details.push(cond.length > 0 ? `on: ${cond.join(' AND ')}` : 'on: (cross product)');
+  if (first !== undefined) {
+    const op = first.operators.join;
+    const d = op?.details ?? {};
+    const parts = [`algorithm: ${first.algorithm}${first.chosenBy !== null ? ` (chosen by ${first.chosenBy})` : ''}`];
+    if (d.build !== undefined) parts.push(`build: ${String(d.build)}`);
+    if (d.hashmap !== undefined) parts.push(`hashmap: ${String(d.hashmap)}`);
+    parts.push(`pushdown: ${String(first.config.pushdown)}`);
+    details.push(parts.join(', '));
+    if (d.dynamicFilter !== undefined) details.push(`dynamic filter: ${String(d.dynamicFilter)}`);
+    details.push(`rows: ${rows}; ${ms.toFixed(1)} ms${runs.length > 1 ? ` over ${runs.length} runs` : ''}`);
+  } else details.push('not run');
+  if (exec.scan.rowFilter !== null) details.push('then: WHERE above the join');
+  return { label: `${exec.type.toUpperCase().replace('-', ' ')} JOIN`, details, children };
+}
+
+/** `node` under the steps that ran after the joins (outermost first). */
+export function withSteps(steps: readonly { label: string; rows: number; ms: number }[], node: ExplainNode): ExplainNode {
+  let out = node;
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const s = steps[i]!;
+    out = { label: s.label, details: [`rows: ${s.rows}; ${s.ms.toFixed(1)} ms`], children: [out] };
+  }
+  return out;
+}
+
+/** The tree as text, one operator per line with its details indented below it. */
+export function formatExplain(node: ExplainNode): string {
+  const lines: string[] = [];
+  const walk = (n: ExplainNode, prefix: string, childPrefix: string): void => {
+    lines.push(`${prefix}${n.label}`);
+    for (const d of n.details) lines.push(`${childPrefix}${n.children.length > 0 ? '│ ' : '  '} ${d}`);
+    n.children.forEach((c, i) => {
+      const last = i === n.children.length - 1;
+      walk(c, `${childPrefix}${last ? '└─ ' : '├─ '}`, `${childPrefix}${last ? '   ' : '│  '}`);
+    });
+  };
+  walk(node, '', '');
+  return `${lines.join('\n')}\n`;
+}

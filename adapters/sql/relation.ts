@@ -1,0 +1,147 @@
+/**
+ * Names in a SQL query, bound to the columns of joinlab's inputs (issue 14).
+ *
+ * A `Relation` is what a FROM item (a table, a derived table, a join of them) offers the query:
+ * its scan and its visible columns, each with the relation name it is qualified by (`t.c`: the
+ * table's alias, else its name), its SQL name, and the name it has in the scan's data (a join's
+ * output renames a clashing right column `c_right`, see core/output-schema.ts).
+ *
+ * Resolution follows DuckDB: `t.c` names relation `t`; a bare `c` must name exactly one visible
+ * column (a USING / NATURAL column counts once), else it is a `UsageError` (ambiguous) or a
+ * `MissingColumnError`. In a condition over two relations (a join's), a column that both could
+ * answer is ambiguous too.
+ *
+ * `toExpr` turns a SQL condition into the engine's expression (core/expr/ast.ts) over the two
+ * inputs of one join — or over one input (`NO_COLUMNS` as the right) for a scan's row filter.
+ * `x IN (a, b)` becomes `x = a OR x = b`: the same under three-valued logic (no match and a NULL
+ * in the list: NULL).
+ */
+import type { Expr, Literal } from '../../core/expr/ast.ts';
+import { MissingColumnError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
+import type { Scan } from '../../core/scan/scan.ts';
+import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { ExplainNode } from './explain.ts';
+import type { Route } from './stream-scan.ts';
+
+/** A column visible in a relation. */
+export interface Visible {
+  readonly rel: string;
+  readonly name: string;
+  /** Its name in the relation's data. */
+  readonly out: string;
+  /** Hidden from `*` and bare names: the right copy of a USING / NATURAL column. */
+  readonly merged: boolean;
+  /** The FROM table it comes from unchanged, when a filter on it may go to that table's scan. */
+  readonly route: Route | null;
+}
+
+export interface Relation {
+  readonly input: Scan;
+  readonly columns: readonly Visible[];
+  /** Relation names inside (for `t.c` and for placing WHERE conjuncts). */
+  readonly rels: ReadonlySet<string>;
+  /** Set when a RIGHT / FULL join merged USING columns (then `*` is refused). */
+  readonly coalescedUsing: boolean;
+  /** The plan below this relation, read after the run (explain.ts). */
+  readonly describe: () => ExplainNode;
+}
+
+export const notYet = (what: string, at: number | null = null): never => {
+  throw new UnsupportedSqlError(`${what} (not supported)`, at);
+};
+
+/** An empty relation: the right side of a one-input condition. */
+export const NO_COLUMNS: Pick<Relation, 'columns'> = { columns: [] };
+
+export function conjuncts(e: SqlExpr | null): SqlExpr[] {
+  if (e === null) return [];
+  return e.kind === 'and' ? e.args.flatMap((a) => conjuncts(a)) : [e];
+}
+
+export function lookup(rel: Pick<Relation, 'columns'>, names: readonly string[]): Visible | null | 'ambiguous' {
+  if (names.length > 2) return null;
+  const [q, name] = names.length === 2 ? [names[0]!, names[1]!] : [null, names[0]!];
+  const hits = rel.columns.filter((c) => c.name === name && (q === null ? !c.merged : c.rel === q));
+  if (hits.length === 0) return null;
+  return hits.length === 1 ? hits[0]! : 'ambiguous';
+}
+
+/** A column of `rel` by SQL name (`[c]` or `[t, c]`). */
+export function resolveIn(rel: Pick<Relation, 'columns'>, names: readonly string[], at: number | null): Visible {
+  const found = lookup(rel, names);
+  if (found === 'ambiguous') throw new UsageError(`column reference '${names.join('.')}' is ambiguous${at === null ? '' : ` (at character ${at})`}`);
+  if (found === null) throw new MissingColumnError(names.join('.'), 'the query', rel.columns.filter((c) => !c.merged).map((c) => `${c.rel}.${c.name}`));
+  return found;
+}
+
+/** The sub-expressions of `e` (subqueries are not entered). */
+export function childrenOf(e: SqlExpr): SqlExpr[] {
+  switch (e.kind) {
+    case 'compare':
+      return [e.left, e.right];
+    case 'and':
+    case 'or':
+    case 'arith':
+    case 'call':
+      return [...e.args];
+    case 'not':
+    case 'is-null':
+    case 'cast':
+      return [e.arg];
+    case 'in-list':
+      return [e.arg, ...e.list];
+    case 'in-subquery':
+      return [e.arg];
+    case 'case':
+      return [...e.whens.flatMap((w) => [w.when, w.then]), ...(e.otherwise === null ? [] : [e.otherwise])];
+    default:
+      return [];
+  }
+}
+
+/** Whether `e` holds an EXISTS / IN subquery anywhere. */
+export function hasSubquery(e: SqlExpr): boolean {
+  return e.kind === 'exists' || e.kind === 'in-subquery' || childrenOf(e).some(hasSubquery);
+}
+
+/** A condition over a join's two inputs (or one input and NO_COLUMNS) as the engine's expression. */
+export function toExpr(e: SqlExpr, left: Pick<Relation, 'columns'>, right: Pick<Relation, 'columns'>): Expr {
+  switch (e.kind) {
+    case 'column': {
+      const l = lookup(left, e.names);
+      const r = lookup(right, e.names);
+      if (l === 'ambiguous' || r === 'ambiguous' || (l !== null && r !== null)) throw new UsageError(`column reference '${e.names.join('.')}' is ambiguous${e.at === null ? '' : ` (at character ${e.at})`}`);
+      if (l !== null) return { kind: 'column', side: 'left', name: l.out };
+      if (r !== null) return { kind: 'column', side: 'right', name: r.out };
+      throw new MissingColumnError(e.names.join('.'), 'the query', [...left.columns, ...right.columns].filter((c) => !c.merged).map((c) => `${c.rel}.${c.name}`));
+    }
+    case 'constant': {
+      const c = e.constant;
+      if (c.type === 'DECIMAL') return notYet('a DECIMAL constant in a condition', e.at);
+      return { kind: 'literal', value: c.value as Literal };
+    }
+    case 'compare':
+      if (e.op === 'IS DISTINCT FROM' || e.op === 'IS NOT DISTINCT FROM') return notYet(`${e.op} outside a join key`, e.at);
+      return { kind: 'compare', op: e.op, left: toExpr(e.left, left, right), right: toExpr(e.right, left, right) };
+    case 'and':
+    case 'or':
+      return { kind: e.kind, args: e.args.map((a) => toExpr(a, left, right)) };
+    case 'not':
+      return { kind: 'not', arg: toExpr(e.arg, left, right) };
+    case 'is-null':
+      return { kind: 'is-null', arg: toExpr(e.arg, left, right), negated: e.negated };
+    case 'in-list': {
+      const x = toExpr(e.arg, left, right);
+      const any: Expr = { kind: 'or', args: e.list.map((v) => ({ kind: 'compare', op: '=', left: x, right: toExpr(v, left, right) }) as Expr) };
+      return e.negated ? { kind: 'not', arg: any } : any;
+    }
+    case 'arith':
+      if (e.args.length !== 2) return notYet('unary minus in a condition', e.at);
+      return { kind: 'arith', op: e.op, left: toExpr(e.args[0]!, left, right), right: toExpr(e.args[1]!, left, right) };
+    case 'exists':
+    case 'in-subquery':
+      return notYet('a subquery inside OR, NOT or an expression (only as a WHERE conjunct)', e.at);
+    default:
+      return notYet(`${e.kind} in a condition`, e.at);
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * WHERE conjuncts with a subquery, as joins on top of the FROM result (issue 14). DuckDB's
+ * semantics, which are the semi / anti join's own:
+ *  - `EXISTS (q)` keeps an outer row when q has a row for it: a LEFT SEMI join; `NOT EXISTS`: a
+ *    LEFT ANTI join. NULLs play no part beyond the conditions' own three-valued logic.
+ *  - `x IN (SELECT y …)`: a semi join on `x = y` — as a WHERE conjunct, UNKNOWN (x NULL, or no
+ *    match and a NULL y) filters the row out exactly like FALSE, so no NULL handling is needed.
+ *  - `x NOT IN (SELECT y …)`: the NULL-aware anti join (`nullAware`): a NULL y empties the result,
+ *    and a NULL x never qualifies once the subquery has rows. Only uncorrelated (the operators'
+ *    null-aware anti join takes one key pair).
+ * Correlation (a subquery condition naming an outer column): each `inner = outer` equality of the
+ * subquery's WHERE becomes a join key, any other correlated conjunct the join's residual filter —
+ * evaluated on (outer row, subquery row) pairs, which is what the subquery's WHERE means per outer
+ * row. A correlated subquery must be a plain SELECT … FROM … WHERE (no GROUP BY, aggregate,
+ * DISTINCT or LIMIT: correlation through those is not a join). An uncorrelated one is run as a
+ * query of its own and joined as a table.
+ *
+ * The join streams like the FROM joins (join-tree.ts): its output is the outer rows, so the FROM
+ * tables' routes pass through and its build side's filter prunes the FROM scans too. A subquery
+ * inside OR / NOT / an expression (a mark join) is refused for now.
+ */
+import { Table } from 'apache-arrow';
+import type { Scan } from '../../core/scan/scan.ts';
+import type { SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
+import type { JoinType, KeyPair } from '../../core/types.ts';
+import { openScan } from '../io/open.ts';
+import { joinRelations, leaves, relsOf, sidesOf, type FromPlan, type TreeContext } from './join-tree.ts';
+import type { ExplainNode } from './explain.ts';
+import { childrenOf, conjuncts, notYet, resolveIn, type Relation } from './relation.ts';
+
+/** What the query runner offers the subquery planner. */
+export interface SubqueryHost {
+  readonly tree: TreeContext;
+  /** Runs an uncorrelated subquery to a table, with its plan. */
+  run(q: SelectQuery): Promise<{ readonly table: Table; readonly plan: ExplainNode }>;
+  /** Binds a FROM clause's tables (CTEs and derived tables included). */
+  bindFrom(q: SelectQuery): Promise<FromPlan>;
+  /** Opens a bound FROM tree with its local WHERE placed (subqueries in it applied too). */
+  open(plan: FromPlan, local: readonly SqlExpr[]): Promise<Relation>;
+}
+
+/** The subquery a conjunct tests, or null when the conjunct has none at its top. */
+export function subqueryOf(c: SqlExpr): { kind: 'exists' | 'in'; query: SelectQuery; negated: boolean; arg: SqlExpr | null } | null {
+  let negated = false;
+  let e = c;
+  while (e.kind === 'not') {
+    negated = !negated;
+    e = e.arg;
+  }
+  if (e.kind === 'exists') return { kind: 'exists', query: e.query, negated: negated !== e.negated, arg: null };
+  if (e.kind === 'in-subquery') return { kind: 'in', query: e.query, negated: negated !== e.negated, arg: e.arg };
+  return null;
+}
+
+/** `outer` filtered by the subquery conjunct `c`. */
+export async function applySubquery(host: SubqueryHost, outer: Relation, c: SqlExpr): Promise<Relation> {
+  const sub = subqueryOf(c);
+  if (sub === null) return notYet('a subquery inside OR, NOT or an expression (only [NOT] EXISTS / [NOT] IN as a WHERE conjunct)', c.at);
+  const q = sub.query;
+  if (q.from === null) return notYet('a subquery without FROM', c.at);
+  const plan = await host.bindFrom(q);
+  const where = conjuncts(q.where);
+  const correlated = where.filter((w) => readsOuter(w, plan));
+  const type: JoinType = sub.negated ? 'left-anti' : 'left-semi';
+  const keys: KeyPair[] = [];
+  const conds: SqlExpr[] = [];
+  let inner: Relation;
+  if (correlated.length === 0) {
+    // uncorrelated: the whole subquery, as a table
+    // EXISTS reads no column of its subquery: its select list (often a constant) is not run
+    const star = { kind: 'star', relation: null, at: null } as const;
+    const plain = q.groupBy.length === 0 && q.having === null && !q.select.some((s) => hasAggregate(s.expr));
+    const { table, plan: subPlan } = await host.run(sub.kind === 'exists' && plain ? { ...q, distinct: false, select: [{ expr: star, alias: null }] } : q);
+    const scan = await openScan(table, 'subquery');
+    inner = { ...scanRelation(scan, ''), describe: () => ({ label: 'SUBQUERY', details: [`rows: ${table.numRows}`], children: [subPlan] }) };
+    if (sub.kind === 'in') {
+      if (table.schema.fields.length !== 1) return notYet(`IN (subquery) selecting ${table.schema.fields.length} columns`, c.at);
+      keys.push(inKey(sub.arg!, outer, inner.columns[0]!.out));
+    }
+  } else {
+    if (q.groupBy.length > 0 || q.having !== null || q.distinct || q.limit !== null || q.offset !== null || q.select.some((s) => hasAggregate(s.expr))) {
+      return notYet('a correlated subquery with GROUP BY, an aggregate, DISTINCT or LIMIT', c.at);
+    }
+    if (sub.kind === 'in' && sub.negated) return notYet('a correlated NOT IN subquery', c.at);
+    inner = await host.open(plan, where.filter((w) => !correlated.includes(w)));
+    if (sub.kind === 'in') {
+      const item = q.select.length === 1 ? q.select[0]!.expr : null;
+      if (item === null || item.kind !== 'column') return notYet('a correlated IN subquery that selects anything but one column', c.at);
+      keys.push(inKey(sub.arg!, outer, resolveIn(inner, item.names, item.at).out));
+    }
+    for (const w of correlated) {
+      const key = w.kind === 'compare' && w.op === '=' && w.left.kind === 'column' && w.right.kind === 'column' ? sidesOf(w.left, w.right, outer, inner) : null;
+      if (key !== null) keys.push(key);
+      else conds.push(w);
+    }
+  }
+  if (sub.negated && sub.kind === 'in' && keys.length !== 1) return notYet('NOT IN over more than one key', c.at);
+  return joinRelations(host.tree, { type, keys, conds, nullEqualsNull: false, nullAware: sub.negated && sub.kind === 'in', merged: new Set(), rowFilter: [] }, outer, inner, host.tree.opened);
+}
+
+function inKey(arg: SqlExpr, outer: Relation, innerColumn: string): KeyPair {
+  if (arg.kind !== 'column') return notYet('IN (subquery) tested against an expression (only a column)', arg.at);
+  return { left: resolveIn(outer, arg.names, arg.at).out, right: innerColumn };
+}
+
+/** A table's columns, unqualified (`rel` ''), as a relation. */
+export function scanRelation(scan: Scan, rel: string): Relation {
+  return {
+    input: scan,
+    columns: scan.schema.fields.map((f) => ({ rel, name: f.name, out: f.name, merged: false, route: null })),
+    rels: new Set(rel === '' ? [] : [rel]),
+    coalescedUsing: false,
+    describe: () => ({ label: `SCAN ${scan.source}`, details: [], children: [] }),
+  };
+}
+
+/** Whether `e` names a column the subquery's FROM does not have (an outer reference). */
+function readsOuter(e: SqlExpr, plan: FromPlan): boolean {
+  if (e.kind === 'column') {
+    if (e.names.length === 2) return !relsOf(plan).has(e.names[0]!);
+    return !leaves(plan).some((l) => l.scan.schema.fields.some((f) => f.name === e.names[0]));
+  }
+  return childrenOf(e).some((x) => readsOuter(x, plan));
+}
+
+const AGGREGATES = new Set(['count', 'count_star', 'sum', 'min', 'max', 'avg']);
+
+export function hasAggregate(e: SqlExpr): boolean {
+  return (e.kind === 'call' && AGGREGATES.has(e.name.toLowerCase())) || childrenOf(e).some(hasAggregate);
+}
+
