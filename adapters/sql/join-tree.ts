@@ -197,6 +197,9 @@ function openLeaf(leaf: Leaf): Relation {
   return rel;
 }
 
+/** How a condition on a mark join's output names the mark (no query can name it itself). */
+export const MARK_SQL_NAME = '\u0000mark';
+
 export interface TreeContext {
   readonly engine: StreamEngine;
   readonly signal?: AbortSignal;
@@ -272,7 +275,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
     ...leftCols.map((c, i) => ({ ...c, out: outs[i]!, route: passLeft ? c.route : null })),
     ...rightCols.map((c, i) => ({ ...c, out: outs[leftCols.length + i]!, merged: c.merged || req.merged.has(c.name), route: passRight ? c.route : null })),
   ];
-  if (type === 'left-mark' || type === 'right-mark') columns.push({ rel: '', name: MARK_COLUMN, out: MARK_COLUMN, merged: true, route: null });
+  if (type === 'left-mark' || type === 'right-mark') columns.push({ rel: '', name: MARK_SQL_NAME, out: MARK_COLUMN, merged: false, route: null });
   // only the columns something above reads (a join never reads a column it does not output)
   const keep = ctx.mentioned === null || sides !== 'both' ? null : columns.filter((c) => ctx.mentioned!.has(c.name)).map((c) => c.out);
   const kept = keep === null ? columns : columns.filter((c) => keep.includes(c.out));

@@ -15,6 +15,9 @@
  * names a column no table can take, applied to the stream's rows here. A WHERE conjunct that has
  * to run above an outer join (`rowFilter`) filters the stream's rows too.
  *
+ * `ScanOptions.columns` projects the stream's batches (zero copy), e.g. a mark join's output
+ * without its mark once the condition on it ran.
+ *
  * A consumer may read a scan more than once (the nested-loop join re-reads its inner side): each
  * read runs the lower join again (`open`), with the same routing.
  */
@@ -23,7 +26,7 @@ import type { JoinMetrics, JoinStream } from '../../core/engine.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { renamedFilter, StackedFilter } from '../../core/scan/stacked-filter.ts';
 import type { DynamicFilter, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
-import { takeRows } from '../../operators/memory-scan/memory-scan.ts';
+import { projectBatch, takeRows } from '../../operators/memory-scan/memory-scan.ts';
 
 export class PushdownTarget implements Scan {
   readonly #attached: DynamicFilter[] = [];
@@ -106,7 +109,7 @@ export class JoinStreamScan implements Scan {
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
     const upper = options.filter;
     if (upper !== undefined) this.#route(upper);
-    return this.#run(upper);
+    return this.#run(upper, options.columns);
   }
 
   /** Attaches `upper` to every table that produces a column of the stream, renamed to its columns. */
@@ -128,7 +131,7 @@ export class JoinStreamScan implements Scan {
     return first !== undefined && p.columns.every((c) => this.routes.get(c)?.target === first.target);
   }
 
-  async *#run(upper: DynamicFilter | undefined): AsyncGenerator<RecordBatch> {
+  async *#run(upper: DynamicFilter | undefined, columns: readonly string[] | undefined): AsyncGenerator<RecordBatch> {
     const stream = this.#first ?? (await this.open());
     this.#first = null;
     this.runs.push(stream.metrics);
@@ -143,6 +146,7 @@ export class JoinStreamScan implements Scan {
         const p = upper?.current() ?? null;
         if (p !== null && !this.#takenBelow(p)) out = select(out, p);
         m.rowsAfterFilter += out.numRows;
+        if (columns !== undefined) out = projectBatch(out, columns, this.source);
         if (out.numRows > 0) yield out;
       }
     } finally {

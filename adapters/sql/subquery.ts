@@ -16,15 +16,22 @@
  * query of its own and joined as a table.
  *
  * The join streams like the FROM joins (join-tree.ts): its output is the outer rows, so the FROM
- * tables' routes pass through and its build side's filter prunes the FROM scans too. A subquery
- * inside OR / NOT / an expression (a mark join) is refused for now.
+ * tables' routes pass through and its build side's filter prunes the FROM scans too.
+ *
+ * A subquery inside an expression (`a.v > 5 OR EXISTS (…)`) is a LEFT MARK join: every outer row
+ * with a non-NULL boolean `mark` (whether it has a match), and the conjunct evaluated with the
+ * subquery read off the mark, on the join's rows; the mark is then projected away. The mark is
+ * two-valued, which is EXISTS's meaning everywhere but IN's only where UNKNOWN acts as FALSE (under
+ * AND / OR from the conjunct's top); elsewhere IN is refused.
  */
 import { Table } from 'apache-arrow';
 import type { Scan } from '../../core/scan/scan.ts';
 import type { SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
 import type { JoinType, KeyPair } from '../../core/types.ts';
 import { openScan } from '../io/open.ts';
-import { joinRelations, leaves, relsOf, sidesOf, type FromPlan, type TreeContext } from './join-tree.ts';
+import { ProjectedScan } from '../../core/scan/projected-scan.ts';
+import { MARK_COLUMN } from '../../core/output-schema.ts';
+import { joinRelations, leaves, MARK_SQL_NAME, relsOf, sidesOf, type FromPlan, type TreeContext } from './join-tree.ts';
 import type { ExplainNode } from './explain.ts';
 import { childrenOf, conjuncts, notYet, resolveIn, type Relation } from './relation.ts';
 
@@ -52,16 +59,75 @@ export function subqueryOf(c: SqlExpr): { kind: 'exists' | 'in'; query: SelectQu
   return null;
 }
 
+type Sub = NonNullable<ReturnType<typeof subqueryOf>>;
+
 /** `outer` filtered by the subquery conjunct `c`. */
 export async function applySubquery(host: SubqueryHost, outer: Relation, c: SqlExpr): Promise<Relation> {
   const sub = subqueryOf(c);
-  if (sub === null) return notYet('a subquery inside OR, NOT or an expression (only [NOT] EXISTS / [NOT] IN as a WHERE conjunct)', c.at);
+  if (sub !== null) return subqueryJoin(host, outer, c, sub, sub.negated ? 'left-anti' : 'left-semi', []);
+  // inside an expression: a mark join, then the conjunct with the subquery read off the mark
+  const node = markedSubquery(c);
+  const asSub: Sub = node.kind === 'exists' ? { kind: 'exists', query: node.query, negated: false, arg: null } : { kind: 'in', query: node.query, negated: false, arg: node.arg };
+  const mark: SqlExpr = { kind: 'column', names: [MARK_SQL_NAME], at: node.at };
+  const test = replaceNode(c, node, node.kind === 'exists' && node.negated ? { kind: 'not', arg: mark, at: node.at } : mark);
+  if (outer.columns.some((v) => v.out === MARK_COLUMN)) return notYet(`a subquery inside an expression over a relation with a column named '${MARK_COLUMN}'`, c.at);
+  const marked = await subqueryJoin(host, outer, c, asSub, 'left-mark', [test]);
+  const columns = marked.columns.filter((v) => v.name !== MARK_SQL_NAME);
+  return { ...marked, input: new ProjectedScan(marked.input, columns.map((v) => v.out)), columns };
+}
+
+/**
+ * The one subquery of `c` a mark join can answer: EXISTS anywhere (it is two-valued), IN only
+ * where UNKNOWN and FALSE mean the same — under AND / OR from the top of the WHERE conjunct (the
+ * mark is never NULL, and `x IN (…)` can be).
+ */
+function markedSubquery(c: SqlExpr): Extract<SqlExpr, { kind: 'exists' | 'in-subquery' }> {
+  const found: { node: Extract<SqlExpr, { kind: 'exists' | 'in-subquery' }>; positive: boolean }[] = [];
+  const walk = (e: SqlExpr, positive: boolean): void => {
+    if (e.kind === 'exists' || e.kind === 'in-subquery') found.push({ node: e, positive });
+    for (const x of childrenOf(e)) walk(x, positive && (e.kind === 'and' || e.kind === 'or'));
+  };
+  walk(c, true);
+  if (found.length !== 1) return notYet('more than one subquery in one WHERE conjunct', c.at);
+  const { node, positive } = found[0]!;
+  if (node.kind === 'in-subquery' && (node.negated || !positive)) return notYet('[NOT] IN (subquery) under NOT or inside an expression (its NULL would read as FALSE)', node.at);
+  return node;
+}
+
+/** `e` with the node `target` replaced by `by`. */
+function replaceNode(e: SqlExpr, target: SqlExpr, by: SqlExpr): SqlExpr {
+  if (e === target) return by;
+  const r = (x: SqlExpr) => replaceNode(x, target, by);
+  switch (e.kind) {
+    case 'compare':
+      return { ...e, left: r(e.left), right: r(e.right) };
+    case 'and':
+    case 'or':
+      return { ...e, args: e.args.map(r) };
+    case 'arith':
+      return { ...e, args: e.args.map(r) };
+    case 'call':
+      return { ...e, args: e.args.map(r) };
+    case 'not':
+    case 'is-null':
+    case 'cast':
+      return { ...e, arg: r(e.arg) };
+    case 'in-list':
+      return { ...e, arg: r(e.arg), list: e.list.map(r) };
+    case 'case':
+      return { ...e, whens: e.whens.map((w) => ({ when: r(w.when), then: r(w.then) })), otherwise: e.otherwise === null ? null : r(e.otherwise) };
+    default:
+      return e;
+  }
+}
+
+/** The join answering one subquery: semi / anti (a conjunct) or mark (inside an expression, `rowFilter` reading the mark). */
+async function subqueryJoin(host: SubqueryHost, outer: Relation, c: SqlExpr, sub: Sub, type: JoinType, rowFilter: readonly SqlExpr[]): Promise<Relation> {
   const q = sub.query;
   if (q.from === null) return notYet('a subquery without FROM', c.at);
   const plan = await host.bindFrom(q);
   const where = conjuncts(q.where);
   const correlated = where.filter((w) => readsOuter(w, plan));
-  const type: JoinType = sub.negated ? 'left-anti' : 'left-semi';
   const keys: KeyPair[] = [];
   const conds: SqlExpr[] = [];
   let inner: Relation;
@@ -95,7 +161,7 @@ export async function applySubquery(host: SubqueryHost, outer: Relation, c: SqlE
     }
   }
   if (sub.negated && sub.kind === 'in' && keys.length !== 1) return notYet('NOT IN over more than one key', c.at);
-  return joinRelations(host.tree, { type, keys, conds, nullEqualsNull: false, nullAware: sub.negated && sub.kind === 'in', merged: new Set(), rowFilter: [] }, outer, inner, host.tree.opened);
+  return joinRelations(host.tree, { type, keys, conds, nullEqualsNull: false, nullAware: sub.negated && sub.kind === 'in', merged: new Set(), rowFilter }, outer, inner, host.tree.opened);
 }
 
 function inKey(arg: SqlExpr, outer: Relation, innerColumn: string): KeyPair {
