@@ -82,11 +82,11 @@ export class Engine extends CoreEngine {
    * stream can be far larger than the limit; its spill directory is removed when the stream ends,
    * fails or is stopped. Keys are checked against the input's schema before any row is read.
    */
-  async sortStream(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal } = {}): Promise<SortStream> {
+  async sortStream(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<SortStream> {
     const scan = await this.openInput(input, 'input');
     const sortKeys = typeof keys === 'string' ? parseSortKeys(keys) : keys;
     bindSort(scan.schema, sortKeys, scan.source);
-    const pool = MemoryPool.forRun(this.config.memoryLimit);
+    const pool = options.pool ?? MemoryPool.forRun(this.config.memoryLimit);
     const batchSize = this.config.batchSize;
     const sort = newSortMetrics();
     const metrics: SortRunMetrics = {
@@ -129,7 +129,7 @@ export class Engine extends CoreEngine {
     return runSql(this, text, tables);
   }
 
-  async sort(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal } = {}): Promise<SortResult> {
+  async sort(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<SortResult> {
     const s = await this.sortStream(input, keys, options);
     const batches: RecordBatch[] = [];
     const held = s.pool.reservation('Engine.sort result table');

@@ -17,7 +17,8 @@
  * `index.ts` exports as `Engine`). An engine created here without one loads nothing and accepts
  * only `Scan` inputs.
  *
- * Memory: each run gets one pool (`MemoryPool.forRun`: the configured limit, or the system budget).
+ * Memory: each run gets one pool (`MemoryPool.forRun`: the configured limit, or the system budget),
+ * or the caller's (`stream`'s `pool` option: one query's operators sharing one limit).
  * The operators reserve what they hold; the engine reserves the output batch in flight between the
  * operator and the consumer, and `join` the table it returns — so `stream` is bounded by the
  * operators' state, and `join` fails with a MemoryLimitError once the result outgrows the limit.
@@ -175,7 +176,11 @@ export class Engine {
     return { bound, choice };
   }
 
-  async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinStream> {
+  /**
+   * `options.pool`: run against this pool instead of a new one — several operators of one query
+   * (a SQL join tree) then share one `memoryLimit`, rather than each having the whole limit.
+   */
+  async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<JoinStream> {
     const [leftInput, rightInput] = await Promise.all([this.openInput(left, 'left'), this.openInput(right, 'right')]);
     const checked = this.#check(spec, leftInput.schema, rightInput.schema);
     const { algorithm, chosenBy } = checked.choice;
@@ -185,7 +190,7 @@ export class Engine {
     const leftScan = projectTo(leftInput, bound.inputColumns.left);
     const rightScan = projectTo(rightInput, bound.inputColumns.right);
     if (leftScan !== leftInput || rightScan !== rightInput) bound = bindJoin(bound.spec, leftScan.schema, rightScan.schema, bound.output);
-    const pool = MemoryPool.forRun(this.config.memoryLimit);
+    const pool = options.pool ?? MemoryPool.forRun(this.config.memoryLimit);
     const opMetrics = newOperatorMetrics(algorithm.name);
     const spill = new SpillManager({ metrics: opMetrics });
     const operators: Record<string, OperatorMetrics> = { join: opMetrics };

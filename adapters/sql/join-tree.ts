@@ -40,6 +40,7 @@
 import type { Schema } from 'apache-arrow';
 import type { JoinInput, JoinMetrics, JoinStream } from '../../core/engine.ts';
 import { UnsupportedJoinError, UsageError } from '../../core/errors.ts';
+import type { MemoryPool } from '../../core/memory/pool.ts';
 import type { Expr } from '../../core/expr/ast.ts';
 import { MARK_COLUMN, outputColumnNames } from '../../core/output-schema.ts';
 import { FilteredScan } from '../../core/scan/filtered-scan.ts';
@@ -56,7 +57,7 @@ export type { JoinExec } from './explain.ts';
 
 /** What running a join tree needs of an engine. */
 export interface StreamEngine {
-  stream(spec: JoinSpecInput, left: JoinInput, right: JoinInput, options?: { signal?: AbortSignal }): Promise<JoinStream>;
+  stream(spec: JoinSpecInput, left: JoinInput, right: JoinInput, options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<JoinStream>;
 }
 
 export type Leaf = { readonly kind: 'leaf'; readonly name: string; readonly table: string; readonly scan: Scan; readonly statics: SqlExpr[]; nullable: boolean; rel: Relation | null; target: PushdownTarget | null };
@@ -203,6 +204,8 @@ export const MARK_SQL_NAME = '\u0000mark';
 export interface TreeContext {
   readonly engine: StreamEngine;
   readonly signal?: AbortSignal;
+  /** The query's memory: every join of the tree reserves here, against one limit. */
+  readonly pool: MemoryPool;
   /** SQL names any part of the query mentions; null: all are needed (`*`). */
   readonly mentioned: ReadonlySet<string> | null;
   /** Told about every join as it is opened, innermost first. */
@@ -293,7 +296,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
     };
   };
   let useRange = range !== null;
-  const open = () => ctx.engine.stream(spec(useRange), left.input, right.input, { signal: ctx.signal });
+  const open = () => ctx.engine.stream(spec(useRange), left.input, right.input, { signal: ctx.signal, pool: ctx.pool });
   let first: JoinStream;
   try {
     first = await open();

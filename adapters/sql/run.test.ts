@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Float64, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
-import { UnsupportedSqlError } from '../../core/errors.ts';
+import { MemoryLimitError, UnsupportedSqlError } from '../../core/errors.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { writeParquetFile } from '../io/parquet.ts';
@@ -150,6 +150,12 @@ describe('runSql against DuckDB', () => {
     await same('SELECT a.v, b.v AS bv FROM a, b WHERE a.v >= b.v');
     await same('SELECT a.v, b.v AS bv FROM a LEFT JOIN b ON a.v > b.v');
     await same('SELECT a.v, b.v AS bv FROM a JOIN b ON a.v < b.v AND a.k <> b.k');
+  });
+
+  it('one memory limit for the whole query: a join tree over it fails with MemoryLimitError', async () => {
+    const big = { f: table({ k: { type: new Int32(), values: Array.from({ length: 20000 }, (_, i) => i % 10) } }), g: table({ k: { type: new Int32(), values: Array.from({ length: 2000 }, (_, i) => i % 10) } }) };
+    const small = await Engine.create({ memoryLimit: '1MB' });
+    await expect(runSql(small, 'SELECT f.k FROM f JOIN g ON f.k = g.k', big, { duck })).rejects.toThrow(MemoryLimitError);
   });
 
   it('refuses what is not planned yet, typed, never a wrong answer', async () => {

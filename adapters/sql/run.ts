@@ -16,7 +16,9 @@
  */
 import { Table, type RecordBatch } from 'apache-arrow';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
+import type { Config } from '../../core/config/schema.ts';
 import { UsageError } from '../../core/errors.ts';
+import { MemoryPool } from '../../core/memory/pool.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
@@ -30,7 +32,9 @@ import { finishSelect, type SelectEngine } from './select.ts';
 import { applySubquery, type SubqueryHost } from './subquery.ts';
 
 /** What running SQL needs of an engine (composition.ts's `Engine`). */
-export interface SqlEngine extends StreamEngine, SelectEngine {}
+export interface SqlEngine extends StreamEngine, SelectEngine {
+  readonly config: Config;
+}
 
 /** One FROM table's scan, after the run. */
 export interface ScanReport {
@@ -88,13 +92,16 @@ class QueryRun {
   readonly execs: JoinExec[] = [];
   readonly plans: FromPlan[] = [];
   readonly tree: TreeContext;
+  /** One limit for the whole query: its joins, the rows it holds, its sorts. */
+  readonly pool: MemoryPool;
   constructor(
     readonly engine: SqlEngine,
     readonly tables: Readonly<Record<string, JoinInput>>,
     readonly signal: AbortSignal | undefined,
     mentioned: ReadonlySet<string> | null,
   ) {
-    this.tree = { engine, signal, mentioned, opened: (exec) => this.execs.push(exec) };
+    this.pool = MemoryPool.forRun(engine.config.memoryLimit);
+    this.tree = { engine, signal, pool: this.pool, mentioned, opened: (exec) => this.execs.push(exec) };
   }
 
   async query(q: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
@@ -104,7 +111,7 @@ class QueryRun {
     this.plans.push(plan);
     const where = conjuncts(q.where);
     const rel = await this.open(plan, where, ctes);
-    const done = await finishSelect(this.engine, rel, q, { signal: this.signal });
+    const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool });
     return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
   }
 

@@ -11,6 +11,8 @@
  */
 import { Schema, Table, type Data, type Field, type RecordBatch } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
+import { heldBatchBytes } from '../../core/arrow/size.ts';
+import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { JoinInput } from '../../core/engine.ts';
 import { MissingColumnError, UsageError } from '../../core/errors.ts';
 import type { SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
@@ -18,7 +20,7 @@ import { notYet, resolveIn, type Relation } from './relation.ts';
 import { hasAggregate } from './subquery.ts';
 
 export interface SelectEngine {
-  sort(input: JoinInput, keys: readonly { column: string; descending: boolean; nullsFirst: boolean }[]): Promise<{ readonly table: Table }>;
+  sort(input: JoinInput, keys: readonly { column: string; descending: boolean; nullsFirst: boolean }[], options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<{ readonly table: Table }>;
 }
 
 /** One step after the joins, for the plan (explain.ts). */
@@ -35,14 +37,15 @@ export interface SelectOutput {
   readonly steps: SelectStep[];
 }
 
-export async function finishSelect(engine: SelectEngine, rel: Relation, q: SelectQuery, options: { signal?: AbortSignal } = {}): Promise<SelectOutput> {
+export async function finishSelect(engine: SelectEngine, rel: Relation, q: SelectQuery, options: { signal?: AbortSignal; pool: MemoryPool }): Promise<SelectOutput> {
   if (q.distinct) notYet('SELECT DISTINCT');
   const agg = q.select.find((s) => hasAggregate(s.expr));
   if (q.groupBy.length > 0 || q.having !== null || agg !== undefined) notYet('GROUP BY / HAVING / aggregates', agg?.expr.at ?? q.groupBy[0]?.at ?? null);
   for (const s of q.select) if (s.expr.kind !== 'column' && s.expr.kind !== 'star') notYet(`${s.expr.kind} expression in SELECT`, s.expr.at);
   const steps: SelectStep[] = [];
   let started = performance.now();
-  const input = await collect(rel, options.signal);
+  const held = options.pool.reservation('SQL query rows');
+  const input = await collect(rel, held, options.signal);
   let table = project(rel, input, q);
   steps.unshift({ label: `PROJECT ${table.schema.fields.map((f) => f.name).join(', ')}`, rows: table.numRows, ms: performance.now() - started });
   let orderedBy: string[] = [];
@@ -50,7 +53,7 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, q: Selec
     started = performance.now();
     const names = table.schema.fields.map((f) => f.name);
     const keys = q.orderBy.map((o) => ({ column: orderColumn(o.expr, names, rel, q), descending: o.descending, nullsFirst: o.nullsFirst ?? false }));
-    table = (await engine.sort(table, keys)).table;
+    table = (await engine.sort(table, keys, { signal: options.signal, pool: options.pool })).table;
     orderedBy = keys.map((k) => k.column);
     steps.unshift({ label: `ORDER BY ${keys.map((k) => `${k.column}${k.descending ? ' DESC' : ''}${k.nullsFirst ? ' NULLS FIRST' : ''}`).join(', ')}`, rows: table.numRows, ms: performance.now() - started });
   }
@@ -63,9 +66,13 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, q: Selec
   return { table, orderedBy, steps };
 }
 
-async function collect(rel: Relation, signal?: AbortSignal): Promise<Table> {
+/** The relation's rows, held (and counted against the query's memory limit) in `held`. */
+async function collect(rel: Relation, held: Reservation, signal?: AbortSignal): Promise<Table> {
   const batches: RecordBatch[] = [];
-  for await (const b of rel.input.batches({ signal })) batches.push(b);
+  for await (const b of rel.input.batches({ signal })) {
+    held.grow(heldBatchBytes(b));
+    batches.push(b);
+  }
   return batches.length === 0 ? new Table(rel.input.schema) : new Table(batches);
 }
 
