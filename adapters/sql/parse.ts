@@ -69,7 +69,48 @@ export async function parseSql(duck: DuckDBSession, sql: string): Promise<Select
   // skip_null: absent fields are absent, not null (the converter tests presence). NOT skip_empty:
   // it drops the empty grouping set, and ROLLUP (x) would then read as GROUP BY x.
   const [row] = await duck.queryRows(`SELECT json_serialize_sql(${quoteString(sql)}, skip_null := true)::VARCHAR`);
-  return convertParseTree(String(row![0]));
+  const query = convertParseTree(String(row![0]));
+  await nameExpressions(duck, query);
+  return query;
+}
+
+/** An empty `SELECT <item>` statement as json_serialize_sql writes it, for `nameExpressions`. */
+const NAMING_STATEMENT = (item: string): string =>
+  `{"error":false,"statements":[{"node":{"type":"SELECT_NODE","modifiers":[],"cte_map":{"map":[]},"select_list":[${item}],"from_table":{"type":"EMPTY","alias":"","sample":null,"query_location":0},"where_clause":null,"group_expressions":[],"group_sets":[],"aggregate_handling":"STANDARD_HANDLING","having":null,"sample":null,"qualify":null},"named_param_map":[]}]}`;
+
+/**
+ * Names each unaliased expression of a select list as DuckDB names its result column: the
+ * expression's own SQL text (`(a.k + 1)`, `count_star()`, `CAST(k AS BIGINT)`), which
+ * `json_deserialize_sql` prints from the item's parse tree — so `--compare` and derived tables
+ * see the same column names in both engines. One DuckDB call for every item of the query.
+ */
+async function nameExpressions(duck: DuckDBSession, q: SelectQuery): Promise<void> {
+  const pending: SelectItem[] = [];
+  const walk = (sq: SelectQuery): void => {
+    for (const c of sq.ctes) walk(c.query);
+    for (const s of sq.select) if (s.name === null && s.source !== undefined) pending.push(s);
+    const from = (r: TableRef | null): void => {
+      if (r === null) return;
+      if (r.kind === 'derived') walk(r.query);
+      else if (r.kind === 'join') {
+        from(r.left);
+        from(r.right);
+      }
+    };
+    from(sq.from);
+  };
+  walk(q);
+  if (pending.length === 0) return;
+  const calls = pending.map((s) => `json_deserialize_sql(${quoteString(NAMING_STATEMENT(s.source!))})`).join(', ');
+  const [row] = await duck.queryRows(`SELECT ${calls}`);
+  pending.forEach((s, i) => {
+    (s as { name: string | null }).name = String(row![i]).replace(/^SELECT /, '');
+  });
+}
+
+/** `node` as JSON text, the exact integers `parseExactJson` kept as marked strings written back as numbers. */
+function exactJsonText(node: Json): string {
+  return JSON.stringify(node).replace(/"\\u0000big:(-?\d+)"/g, '$1');
 }
 
 /** The tree of `json_serialize_sql`'s output (exported for tests and for callers with their own DuckDB). */
@@ -131,7 +172,12 @@ function queryNode(n: Node): SelectQuery {
   if (list(n.group_sets).length > 1) unsupported('GROUPING SETS / ROLLUP / CUBE', n);
   const aggregate = String(n.aggregate_handling ?? 'STANDARD_HANDLING');
   if (aggregate !== 'STANDARD_HANDLING') unsupported(aggregate === 'FORCE_AGGREGATES' ? 'GROUP BY ALL' : aggregate, n);
-  const select: SelectItem[] = list(n.select_list).map((e) => ({ expr: expr(e), alias: typeof e.alias === 'string' && e.alias !== '' ? e.alias : null }));
+  const select: SelectItem[] = list(n.select_list).map((e) => {
+    const x = expr(e);
+    const alias = typeof e.alias === 'string' && e.alias !== '' ? e.alias : null;
+    const name = alias ?? (x.kind === 'column' ? x.names[x.names.length - 1]! : null);
+    return { expr: x, alias, name, ...(name === null && x.kind !== 'star' ? { source: exactJsonText(e) } : {}) };
+  });
   const fromNode = n.from_table as Node | undefined;
   const from = fromNode === undefined || fromNode.type === 'EMPTY' ? null : tableRef(fromNode);
   return {

@@ -136,7 +136,7 @@ async function subqueryJoin(host: SubqueryHost, outer: Relation, c: SqlExpr, sub
     // EXISTS reads no column of its subquery: its select list (often a constant) is not run
     const star = { kind: 'star', relation: null, at: null } as const;
     const plain = q.groupBy.length === 0 && q.having === null && !q.select.some((s) => hasAggregate(s.expr));
-    const { table, plan: subPlan } = await host.run(sub.kind === 'exists' && plain ? { ...q, distinct: false, select: [{ expr: star, alias: null }] } : q);
+    const { table, plan: subPlan } = await host.run(sub.kind === 'exists' && plain ? { ...q, distinct: false, select: [{ expr: star, alias: null, name: null }] } : q);
     const scan = await openScan(table, 'subquery');
     inner = { ...scanRelation(scan, ''), describe: () => ({ label: 'SUBQUERY', details: [`rows: ${table.numRows}`], children: [subPlan] }) };
     if (sub.kind === 'in') {

@@ -61,6 +61,13 @@ export type TableRef =
 export interface SelectItem {
   readonly expr: SqlExpr;
   readonly alias: string | null;
+  /**
+   * The result column's name as DuckDB gives it: the alias, else a column's name, else the
+   * expression's SQL text as DuckDB prints it (filled in by the parser); null for `*`.
+   */
+  readonly name: string | null;
+  /** The item's parse tree as JSON (for naming an expression); absent when `name` needs none. */
+  readonly source?: string;
 }
 
 export interface OrderItem {
