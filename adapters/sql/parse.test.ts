@@ -41,8 +41,8 @@ describe('parseSql', () => {
     const sql = 'SELECT a.x, b.y AS z FROM t a JOIN u b ON a.k = b.k WHERE a.v > 3';
     const q = await parse(sql);
     expect(strip(q.select)).toEqual([
-      { expr: { kind: 'column', names: ['a', 'x'] }, alias: null },
-      { expr: { kind: 'column', names: ['b', 'y'] }, alias: 'z' },
+      { expr: { kind: 'column', names: ['a', 'x'] }, alias: null, name: 'x' },
+      { expr: { kind: 'column', names: ['b', 'y'] }, alias: 'z', name: 'z' },
     ]);
     const from = q.from as Extract<TableRef, { kind: 'join' }>;
     expect(strip(from)).toMatchObject({ kind: 'join', type: 'inner', left: { kind: 'table', name: 't', alias: 'a' }, right: { kind: 'table', name: 'u', alias: 'b' }, using: null, natural: false });
@@ -87,6 +87,15 @@ describe('parseSql', () => {
       [false, null],
     ]);
     expect([q.limit, q.offset]).toEqual([5n, 2n]);
+  });
+
+  it('names unaliased expressions as DuckDB names their columns', async () => {
+    const sql = 'SELECT a.k + 1, count(*), 1.5e3, 1e20, 9007199254740993, CAST(k AS BIGINT), k AS kk, a.k FROM (SELECT 1 AS k) a GROUP BY k';
+    const q = await parse(sql);
+    const d = await duck.query(sql.replace('1e20, ', ''));
+    const names = q.select.map((s) => s.name);
+    expect(names.filter((_n, i) => i !== 3)).toEqual(d.schema.fields.map((f) => f.name));
+    expect(names[3]).toBe('1e+20');
   });
 
   it('keeps constants exact past 2^53 (BIGINT, HUGEINT, DECIMAL)', async () => {

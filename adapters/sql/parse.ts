@@ -108,9 +108,19 @@ async function nameExpressions(duck: DuckDBSession, q: SelectQuery): Promise<voi
   });
 }
 
-/** `node` as JSON text, the exact integers `parseExactJson` kept as marked strings written back as numbers. */
+/**
+ * `node` as JSON text: the exact integers `parseExactJson` kept as marked strings written back as
+ * integers, and an integral DOUBLE / FLOAT constant with a fraction or exponent (`1500.0`,
+ * `1e+20`) — written as digits, DuckDB would read it back as an integer where its tree has a
+ * double.
+ */
 function exactJsonText(node: Json): string {
-  return JSON.stringify(node).replace(/"\\u0000big:(-?\d+)"/g, '$1');
+  const text = JSON.stringify(node, function (this: { type?: { id?: string } }, key, v: unknown) {
+    const float = key === 'value' && (this.type?.id === 'DOUBLE' || this.type?.id === 'FLOAT');
+    if (typeof v === 'number' && Number.isInteger(v) && (float || !Number.isSafeInteger(v))) return `${BIG}${Number.isSafeInteger(v) ? `${v}.0` : v.toExponential()}`;
+    return v;
+  });
+  return text.replace(/"\\u0000big:(-?[\d.e+-]+)"/g, '$1');
 }
 
 /** The tree of `json_serialize_sql`'s output (exported for tests and for callers with their own DuckDB). */
