@@ -296,6 +296,11 @@ function expr(n: Node): SqlExpr {
       if (op === undefined) unsupported(`comparison ${type}`, n);
       return { kind: 'compare', op, left: expr(n.left as Node), right: expr(n.right as Node), at };
     }
+    case 'BETWEEN': {
+      // x BETWEEN lo AND hi is x >= lo AND x <= hi, three-valued logic included
+      const x = expr(n.input as Node);
+      return { kind: 'and', args: [{ kind: 'compare', op: '>=', left: x, right: expr(n.lower as Node), at }, { kind: 'compare', op: '<=', left: x, right: expr(n.upper as Node), at }], at };
+    }
     case 'CONJUNCTION':
       if (type !== 'CONJUNCTION_AND' && type !== 'CONJUNCTION_OR') unsupported(type, n);
       return { kind: type === 'CONJUNCTION_AND' ? 'and' : 'or', args: list(n.children).map(expr), at };
