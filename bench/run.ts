@@ -20,6 +20,7 @@ import { nestedLoopCases } from './suites/nested-loop.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
 import { piecewiseCases } from './suites/piecewise.ts';
 import { sortMergeCases } from './suites/sort-merge.ts';
+import { starCases } from './suites/star.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: SuiteOverrides) => Promise<BenchCase[]>> = {
   bloom: bloomCases,
@@ -28,6 +29,7 @@ const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: Sui
   'parquet-pruning': parquetPruningCases,
   piecewise: piecewiseCases,
   'sort-merge': sortMergeCases,
+  star: starCases,
 };
 
 /** The fields every case result has; the others are a case's facts (printed under the table). */

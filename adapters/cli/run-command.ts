@@ -49,6 +49,10 @@ async function checkExperimentInputs(file: string): Promise<void> {
   await assertRegularFile(file, 'experiment file');
   const exp = await loadExperiment(file);
   for (const ds of exp.datasets) {
+    if (ds.kind === 'sql') {
+      for (const [name, t] of Object.entries(ds.tables)) if (t.kind === 'file') await assertRegularFile(t.path, `table '${name}' of data set '${ds.name}'`);
+      continue;
+    }
     if (ds.data.kind !== 'files') continue;
     await assertRegularFile(ds.data.left, `left input of data set '${ds.name}'`);
     await assertRegularFile(ds.data.right, `right input of data set '${ds.name}'`);

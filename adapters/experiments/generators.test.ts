@@ -13,7 +13,7 @@ import { keyKindOf } from '../../core/keys/resolve.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { ParquetScan } from '../io/parquet-scan.ts';
 import { readParquetFile } from '../io/parquet.ts';
-import { generateData, generatorOrder } from './generators.ts';
+import { generateData, generateTables, generatorOrder } from './generators.ts';
 import { GENERATOR_PARAMS, type GeneratedDataSpec, type GeneratorName } from './schema.ts';
 
 let root: string;
@@ -76,5 +76,38 @@ describe('the unsorted generator', () => {
     }
     const residues = await duck.queryRows(`SELECT count(*) FROM (SELECT i // 2048 AS g, k FROM '${files.left.path}') WHERE k % ${groups} <> g`);
     expect(Number(residues[0]![0])).toBe(0);
+  });
+});
+
+describe('the starschema generator', () => {
+  it('writes four tables in their declared order, the fact keys clustered so each dimension filter prunes row groups', async () => {
+    const s = spec('starschema', { factRows: 40_960, customers: 1000, products: 200, customerRunRows: 4096, productRunRows: 2048 });
+    const g = await generateTables(duck, s, { root });
+    expect(Object.keys(g.tables)).toEqual(['fact', 'date_dim', 'customer', 'product']);
+    expect(Object.values(g.tables).map((t) => t.rows)).toEqual([40_960, 1096, 1000, 200]);
+    const claims: Record<string, string> = { fact: 'date_key', date_dim: 'date_key', customer: 'customer_key', product: 'product_key' };
+    for (const [name, column] of Object.entries(claims)) {
+      const scan = await ParquetScan.open(g.tables[name]!.path);
+      expect(scan.sortedOn, name).toEqual([{ column, descending: false, nullsFirst: false }]);
+    }
+    await expect(generateData(duck, s, { root })).rejects.toThrow(/writes the tables fact, date_dim, customer, product, not left and right/);
+    const fact = g.tables.fact!.path;
+    const [range] = await duck.queryRows(`SELECT min(date_key), max(date_key), count(DISTINCT date_key) FROM '${fact}'`);
+    expect(range!.map(Number)).toEqual([20240101, 20241231, 366]);
+    // every row group's customer (product) keys lie in one quarter of the keys, or two neighbouring ones
+    const stats = await duck.queryRows(
+      `SELECT path_in_schema, stats_min_value::INTEGER, stats_max_value::INTEGER FROM parquet_metadata('${fact}') WHERE path_in_schema IN ('customer_key', 'product_key')`,
+    );
+    expect(stats.length).toBe(2 * 20);
+    const quarters = new Set<string>();
+    for (const [col, min, max] of stats) {
+      const n = col === 'customer_key' ? 1000 : 200;
+      const [lo, hi] = [Math.floor((4 * Number(min)) / n), Math.floor((4 * Number(max)) / n)];
+      expect(hi - lo, `${col} ${min}..${max}`).toBeLessThanOrEqual(1);
+      if (hi === lo) quarters.add(`${col} ${lo}`);
+    }
+    expect(quarters.size).toBe(8); // all four quarters of both keys occur alone in some row group
+    const [regions] = await duck.queryRows(`SELECT count(DISTINCT region), min(customer_key) FILTER (region = 'region-07'), count(*) FILTER (region = 'region-07') FROM '${g.tables.customer!.path}'`);
+    expect(regions!.map(Number)).toEqual([20, 350, 50]);
   });
 });

@@ -34,6 +34,22 @@
  * - `range`: left `(id, v, payload)` with `v` uniform in [0, 1M), right `(id, v, tag)` with `v`
  *   uniform in [(1-overlap)·1M, (2-overlap)·1M): `l.v > r.v` can only hold inside the overlap
  *   (about overlap²/2 of all pairs). `sorted: true` writes both sides sorted by `v`.
+ * - `starschema` (four tables, for `sql:` data sets): `fact(date_key, customer_key, product_key,
+ *   quantity, price)` of `factRows` rows sorted by `date_key` (yyyymmdd INTEGER, the 366 days of
+ *   2024 in equal shares); `date_dim(date_key, date, year, quarter, month, day, day_name)` for
+ *   2023–2025; `customer(customer_key, name, region, segment)` with 20 regions
+ *   `region-00`..`region-19` of consecutive keys (5% each); `product(product_key, name,
+ *   category, brand, list_price)` with 20 categories `category-00`..`category-19` likewise. The
+ *   fact's keys are clustered by position so that every dimension's filter prunes row groups of
+ *   its own: in runs of `customerRunRows` rows (default 4 row groups of 10240) a row's customer
+ *   comes from one quarter of the customer keys (5 regions; uniform inside it), the quarters in
+ *   the order 0,1,2,3,2,1,0,… (so a row group straddling two runs spans two neighbouring
+ *   quarters, never all of them); its product likewise from runs of `productRunRows` rows
+ *   (default 2 row groups) over the product quarters. So one month's fact row groups are found by
+ *   `date_key` alone; the key bounds of one region (`region-07`: quarter 1, a third of the runs)
+ *   then skip about two thirds of them, and those of one category (`category-13`: quarter 2)
+ *   about half of what is left (measured at 20M rows: 166, 54 and 28 of 1954 row groups kept).
+ *   Every dimension is sorted by its key.
  *
  * Each file declares the order its ORDER BY gives it (`generatorOrder`) as Parquet
  * `sorting_columns` — DuckDB's COPY writes none, so the footer of the temp file is patched
@@ -47,12 +63,13 @@ import { mkdir, stat } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigError } from '../../core/errors.ts';
 import { quoteString } from '../../core/expr/sql.ts';
 import { writeFileAtomic } from '../io/atomic.ts';
 import { declareParquetSortOrder } from '../io/parquet.ts';
 import type { SortColumnInput } from '../../core/scan/sort-order.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
-import type { GeneratedDataSpec, GeneratorParams } from './schema.ts';
+import { GENERATOR_TABLES, type GeneratedDataSpec, type GeneratorParams } from './schema.ts';
 
 /** Bump when the SQL of any generator changes, so old caches are not reused. */
 export const GENERATOR_VERSION = 2; // 2: files declare their order (sorting_columns)
@@ -67,6 +84,14 @@ export interface FileInfo {
   readonly rows: number;
   readonly rowGroups: number;
   readonly bytes: number;
+}
+
+/** Every table a generator wrote (by its name: `left`/`right`, or a schema's tables). */
+export interface GeneratedTables {
+  readonly dir: string;
+  readonly tables: Readonly<Record<string, FileInfo>>;
+  /** True when every file was already in the cache. */
+  readonly cached: boolean;
 }
 
 export interface GeneratedFiles {
@@ -91,7 +116,17 @@ export function generatorSql(spec: GeneratedDataSpec): { left: string; right: st
       return unsortedSql(spec.params as GeneratorParams['unsorted'], s, spec.rowGroupSize);
     case 'range':
       return rangeSql(spec.params as GeneratorParams['range'], s);
+    case 'starschema':
+      throw new ConfigError(`generator ${spec.generator} writes the tables ${GENERATOR_TABLES[spec.generator].join(', ')}, not left and right: use it in a sql: data set (tables:)`);
   }
+}
+
+/** Each table's SELECT and declared order, by table name (`GENERATOR_TABLES[spec.generator]`). */
+export function generatorTables(spec: GeneratedDataSpec): Record<string, { readonly sql: string; readonly order: SortColumnInput[] }> {
+  if (spec.generator === 'starschema') return starSchemaTables(spec.params as GeneratorParams['starschema'], Math.trunc(spec.seed));
+  const sql = generatorSql(spec);
+  const order = generatorOrder(spec);
+  return { left: { sql: sql.left, order: order.left }, right: { sql: sql.right, order: order.right } };
 }
 
 /** The order each file's ORDER BY writes it in (empty: none worth declaring), as `sorting_columns`. */
@@ -108,7 +143,50 @@ export function generatorOrder(spec: GeneratedDataSpec): { left: SortColumnInput
       return { left: by('i'), right: [] };
     case 'range':
       return (spec.params as GeneratorParams['range']).sorted ? { left: by('v', 'id'), right: by('v', 'id') } : { left: by('id'), right: by('id') };
+    case 'starschema':
+      return { left: [], right: [] }; // no left/right (generatorTables has its tables' orders)
   }
+}
+
+/** `yyyymmdd` of a DATE expression, as an INTEGER (a star schema's usual date key). */
+const dateKey = (d: string): string => `(year(${d}) * 10000 + month(${d}) * 100 + day(${d}))::INTEGER`;
+
+/**
+ * The key quarter (0..3) of row `i` in runs of `run` rows, as a triangle wave 0,1,2,3,2,1,0,…: a
+ * row group that straddles two runs holds two neighbouring quarters, so its min/max still rules
+ * out the other two (a 3 -> 0 step would span every key).
+ */
+const quarter = (i: string, run: number): string => `(CASE WHEN (${i} // ${run}) % 6 <= 3 THEN (${i} // ${run}) % 6 ELSE 6 - (${i} // ${run}) % 6 END)`;
+
+function starSchemaTables(p: GeneratorParams['starschema'], seed: number): Record<string, { sql: string; order: SortColumnInput[] }> {
+  const n = p.factRows;
+  const cq = p.customers / 4;
+  const pq = p.products / 4;
+  const fact =
+    `SELECT ${dateKey('d')} AS date_key, ` +
+    `(${quarter('i', p.customerRunRows)} * ${cq} + (hash(i, ${seed}, 1) % ${cq})::BIGINT)::INTEGER AS customer_key, ` +
+    `(${quarter('i', p.productRunRows)} * ${pq} + (hash(i, ${seed}, 2) % ${pq})::BIGINT)::INTEGER AS product_key, ` +
+    `(1 + hash(i, ${seed}, 3) % 10)::INTEGER AS quantity, ((hash(i, ${seed}, 4) % 100000) / 100.0)::DOUBLE AS price ` +
+    `FROM (SELECT i, DATE '2024-01-01' + ((i * 366) // ${n})::INTEGER AS d FROM range(${n}) t(i)) ORDER BY i`;
+  const dateDim =
+    `SELECT ${dateKey('d')} AS date_key, d AS date, year(d)::INTEGER AS year, quarter(d)::INTEGER AS quarter, ` +
+    `month(d)::INTEGER AS month, day(d)::INTEGER AS day, dayname(d) AS day_name ` +
+    `FROM (SELECT DATE '2023-01-01' + i::INTEGER AS d FROM range(1096) t(i)) ORDER BY date_key`;
+  const customer =
+    `SELECT c::INTEGER AS customer_key, 'customer-' || c AS name, 'region-' || lpad(((c * 20) // ${p.customers})::VARCHAR, 2, '0') AS region, ` +
+    `(['consumer', 'corporate', 'small business'])[1 + (hash(c, ${seed}, 5) % 3)::INTEGER] AS segment ` +
+    `FROM range(${p.customers}) t(c) ORDER BY c`;
+  const product =
+    `SELECT q::INTEGER AS product_key, 'product-' || q AS name, 'category-' || lpad(((q * 20) // ${p.products})::VARCHAR, 2, '0') AS category, ` +
+    `'brand-' || (hash(q, ${seed}, 6) % 50) AS brand, ((hash(q, ${seed}, 7) % 100000) / 100.0)::DOUBLE AS list_price ` +
+    `FROM range(${p.products}) t(q) ORDER BY q`;
+  const by = (column: string): SortColumnInput[] => [{ column }];
+  return {
+    fact: { sql: fact, order: by('date_key') },
+    date_dim: { sql: dateDim, order: by('date_key') },
+    customer: { sql: customer, order: by('customer_key') },
+    product: { sql: product, order: by('product_key') },
+  };
 }
 
 function starSql(p: GeneratorParams['star'], seed: number): { left: string; right: string } {
@@ -210,30 +288,38 @@ export async function parquetInfo(duck: DuckDBSession, path: string): Promise<Fi
 }
 
 /**
- * Writes (or finds in the cache) the left and right Parquet files of a generated data set.
- * `root` defaults to `os.tmpdir()/joinlab-data`.
+ * Writes (or finds in the cache) every Parquet file of a generated data set: `<table>.parquet`
+ * for each of `GENERATOR_TABLES[spec.generator]`. `root` defaults to `os.tmpdir()/joinlab-data`.
  */
-export async function generateData(duck: DuckDBSession, spec: GeneratedDataSpec, options: { root?: string } = {}): Promise<GeneratedFiles> {
+export async function generateTables(duck: DuckDBSession, spec: GeneratedDataSpec, options: { root?: string } = {}): Promise<GeneratedTables> {
   const dir = dataDir(spec, await duckdbVersion(duck), options.root);
   await mkdir(dir, { recursive: true });
-  const sql = generatorSql(spec);
-  const order = generatorOrder(spec);
+  const defs = generatorTables(spec);
   let cached = true;
-  for (const side of ['left', 'right'] as const) {
-    const path = join(dir, `${side}.parquet`);
+  for (const [name, def] of Object.entries(defs)) {
+    const path = join(dir, `${name}.parquet`);
     if (existsSync(path)) continue;
     cached = false;
     await writeFileAtomic(path, async (tmp) => {
-      await duck.run(`COPY (${sql[side]}) TO ${quoteString(tmp)} (FORMAT parquet, ROW_GROUP_SIZE ${spec.rowGroupSize})`);
-      if (order[side].length > 0) await declareParquetSortOrder(tmp, order[side]);
+      await duck.run(`COPY (${def.sql}) TO ${quoteString(tmp)} (FORMAT parquet, ROW_GROUP_SIZE ${spec.rowGroupSize})`);
+      if (def.order.length > 0) await declareParquetSortOrder(tmp, def.order);
     });
   }
   const meta = join(dir, 'meta.json');
   if (!existsSync(meta)) {
+    const sql = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, def.sql]));
     const text = `${JSON.stringify({ generator: spec.generator, params: spec.params, seed: spec.seed, rowGroupSize: spec.rowGroupSize, sql }, null, 2)}\n`;
     await writeFileAtomic(meta, new TextEncoder().encode(text));
   }
-  const [left, right] = [await parquetInfo(duck, join(dir, 'left.parquet')), await parquetInfo(duck, join(dir, 'right.parquet'))];
-  return { dir, left, right, cached };
+  const tables: Record<string, FileInfo> = {};
+  for (const name of Object.keys(defs)) tables[name] = await parquetInfo(duck, join(dir, `${name}.parquet`));
+  return { dir, tables, cached };
+}
+
+/** Writes (or finds in the cache) the left and right Parquet files of a two-sided generated data set. */
+export async function generateData(duck: DuckDBSession, spec: GeneratedDataSpec, options: { root?: string } = {}): Promise<GeneratedFiles> {
+  generatorSql(spec); // a schema generator (no left/right) fails here, before anything is written
+  const g = await generateTables(duck, spec, options);
+  return { dir: g.dir, left: g.tables.left!, right: g.tables.right!, cached: g.cached };
 }
 

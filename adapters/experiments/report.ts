@@ -17,6 +17,7 @@
  * and sits in a collapsed <details> under the table.
  */
 import { formatTable } from '../cli/format.ts';
+import type { FileInfo } from './generators.ts';
 import type { DatasetResult, ExperimentResults, VariantResult } from './results.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -61,8 +62,9 @@ function prunedText(v: VariantResult): string | undefined {
   return `${v.probe.containersPruned}/${v.probe.containersTotal}${bloom > 0 ? ` (${bloom} by Bloom)` : ''}`;
 }
 
-/** One-line description of a join block: `inner on customer_id=customer_id filter …`. */
+/** One-line description of a join block (`inner on customer_id=customer_id filter …`), or of a data set's query. */
 export function joinSummary(d: DatasetResult): string {
+  if (d.kind === 'sql') return `sql ${d.sql.replace(/\s+/g, ' ').trim()}`;
   const j = d.join;
   const parts: string[] = [j.type];
   if (j.on !== undefined) parts.push(`on ${typeof j.on === 'string' ? j.on : j.on.map((k) => `${k.left}=${k.right}`).join(',')}`);
@@ -73,14 +75,25 @@ export function joinSummary(d: DatasetResult): string {
   return parts.join(' ');
 }
 
-/** One-line description of a data set's data. */
-export function dataSummary(d: DatasetResult): string {
-  const files = `left ${fmtInt(d.files.left.rows)} rows / ${d.files.left.rowGroups} row groups, right ${fmtInt(d.files.right.rows)} rows / ${d.files.right.rowGroups} row groups`;
-  if (d.data.kind === 'files') return `files ${d.data.left} x ${d.data.right}: ${files}`;
-  const params = Object.entries(d.data.params)
+function generatorText(g: { generator: string; params: object; seed: number; rowGroupSize: number }): string {
+  const params = Object.entries(g.params)
     .map(([k, v]) => `${k}=${v}`)
     .join(', ');
-  return `generator ${d.data.generator} (${params}; seed ${d.data.seed}, rowGroupSize ${d.data.rowGroupSize}): ${files}`;
+  return `generator ${g.generator} (${params}; seed ${g.seed}, rowGroupSize ${g.rowGroupSize})`;
+}
+
+/** One-line description of a data set's data. */
+export function dataSummary(d: DatasetResult): string {
+  if (d.kind === 'sql') {
+    const tables = Object.entries(d.tables).map(
+      ([name, t]) => `${name} ${fmtInt(t.file.rows)} rows / ${t.file.rowGroups} row groups (${t.source.kind === 'file' ? `file ${t.source.path}` : `${t.source.data.generator} ${t.source.table}`})`,
+    );
+    const generators = [...new Set(Object.values(d.tables).flatMap((t) => (t.source.kind === 'generated' ? [generatorText(t.source.data)] : [])))];
+    return `${[...generators, ''].join('; ')}tables ${tables.join(', ')}`;
+  }
+  const files = `left ${fmtInt(d.files.left.rows)} rows / ${d.files.left.rowGroups} row groups, right ${fmtInt(d.files.right.rows)} rows / ${d.files.right.rowGroups} row groups`;
+  if (d.data.kind === 'files') return `files ${d.data.left} x ${d.data.right}: ${files}`;
+  return `${generatorText(d.data)}: ${files}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -253,6 +266,11 @@ function notRun(v: VariantResult): string {
   return v.status === 'ok' ? 'n/a' : v.status;
 }
 
+/** What the pruning columns count: the probe side of a join, or every table scan of a query. */
+function scanWord(d: DatasetResult): string {
+  return d.kind === 'sql' ? 'scan' : 'probe';
+}
+
 /** The three charts of one data set. */
 export function datasetCharts(d: DatasetResult): string[] {
   const time: ChartBar[] = d.variants.map((v) =>
@@ -278,8 +296,12 @@ export function datasetCharts(d: DatasetResult): string[] {
   );
   return [
     barChart('Time per variant (median, whiskers min–max), ms', time, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) }),
-    barChart('Probe containers (row groups) pruned: pruned/total', pruned, { max: 1, axis: (v) => `${Math.round(v * 100)}%` }),
-    barChart('Probe rows decoded', decoded),
+    barChart(
+      d.kind === 'sql' ? 'Containers (row groups) pruned, every table scan: pruned/total' : 'Probe containers (row groups) pruned: pruned/total',
+      pruned,
+      { max: 1, axis: (v) => `${Math.round(v * 100)}%` },
+    ),
+    barChart(d.kind === 'sql' ? 'Rows decoded, every table scan' : 'Probe rows decoded', decoded),
   ];
 }
 
@@ -315,7 +337,8 @@ function overridesText(v: VariantResult): string {
 }
 
 function resultsTable(d: DatasetResult): string {
-  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', 'rows', 'probe pruned/total', 'probe rows decoded', 'probe rows kept', 'probe bytes decoded', 'peak memory', 'dynamic filter', 'parity'];
+  const w = scanWord(d);
+  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', 'rows', `${w} pruned/total`, `${w} rows decoded`, `${w} rows kept`, `${w} bytes decoded`, 'peak memory', d.kind === 'sql' ? 'dynamic filters' : 'dynamic filter', 'parity'];
   const rows = d.variants.map((v) => {
     const filter = v.dynamicFilter ?? (v.status === 'ok' ? '-' : (v.reason ?? ''));
     const shown = v.status === 'ok' ? filterLabel(v) : filter;
@@ -347,17 +370,17 @@ function winnersTable(results: ExperimentResults): string {
 
 function datasetSection(d: DatasetResult, repeat: number, warmup: number): string {
   const charts = datasetCharts(d);
-  const files = (['left', 'right'] as const)
-    .map((s) => `${s}: ${d.files[s].path} (${fmtInt(d.files[s].rows)} rows, ${d.files[s].rowGroups} row groups, ${formatBytes(d.files[s].bytes)})`)
-    .join('\n');
+  const fileLine = (name: string, f: FileInfo) => `${name}: ${f.path} (${fmtInt(f.rows)} rows, ${f.rowGroups} row groups, ${formatBytes(f.bytes)})`;
+  const files = (d.kind === 'sql' ? Object.entries(d.tables).map(([name, t]) => fileLine(name, t.file)) : (['left', 'right'] as const).map((s) => fileLine(s, d.files[s]))).join('\n');
+  const timed = d.kind === 'sql' ? 'engine.sql (parse + open files + every join + materialise)' : 'engine.join (open files + join + materialise)';
   return [
     `<section><h2>${escapeHtml(d.name)}</h2>`,
     '<dl>',
     `<dt>data</dt><dd>${escapeHtml(dataSummary(d))}</dd>`,
     `<dt>files</dt><dd><pre>${escapeHtml(files)}</pre></dd>`,
-    `<dt>join</dt><dd>${escapeHtml(joinSummary(d))}</dd>`,
-    `<dt>DuckDB SQL</dt><dd><pre>${escapeHtml(d.sql)}</pre></dd>`,
-    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant; time = wall time of engine.join (open files + join + materialise) vs DuckDB CREATE TEMP TABLE AS (threads=1)`)}</dd>`,
+    d.kind === 'sql' ? '' : `<dt>join</dt><dd>${escapeHtml(joinSummary(d))}</dd>`,
+    `<dt>${d.kind === 'sql' ? 'SQL (joinlab and DuckDB)' : 'DuckDB SQL'}</dt><dd><pre>${escapeHtml(d.sql)}</pre></dd>`,
+    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS (threads=1)`)}</dd>`,
     '</dl>',
     resultsTable(d),
     ...charts.map((svg) => `<figure>${svg}</figure>`),

@@ -4,7 +4,7 @@
  */
 import type { Config } from '../../core/config/schema.ts';
 import type { FileInfo } from './generators.ts';
-import type { DataSpec, JoinBlock } from './schema.ts';
+import type { DataSpec, JoinBlock, TableSource } from './schema.ts';
 
 export interface RunStats {
   readonly medianMs: number;
@@ -65,10 +65,25 @@ export interface VariantResult {
   readonly dynamicFilterLabel?: string;
   readonly details?: Record<string, string>;
   readonly counters?: Record<string, number>;
+  /**
+   * A `sql:` data set: each table scan of the query (its FROM tables, in the order the query names
+   * them), with the static filters it applied. `probe` is then their sum and `build` is absent.
+   */
+  readonly scans?: readonly TableScanSummary[];
+  /** A `sql:` data set: how many joins the query ran. */
+  readonly joins?: number;
   /** null when parity checking is off (or the variant did not run). */
   readonly parity: ParityResult | null;
   /** median / DuckDB median; null without a DuckDB baseline. */
   readonly ratio: number | null;
+}
+
+export interface TableScanSummary {
+  /** The table's name in `tables` and its alias in the query (empty when the engine did not say). */
+  readonly table: string;
+  readonly alias: string;
+  readonly filters: readonly string[];
+  readonly scan: ScanSummary;
 }
 
 export interface DuckDBBaseline {
@@ -78,7 +93,9 @@ export interface DuckDBBaseline {
   readonly rows: number;
 }
 
-export interface DatasetResult {
+/** A `data` + `join` data set (`kind` is absent in results written before `sql:` data sets existed). */
+export interface JoinDatasetResult {
+  readonly kind?: 'join';
   readonly name: string;
   readonly data: DataSpec & { readonly cacheDir?: string; readonly cached?: boolean };
   readonly files: { readonly left: FileInfo; readonly right: FileInfo };
@@ -88,6 +105,20 @@ export interface DatasetResult {
   readonly variants: readonly VariantResult[];
   readonly duckdb: DuckDBBaseline | null;
 }
+
+/** A `sql` + `tables` data set: the query as written is what both joinlab and DuckDB ran. */
+export interface SqlDatasetResult {
+  readonly kind: 'sql';
+  readonly name: string;
+  /** By the name the query uses: where the table came from, and its file. */
+  readonly tables: Readonly<Record<string, { readonly source: TableSource & { readonly cacheDir?: string; readonly cached?: boolean }; readonly file: FileInfo }>>;
+  /** The query (DuckDB runs it over views of the same names on the same files). */
+  readonly sql: string;
+  readonly variants: readonly VariantResult[];
+  readonly duckdb: DuckDBBaseline | null;
+}
+
+export type DatasetResult = JoinDatasetResult | SqlDatasetResult;
 
 export interface MachineInfo {
   readonly os: string;

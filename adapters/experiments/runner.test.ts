@@ -11,6 +11,7 @@ import { ConfigError, FileNotFoundError } from '../../core/errors.ts';
 import { writeIpcFile } from '../io/ipc.ts';
 import { writeParquetFile } from '../io/parquet.ts';
 import { formatResultsTable } from './report.ts';
+import type { JoinDatasetResult } from './results.ts';
 import { runExperiment, type ExperimentResults } from './runner.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'joinlab-runner-'));
@@ -52,7 +53,7 @@ describe('runExperiment', () => {
     expect(json.machine.node).toBe(process.version);
     expect(json.machine.duckdb).toMatch(/^v\d/);
     expect(json.datasets).toHaveLength(1);
-    const d = json.datasets[0]!;
+    const d = json.datasets[0]! as JoinDatasetResult;
     expect(d.variants.map((v) => [v.name, v.parity?.equal, v.parity?.missing, v.parity?.extra, v.details])).toEqual(
       d.variants.map((v) => [v.name, true, 0, 0, v.details]),
     );
@@ -95,7 +96,7 @@ describe('runExperiment', () => {
 
     // The generated files are cached: a second run reuses them.
     const again = await runExperiment(file, { out: join(tmp, 'out-star-2'), progress: false, dataRoot });
-    expect(again.datasets[0]!.data).toMatchObject({ cached: true });
+    expect((again.datasets[0]! as JoinDatasetResult).data).toMatchObject({ cached: true });
     expect(readdirSync(dataRoot)).toHaveLength(1);
   });
 
@@ -145,7 +146,7 @@ warmup: 0
 `,
     );
     const r = await runExperiment(file, { out: join(tmp, 'out-user'), progress: false });
-    const d = r.datasets[0]!;
+    const d = r.datasets[0]! as JoinDatasetResult;
     expect(d.name).toBe('probe.parquet x build.arrow');
     expect(d.files.left).toMatchObject({ rows: 300 });
     expect(d.files.right).toMatchObject({ rows: 4 });
@@ -165,5 +166,92 @@ warmup: 0
     expect((err as Error).message).toMatch(/unknown join strategy 'merge-sort'.*variant 'none'/);
     expect(existsSync(join(tmp, 'never'))).toBe(false);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('runExperiment: sql data sets', () => {
+  const sqlRoot = join(tmp, 'sql-data');
+  const TINY_SQL = `
+name: tiny star schema
+sql: >-
+  SELECT f.date_key, f.quantity, c.region, s.discount
+  FROM fact f JOIN date_dim d ON f.date_key = d.date_key
+  JOIN customer c ON f.customer_key = c.customer_key
+  JOIN segments s ON c.segment = s.segment
+  WHERE d.year = 2024 AND d.quarter = 1 AND c.region = 'region-07'
+tables:
+  fact: { generator: starschema, params: &p { factRows: 8192, customers: 1000, products: 200, customerRunRows: 1024, productRunRows: 512 }, rowGroupSize: 2048, table: fact }
+  date_dim: { generator: starschema, params: *p, rowGroupSize: 2048, table: date_dim }
+  customer: { generator: starschema, params: *p, rowGroupSize: 2048, table: customer }
+  segments: files/segments.arrow
+config: { join: hash }
+variants:
+  - { name: none, config: { pushdown: none } }
+  - { name: bounds, config: { pushdown: bounds } }
+repeat: 1
+warmup: 0
+`;
+
+  it('runs each variant through engine.sql and sums the query’s joins and scans, with parity against DuckDB', async () => {
+    const dir = join(tmp, 'sql');
+    mkdirSync(join(dir, 'files'), { recursive: true });
+    await writeIpcFile(join(dir, 'files', 'segments.arrow'), tableFromArrays({ segment: ['consumer', 'corporate', 'small business'], discount: Float64Array.from([0, 0.1, 0.2]) }));
+    const file = join(dir, 'tiny-sql.yaml');
+    writeFileSync(file, TINY_SQL);
+    const out = join(tmp, 'out-sql');
+    const r = await runExperiment(file, { out, progress: false, dataRoot: sqlRoot });
+
+    expect(r.parityOk).toBe(true);
+    const d = r.datasets[0]!;
+    if (d.kind !== 'sql') throw new Error('expected a sql data set');
+    expect(d.name).toBe('sql over fact, date_dim, customer, segments');
+    expect(d.sql).toMatch(/^SELECT f\.date_key/);
+    expect(Object.keys(d.tables)).toEqual(['fact', 'date_dim', 'customer', 'segments']);
+    expect(d.tables.fact!.file).toMatchObject({ rows: 8192, rowGroups: 4 });
+    expect(d.tables.fact!.source).toMatchObject({ kind: 'generated', table: 'fact', cached: false });
+    expect(d.tables.segments!.source).toEqual({ kind: 'file', path: join(dir, 'files', 'segments.arrow') });
+    expect(readdirSync(sqlRoot)).toHaveLength(1); // one generated data set for the three tables
+    const rows = d.duckdb!.rows;
+    expect(rows).toBeGreaterThan(0);
+    const fileRows = Object.values(d.tables).reduce((s, t) => s + t.file.rows, 0);
+    for (const v of d.variants) {
+      expect(v).toMatchObject({ status: 'ok', algorithm: 'hash', rows, joins: 3, parity: { equal: true, missing: 0, extra: 0 } });
+      expect(v.scans).toHaveLength(4);
+      expect(v.probe!.containersTotal).toBe(v.scans!.reduce((s, x) => s + x.scan.containersTotal, 0));
+      expect(v.probe!.rowsDecoded).toBe(v.scans!.reduce((s, x) => s + x.scan.rowsDecoded, 0));
+      expect(v.probe!.rowsDecoded).toBeLessThanOrEqual(fileRows);
+      expect(v.build).toBeUndefined();
+      expect(v.joinMs).toBeGreaterThan(0);
+      expect(v.ratio).toBeGreaterThan(0);
+      expect(v.details!['join1.build']).toBe('right');
+    }
+    const [none, bounds] = d.variants;
+    expect(none!.dynamicFilter).toBe('none ; none ; none');
+    expect(bounds!.dynamicFilterLabel).toMatch(/^bounds ; bounds/);
+    // the date bounds skip fact row groups that pushdown=none reads
+    expect(bounds!.probe!.containersPruned).toBeGreaterThan(none!.probe!.containersPruned);
+    expect(bounds!.probe!.rowsDecoded).toBeLessThan(none!.probe!.rowsDecoded);
+
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html).toContain('SQL (joinlab and DuckDB)');
+    expect(html).toContain('scan pruned/total');
+    expect(html).toContain('fact: ');
+    const table = formatResultsTable(r);
+    expect(table).toContain('sql SELECT f.date_key, f.quantity');
+    expect(table).toContain('fact 8,192 rows / 4 row groups (starschema fact)');
+    expect(table).toMatch(/bounds\s.*✓/);
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
+    expect(json.datasets[0]).toMatchObject({ kind: 'sql', tables: { fact: { file: { rows: 8192 } } } });
+  });
+
+  it('fails on a query that does not parse before generating any data', async () => {
+    const file = write('bad-sql.yaml', TINY_SQL.replace('SELECT f.date_key', 'SELEC f.date_key').replace('segments: files/segments.arrow', 'segments: segments.parquet'));
+    const root = join(tmp, 'never-sql');
+    const err = await runExperiment(file, { out: join(tmp, 'out-bad-sql'), progress: false, dataRoot: root }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).key).toBe('sql');
+    expect((err as Error).message).toMatch(/sql: .*syntax error/i);
+    expect(existsSync(root)).toBe(false);
   });
 });

@@ -19,6 +19,17 @@
  * opposite of `details.build`. Algorithms without a build side (nested-loop) report the left side.
  * A variant whose algorithm cannot run the join (UnsupportedJoinError) or runs out of its
  * `memoryLimit` gets a row saying so; any other error stops the run.
+ *
+ * A `sql:` data set runs its query instead: every table (a file, or one table of a generated data
+ * set, each data set generated once) becomes a DuckDB view (Parquet) or table (Arrow IPC) of the
+ * same name, DuckDB's answer to the query as written is the parity reference and its `CREATE TEMP
+ * TABLE … AS <query>` the baseline, and each variant runs `engine.sql(query, tables)` (time: the
+ * whole call — DuckDB's parse, opening the files, every join, the projection). Its row sums the
+ * query: `probe` is the sum of every table scan (`scans` lists them one by one), `joinMs` the sum
+ * of the joins' own times, `peakReservedBytes` the largest join's, the dynamic filters those of
+ * the joins in the order they ran. The query is parsed before any data is generated, so a syntax
+ * error, or SQL the parser already refuses, fails fast (a ConfigError naming the `sql` key); SQL
+ * that only binding refuses (UnsupportedSqlError from Engine.sql) is a row saying so.
  */
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
@@ -28,7 +39,7 @@ import type { Table } from 'apache-arrow';
 import { SingleBar } from 'cli-progress';
 import type { Config } from '../../core/config/schema.ts';
 import { Engine } from '../../composition.ts';
-import { ConfigError, FileNotFoundError, MemoryLimitError, UnknownStrategyError, UnsupportedJoinError } from '../../core/errors.ts';
+import { ConfigError, FileNotFoundError, MemoryLimitError, SqlSyntaxError, UnknownStrategyError, UnsupportedJoinError, UnsupportedSqlError } from '../../core/errors.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { joinToSql } from '../duckdb/join-sql.ts';
@@ -36,11 +47,38 @@ import { DuckDBSession } from '../duckdb/session.ts';
 import { assertOutputDirectory, writeFileAtomic } from '../io/atomic.ts';
 import { readTable } from '../io/index.ts';
 import { isParquetPath } from '../io/parquet.ts';
-import { duckdbVersion, generateData, parquetInfo, type FileInfo } from './generators.ts';
+import { parseSql } from '../sql/parse.ts';
+import type { SqlResult } from '../sql/run.ts';
+import { duckdbVersion, generateData, generateTables, parquetInfo, type FileInfo, type GeneratedTables } from './generators.ts';
 import { renderReport } from './report.ts';
-import type { RunStats, ScanSummary, ParityResult, ConfigJson, VariantResult, DuckDBBaseline, DatasetResult, MachineInfo, ExperimentResults } from './results.ts';
-export type { RunStats, ScanSummary, ParityResult, ConfigJson, VariantResult, DuckDBBaseline, DatasetResult, MachineInfo, ExperimentResults } from './results.ts';
-import { loadExperiment, type DataSpec, type Dataset, type Experiment, type JoinBlock, type Variant } from './schema.ts';
+import { sqlScans, sumScans } from './sql-scans.ts';
+import type {
+  RunStats,
+  ScanSummary,
+  ParityResult,
+  ConfigJson,
+  VariantResult,
+  DuckDBBaseline,
+  DatasetResult,
+  MachineInfo,
+  ExperimentResults,
+  SqlDatasetResult,
+} from './results.ts';
+export type {
+  RunStats,
+  ScanSummary,
+  ParityResult,
+  ConfigJson,
+  VariantResult,
+  DuckDBBaseline,
+  DatasetResult,
+  JoinDatasetResult,
+  SqlDatasetResult,
+  TableScanSummary,
+  MachineInfo,
+  ExperimentResults,
+} from './results.ts';
+import { loadExperiment, type Dataset, type Experiment, type GeneratedDataSpec, type JoinDataset, type SqlDataset, type Variant } from './schema.ts';
 
 export interface RunOptions {
   /** Output directory (default 'joinlab-report', relative to the working directory). */
@@ -220,20 +258,26 @@ function parityOf(actual: Table, expected: Table): ParityResult {
   };
 }
 
-async function runVariant(
+function variantBase(variant: Variant) {
+  return { name: variant.name, overrides: variant.overrides, config: configJson(variant.config), parity: null, ratio: null };
+}
+
+/**
+ * `exp.warmup` untimed then `exp.repeat` timed runs of `run`: the wall times, the engine's own
+ * times (`engineMs` of each result) and the last result; or the row of a variant that cannot run.
+ */
+async function timedRuns<R>(
   exp: Experiment,
   ds: Dataset,
   variant: Variant,
-  engine: Engine,
-  files: { left: string; right: string },
-  expected: Table | null,
   progress: Progress,
-): Promise<VariantResult> {
-  const base = { name: variant.name, overrides: variant.overrides, config: configJson(variant.config), parity: null, ratio: null };
+  run: () => Promise<R>,
+  engineMs: (r: R) => number,
+): Promise<{ last: R; wall: number[]; engine: number[] } | VariantResult> {
   const steps = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
   const wall: number[] = [];
-  const joinMs: number[] = [];
-  let last: Awaited<ReturnType<Engine['join']>> | null = null;
+  const engine: number[] = [];
+  let last: R | null = null;
   let done = 0;
   try {
     for (let r = 0; r < exp.warmup + exp.repeat; r++) {
@@ -244,11 +288,11 @@ async function runVariant(
       );
       last = null; // let the previous result go before the next run
       const t0 = performance.now();
-      const result = await engine.join(ds.spec, files.left, files.right);
+      const result = await run();
       const t1 = performance.now();
       if (timed) {
         wall.push(t1 - t0);
-        joinMs.push(result.metrics.elapsedMs);
+        engine.push(engineMs(result));
       }
       last = result;
       progress.advance();
@@ -256,11 +300,28 @@ async function runVariant(
     }
   } catch (e) {
     progress.advance(steps - done);
-    if (e instanceof UnsupportedJoinError) return { ...base, status: 'unsupported', reason: e.message };
+    const base = variantBase(variant);
+    if (e instanceof UnsupportedJoinError || e instanceof UnsupportedSqlError) return { ...base, status: 'unsupported', reason: e.message };
     if (e instanceof MemoryLimitError) return { ...base, status: 'failed', reason: e.message };
     throw e;
   }
-  const { table, metrics } = last!;
+  return { last: last!, wall, engine };
+}
+
+async function runVariant(
+  exp: Experiment,
+  ds: JoinDataset,
+  variant: Variant,
+  engine: Engine,
+  files: { left: string; right: string },
+  expected: Table | null,
+  progress: Progress,
+): Promise<VariantResult> {
+  const base = variantBase(variant);
+  const runs = await timedRuns(exp, ds, variant, progress, () => engine.join(ds.spec, files.left, files.right), (r) => r.metrics.elapsedMs);
+  if (!('last' in runs)) return runs;
+  const { wall, engine: joinMs } = runs;
+  const { table, metrics } = runs.last;
   const op = metrics.operators.join;
   const build = op?.details.build;
   const probeSide: 'left' | 'right' = build === 'left' ? 'right' : 'left';
@@ -291,6 +352,60 @@ async function runVariant(
   };
 }
 
+/** One variant of a `sql:` data set: `engine.sql(query, tables)`, its row summed over the query's joins and scans. */
+async function runSqlVariant(
+  exp: Experiment,
+  ds: SqlDataset,
+  variant: Variant,
+  engine: Engine,
+  tables: Readonly<Record<string, string>>,
+  expected: Table | null,
+  progress: Progress,
+): Promise<VariantResult> {
+  const base = variantBase(variant);
+  const joinsMs = (r: SqlResult) => r.joins.reduce((s, j) => s + j.elapsedMs, 0);
+  const runs = await timedRuns(exp, ds, variant, progress, () => engine.sql(ds.sql, tables), joinsMs);
+  if (!('last' in runs)) return runs;
+  const result = runs.last;
+  const scans = sqlScans(result);
+  const ops = result.joins.map((j) => j.operators.join);
+  const details: Record<string, string> = {};
+  const counters: Record<string, number> = {};
+  ops.forEach((op, i) => {
+    for (const [k, v] of Object.entries(op?.details ?? {})) details[`join${i + 1}.${k}`] = v;
+    for (const [k, v] of Object.entries(op?.counters ?? {})) counters[k] = (counters[k] ?? 0) + v;
+  });
+  const filters = (pick: (d: Record<string, string>) => string | undefined) =>
+    ops.length === 0 || ops.every((op) => pick(op?.details ?? {}) === undefined) ? undefined : ops.map((op) => pick(op?.details ?? {}) ?? '-').join(' ; ');
+  let parity: ParityResult | null = null;
+  if (expected) {
+    progress.step(`${ds.name}: ${variant.name} parity check`, null);
+    parity = parityOf(result.table, expected);
+    progress.advance();
+  }
+  const chosenBy = result.joins.find((j) => j.chosenBy !== null)?.chosenBy;
+  const dynamicFilter = filters((d) => d.dynamicFilter);
+  const dynamicFilterLabel = filters((d) => d.dynamicFilterLabel ?? d.dynamicFilter);
+  return {
+    ...base,
+    status: 'ok',
+    algorithm: [...new Set(result.joins.map((j) => j.algorithm))].join(', ') || 'scan',
+    ...(chosenBy ? { chosenBy } : {}),
+    time: stats(runs.wall),
+    joinMs: median(runs.engine),
+    rows: result.table.numRows,
+    probe: scanSummary(sumScans(scans)),
+    peakReservedBytes: Math.max(0, ...ops.map((op) => op?.peakReservedBytes ?? 0)),
+    ...(dynamicFilter !== undefined ? { dynamicFilter } : {}),
+    ...(dynamicFilterLabel !== undefined ? { dynamicFilterLabel } : {}),
+    details,
+    counters,
+    scans: scans.map((s) => ({ table: s.table, alias: s.alias, filters: s.filters, scan: scanSummary(s.metrics) })),
+    joins: result.joins.length,
+    parity,
+  };
+}
+
 async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: Dataset, progress: Progress): Promise<DuckDBBaseline> {
   const runs: number[] = [];
   for (let r = 0; r < exp.warmup + exp.repeat; r++) {
@@ -310,6 +425,77 @@ async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: 
   return { name: 'duckdb', threads: 1, time: stats(runs), rows };
 }
 
+/** Generated data sets, each written (or found in the cache) once per run. */
+type GeneratedCache = Map<string, Promise<GeneratedTables>>;
+
+function generatedOnce(cache: GeneratedCache, duck: DuckDBSession, spec: GeneratedDataSpec, dataRoot: string | undefined): Promise<GeneratedTables> {
+  const key = JSON.stringify(spec);
+  let tables = cache.get(key);
+  if (tables === undefined) {
+    tables = generateTables(duck, spec, { root: dataRoot });
+    cache.set(key, tables);
+  }
+  return tables;
+}
+
+/** Makes `name` a DuckDB view or table over `path`, replacing whatever object had the name before. */
+async function registerTable(duck: DuckDBSession, name: string, path: string): Promise<void> {
+  const ident = `"${name.replace(/"/g, '""')}"`;
+  for (const kind of ['VIEW', 'TABLE']) {
+    try {
+      await duck.run(`DROP ${kind} IF EXISTS ${ident}`);
+    } catch {
+      // an object of the other kind has the name: the other DROP removes it
+    }
+  }
+  await registerInput(duck, name, path);
+}
+
+async function runSqlDataset(
+  exp: Experiment,
+  ds: SqlDataset,
+  engines: readonly Engine[],
+  duck: DuckDBSession,
+  progress: Progress,
+  dataRoot: string | undefined,
+  generated: GeneratedCache,
+): Promise<SqlDatasetResult> {
+  const generators = [...new Set(Object.values(ds.tables).flatMap((t) => (t.kind === 'generated' ? [t.data.generator] : [])))];
+  progress.step(generators.length > 0 ? `${ds.name}: generating ${generators.join(', ')} data (cached after the first run)` : `${ds.name}: reading file footers`);
+  const tables: Record<string, SqlDatasetResult['tables'][string]> = {};
+  for (const [name, source] of Object.entries(ds.tables)) {
+    if (source.kind === 'generated') {
+      const g = await generatedOnce(generated, duck, source.data, dataRoot);
+      tables[name] = { source: { ...source, cacheDir: g.dir, cached: g.cached }, file: g.tables[source.table]! };
+    } else {
+      if (!existsSync(source.path)) throw new FileNotFoundError(source.path);
+      tables[name] = { source, file: await fileInfo(duck, source.path) };
+    }
+  }
+  progress.advance();
+
+  for (const [name, t] of Object.entries(tables)) await registerTable(duck, name, t.file.path);
+  let expected: Table | null = null;
+  if (exp.parity) {
+    progress.step(`${ds.name}: DuckDB's answer for the parity checks`);
+    expected = await duck.query(ds.sql);
+    progress.advance();
+  }
+  const paths = Object.fromEntries(Object.entries(tables).map(([name, t]) => [name, t.file.path]));
+  const variants: VariantResult[] = [];
+  for (const [i, v] of exp.variants.entries()) variants.push(await runSqlVariant(exp, ds, v, engines[i]!, paths, expected, progress));
+  expected = null;
+  const duckdb = exp.duckdb ? await runDuckDB(exp, duck, ds.sql, ds, progress) : null;
+  return { kind: 'sql', name: ds.name, tables, sql: ds.sql, variants: withRatios(variants, duckdb), duckdb };
+}
+
+function withRatios(variants: readonly VariantResult[], duckdb: DuckDBBaseline | null): VariantResult[] {
+  return variants.map((v) => ({
+    ...v,
+    ratio: duckdb && v.time && duckdb.time.medianMs > 0 ? Math.round((v.time.medianMs / duckdb.time.medianMs) * 1000) / 1000 : null,
+  }));
+}
+
 async function runDataset(
   exp: Experiment,
   ds: Dataset,
@@ -317,8 +503,10 @@ async function runDataset(
   duck: DuckDBSession,
   progress: Progress,
   dataRoot: string | undefined,
+  generated: GeneratedCache,
 ): Promise<DatasetResult> {
-  let data: DatasetResult['data'];
+  if (ds.kind === 'sql') return runSqlDataset(exp, ds, engines, duck, progress, dataRoot, generated);
+  let data: Extract<DatasetResult, { data: unknown }>['data'];
   let files: { left: FileInfo; right: FileInfo };
   if (ds.data.kind === 'generator') {
     progress.step(`${ds.name}: generating ${ds.data.generator} data (cached after the first run)`);
@@ -351,11 +539,20 @@ async function runDataset(
   expected = null;
 
   const duckdb = exp.duckdb ? await runDuckDB(exp, duck, sql, ds, progress) : null;
-  const withRatio = variants.map((v) => ({
-    ...v,
-    ratio: duckdb && v.time && duckdb.time.medianMs > 0 ? Math.round((v.time.medianMs / duckdb.time.medianMs) * 1000) / 1000 : null,
-  }));
-  return { name: ds.name, data, files, join: ds.join, sql, variants: withRatio, duckdb };
+  return { kind: 'join', name: ds.name, data, files, join: ds.join, sql, variants: withRatios(variants, duckdb), duckdb };
+}
+
+/** Every `sql:` query parses (DuckDB's parser), before any data is generated. */
+async function checkQueries(exp: Experiment, duck: DuckDBSession): Promise<void> {
+  for (const ds of exp.datasets) {
+    if (ds.kind !== 'sql') continue;
+    try {
+      await parseSql(duck, ds.sql);
+    } catch (e) {
+      if (!(e instanceof SqlSyntaxError) && !(e instanceof UnsupportedSqlError)) throw e;
+      throw new ConfigError(`experiment ${exp.source}: ${ds.at}: ${e.message}`, ds.at);
+    }
+  }
 }
 
 /** Name of the experiment file's copy in the output directory (never clobbering our own outputs). */
@@ -385,9 +582,11 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
   const progress = new Progress(showBar, stepsFor(exp), log);
   let results: ExperimentResults;
   try {
+    await checkQueries(exp, duck);
     const machine = await machineInfo(duck);
     const datasets: DatasetResult[] = [];
-    for (const ds of exp.datasets) datasets.push(await runDataset(exp, ds, engines, duck, progress, options.dataRoot));
+    const generated: GeneratedCache = new Map();
+    for (const ds of exp.datasets) datasets.push(await runDataset(exp, ds, engines, duck, progress, options.dataRoot, generated));
     const parityOk = datasets.every((d) => d.variants.every((v) => v.parity === null || v.parity.equal));
     results = {
       experiment: {

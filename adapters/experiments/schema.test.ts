@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
-import { loadExperiment, parseExperiment, parseExperimentText } from './schema.ts';
+import { loadExperiment, parseExperiment, parseExperimentText, type JoinDataset } from './schema.ts';
 
 const GOOD = `
 name: good
@@ -42,7 +42,8 @@ describe('experiment schema', () => {
     expect(e.name).toBe('good');
     expect([e.repeat, e.warmup, e.duckdb, e.parity]).toEqual([3, 1, true, true]);
     expect(e.datasets).toHaveLength(1);
-    const d = e.datasets[0]!;
+    const d = e.datasets[0]! as JoinDataset;
+    expect(d.kind).toBe('join');
     expect(d.name).toBe('star');
     expect(d.data).toEqual({
       kind: 'generator',
@@ -82,8 +83,8 @@ describe('experiment schema', () => {
     );
     const e = await loadExperiment(file);
     expect(e.datasets.map((d) => d.name)).toEqual(['a', 'range']);
-    expect(e.datasets[0]!.data).toEqual({ kind: 'files', left: join(tmp, 'l.parquet'), right: join(tmp, 'sub/r.arrow') });
-    expect(e.datasets[1]!.spec.range).toEqual({ left: 'v', op: '>', right: 'v' });
+    expect((e.datasets[0]! as JoinDataset).data).toEqual({ kind: 'files', left: join(tmp, 'l.parquet'), right: join(tmp, 'sub/r.arrow') });
+    expect((e.datasets[1]! as JoinDataset).spec.range).toEqual({ left: 'v', op: '>', right: 'v' });
     expect(e.variants[0]!.config['hash.build']).toBe('right');
     expect(e.variants[0]!.config.extensions).toEqual([join(tmp, 'ext.js')]);
     expect([e.repeat, e.warmup, e.duckdb, e.parity]).toEqual([1, 0, false, false]);
@@ -152,5 +153,92 @@ describe('experiment schema', () => {
     expect(errorOf(`${GOOD}\nwarmup: -1\n`).key).toBe('warmup');
     const both = parseExperiment;
     expect(() => both({ name: 'x', data: { generator: 'star' }, datasets: [{ data: { generator: 'star' }, join: { type: 'inner', on: 'a=b' } }], variants: [{ name: 'a' }] })).toThrow(/data: not allowed beside 'datasets'/);
+  });
+});
+
+const SQL = `
+name: star query
+sql: SELECT f.quantity FROM fact f JOIN date_dim d ON f.date_key = d.date_key WHERE d.month = 3
+tables:
+  fact: { generator: starschema, params: &p { factRows: 5000 }, table: fact }
+  date_dim: { generator: starschema, params: *p, table: date_dim, rowGroupSize: 2048 }
+  extra: ./files/extra.parquet
+variants:
+  - { name: none, config: { pushdown: none } }
+`;
+
+describe('experiment schema: sql data sets', () => {
+  it('parses sql + tables: generated tables with their defaults, files resolved against the experiment', () => {
+    const e = parseExperimentText(SQL, { source: 'q.yaml', baseDir: '/exp' });
+    expect(e.datasets).toHaveLength(1);
+    const d = e.datasets[0]!;
+    if (d.kind !== 'sql') throw new Error('expected a sql data set');
+    expect(d.name).toBe('sql over fact, date_dim, extra');
+    expect(d.sql).toMatch(/^SELECT f\.quantity FROM fact f/);
+    expect(d.at).toBe('sql');
+    expect(d.tables.fact).toEqual({
+      kind: 'generated',
+      table: 'fact',
+      data: {
+        kind: 'generator',
+        generator: 'starschema',
+        params: { factRows: 5000, customers: 100_000, products: 20_000, customerRunRows: 40_960, productRunRows: 20_480 },
+        seed: 1,
+        rowGroupSize: 10_240,
+      },
+    });
+    expect(d.tables.date_dim).toMatchObject({ kind: 'generated', table: 'date_dim', data: { rowGroupSize: 2048 } });
+    expect(d.tables.extra).toEqual({ kind: 'file', path: '/exp/files/extra.parquet' });
+    // a two-sided generator's tables are left and right
+    const two = parseExperimentText(SQL.replace('generator: starschema, params: &p { factRows: 5000 }, table: fact', 'generator: star, params: &p { orders: 100 }, table: left').replace('generator: starschema, params: *p, table: date_dim', 'generator: star, table: right'), { baseDir: '/exp' });
+    expect(two.datasets[0]).toMatchObject({ kind: 'sql', tables: { fact: { kind: 'generated', table: 'left' }, date_dim: { kind: 'generated', table: 'right' } } });
+  });
+
+  it('takes sql data sets inside datasets, beside join data sets', () => {
+    const e = parseExperiment(
+      {
+        name: 'mixed',
+        datasets: [
+          { name: 'j', data: { generator: 'star' }, join: { type: 'inner', on: 'customer_id=customer_id' } },
+          { name: 'q', sql: 'SELECT * FROM t', tables: { t: 't.arrow' } },
+        ],
+        variants: [{ name: 'a' }],
+      },
+      { baseDir: '/exp' },
+    );
+    expect(e.datasets.map((d) => [d.kind, d.name])).toEqual([
+      ['join', 'j'],
+      ['sql', 'q'],
+    ]);
+    expect(e.datasets[1]).toMatchObject({ at: 'datasets[1].sql', tables: { t: { kind: 'file', path: '/exp/t.arrow' } } });
+  });
+
+  it('refuses both join and sql, and neither, naming the key', () => {
+    const both = errorOf(`${SQL}join: { type: inner, on: a=b }\n`);
+    expect(both.key).toBe('sql');
+    expect(both.message).toMatch(/sql: not allowed beside 'join': a data set runs either a join \(data \+ join\) or a query \(sql \+ tables\)/);
+    const neither = errorOf(SQL.replace(/^sql: .*\n/m, ''));
+    expect(neither.key).toBe('join');
+    expect(neither.message).toMatch(/join: required: a data set runs either a join .* or a query \(sql: "SELECT …" \+ tables\)/);
+    const inDatasets = (d: Record<string, unknown>) => () => parseExperiment({ name: 'x', datasets: [d], variants: [{ name: 'a' }] }, { source: 'x.yaml' });
+    expect(inDatasets({ data: { generator: 'star' }, join: { type: 'inner', on: 'a=b' }, sql: 'SELECT 1', tables: { t: 't.parquet' } })).toThrow(/datasets\[0\]\.sql: not allowed beside 'join'/);
+    expect(inDatasets({ name: 'empty' })).toThrow(/datasets\[0\]\.join: required: a data set runs either a join/);
+  });
+
+  it('names what is wrong with sql, tables and data beside them', () => {
+    expect(errorOf(SQL.replace(/^tables:[\s\S]*?(?=variants:)/m, ''))).toMatchObject({ key: 'tables' });
+    expect(errorOf(SQL.replace(/^tables:[\s\S]*?(?=variants:)/m, '')).message).toMatch(/tables: required beside 'sql'/);
+    expect(errorOf(SQL.replace(/^sql: .*$/m, 'sql: ""')).key).toBe('sql');
+    expect(errorOf(SQL.replace(/^sql: .*$/m, 'sql: 5')).message).toMatch(/sql: expected the query text/);
+    expect(errorOf(`${SQL}data: { generator: star }\n`).key).toBe('data');
+    expect(errorOf(SQL.replace('table: date_dim', 'table: dates')).message).toMatch(/tables\.date_dim\.table: generator starschema writes no table 'dates'; expected one of: fact, date_dim, customer, product/);
+    expect(errorOf(SQL.replace('table: date_dim', 'tabel: date_dim')).key).toBe('tables.date_dim.tabel');
+    expect(errorOf(SQL.replace('factRows: 5000', 'factRows: 0')).key).toBe('tables.fact.params.factRows');
+    expect(errorOf(SQL.replace('extra: ./files/extra.parquet', 'extra: [1]')).message).toMatch(/tables\.extra: expected FILE or \{ generator/);
+    expect(errorOf(SQL.replace('tables:\n', 'tables: {}\nx:\n')).key).toBe('x');
+    expect(errorOf(GOOD.replace('join:', 'tables: { t: t.parquet }\njoin:')).message).toMatch(/tables: only beside 'sql'/);
+    const schema = errorOf(GOOD.replace('generator: star', 'generator: starschema').replace('orders: 1000', 'factRows: 1000'));
+    expect(schema.key).toBe('data.generator');
+    expect(schema.message).toMatch(/starschema writes the tables fact, date_dim, customer, product, not left and right: use it in a sql: data set/);
   });
 });

@@ -14,8 +14,13 @@
  *   data: { generator: star|sparse|skewed|unsorted|range, params?, seed? (1), rowGroupSize? (10240) }
  *       | { left: FILE, right: FILE }             (Parquet or Arrow IPC, relative to the file)
  *   join: { type, on?, range?, filter?, select?, nullEqualsNull?, nullAware? }   (as `JoinSpecInput`)
+ *   -- or, instead of data + join, a query (run by `Engine.sql`, and by DuckDB as written) --
+ *   sql: "SELECT …"
+ *   tables: { NAME: FILE | { generator, params?, seed?, rowGroupSize?, table }, … }
+ *                                                  (`table`: one of the generator's tables,
+ *                                                  GENERATOR_TABLES; `left`/`right` for the two-sided ones)
  *   -- or, to run the same variants over several data sets --
- *   datasets: [{ name?, data, join }, …]
+ *   datasets: [{ name?, data, join } | { name?, sql, tables }, …]
  *   config?: { … }                                 (base config under every variant)
  *   variants: [{ name, config: { … dotted or nested config keys } }, …]   (non-empty)
  *   extensions?: [FILE, …]  (relative to the file), repeat (3), warmup (1), duckdb (true), parity (true)
@@ -92,11 +97,39 @@ export const GENERATOR_PARAMS = {
       sorted: z.boolean().default(false),
     })
     .strict(),
+  /**
+   * A star schema of four tables (`fact` sorted by `date_key`; `date_dim`, `customer`, `product`)
+   * whose fact keys are clustered by position, so each dimension's filter prunes fact row groups
+   * of its own (generators.ts says how). For `sql:` data sets (`tables:`), not `join:`.
+   */
+  starschema: z
+    .object({
+      factRows: count.default(2_000_000),
+      /** 20 regions of consecutive keys: a multiple of 20. */
+      customers: count.multipleOf(20, 'expected a multiple of 20 (20 regions of consecutive keys)').default(100_000),
+      /** 20 categories of consecutive keys: a multiple of 20. */
+      products: count.multipleOf(20, 'expected a multiple of 20 (20 categories of consecutive keys)').default(20_000),
+      /** Length of the runs of fact rows (in file order) whose customers come from one quarter of the keys. */
+      customerRunRows: count.default(40_960),
+      /** Length of the runs of fact rows whose products come from one quarter of the keys. */
+      productRunRows: count.default(20_480),
+    })
+    .strict(),
 } as const;
 
 export type GeneratorName = keyof typeof GENERATOR_PARAMS;
 export const GENERATOR_NAMES = Object.keys(GENERATOR_PARAMS) as GeneratorName[];
 export type GeneratorParams = { [G in GeneratorName]: z.output<(typeof GENERATOR_PARAMS)[G]> };
+
+/** The tables (Parquet files) each generator writes: `left`/`right` for a two-sided join, or a schema's. */
+export const GENERATOR_TABLES: { readonly [G in GeneratorName]: readonly string[] } = {
+  star: ['left', 'right'],
+  sparse: ['left', 'right'],
+  skewed: ['left', 'right'],
+  unsorted: ['left', 'right'],
+  range: ['left', 'right'],
+  starschema: ['fact', 'date_dim', 'customer', 'product'],
+};
 
 // ---------------------------------------------------------------------------------------------
 // The parsed experiment
@@ -131,13 +164,33 @@ export interface JoinBlock {
   readonly nullAware?: boolean;
 }
 
-export interface Dataset {
+/** A data set that runs one join (`data` + `join`) through `Engine.join`. */
+export interface JoinDataset {
+  readonly kind: 'join';
   readonly name: string;
   readonly data: DataSpec;
   readonly join: JoinBlock;
   /** The validated spec (filter parsed, keys split). */
   readonly spec: JoinSpec;
 }
+
+/** Where one table of a `sql:` data set comes from: a file, or one table of a generated data set. */
+export type TableSource =
+  | { readonly kind: 'file'; /** Absolute (resolved against the experiment file's directory). */ readonly path: string }
+  | { readonly kind: 'generated'; readonly data: GeneratedDataSpec; /** One of `GENERATOR_TABLES[data.generator]`. */ readonly table: string };
+
+/** A data set that runs a query (`sql` over `tables`) through `Engine.sql`, and DuckDB on the same SQL. */
+export interface SqlDataset {
+  readonly kind: 'sql';
+  readonly name: string;
+  readonly sql: string;
+  /** The key path of `sql` in the file (`sql`, `datasets[2].sql`), for messages about the query. */
+  readonly at: string;
+  /** By the name the query uses. */
+  readonly tables: Readonly<Record<string, TableSource>>;
+}
+
+export type Dataset = JoinDataset | SqlDataset;
 
 export interface Variant {
   readonly name: string;
@@ -176,6 +229,8 @@ const topSchema = z
     description: z.string().optional(),
     data: z.unknown().optional(),
     join: z.unknown().optional(),
+    sql: z.unknown().optional(),
+    tables: z.unknown().optional(),
     datasets: z.array(z.unknown()).min(1, 'expected at least one data set').optional(),
     config: configObject.optional(),
     variants: z.array(z.unknown()).min(1, 'expected at least one variant'),
@@ -187,7 +242,9 @@ const topSchema = z
   })
   .strict();
 
-const datasetSchema = z.object({ name: z.string().min(1).optional(), data: z.unknown(), join: z.unknown() }).strict();
+const datasetSchema = z
+  .object({ name: z.string().min(1).optional(), data: z.unknown().optional(), join: z.unknown().optional(), sql: z.unknown().optional(), tables: z.unknown().optional() })
+  .strict();
 
 const generatorHead = z
   .object({
@@ -199,6 +256,8 @@ const generatorHead = z
   .strict();
 
 const filesData = z.object({ left: path, right: path }).strict();
+
+const generatedTable = generatorHead.extend({ table: z.string().min(1, 'expected a table name') }).strict();
 
 const keyPair = z.object({ left: z.string().min(1), right: z.string().min(1) }).strict();
 const joinSchema = z
@@ -319,14 +378,78 @@ function parseData(p: Problems, raw: unknown, at: PathPart[], baseDir: string): 
   const obj = raw as Record<string, unknown>;
   if ('generator' in obj) {
     const head = p.parse(generatorHead, obj, at);
-    const params = p.parse(GENERATOR_PARAMS[head.generator], head.params ?? {}, [...at, 'params']);
-    return { kind: 'generator', generator: head.generator, params, seed: head.seed, rowGroupSize: head.rowGroupSize } as GeneratedDataSpec;
+    if (!isTwoSided(head.generator)) {
+      p.fail([...at, 'generator'], `${head.generator} writes the tables ${GENERATOR_TABLES[head.generator].join(', ')}, not left and right: use it in a sql: data set (tables: { NAME: { generator: ${head.generator}, table: … } })`);
+    }
+    return generatedSpec(p, head, at);
   }
   if ('left' in obj || 'right' in obj) {
     const f = p.parse(filesData, obj, at);
     return { kind: 'files', left: resolvePath(baseDir, f.left), right: resolvePath(baseDir, f.right) };
   }
   return p.fail(at, `expected { generator: ${GENERATOR_NAMES.join('|')}, … } or { left: FILE, right: FILE }`);
+}
+
+function isTwoSided(g: GeneratorName): boolean {
+  const t = GENERATOR_TABLES[g];
+  return t.length === 2 && t[0] === 'left' && t[1] === 'right';
+}
+
+function generatedSpec(p: Problems, head: z.output<typeof generatorHead>, at: PathPart[]): GeneratedDataSpec {
+  const params = p.parse(GENERATOR_PARAMS[head.generator], head.params ?? {}, [...at, 'params']);
+  return { kind: 'generator', generator: head.generator, params, seed: head.seed, rowGroupSize: head.rowGroupSize } as GeneratedDataSpec;
+}
+
+const TABLE_EXPECTED = 'expected FILE or { generator, params?, seed?, rowGroupSize?, table }';
+
+function parseTables(p: Problems, raw: unknown, at: PathPart[], baseDir: string): Record<string, TableSource> {
+  if (raw === undefined) p.fail(at, `required beside 'sql' (expected { NAME: FILE or { generator, params?, seed?, rowGroupSize?, table }, … })`);
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail(at, 'expected an object { NAME: FILE or { generator, …, table }, … } naming the tables the query reads');
+  const entries = Object.entries(raw as Record<string, unknown>);
+  if (entries.length === 0) p.fail(at, 'expected at least one table');
+  const out: Record<string, TableSource> = {};
+  for (const [name, v] of entries) {
+    const here = [...at, name];
+    if (typeof v === 'string') {
+      if (v.length === 0) p.fail(here, 'expected a file path');
+      out[name] = { kind: 'file', path: resolvePath(baseDir, v) };
+    } else if (v !== null && typeof v === 'object' && !Array.isArray(v) && 'generator' in v) {
+      const t = p.parse(generatedTable, v, here);
+      const known = GENERATOR_TABLES[t.generator];
+      if (!known.includes(t.table)) p.fail([...here, 'table'], `generator ${t.generator} writes no table '${t.table}'; expected one of: ${known.join(', ')}`);
+      const { table, ...head } = t;
+      out[name] = { kind: 'generated', data: generatedSpec(p, head, here), table };
+    } else {
+      p.fail(here, TABLE_EXPECTED);
+    }
+  }
+  return out;
+}
+
+/** The query of a data set: `data` + `join`, or `sql` + `tables` (exactly one of join and sql). */
+function parseQuery(
+  p: Problems,
+  raw: { data?: unknown; join?: unknown; sql?: unknown; tables?: unknown },
+  at: PathPart[],
+  baseDir: string,
+  name: string | undefined,
+): Dataset {
+  if (raw.join !== undefined && raw.sql !== undefined) {
+    p.fail([...at, 'sql'], "not allowed beside 'join': a data set runs either a join (data + join) or a query (sql + tables)");
+  }
+  if (raw.sql !== undefined) {
+    if (typeof raw.sql !== 'string' || raw.sql.trim() === '') p.fail([...at, 'sql'], 'expected the query text ("SELECT …")');
+    if (raw.data !== undefined) p.fail([...at, 'data'], "not allowed beside 'sql' (name the query's tables under 'tables')");
+    const tables = parseTables(p, raw.tables, [...at, 'tables'], baseDir);
+    return { kind: 'sql', name: name ?? `sql over ${Object.keys(tables).join(', ')}`, sql: raw.sql as string, at: formatPath([...at, 'sql']), tables };
+  }
+  if (raw.join === undefined) {
+    p.fail([...at, 'join'], 'required: a data set runs either a join (data + join: { type, on?, … }) or a query (sql: "SELECT …" + tables)');
+  }
+  if (raw.tables !== undefined) p.fail([...at, 'tables'], "only beside 'sql' (a join reads data: { left, right } or a generator's two files)");
+  const data = parseData(p, raw.data, [...at, 'data'], baseDir);
+  const { join, spec } = parseJoin(p, raw.join, [...at, 'join']);
+  return { kind: 'join', name: name ?? defaultDatasetName(data), data, join, spec };
 }
 
 function parseJoin(p: Problems, raw: unknown, at: PathPart[]): { join: JoinBlock; spec: JoinSpec } {
@@ -354,23 +477,20 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail([], 'expected an object with name, data, join and variants');
   const top = p.parse(topSchema, raw, []);
 
-  // data + join, or datasets
+  // data + join, sql + tables, or datasets
   const datasets: Dataset[] = [];
   if (top.datasets !== undefined) {
-    if (top.data !== undefined) p.fail(['data'], "not allowed beside 'datasets' (put it inside each data set)");
-    if (top.join !== undefined) p.fail(['join'], "not allowed beside 'datasets' (put it inside each data set)");
+    for (const key of ['data', 'join', 'sql', 'tables'] as const) {
+      if (top[key] !== undefined) p.fail([key], "not allowed beside 'datasets' (put it inside each data set)");
+    }
     top.datasets.forEach((d, i) => {
       const at = ['datasets', i];
-      if (d === null || typeof d !== 'object' || Array.isArray(d)) p.fail(at, 'expected { name?, data, join }');
+      if (d === null || typeof d !== 'object' || Array.isArray(d)) p.fail(at, 'expected { name?, data, join } or { name?, sql, tables }');
       const ds = p.parse(datasetSchema, d, at);
-      const data = parseData(p, ds.data, [...at, 'data'], baseDir);
-      const { join, spec } = parseJoin(p, ds.join, [...at, 'join']);
-      datasets.push({ name: ds.name ?? defaultDatasetName(data), data, join, spec });
+      datasets.push(parseQuery(p, ds, at, baseDir, ds.name));
     });
   } else {
-    const data = parseData(p, top.data, ['data'], baseDir);
-    const { join, spec } = parseJoin(p, top.join, ['join']);
-    datasets.push({ name: defaultDatasetName(data), data, join, spec });
+    datasets.push(parseQuery(p, top, [], baseDir, undefined));
   }
   const seenData = new Map<string, number>();
   datasets.forEach((d, i) => {
