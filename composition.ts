@@ -12,7 +12,7 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { Table } from 'apache-arrow';
 import { openScan } from './adapters/io/open.ts';
-import { runSql, type SqlResult } from './adapters/sql/run.ts';
+import { runSql, type RunSqlOptions, type SqlResult } from './adapters/sql/run.ts';
 import { heldBatchBytes } from './core/arrow/size.ts';
 import type { Config } from './core/config/schema.ts';
 import { Engine as CoreEngine, type EngineOptions, type EngineRuntime, type JoinInput, type MemoryMetrics } from './core/engine.ts';
@@ -120,15 +120,17 @@ export class Engine extends CoreEngine {
     return { schema: scan.schema, batches: run(), metrics, pool };
   }
 
-  /** `sortStream` collected into a table (which counts against `memoryLimit`, like `join`'s). */
   /**
-   * Runs a SELECT over `tables` (name -> Arrow table or Parquet / Arrow file path) on joinlab's
-   * operators: DuckDB parses, joinlab binds and plans (adapters/sql/run.ts for the subset so far).
+   * Runs a SELECT over `tables` (name -> Arrow table, Parquet / Arrow file path, or scan) on
+   * joinlab's operators: DuckDB parses (`options.duck`, else an in-memory one per call), joinlab
+   * binds and plans (adapters/sql/run.ts). The result has the table, every join's metrics, every
+   * table scan's metrics with the filters published into it, and the plan as a tree.
    */
-  sql(text: string, tables: Readonly<Record<string, JoinInput>>): Promise<SqlResult> {
-    return runSql(this, text, tables);
+  sql(text: string, tables: Readonly<Record<string, JoinInput>>, options: RunSqlOptions = {}): Promise<SqlResult> {
+    return runSql(this, text, tables, options);
   }
 
+  /** `sortStream` collected into a table (which counts against `memoryLimit`, like `join`'s). */
   async sort(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<SortResult> {
     const s = await this.sortStream(input, keys, options);
     const batches: RecordBatch[] = [];
