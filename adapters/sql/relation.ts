@@ -99,6 +99,42 @@ export function childrenOf(e: SqlExpr): SqlExpr[] {
   }
 }
 
+/** `e` with each direct sub-expression replaced by `f` of it (subqueries are not entered). */
+export function mapChildren(e: SqlExpr, f: (x: SqlExpr) => SqlExpr): SqlExpr {
+  switch (e.kind) {
+    case 'compare':
+      return { ...e, left: f(e.left), right: f(e.right) };
+    case 'and':
+    case 'or':
+    case 'arith':
+    case 'call':
+      return { ...e, args: e.args.map(f) };
+    case 'not':
+    case 'is-null':
+    case 'cast':
+      return { ...e, arg: f(e.arg) };
+    case 'in-list':
+      return { ...e, arg: f(e.arg), list: e.list.map(f) };
+    case 'in-subquery':
+      return { ...e, arg: f(e.arg) };
+    case 'case':
+      return { ...e, whens: e.whens.map((w) => ({ when: f(w.when), then: f(w.then) })), otherwise: e.otherwise === null ? null : f(e.otherwise) };
+    default:
+      return e;
+  }
+}
+
+/** A scan's columns, unqualified (`rel` ''), as a relation. */
+export function scanRelation(scan: Scan, rel: string, describe: () => ExplainNode = () => ({ label: `SCAN ${scan.source}`, details: [], children: [] })): Relation {
+  return {
+    input: scan,
+    columns: scan.schema.fields.map((f) => ({ rel, name: f.name, out: f.name, merged: false, route: null })),
+    rels: new Set(rel === '' ? [] : [rel]),
+    coalescedUsing: false,
+    describe,
+  };
+}
+
 /** Whether `e` holds an EXISTS / IN subquery anywhere. */
 export function hasSubquery(e: SqlExpr): boolean {
   return e.kind === 'exists' || e.kind === 'in-subquery' || childrenOf(e).some(hasSubquery);

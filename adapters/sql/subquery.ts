@@ -33,7 +33,7 @@ import { ProjectedScan } from '../../core/scan/projected-scan.ts';
 import { MARK_COLUMN } from '../../core/output-schema.ts';
 import { joinRelations, leaves, MARK_SQL_NAME, relsOf, sidesOf, type FromPlan, type TreeContext } from './join-tree.ts';
 import type { ExplainNode } from './explain.ts';
-import { childrenOf, conjuncts, notYet, resolveIn, type Relation } from './relation.ts';
+import { childrenOf, conjuncts, mapChildren, notYet, resolveIn, scanRelation, type Relation } from './relation.ts';
 
 /** What the query runner offers the subquery planner. */
 export interface SubqueryHost {
@@ -96,29 +96,7 @@ function markedSubquery(c: SqlExpr): Extract<SqlExpr, { kind: 'exists' | 'in-sub
 
 /** `e` with the node `target` replaced by `by`. */
 function replaceNode(e: SqlExpr, target: SqlExpr, by: SqlExpr): SqlExpr {
-  if (e === target) return by;
-  const r = (x: SqlExpr) => replaceNode(x, target, by);
-  switch (e.kind) {
-    case 'compare':
-      return { ...e, left: r(e.left), right: r(e.right) };
-    case 'and':
-    case 'or':
-      return { ...e, args: e.args.map(r) };
-    case 'arith':
-      return { ...e, args: e.args.map(r) };
-    case 'call':
-      return { ...e, args: e.args.map(r) };
-    case 'not':
-    case 'is-null':
-    case 'cast':
-      return { ...e, arg: r(e.arg) };
-    case 'in-list':
-      return { ...e, arg: r(e.arg), list: e.list.map(r) };
-    case 'case':
-      return { ...e, whens: e.whens.map((w) => ({ when: r(w.when), then: r(w.then) })), otherwise: e.otherwise === null ? null : r(e.otherwise) };
-    default:
-      return e;
-  }
+  return e === target ? by : mapChildren(e, (x) => replaceNode(x, target, by));
 }
 
 /** The join answering one subquery: semi / anti (a conjunct) or mark (inside an expression, `rowFilter` reading the mark). */
@@ -167,17 +145,6 @@ async function subqueryJoin(host: SubqueryHost, outer: Relation, c: SqlExpr, sub
 function inKey(arg: SqlExpr, outer: Relation, innerColumn: string): KeyPair {
   if (arg.kind !== 'column') return notYet('IN (subquery) tested against an expression (only a column)', arg.at);
   return { left: resolveIn(outer, arg.names, arg.at).out, right: innerColumn };
-}
-
-/** A table's columns, unqualified (`rel` ''), as a relation. */
-export function scanRelation(scan: Scan, rel: string): Relation {
-  return {
-    input: scan,
-    columns: scan.schema.fields.map((f) => ({ rel, name: f.name, out: f.name, merged: false, route: null })),
-    rels: new Set(rel === '' ? [] : [rel]),
-    coalescedUsing: false,
-    describe: () => ({ label: `SCAN ${scan.source}`, details: [], children: [] }),
-  };
 }
 
 /** Whether `e` names a column the subquery's FROM does not have (an outer reference). */
