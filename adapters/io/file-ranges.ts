@@ -28,11 +28,16 @@ export class FileRanges {
   private constructor(
     readonly path: string,
     readonly size: number,
+    /** Which file this is, as of opening (device, inode, size, modification time): a cache key. */
+    readonly identity: string,
   ) {}
 
   /** Stats the file (it must be a regular file); reads nothing. */
   static open(path: string): FileRanges {
-    return withFd(path, null, (fd, size) => new FileRanges(path, size));
+    return withFd(path, null, (fd, size) => {
+      const st = fstatSync(fd);
+      return new FileRanges(path, size, `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`);
+    });
   }
 
   /** `length` bytes at `offset` (a new array). */

@@ -102,6 +102,10 @@ class RowGroupInfo implements ParquetRowGroupInfo {
   }
 }
 
+/** Parsed footers of the files opened last, by path and file identity (see `ParquetFileHandle.open`). */
+const FOOTERS = new Map<string, { readonly footer: Footer; readonly schema: Schema }>();
+const FOOTER_CACHE_SIZE = 32;
+
 export class ParquetFileHandle {
   readonly path: string;
   readonly schema: Schema;
@@ -134,9 +138,28 @@ export class ParquetFileHandle {
     });
   }
 
-  /** Read the file's footer (its head and tail bytes only); no data page is read or decoded. */
+  /**
+   * Read the file's footer (its head and tail bytes only); no data page is read or decoded. A
+   * file opened again unchanged (same device, inode, size and modification time) reuses its parsed
+   * footer and schema (`FOOTERS`): a 2,000-row-group footer costs ~0.2 s to parse, which a SQL
+   * query over the same files would otherwise pay on every run.
+   */
   static async open(path: string): Promise<ParquetFileHandle> {
     const source = FileRanges.open(path);
+    const key = `${path}\u0000${source.identity}`;
+    const cached = FOOTERS.get(key);
+    if (cached !== undefined) {
+      FOOTERS.delete(key); // most recently used last
+      FOOTERS.set(key, cached);
+      return new ParquetFileHandle(path, source, cached.footer, cached.schema);
+    }
+    const handle = await ParquetFileHandle.#parse(path, source);
+    FOOTERS.set(key, { footer: handle.#footer, schema: handle.schema });
+    if (FOOTERS.size > FOOTER_CACHE_SIZE) FOOTERS.delete(FOOTERS.keys().next().value!);
+    return handle;
+  }
+
+  static async #parse(path: string, source: FileRanges): Promise<ParquetFileHandle> {
     let footer: Footer;
     try {
       if (source.size < 12) throw new ThriftError(`file is too short (${source.size} bytes) to be Parquet (at least 12: PAR1, footer length, PAR1)`);
