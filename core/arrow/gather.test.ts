@@ -231,6 +231,24 @@ describe('gatherColumn', () => {
     for (let c = 0; c < FIELDS.length; c++) expectGathered(batches, c, indices, gatherColumn(src, c, indices, 0, indices.length));
   });
 
+  it('a run of consecutive rows of one batch is a zero-copy slice, every type; runs across batches or with NULL are gathered', () => {
+    const batches = [randomBatch(40, 12).slice(3, 35), randomBatch(20, 13)];
+    const src = new RowSource(batches);
+    const run = Int32Array.from({ length: 12 }, (_, i) => 5 + i);
+    for (let c = 0; c < FIELDS.length; c++) {
+      const out = gatherColumn(src, c, run, 0, run.length);
+      expectGathered(batches, c, run, out);
+      // the same buffers, not copies
+      if (batches[0]!.data.children[c]!.values !== undefined) expect(out.values.buffer).toBe(batches[0]!.data.children[c]!.values.buffer);
+    }
+    const second = Int32Array.from({ length: 10 }, (_, i) => 32 + 4 + i);
+    const [sliced] = gatherColumns(src, second, 0, second.length, [0]);
+    expectGathered(batches, 0, second, sliced!);
+    for (const mixed of [Int32Array.from({ length: 6 }, (_, i) => 29 + i), Int32Array.of(4, 5, -1, 7)]) {
+      for (let c = 0; c < FIELDS.length; c++) expectGathered(batches, c, mixed, gatherColumn(src, c, mixed, 0, mixed.length));
+    }
+  });
+
   it('honours start/count and sorted runs', () => {
     const batches = [randomBatch(10, 9), randomBatch(10, 10), randomBatch(10, 11)];
     const src = new RowSource(batches);

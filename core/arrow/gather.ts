@@ -157,7 +157,8 @@ export function gatherColumns(
   guard?: AllocationGuard,
 ): Data[] {
   const loc = src.locate(indices, start, count);
-  return columns.map((c) => gatherLocated(src, c, loc, count, guard));
+  const run = contiguousRun(loc, count);
+  return columns.map((c) => gatherLocated(src, c, loc, count, guard, run));
 }
 
 /**
@@ -182,7 +183,8 @@ export function gatherColumnsAt(
     if (b < 0 || b >= nb || r >= src.batches[b]!.numRows) throw new RangeError(`row (${b}, ${r}) outside RowSource of ${nb} batches`);
   }
   const loc: Located = { batch: nb <= 1 ? null : batch.subarray(0, count), local: local.subarray(0, count) };
-  return columns.map((c) => gatherLocated(src, c, loc, count, guard));
+  const run = contiguousRun(loc, count);
+  return columns.map((c) => gatherLocated(src, c, loc, count, guard, run));
 }
 
 /** A record batch over `columns` (each of `length` rows). */
@@ -291,7 +293,28 @@ function emptyData(type: DataType): Data {
   return builder.finish().flush();
 }
 
-function gatherLocated(src: RowSource, column: number, loc: Located, count: number, guard?: AllocationGuard): Data {
+/**
+ * The located rows as one run of consecutive rows of one batch — `[batch, first row]` — or null.
+ * A join whose probe rows each match once (a unique build key, every probe row kept: the common
+ * foreign-key join, more so once a dynamic filter dropped the rows that cannot match) asks for
+ * exactly such runs; their columns are then zero-copy slices of the input, not gathers.
+ */
+function contiguousRun(loc: Located, count: number): readonly [number, number] | null {
+  if (count === 0) return null;
+  const local = loc.local;
+  const first = local[0]!;
+  if (first < 0) return null;
+  for (let k = 1; k < count; k++) if (local[k] !== first + k) return null;
+  const batch = loc.batch;
+  if (batch === null) return [0, first];
+  const b = batch[0]!;
+  for (let k = 1; k < count; k++) if (batch[k] !== b) return null;
+  return [b, first];
+}
+
+function gatherLocated(src: RowSource, column: number, loc: Located, count: number, guard?: AllocationGuard, run = contiguousRun(loc, count)): Data {
+  // (a Null column's slice would not know its null count)
+  if (run !== null && src.schema.fields[column]!.type.typeId !== Type.Null) return src.columnData(column)[run[0]]!.slice(run[1], count);
   if (guard !== undefined) {
     const outer = activeGuard;
     activeGuard = guard;
