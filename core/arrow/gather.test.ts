@@ -236,13 +236,14 @@ describe('gatherColumn', () => {
     const src = new RowSource(batches);
     const run = Int32Array.from({ length: 12 }, (_, i) => 5 + i);
     for (let c = 0; c < FIELDS.length; c++) {
-      const out = gatherColumn(src, c, run, 0, run.length);
-      expectGathered(batches, c, run, out);
+      const [out] = gatherColumns(src, run, 0, run.length, [c], undefined, true);
+      expectGathered(batches, c, run, out!);
+      expectGathered(batches, c, run, gatherColumn(src, c, run, 0, run.length)); // a copy without `slices`
       // the same buffers, not copies
-      if (batches[0]!.data.children[c]!.values !== undefined) expect(out.values.buffer).toBe(batches[0]!.data.children[c]!.values.buffer);
+      if (batches[0]!.data.children[c]!.values !== undefined) expect(out!.values.buffer).toBe(batches[0]!.data.children[c]!.values.buffer);
     }
     const second = Int32Array.from({ length: 10 }, (_, i) => 32 + 4 + i);
-    const [sliced] = gatherColumns(src, second, 0, second.length, [0]);
+    const [sliced] = gatherColumns(src, second, 0, second.length, [0], undefined, true);
     expectGathered(batches, 0, second, sliced!);
     for (const mixed of [Int32Array.from({ length: 6 }, (_, i) => 29 + i), Int32Array.of(4, 5, -1, 7)]) {
       for (let c = 0; c < FIELDS.length; c++) expectGathered(batches, c, mixed, gatherColumn(src, c, mixed, 0, mixed.length));

@@ -147,7 +147,12 @@ export function gatherColumn(src: RowSource, column: number, indices: Int32Array
   return gatherLocated(src, column, src.locate(indices, start, count), count);
 }
 
-/** Several columns (default: all) of the same rows, locating the rows once. */
+/**
+ * Several columns (default: all) of the same rows, locating the rows once. `slices`: rows that
+ * are one run of consecutive rows of one batch come back as zero-copy slices of it (see
+ * `contiguousRun`) — for a consumer that may keep the input's buffers alive (a join's output);
+ * not for one that gathers to copy (a sort's runs, which then free their input).
+ */
 export function gatherColumns(
   src: RowSource,
   indices: Int32Array,
@@ -155,9 +160,10 @@ export function gatherColumns(
   count: number,
   columns: readonly number[] = src.schema.fields.map((_, c) => c),
   guard?: AllocationGuard,
+  slices = false,
 ): Data[] {
   const loc = src.locate(indices, start, count);
-  const run = contiguousRun(loc, count);
+  const run = slices ? contiguousRun(loc, count) : null;
   return columns.map((c) => gatherLocated(src, c, loc, count, guard, run));
 }
 
@@ -183,8 +189,7 @@ export function gatherColumnsAt(
     if (b < 0 || b >= nb || r >= src.batches[b]!.numRows) throw new RangeError(`row (${b}, ${r}) outside RowSource of ${nb} batches`);
   }
   const loc: Located = { batch: nb <= 1 ? null : batch.subarray(0, count), local: local.subarray(0, count) };
-  const run = contiguousRun(loc, count);
-  return columns.map((c) => gatherLocated(src, c, loc, count, guard, run));
+  return columns.map((c) => gatherLocated(src, c, loc, count, guard, null));
 }
 
 /** A record batch over `columns` (each of `length` rows). */
@@ -312,7 +317,7 @@ function contiguousRun(loc: Located, count: number): readonly [number, number] |
   return [b, first];
 }
 
-function gatherLocated(src: RowSource, column: number, loc: Located, count: number, guard?: AllocationGuard, run = contiguousRun(loc, count)): Data {
+function gatherLocated(src: RowSource, column: number, loc: Located, count: number, guard?: AllocationGuard, run: readonly [number, number] | null = null): Data {
   // (a Null column's slice would not know its null count)
   if (run !== null && src.schema.fields[column]!.type.typeId !== Type.Null) return src.columnData(column)[run[0]]!.slice(run[1], count);
   if (guard !== undefined) {

@@ -72,10 +72,14 @@ export class OutputPlan {
     return new OutputPlan(shape, side, null, which, guard);
   }
 
-  /** Output rows `left[leftIdx[k]] ++ right[rightIdx[k]]` for k in [start, start + count). */
+  /**
+   * Output rows `left[leftIdx[k]] ++ right[rightIdx[k]]` for k in [start, start + count). A side
+   * whose rows are one run of consecutive input rows (a probe batch of a foreign-key join, each
+   * row matched once) comes back as zero-copy slices (gatherColumns' `slices`).
+   */
   pairBatch(left: RowSource, leftIdx: Int32Array, right: RowSource, rightIdx: Int32Array, start: number, count: number): RecordBatch {
-    const a = this.#first.length === 0 ? [] : gatherColumns(left, leftIdx, start, count, this.#first, this.guard);
-    const b = this.#second.length === 0 ? [] : gatherColumns(right, rightIdx, start, count, this.#second, this.guard);
+    const a = this.#first.length === 0 ? [] : gatherColumns(left, leftIdx, start, count, this.#first, this.guard, true);
+    const b = this.#second.length === 0 ? [] : gatherColumns(right, rightIdx, start, count, this.#second, this.guard, true);
     return this.#assemble([...a, ...b], null, count);
   }
 
@@ -117,7 +121,7 @@ export class OutputPlan {
 
   /** Output rows `src[idx[k]]` (+ `mark[k]` when given) for k in [start, start + count). */
   sideBatch(src: RowSource, idx: Int32Array, start: number, count: number, mark: Uint8Array | null): RecordBatch {
-    const a = this.#first.length === 0 ? [] : gatherColumns(src, idx, start, count, this.#first, this.guard);
+    const a = this.#first.length === 0 ? [] : gatherColumns(src, idx, start, count, this.#first, this.guard, true);
     return this.#assemble(a, mark === null ? null : () => boolData(mark, start, count), count);
   }
 
