@@ -18,10 +18,9 @@
  * Anything else, or unknown statistics, keeps the container.
  */
 import { DataType, Schema, type RecordBatch } from 'apache-arrow';
-import { compileFilter, type CompiledFilter } from '../../core/expr/evaluate.ts';
-import type { Expr } from '../../core/expr/ast.ts';
+import { children, type Expr } from '../../core/expr/ast.ts';
+import { compileRowFilter } from '../../core/expr/project.ts';
 import type { ColumnStats, ContainerStats, ScanPredicate, StatValue } from '../../core/scan/scan.ts';
-import { countKept, keptRows } from '../../core/selection.ts';
 import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
 
 /** One conjunct: its engine expression (columns on side `left`) and its SQL form (for containers). */
@@ -32,16 +31,14 @@ export interface StaticConjunct {
   readonly column: (e: Extract<SqlExpr, { kind: 'column' }>) => string | null;
 }
 
-const EMPTY = new Schema([]);
+type RowFilter = ReturnType<typeof compileRowFilter>;
 
 export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Schema, description: string): ScanPredicate {
   const expr: Expr = conjuncts.length === 1 ? conjuncts[0]!.expr : { kind: 'and', args: conjuncts.map((c) => c.expr) };
-  compileFilter(expr, schema, EMPTY); // type errors surface before any data is read
-  const compiled = new WeakMap<Schema, CompiledFilter>();
+  compileRowFilter(expr, schema); // type errors surface before any data is read
+  const compiled = new WeakMap<Schema, RowFilter>();
   const columns = [...new Set(conjuncts.flatMap((c) => columnsOf(c.expr)))];
   const types = new Map(schema.fields.map((f) => [f.name, f.type]));
-  let ids = new Int32Array(0);
-  let mask = new Uint8Array(0);
   return {
     description,
     label: 'where',
@@ -55,37 +52,24 @@ export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Sc
       const n = batch.numRows;
       if (n === 0) return null;
       let f = compiled.get(batch.schema);
-      if (f === undefined) compiled.set(batch.schema, (f = compileFilter(expr, batch.schema, EMPTY)));
-      if (ids.length < n) {
-        ids = Int32Array.from({ length: Math.max(n, 2 * ids.length) }, (_, i) => i);
-        mask = new Uint8Array(ids.length);
-      }
-      const keep = f.evaluate(batch, ids, batch, ids, n, mask);
-      const kept = countKept(keep, n);
-      return kept === n ? null : keptRows(keep, n, kept);
+      if (f === undefined) compiled.set(batch.schema, (f = compileRowFilter(expr, batch.schema)));
+      const rows = f.select(batch);
+      return rows.length === n ? null : rows;
     },
   };
 }
 
-function columnsOf(e: Expr, out: string[] = []): string[] {
-  switch (e.kind) {
-    case 'column':
-      out.push(e.name);
-      break;
-    case 'compare':
-    case 'arith':
-      columnsOf(e.left, out);
-      columnsOf(e.right, out);
-      break;
-    case 'and':
-    case 'or':
-      for (const a of e.args) columnsOf(a, out);
-      break;
-    case 'not':
-    case 'is-null':
-      columnsOf(e.arg, out);
-      break;
-    default:
+/** The columns `e` names, in the order written (every expression kind, via ast.ts's children). */
+function columnsOf(e: Expr): string[] {
+  const out: string[] = [];
+  const stack: Expr[] = [e];
+  while (stack.length > 0) {
+    const x = stack.pop()!;
+    if (x.kind === 'column') out.push(x.name);
+    else {
+      const cs = children(x);
+      for (let i = cs.length - 1; i >= 0; i--) stack.push(cs[i]!);
+    }
   }
   return out;
 }

@@ -98,3 +98,15 @@ export function dictionarySource(dict: Vector): ByteSource {
   sourceCache.set(dict, src);
   return src;
 }
+
+/**
+ * Copy bytes [start, end) of `src` to `dst` at `at`: a plain loop for short values (no subarray
+ * view object per value), `set` for long ones.
+ */
+export function copyByteRange(src: Uint8Array, start: number, end: number, dst: Uint8Array, at: number): void {
+  if (end - start > 32) {
+    dst.set(src.subarray(start, end), at);
+    return;
+  }
+  for (let i = start; i < end; i++) dst[at++] = src[i]!;
+}

@@ -70,7 +70,8 @@ export function columnType(type: DataType): ColumnType | null {
     case Type.Timestamp: {
       const t = type as Timestamp;
       const [unit, sql] = TS_UNITS[t.unit]!;
-      return { cls: { c: 'time', sql: t.timezone ? `${sql} (tz ${t.timezone})` : sql, unit }, layout: 'i64' };
+      const cls: VClass = t.timezone ? { c: 'time', sql: `${sql} (tz ${t.timezone})`, unit, tz: t.timezone } : { c: 'time', sql, unit };
+      return { cls, layout: 'i64' };
     }
     default:
       return null;

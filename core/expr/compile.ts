@@ -4,19 +4,24 @@
  * Columns resolve by exact name first, then by a unique case-insensitive match. Literals-only
  * arithmetic that is NULL (`1 // 0`) folds to NULL at compile time, as DuckDB's binder does; one
  * that overflows stays and fails at run time. A NULL operand makes a comparison or arithmetic
- * NULL, its other operand still type-checked but never evaluated.
+ * NULL, its other operand still type-checked but never evaluated. CASE / COALESCE branches are
+ * typed and cast by casts.ts (DuckDB's max logical type), CAST by the same rules; a negated
+ * number literal is a literal (as DuckDB's parser folds it).
  */
 import { type Schema } from 'apache-arrow';
 import { ExpressionError, MissingColumnError, UnsupportedTypeError } from '../errors.ts';
 import type { Side } from '../types.ts';
-import { type ArithOp, type CompareOp, type Expr, referencedColumns } from './ast.ts';
+import { type ArithOp, type CompareOp, type Expr, lit, referencedColumns } from './ast.ts';
+import { NegateExactNode, NegateFloatNode } from './cast-nodes.ts';
+import { castTo, commonClass, type Operand, parseTypeName, temporalCommon } from './casts.ts';
+import { CaseNode, CoalesceNode } from './conditional-nodes.ts';
 import { numClass, columnType } from './column-types.ts';
 import { CompareBools, CompareStrings } from './compare-nodes.ts';
 import { ColumnNode, LiteralNode, NullNode } from './leaf-nodes.ts';
 import { IsNullNode, LogicNode, NotNode } from './logic-nodes.ts';
 import { BOOLEAN, type Ctx, Node, NULL_CLASS, type VClass } from './node-base.ts';
 import { ArithExactNode, ArithFloatNode, CompareExact, CompareNumbers, RescaleNode, ToFloatNode } from './numeric-nodes.ts';
-import { bindArithmetic, bindComparison, DOUBLE, FLOAT, isExact, literalType, type NumType } from './numeric-types.ts';
+import { bindArithmetic, bindComparison, DOUBLE, FLOAT, intType, isExact, literalType, type NumType } from './numeric-types.ts';
 import { formatExpr } from './parse.ts';
 import { parseTemporal } from './temporal-literals.ts';
 
@@ -116,7 +121,65 @@ export class Compiler {
         if (arg instanceof NullNode) return new LiteralNode(BOOLEAN, label, !e.negated);
         return new IsNullNode(arg, e.negated, label);
       }
+      case 'negate':
+        return this.negate(e, label);
+      case 'cast':
+        return castTo(this.operand(e.arg), parseTypeName(e.type, label), label);
+      case 'case': {
+        if (e.whens.length === 0) throw new ExpressionError(`CASE needs at least one WHEN, in ${label}`);
+        // a WHEN is cast to BOOLEAN (DuckDB's binder: AddCastToType(when, BOOLEAN))
+        const whens = e.whens.map((w) => castTo(this.operand(w.when), BOOLEAN, label));
+        const thens = e.whens.map((w) => this.operand(w.then));
+        const otherwise: Operand = e.otherwise !== null ? this.operand(e.otherwise) : { node: new NullNode(NULL_CLASS, 'NULL'), expr: lit(null) };
+        // DuckDB folds the result type from the ELSE, then each THEN in order
+        const cls = commonClass([otherwise, ...thens], 'CASE expression', label);
+        if (cls.c === 'null') return new NullNode(NULL_CLASS, label);
+        const branches = [...thens, otherwise].map((op) => castTo(op, cls, label));
+        return new CaseNode(whens, branches, cls, label);
+      }
+      case 'coalesce': {
+        if (e.args.length === 0) throw new ExpressionError(`COALESCE needs at least one argument, in ${label}`);
+        const args = e.args.map((a) => this.operand(a));
+        const cls = commonClass(args, 'COALESCE operator', label);
+        if (cls.c === 'null') return new NullNode(NULL_CLASS, label);
+        const nodes = args.map((op) => castTo(op, cls, label));
+        return nodes.length === 1 ? nodes[0]! : new CoalesceNode(nodes, cls, label);
+      }
     }
+  }
+
+  private operand(e: Expr): Operand {
+    return { node: this.compile(e), expr: e };
+  }
+
+  /**
+   * Unary minus. A negated number literal is a literal of the negated value (DuckDB's parser
+   * folds `-5`, `-(5)` and `-(-(5))` into constants, which keep adapting to the other operand:
+   * `tinyint + -(5)` is TINYINT); a DOUBLE literal is negated as a DOUBLE.
+   */
+  private negate(e: Expr & { kind: 'negate' }, label: string): Node {
+    let depth = 1;
+    let inner = e.arg;
+    while (inner.kind === 'negate') {
+      depth++;
+      inner = inner.arg;
+    }
+    if (inner.kind === 'literal' && (typeof inner.value === 'number' || typeof inner.value === 'bigint')) {
+      const v = inner.value;
+      if (literalType(v, label).unscaled !== null) {
+        const negated = depth % 2 === 0 ? v : typeof v === 'bigint' ? -v : v === 0 ? 0 : -v;
+        const node = this.literal(negated, label);
+        this.constants.add(node);
+        return node;
+      }
+    }
+    const arg = this.compile(e.arg);
+    // -NULL: DuckDB binds the cheapest overload for SQLNULL, BIGINT; a typed NULL keeps its type
+    if (arg instanceof NullNode) return new NullNode(arg.cls.c === 'null' ? numClass(intType('i64')) : arg.cls, label);
+    if (arg.cls.c !== 'num') throw new ExpressionError(`cannot negate ${arg.label} (${arg.cls.sql}): unary minus needs a number, in ${label}`);
+    const t = arg.cls.t;
+    if (isExact(t)) return new NegateExactNode(arg, t, arg.cls, label);
+    return new NegateFloatNode(arg, arg.cls, label);
   }
 
   private literal(v: number | bigint | string | boolean | null, label: string): Node {
@@ -153,6 +216,8 @@ export class Compiler {
     const tb = b.cls.c === 'num' ? b.cls.t : null;
     const x = ta ?? tb;
     const y = tb ?? ta;
+    // NULL op NULL: DuckDB binds the cheapest overload for (SQLNULL, SQLNULL), BIGINT (`/`: DOUBLE)
+    if (a.cls.c === 'null' && b.cls.c === 'null') return new NullNode(numClass(op === '/' ? DOUBLE : intType('i64')), label);
     if (x === null || y === null) return new NullNode(NULL_CLASS, label);
     let t: NumType | null;
     if (x.k === 'f64' || y.k === 'f64') t = DOUBLE;
@@ -213,8 +278,11 @@ export class Compiler {
     }
     if (ca.c === 'time' || cb.c === 'time') {
       if (ca.c === 'time' && cb.c === 'time') {
-        if (ca.unit !== cb.unit) mismatch(': dates and timestamps compare only within the same unit');
-        return new CompareExact(op, a, b, label);
+        if (ca.unit === cb.unit) return new CompareExact(op, a, b, label);
+        // DATE vs TIMESTAMP_x, or two units: both cast to the finer type first, as DuckDB binds it
+        const common = temporalCommon(ca, cb);
+        if (common === null) mismatch(': dates and timestamps of different units compare only without a time zone (and not DATE64)');
+        return new CompareExact(op, castTo({ node: a, expr: e.left }, common!, label), castTo({ node: b, expr: e.right }, common!, label), label);
       }
       // a temporal column against a string literal: convert the literal once
       const [t, other, otherExpr] = ca.c === 'time' ? [ca, b, e.right] : [cb as VClass & { c: 'time' }, a, e.left];

@@ -36,10 +36,16 @@
  *   - Floats: NaN = NaN, NaN is greater than every number (including +inf), -0.0 = 0.0.
  *   - Decimal128/256 of precision <= 38 is exact; above 38 (DuckDB cannot hold it) it is read as
  *     the nearest DOUBLE.
- *   - Date32, Date64 and Timestamp compare as exact integers, only against the same type and unit
- *     (a cross-unit comparison is an ExpressionError), or against a string literal
- *     ('2024-01-31', '2024-01-31 12:00:00.123', UTC) converted once at compile time.
+ *   - Date32, Date64 and Timestamp compare as exact integers: within one type and unit, DATE with
+ *     TIMESTAMP_x and two timestamp units after casting both to the finer type (as DuckDB binds
+ *     the comparison; Date64 and time-zoned timestamps only with their own type), or against a
+ *     string literal ('2024-01-31', '2024-01-31 12:00:00.123', UTC) converted once at compile time.
  *   - Booleans compare false < true.
+ *   - CASE / COALESCE have DuckDB's common type of their branches, and a branch is evaluated only
+ *     for the rows it decides (conditional-nodes.ts), so an overflow in a branch no row takes does
+ *     not raise; CAST and the implicit casts of branches follow DuckDB's conversion rules and
+ *     errors (casts.ts, cast-nodes.ts; VARCHAR output in string-format.ts); unary minus overflows
+ *     on a signed MIN and on any non-zero unsigned value.
  * Degenerate cases: `count = 0` returns at once; a NULL literal makes a comparison or an
  * arithmetic NULL for every pair (its other operand is still type-checked, never evaluated);
  * `AND`/`OR` stop evaluating further arguments once every pair is decided; 0-ary AND is TRUE,
@@ -49,7 +55,10 @@
  * The pieces: compile.ts (type checking, the node tree), column-types.ts and column-readers.ts
  * (what a column is and how it is gathered), byte-sources.ts (strings and binary as offsets +
  * bytes), leaf-nodes.ts (columns, constants, NULL), compare-nodes.ts and numeric-nodes.ts
- * (comparisons, arithmetic), logic-nodes.ts (AND/OR/NOT/IS NULL), temporal-literals.ts.
+ * (comparisons, arithmetic), logic-nodes.ts (AND/OR/NOT/IS NULL), casts.ts (cast and CASE /
+ * COALESCE typing), cast-nodes.ts, string-format.ts, conditional-nodes.ts, temporal-literals.ts.
+ * project.ts evaluates the same trees over one input into Arrow columns (SELECT lists) and row
+ * selections (WHERE / HAVING).
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { ExpressionError } from '../errors.ts';

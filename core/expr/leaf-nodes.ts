@@ -13,6 +13,9 @@ import { type ColumnType, columnType } from './column-types.ts';
 import { type ExactVec, toDouble, TWO53, wordsOf } from './exact.ts';
 import { type Ctx, f64, i32, Node, type NumVec, type StrVec, u32, u8, type VClass } from './node-base.ts';
 
+const EMPTY_OFFSETS = Int32Array.of(0, 0);
+const EMPTY_BYTES = new Uint8Array(0);
+
 export class ColumnNode extends Node {
   private nullBuf?: Uint8Array;
   private numBuf?: Float64Array;
@@ -180,10 +183,30 @@ export class LiteralNode extends Node {
   }
 }
 
-/** SQL NULL (also the result of a comparison or arithmetic with a NULL literal): NULL for every pair. */
+/**
+ * SQL NULL (also the result of a comparison or arithmetic with a NULL literal): NULL for every
+ * pair, in whichever form its class is read (parents usually skip it altogether).
+ */
 export class NullNode extends Node {
   private nullBuf?: Uint8Array;
   private boolBuf?: Uint8Array;
+  private numBuf?: Float64Array;
+  private idxBuf?: Int32Array;
+
+  override exact(ctx: Ctx): ExactVec {
+    this.numBuf = f64(this.numBuf, ctx.n);
+    return { f: this.numBuf, w: null, src: null, nulls: this.nulls(ctx) };
+  }
+
+  override num(ctx: Ctx): NumVec {
+    this.numBuf = f64(this.numBuf, ctx.n);
+    return { values: this.numBuf, nulls: this.nulls(ctx) };
+  }
+
+  override str(ctx: Ctx): StrVec {
+    this.idxBuf = i32(this.idxBuf, ctx.n);
+    return { offsets: EMPTY_OFFSETS, bytes: EMPTY_BYTES, idx: this.idxBuf, nulls: this.nulls(ctx), entries: 1 };
+  }
 
   override bool(ctx: Ctx): Uint8Array {
     if (this.boolBuf === undefined || this.boolBuf.length < ctx.n) this.boolBuf = new Uint8Array(ctx.n).fill(2);

@@ -16,7 +16,7 @@ export type TemporalUnit = 'day' | 'date-ms' | 's' | 'ms' | 'us' | 'ns';
 export type VClass =
   | { readonly c: 'num'; readonly sql: string; readonly t: NumType }
   | { readonly c: 'bool' | 'str' | 'bin' | 'null'; readonly sql: string }
-  | { readonly c: 'time'; readonly sql: string; readonly unit: TemporalUnit };
+  | { readonly c: 'time'; readonly sql: string; readonly unit: TemporalUnit; readonly tz?: string };
 
 export const BOOLEAN: VClass = { c: 'bool', sql: 'BOOLEAN' };
 export const NULL_CLASS: VClass = { c: 'null', sql: 'NULL' };
@@ -32,6 +32,8 @@ export interface Ctx {
    * Pairs whose value still matters (1), or null for all: an AND/OR argument after the first is
    * evaluated for every pair, but an overflow or a failed cast raises only for a live pair — one
    * the earlier arguments left undecided (SQL short-circuit, as DuckDB evaluates a conjunction).
+   * (CASE and COALESCE instead evaluate a branch over a compacted batch of just its rows, with
+   * `leftRows` / `rightRows` gathered and no live mask: conditional-nodes.ts.)
    */
   readonly live: Uint8Array | null;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExpressionError } from '../errors.ts';
-import { and, arith, cmp, col, type Expr, exprDepth, isNull, lit, MAX_EXPR_DEPTH, not, or } from './ast.ts';
+import { and, arith, cast, caseWhen, cmp, coalesce, col, type Expr, exprDepth, isNull, lit, MAX_EXPR_DEPTH, negate, not, or } from './ast.ts';
 import { formatExpr, parseExpr } from './parse.ts';
 
 const la = col('left', 'a');
@@ -26,7 +26,7 @@ describe('parseExpr: precedence', () => {
     );
     expect(parseExpr('l.a OR l.b AND r.a')).toEqual(or(la, and(lb, ra)));
     expect(parseExpr('NOT l.a = 1')).toEqual(not(cmp('=', la, lit(1))));
-    expect(parseExpr('-l.a * 2')).toEqual(arith('*', arith('*', lit(-1), la), lit(2)));
+    expect(parseExpr('-l.a * 2')).toEqual(arith('*', negate(la), lit(2)));
     expect(parseExpr('2 - -3')).toEqual(arith('-', lit(2), lit(-3)));
     expect(parseExpr('l.a - r.a - 1')).toEqual(arith('-', arith('-', la, ra), lit(1)));
     expect(parseExpr('l.a / r.a * 2')).toEqual(arith('*', arith('/', la, ra), lit(2)));
@@ -143,6 +143,75 @@ describe('parseExpr: errors name the position and what was expected', () => {
   });
 });
 
+describe('parseExpr: CASE, COALESCE, CAST, unary minus', () => {
+  it('searched and simple CASE, with and without ELSE', () => {
+    expect(parseExpr('CASE WHEN l.a > 0 THEN 1 WHEN l.a < 0 THEN -1 ELSE 0 END')).toEqual(
+      caseWhen(
+        [
+          { when: cmp('>', la, lit(0)), then: lit(1) },
+          { when: cmp('<', la, lit(0)), then: lit(-1) },
+        ],
+        lit(0),
+      ),
+    );
+    expect(parseExpr('case when l.b then r.a end')).toEqual(caseWhen([{ when: lb, then: ra }]));
+    // CASE x WHEN v: each WHEN is x = v (DuckDB's simple CASE)
+    expect(parseExpr("CASE l.a WHEN 1 THEN 'one' WHEN 2 THEN 'two' ELSE 'many' END")).toEqual(
+      caseWhen(
+        [
+          { when: cmp('=', la, lit(1)), then: lit('one') },
+          { when: cmp('=', la, lit(2)), then: lit('two') },
+        ],
+        lit('many'),
+      ),
+    );
+    // a THEN holds a whole expression, OR included
+    expect(parseExpr('CASE WHEN l.b THEN l.b OR r.b ELSE NOT l.b END = r.b')).toEqual(
+      cmp('=', caseWhen([{ when: lb, then: or(lb, rb) }], not(lb)), rb),
+    );
+  });
+
+  it('COALESCE and CAST (type names upper-cased, parameters without spaces); :: binds tighter than signs', () => {
+    expect(parseExpr('COALESCE(l.a, r.a, 0)')).toEqual(coalesce(la, ra, lit(0)));
+    expect(parseExpr('coalesce(l.a)')).toEqual(coalesce(la));
+    expect(parseExpr('CAST(l.a AS decimal( 10 , 2 ))')).toEqual(cast(la, 'DECIMAL(10,2)'));
+    expect(parseExpr('l.a::bigint::VARCHAR')).toEqual(cast(cast(la, 'BIGINT'), 'VARCHAR'));
+    expect(parseExpr('l.a::INT + 1')).toEqual(arith('+', cast(la, 'INT'), lit(1)));
+    expect(parseExpr('-5::TINYINT')).toEqual(negate(cast(lit(5), 'TINYINT'))); // DuckDB: -(5::TINYINT)
+    expect(parseExpr("'2024-01-31'::DATE")).toEqual(cast(lit('2024-01-31'), 'DATE'));
+    // the words stay usable as column names
+    expect(parseExpr('l.case + l.coalesce + l.cast')).toEqual(arith('+', arith('+', col('left', 'case'), col('left', 'coalesce')), col('left', 'cast')));
+  });
+
+  it('signs before a bare number fold into the literal; any other minus is a negate node', () => {
+    expect(parseExpr('-5')).toEqual(lit(-5));
+    expect(parseExpr('- -5')).toEqual(lit(5));
+    expect(parseExpr('-(5)')).toEqual(negate(lit(5)));
+    expect(parseExpr('-l.a')).toEqual(negate(la));
+    expect(parseExpr('- - l.a')).toEqual(negate(negate(la)));
+    expect(parseExpr('+l.a')).toEqual(la);
+    expect(parseExpr('-(l.a + 1)')).toEqual(negate(arith('+', la, lit(1))));
+  });
+
+  it('errors name what was expected and where', () => {
+    expect(parseError('CASE l.a END')).toMatch(/^expected WHEN at position 10 in 'CASE l.a END', found 'END' \(in the CASE at position 1\)$/);
+    expect(parseError('CASE WHEN l.a THEN 1')).toMatch(/^expected END at position 21 .*\(to close the CASE at position 1\)$/);
+    expect(parseError('CASE WHEN l.a 1 END')).toMatch(/^expected THEN at position 15/);
+    expect(parseError('COALESCE(l.a, r.a')).toMatch(/^expected '\)' at position 18 .*to close the COALESCE/);
+    expect(parseError('CAST(l.a INTEGER)')).toMatch(/^expected AS at position 10/);
+    expect(parseError('l.a::')).toMatch(/^expected a type name like INTEGER or DECIMAL\(10,2\) at position 6/);
+    expect(parseError('l.a::DECIMAL(10,2,3)')).toMatch(/^expected '\)' to close the parameters of DECIMAL at position 18/);
+    expect(parseError('l.a::DECIMAL(x)')).toMatch(/^expected a number in the parameters of DECIMAL at position 14/);
+  });
+
+  it('nested CASE / COALESCE / CAST 1000 deep is an ExpressionError, not a stack overflow', () => {
+    expect(() => parseExpr(`${'COALESCE('.repeat(1000)}l.a${')'.repeat(1000)}`)).toThrow(/nests deeper than 256 levels/);
+    expect(() => parseExpr(`${'CAST('.repeat(1000)}l.a${' AS INT)'.repeat(1000)}`)).toThrow(/nests deeper than 256 levels/);
+    expect(() => parseExpr(`${'CASE WHEN l.b THEN '.repeat(1000)}1${' END'.repeat(1000)}`)).toThrow(/nests deeper than 256 levels/);
+    expect(() => parseExpr(`l.a${'::INT'.repeat(1000)}`)).toThrow(/nests deeper than 256 levels/);
+  });
+});
+
 describe('depth limits: nothing the parser reads can overflow the stack', () => {
   const tooDeep = (text: string): string => {
     let err: unknown;
@@ -201,8 +270,17 @@ describe('formatExpr', () => {
       ['(l.a IS NULL) = r.b', '(l.a IS NULL) = r.b'],
       ["l.\"odd name\" <> 'it''s'", "l.\"odd name\" <> 'it''s'"],
       ['left.x != -5', 'l.x <> -5'],
-      ['-r.x', '-1 * r.x'],
+      ['-r.x', '-r.x'],
       ['l.a = TRUE or r.b is not null', 'l.a = TRUE OR r.b IS NOT NULL'],
+      ['case when l.a then 1 end', 'CASE WHEN l.a THEN 1 END'],
+      ['CASE WHEN l.a OR l.b THEN r.a + 1 ELSE -r.a END * 2', 'CASE WHEN l.a OR l.b THEN r.a + 1 ELSE -r.a END * 2'],
+      ['coalesce(l.a,1)', 'COALESCE(l.a, 1)'],
+      ['l.a::decimal(5, 2)', 'CAST(l.a AS DECIMAL(5,2))'],
+      ['-(5)', '-(5)'],
+      ['-(-5)', '-(-5)'],
+      ['- -l.a', '- -l.a'],
+      ['-(l.a * 2)', '-(l.a * 2)'],
+      ['-l.a * 2', '-l.a * 2'],
     ];
     for (const [input, expected] of cases) expect(formatExpr(parseExpr(input))).toBe(expected);
   });
@@ -255,6 +333,12 @@ const { expr: exprArb } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.array(tie('expr'), { minLength: 2, maxLength: 4 }).map((args) => or(...args)),
     tie('expr').map((e) => not(e)),
     fc.tuple(tie('expr'), fc.boolean()).map(([e, n]) => isNull(e, n)),
+    fc
+      .tuple(fc.array(fc.tuple(tie('expr'), tie('expr')), { minLength: 1, maxLength: 3 }), fc.option(tie('expr'), { nil: null }))
+      .map(([ws, o]) => caseWhen(ws.map(([when, then]) => ({ when, then })), o)),
+    fc.array(tie('expr'), { minLength: 1, maxLength: 3 }).map((args) => coalesce(...args)),
+    fc.tuple(tie('expr'), fc.constantFrom('INTEGER', 'BIGINT', 'DECIMAL(10,2)', 'DECIMAL(5)', 'VARCHAR', 'DATE', 'TIMESTAMP_NS')).map(([e, t]) => cast(e, t)),
+    tie('expr').map((e) => negate(e)),
   ),
 }));
 

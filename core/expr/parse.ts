@@ -13,25 +13,30 @@
  *   cmp    := add [(= | <> | != | == | < | <= | > | >=) add]   -- does not chain, like SQL
  *   add    := mul ((+ | -) mul)*
  *   mul    := unary ((* | / | // | %) unary)*  -- `//` integer division, `%` remainder (DuckDB's)
- *   unary  := (- | +) unary | primary
+ *   unary  := (- | +) unary | postfix
+ *   postfix:= primary (:: type)*               -- binds tighter than a sign: `-5::TINYINT` is -(5::TINYINT), as in DuckDB
  *   primary:= number | 'string' | TRUE | FALSE | NULL | ( or ) | side . name
+ *           | CASE [or] (WHEN or THEN or)+ [ELSE or] END   -- `CASE x WHEN v …` is `CASE WHEN x = v …`
+ *           | COALESCE ( or (, or)* ) | CAST ( or AS type )
+ *   type   := name [( digits [, digits] )]     -- a DuckDB type name, kept upper-cased: DECIMAL(10,2)
  *   side   := l | r | left | right             -- keywords and sides are case-insensitive
  *   name   := identifier | "quoted identifier"  -- `""` escapes a quote; `''` in strings likewise
  *
  * Degenerate cases and invariants:
- * - Unary minus on a number literal folds into a negative literal (`-5` is `lit(-5)`); on anything
- *   else it becomes `-1 * x` (exact IEEE negation, keeps -0.0 and NaN right), because the AST has
- *   no negation node.
+ * - Signs directly before a number fold into a negative literal (`-5` is `lit(-5)`, `- -5` is
+ *   `lit(5)`); any other unary minus is a `negate` node (`-l.a`, `-(5)`, `-5::BIGINT`). Both mean
+ *   the same to the evaluator (a negated number literal is a literal, as DuckDB folds it).
  * - An integer literal a double holds exactly is a number; any other (`9007199254740993`) is a
  *   bigint, exact up to HUGEINT's range (beyond it an ExpressionError). Literals that overflow
  *   float64 (`1e400`) are errors too.
  * - Depth is bounded (MAX_EXPR_DEPTH, see ast.ts) while parsing: a chain of NOTs or signs is read
- *   in a loop, parentheses recurse at most that deep, and a node deeper than the limit (including
+ *   in a loop, parentheses (and CASE, COALESCE, CAST) recurse at most that deep, and a node deeper than the limit (including
  *   a long left-deep `a + b + c …` chain) is an ExpressionError naming its position — so no
  *   input can overflow the stack here or in anything that later walks the tree. AND/OR chains
  *   are n-ary nodes, one level however long.
  * - `formatExpr` prints the fewest parentheses that make `parseExpr(formatExpr(e))` deep-equal `e`
- *   for every AST with finite number literals and `and`/`or` nodes of >= 2 arguments. A 0-ary
+ *   for every AST with finite number literals, `and`/`or` nodes of >= 2 arguments and cast types
+ *   spelled as the parser keeps them (upper case, `DECIMAL(10,2)` without spaces). A 0-ary
  *   `and`/`or` prints as TRUE/FALSE and a 1-ary one as its argument (same meaning, different
  *   shape). Non-finite literals (NaN, Infinity) have no SQL spelling: formatExpr throws.
  */
@@ -61,8 +66,8 @@ const COMPARE_OPS: Record<string, CompareOp> = {
   '>': '>',
   '>=': '>=',
 };
-const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '==', '//']);
-const ONE_CHAR_OPS = new Set(['=', '<', '>', '+', '-', '*', '/', '%', '(', ')', '.']);
+const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '==', '//', '::']);
+const ONE_CHAR_OPS = new Set(['=', '<', '>', '+', '-', '*', '/', '%', '(', ')', '.', ',']);
 
 /** `text` for an error message: whole when short, else its start and its length. */
 function quoteInput(text: string): string {
@@ -305,22 +310,131 @@ class Parser {
     return e;
   }
 
-  /** Signs are read in a loop (a long `- - - x` cannot recurse), then applied innermost first. */
+  /**
+   * Signs are read in a loop (a long `- - - x` cannot recurse). Before a bare number they fold
+   * into the literal; otherwise each minus is a `negate` node, innermost first.
+   */
   private parseUnary(): Expr {
     const minus: Token[] = [];
     while (this.isOp('-') || this.isOp('+')) {
       if (this.isOp('-')) minus.push(this.tok);
       this.i++;
     }
+    const start = this.tok;
+    let e = this.parsePostfix();
+    if (start.kind === 'number' && e.kind === 'literal' && (typeof e.value === 'number' || typeof e.value === 'bigint')) {
+      let v: number | bigint = e.value;
+      for (let k = 0; k < minus.length; k++) v = -v;
+      return minus.length === 0 ? e : { kind: 'literal', value: v };
+    }
+    for (let k = minus.length - 1; k >= 0; k--) e = this.node({ kind: 'negate', arg: e }, this.depth(e), minus[k]!);
+    return e;
+  }
+
+  /** `x::T::U`: casts bind tighter than signs. */
+  private parsePostfix(): Expr {
     let e = this.parsePrimary();
-    for (let k = minus.length - 1; k >= 0; k--) {
-      if (e.kind === 'literal' && (typeof e.value === 'number' || typeof e.value === 'bigint')) e = { kind: 'literal', value: -e.value };
-      else {
-        const arith: Expr = { kind: 'arith', op: '*', left: { kind: 'literal', value: -1 }, right: e };
-        e = this.node(arith, this.depth(e), minus[k]!);
-      }
+    while (this.isOp('::')) {
+      const at = this.tok;
+      this.i++;
+      e = this.node({ kind: 'cast', arg: e, type: this.parseType() }, this.depth(e), at);
     }
     return e;
+  }
+
+  /** A type name with optional parameters, upper-cased: `decimal(10, 2)` -> `DECIMAL(10,2)`. */
+  private parseType(): string {
+    const t = this.tok;
+    if (t.kind !== 'ident') this.fail('a type name like INTEGER or DECIMAL(10,2)');
+    this.i++;
+    let name = t.text.toUpperCase();
+    if (this.isOp('(')) {
+      this.i++;
+      const params: string[] = [];
+      for (;;) {
+        const p = this.tok;
+        if (p.kind !== 'number' || !/^[0-9]+$/.test(p.text)) this.fail(`a number in the parameters of ${name}`);
+        params.push(String(Number(p.text)));
+        this.i++;
+        if (this.isOp(',') && params.length < 2) {
+          this.i++;
+          continue;
+        }
+        break;
+      }
+      if (!this.isOp(')')) this.fail(`')' to close the parameters of ${name}`);
+      this.i++;
+      name += `(${params.join(',')})`;
+    }
+    return name;
+  }
+
+  /** Enter a construct that recurses (parentheses, CASE, COALESCE, CAST): bounded by MAX_EXPR_DEPTH. */
+  private enter(at: Token): void {
+    if (++this.open > MAX_EXPR_DEPTH) this.tooDeep(at);
+  }
+
+  private expectKeyword(word: string, note?: string): void {
+    if (!this.isKeyword(word)) this.fail(word.toUpperCase(), this.tok, note);
+    this.i++;
+  }
+
+  private expectOp(op: string, note?: string): void {
+    if (!this.isOp(op)) this.fail(`'${op}'`, this.tok, note);
+    this.i++;
+  }
+
+  private parseCase(at: Token): Expr {
+    this.enter(at);
+    this.i++;
+    // simple CASE (`CASE x WHEN v THEN …`): each WHEN compares x = v
+    const subject = this.isKeyword('when') ? null : this.parseOr();
+    const whens: { when: Expr; then: Expr }[] = [];
+    let d = subject === null ? 0 : this.depth(subject);
+    if (!this.isKeyword('when')) this.fail('WHEN', this.tok, `in the CASE at position ${at.pos + 1}`);
+    while (this.isKeyword('when')) {
+      const whenTok = this.tok;
+      this.i++;
+      let when = this.parseOr();
+      if (subject !== null) when = this.node({ kind: 'compare', op: '=', left: subject, right: when }, Math.max(this.depth(subject), this.depth(when)), whenTok);
+      this.expectKeyword('then', `after WHEN in the CASE at position ${at.pos + 1}`);
+      const then = this.parseOr();
+      whens.push({ when, then });
+      d = Math.max(d, this.depth(when), this.depth(then));
+    }
+    let otherwise: Expr | null = null;
+    if (this.isKeyword('else')) {
+      this.i++;
+      otherwise = this.parseOr();
+      d = Math.max(d, this.depth(otherwise));
+    }
+    this.expectKeyword('end', `to close the CASE at position ${at.pos + 1}`);
+    this.open--;
+    return this.node({ kind: 'case', whens, otherwise }, d, at);
+  }
+
+  private parseCoalesce(at: Token): Expr {
+    this.enter(at);
+    this.i += 2; // COALESCE (
+    const args = [this.parseOr()];
+    while (this.isOp(',')) {
+      this.i++;
+      args.push(this.parseOr());
+    }
+    this.expectOp(')', `to close the COALESCE at position ${at.pos + 1}`);
+    this.open--;
+    return this.node({ kind: 'coalesce', args }, Math.max(...args.map((a) => this.depth(a))), at);
+  }
+
+  private parseCast(at: Token): Expr {
+    this.enter(at);
+    this.i += 2; // CAST (
+    const arg = this.parseOr();
+    this.expectKeyword('as', `in the CAST at position ${at.pos + 1}`);
+    const type = this.parseType();
+    this.expectOp(')', `to close the CAST at position ${at.pos + 1}`);
+    this.open--;
+    return this.node({ kind: 'cast', arg, type }, this.depth(arg), at);
   }
 
   private parsePrimary(): Expr {
@@ -334,7 +448,7 @@ class Parser {
         return { kind: 'literal', value: t.text };
       case 'op':
         if (t.text === '(') {
-          if (++this.open > MAX_EXPR_DEPTH) this.tooDeep(t);
+          this.enter(t);
           this.i++;
           const e = this.parseOr();
           if (!this.isOp(')')) this.fail("')'", this.tok, `to close the '(' at position ${t.pos + 1}`);
@@ -353,8 +467,13 @@ class Parser {
           this.i++;
           return { kind: 'literal', value: null };
         }
+        const next = this.tokens[this.i + 1]!;
+        const openParen = next.kind === 'op' && next.text === '(';
+        if (word === 'case') return this.parseCase(t);
+        if (word === 'coalesce' && openParen) return this.parseCoalesce(t);
+        if (word === 'cast' && openParen) return this.parseCast(t);
         const side = SIDES[word];
-        if (side !== undefined && this.tokens[this.i + 1]!.kind === 'op' && this.tokens[this.i + 1]!.text === '.') {
+        if (side !== undefined && next.kind === 'op' && next.text === '.') {
           this.i += 2;
           const nameTok = this.tok;
           if (nameTok.kind !== 'ident' && nameTok.kind !== 'qident') {
@@ -432,7 +551,12 @@ function levelOf(e: Expr): Level {
     case 'literal':
       if (typeof e.value === 'bigint') return e.value < 0n ? Level.Unary : Level.Atom;
       return typeof e.value === 'number' && (e.value < 0 || Object.is(e.value, -0)) ? Level.Unary : Level.Atom;
+    case 'negate':
+      return Level.Unary;
     case 'column':
+    case 'case':
+    case 'coalesce':
+    case 'cast':
       return Level.Atom;
   }
 }
@@ -496,5 +620,20 @@ function format(e: Expr): string {
       const lvl = e.op === '+' || e.op === '-' ? Level.Add : Level.Mul;
       return `${formatAt(e.left, lvl)} ${e.op} ${formatAt(e.right, lvl + 1)}`;
     }
+    case 'negate': {
+      // `-(5)`, not `-5` (which reads back as the literal -5); `- -x` keeps two signs apart
+      const a = e.arg;
+      if (a.kind === 'literal' && (typeof a.value === 'number' || typeof a.value === 'bigint')) return `-(${formatLiteral(a.value)})`;
+      const inner = formatAt(a, Level.Unary);
+      return inner.startsWith('-') ? `- ${inner}` : `-${inner}`;
+    }
+    case 'case': {
+      const whens = e.whens.map((w) => `WHEN ${format(w.when)} THEN ${format(w.then)}`).join(' ');
+      return `CASE ${whens}${e.otherwise === null ? '' : ` ELSE ${format(e.otherwise)}`} END`;
+    }
+    case 'coalesce':
+      return `COALESCE(${e.args.map(format).join(', ')})`;
+    case 'cast':
+      return `CAST(${format(e.arg)} AS ${e.type})`;
   }
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { and, arith, cmp, col, isNull, lit, not, or } from './ast.ts';
+import { and, arith, cast, caseWhen, cmp, coalesce, col, isNull, lit, negate, not, or } from './ast.ts';
 import { exprToSql, numberToSql, quoteIdent, quoteString } from './sql.ts';
 
 describe('quoting', () => {
@@ -55,6 +55,19 @@ describe('exprToSql', () => {
     );
     expect(exprToSql(and())).toBe('TRUE');
     expect(exprToSql(or())).toBe('FALSE');
+  });
+
+  it('renders CASE, COALESCE, CAST (the type in its canonical spelling) and unary minus', () => {
+    const a = col('left', 'a');
+    expect(exprToSql(caseWhen([{ when: cmp('>', a, lit(0)), then: lit('pos') }], lit('other')))).toBe(`(CASE WHEN (l."a" > 0) THEN 'pos' ELSE 'other' END)`);
+    expect(exprToSql(caseWhen([{ when: a, then: lit(1) }]))).toBe('(CASE WHEN l."a" THEN 1 END)');
+    expect(exprToSql(coalesce(a, col('right', 'b'), lit(0)))).toBe('COALESCE(l."a", r."b", 0)');
+    expect(exprToSql(cast(a, 'decimal(10, 2)'))).toBe('CAST(l."a" AS DECIMAL(10,2))');
+    expect(exprToSql(cast(a, 'int8'))).toBe('CAST(l."a" AS BIGINT)');
+    expect(exprToSql(cast(a, 'datetime'))).toBe('CAST(l."a" AS TIMESTAMP)');
+    expect(() => exprToSql(cast(a, 'INTEGER); DROP TABLE x; --'))).toThrow(/cannot cast to/);
+    expect(exprToSql(negate(a))).toBe('(-(l."a"))');
+    expect(exprToSql(negate(lit(5)))).toBe('(-(5))');
   });
 });
 

@@ -15,9 +15,12 @@
  *   string cast to DOUBLE (`'1e+300'::DOUBLE`, `'nan'::DOUBLE`, `'-0.0'::DOUBLE`), because the
  *   shortest text that round-trips a double is what `String(x)` prints. Negative literals are
  *   parenthesised (`(-7)`), which DuckDB folds into one constant of the same type.
+ * - CASE, COALESCE and CAST are DuckDB's own (a cast's type in its canonical spelling, e.g.
+ *   `DECIMAL(10,2)`, `TIMESTAMP`), unary minus is `(-(x))`.
  */
 import { checkDepth, type Expr, type Literal } from './ast.ts';
 import { ExpressionError } from '../errors.ts';
+import { parseTypeName } from './casts.ts';
 import { literalType } from './numeric-types.ts';
 
 /** `name` as a DuckDB quoted identifier (`"a""b"` for `a"b`). */
@@ -96,6 +99,18 @@ function render(e: Expr, l: string, r: string): string {
       return `(NOT ${render(e.arg, l, r)})`;
     case 'is-null':
       return `(${render(e.arg, l, r)} IS ${e.negated ? 'NOT ' : ''}NULL)`;
+    case 'negate':
+      // `-(5)` is a constant in DuckDB too (its parser folds a negated literal)
+      return `(-(${render(e.arg, l, r)}))`;
+    case 'case': {
+      const whens = e.whens.map((w) => `WHEN ${render(w.when, l, r)} THEN ${render(w.then, l, r)}`).join(' ');
+      return `(CASE ${whens}${e.otherwise === null ? '' : ` ELSE ${render(e.otherwise, l, r)}`} END)`;
+    }
+    case 'coalesce':
+      return `COALESCE(${e.args.map((a) => render(a, l, r)).join(', ')})`;
+    case 'cast':
+      // the canonical spelling of a type joinlab knows (an unknown one is an ExpressionError)
+      return `CAST(${render(e.arg, l, r)} AS ${parseTypeName(e.type, 'CAST').sql})`;
     default: {
       const never: never = e;
       throw new ExpressionError(`unknown expression kind: ${JSON.stringify(never)}`);
