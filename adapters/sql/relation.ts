@@ -17,6 +17,7 @@
  * in the list: NULL).
  */
 import type { Expr, Literal } from '../../core/expr/ast.ts';
+import { decimalText } from '../../core/expr/numeric-nodes.ts';
 import { MissingColumnError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import type { SqlExpr } from '../../core/sql/ast.ts';
@@ -153,7 +154,14 @@ export function toExpr(e: SqlExpr, left: Pick<Relation, 'columns'>, right: Pick<
     }
     case 'constant': {
       const c = e.constant;
-      if (c.type === 'DECIMAL') return notYet('a DECIMAL constant in a condition', e.at);
+      if (c.type === 'DECIMAL') {
+        // the evaluator types a fractional JS number by its shortest digits (`1.50` -> DECIMAL(2,1)
+        // as DuckDB's literal typing does), so a decimal whose digits a double keeps is exact
+        const text = decimalText(c.value, c.scale);
+        const n = Number(text);
+        if (String(n) !== text.replace(/\.?0+$/, '') && String(n) !== text) return notYet(`the DECIMAL constant ${text} (more digits than a double keeps)`, e.at);
+        return { kind: 'literal', value: n };
+      }
       return { kind: 'literal', value: c.value as Literal };
     }
     case 'compare':
@@ -172,8 +180,15 @@ export function toExpr(e: SqlExpr, left: Pick<Relation, 'columns'>, right: Pick<
       return e.negated ? { kind: 'not', arg: any } : any;
     }
     case 'arith':
-      if (e.args.length !== 2) return notYet('unary minus in a condition', e.at);
+      if (e.args.length === 1) return { kind: 'negate', arg: toExpr(e.args[0]!, left, right) };
       return { kind: 'arith', op: e.op, left: toExpr(e.args[0]!, left, right), right: toExpr(e.args[1]!, left, right) };
+    case 'case':
+      return { kind: 'case', whens: e.whens.map((w) => ({ when: toExpr(w.when, left, right), then: toExpr(w.then, left, right) })), otherwise: e.otherwise === null ? null : toExpr(e.otherwise, left, right) };
+    case 'cast':
+      return { kind: 'cast', arg: toExpr(e.arg, left, right), type: e.type };
+    case 'call':
+      if (e.name.toLowerCase() === 'coalesce' && !e.distinct && !e.star) return { kind: 'coalesce', args: e.args.map((a) => toExpr(a, left, right)) };
+      return notYet(`the function ${e.name}()${['count', 'count_star', 'sum', 'min', 'max', 'avg'].includes(e.name.toLowerCase()) ? ' outside a SELECT list, HAVING or ORDER BY' : ''}`, e.at);
     case 'exists':
     case 'in-subquery':
       return notYet('a subquery inside OR, NOT or an expression (only as a WHERE conjunct)', e.at);

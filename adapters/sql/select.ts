@@ -1,26 +1,37 @@
 /**
- * The SELECT list, ORDER BY and LIMIT over a query's FROM + WHERE result (issue 14).
+ * The SELECT list, GROUP BY / aggregates / HAVING, DISTINCT, ORDER BY and LIMIT over a query's
+ * FROM + WHERE result (issue 14), in SQL's logical order: aggregate, HAVING, project, DISTINCT,
+ * ORDER BY, LIMIT / OFFSET.
  *
- *  - `*` shows a USING / NATURAL column once (the left input's, as DuckDB shows it for INNER and
- *    LEFT joins; under RIGHT / FULL DuckDB shows a coalesced column, which `*` refuses); `t.*`
- *    shows all of t's columns; a column keeps its name unless aliased.
- *  - ORDER BY output columns, aliases or positions (DuckDB's default NULLS LAST) through
- *    `Engine.sort`; LIMIT / OFFSET cut the (ordered) rows.
- * Degenerate cases: an ORDER BY name that is not exactly one output column is refused rather
- * than guessed.
+ *  - Projection is batch at a time: a column (or `*`, `t.*`) is the input's own Arrow data, zero
+ *    copy; an expression is compiled once by the expression evaluator (core/expr/project.ts,
+ *    DuckDB's typing: exact integers and decimals, overflow is an error) and evaluated per batch.
+ *    `*` shows a USING / NATURAL column once (the left input's, as DuckDB shows it for INNER and
+ *    LEFT joins; under RIGHT / FULL DuckDB shows a coalesced column, which `*` refuses). A column
+ *    is named as DuckDB names it (the parser's `SelectItem.name`).
+ *  - Aggregates (aggregate-query.ts): the group keys and the aggregates' arguments are projected,
+ *    the hash aggregate (operators/aggregate/) groups them, and the select list, HAVING and
+ *    ORDER BY are then expressions over its output.
+ *  - DISTINCT: the hash aggregate again, grouped by every output column, no aggregates.
+ *  - ORDER BY: an output column (by name, alias or position) or any expression over the input,
+ *    which is projected as a hidden column, sorted on (`Engine.sort`, DuckDB's default NULLS
+ *    LAST) and dropped. Under DISTINCT only output columns can order (as in DuckDB).
+ * Every row held counts against the query's memory pool.
  */
-import { Schema, Table, type Data, type Field, type RecordBatch } from 'apache-arrow';
+import { Field, Schema, Table, type Data, type RecordBatch } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
 import { heldBatchBytes } from '../../core/arrow/size.ts';
-import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { JoinInput } from '../../core/engine.ts';
 import { MissingColumnError, UsageError } from '../../core/errors.ts';
-import type { SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
-import { notYet, resolveIn, type Relation } from './relation.ts';
+import { compileProjection, type CompiledProjection } from '../../core/expr/project.ts';
+import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
+import type { SelectItem, SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
 import { hasAggregate } from './subquery.ts';
+import { NO_COLUMNS, notYet, resolveIn, toExpr, type Relation } from './relation.ts';
 
 export interface SelectEngine {
   sort(input: JoinInput, keys: readonly { column: string; descending: boolean; nullsFirst: boolean }[], options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<{ readonly table: Table }>;
+  readonly config: { readonly batchSize: number };
 }
 
 /** One step after the joins, for the plan (explain.ts). */
@@ -37,25 +48,42 @@ export interface SelectOutput {
   readonly steps: SelectStep[];
 }
 
-export async function finishSelect(engine: SelectEngine, rel: Relation, q: SelectQuery, options: { signal?: AbortSignal; pool: MemoryPool }): Promise<SelectOutput> {
-  if (q.distinct) notYet('SELECT DISTINCT');
-  const agg = q.select.find((s) => hasAggregate(s.expr));
-  if (q.groupBy.length > 0 || q.having !== null || agg !== undefined) notYet('GROUP BY / HAVING / aggregates', agg?.expr.at ?? q.groupBy[0]?.at ?? null);
-  for (const s of q.select) if (s.expr.kind !== 'column' && s.expr.kind !== 'star') notYet(`${s.expr.kind} expression in SELECT`, s.expr.at);
+interface Options {
+  readonly signal?: AbortSignal;
+  readonly pool: MemoryPool;
+}
+
+/** A hidden column's name prefix (no SQL name starts with NUL). */
+const HIDDEN = '\u0000';
+
+export async function finishSelect(engine: SelectEngine, rel: Relation, q: SelectQuery, options: Options): Promise<SelectOutput> {
   const steps: SelectStep[] = [];
-  let started = performance.now();
   const held = options.pool.reservation('SQL query rows');
-  const input = await collect(rel, held, options.signal);
-  let table = project(rel, input, q);
-  steps.unshift({ label: `PROJECT ${table.schema.fields.map((f) => f.name).join(', ')}`, rows: table.numRows, ms: performance.now() - started });
-  let orderedBy: string[] = [];
-  if (q.orderBy.length > 0) {
+  const batchSize = engine.config.batchSize;
+  let started = performance.now();
+  const source = rel;
+  const rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal });
+  if (isAggregateQuery(q)) notYet('GROUP BY / HAVING / aggregates', q.select.find((s) => hasAggregate(s.expr))?.expr.at ?? null);
+  // ORDER BY items that are not output columns become hidden ones (not under DISTINCT)
+  const outNames = outputNames(source, q.select);
+  const order = q.orderBy.map((o, i) => ({ ...o, column: orderColumn(o.expr, outNames, source, q) ?? (q.distinct ? notYet('ORDER BY an expression that is not a column of SELECT DISTINCT', o.expr.at) : `${HIDDEN}order${i}`) }));
+  const hidden: SelectItem[] = order.filter((o) => o.column.startsWith(HIDDEN)).map((o) => ({ expr: o.expr, alias: o.column, name: o.column }));
+  let table = await collect(project(rows, [...q.select, ...hidden], source, 'SELECT'), held);
+  steps.unshift({ label: `PROJECT ${outNames.join(', ')}`, rows: table.numRows, ms: performance.now() - started });
+  if (q.distinct) {
     started = performance.now();
-    const names = table.schema.fields.map((f) => f.name);
-    const keys = q.orderBy.map((o) => ({ column: orderColumn(o.expr, names, rel, q), descending: o.descending, nullsFirst: o.nullsFirst ?? false }));
+    table = await distinct(table, options, batchSize);
+    steps.unshift({ label: 'DISTINCT', rows: table.numRows, ms: performance.now() - started });
+  }
+  let orderedBy: string[] = [];
+  if (order.length > 0) {
+    started = performance.now();
+    const keys = order.map((o) => ({ column: o.column, descending: o.descending, nullsFirst: o.nullsFirst ?? false }));
     table = (await engine.sort(table, keys, { signal: options.signal, pool: options.pool })).table;
-    orderedBy = keys.map((k) => k.column);
-    steps.unshift({ label: `ORDER BY ${keys.map((k) => `${k.column}${k.descending ? ' DESC' : ''}${k.nullsFirst ? ' NULLS FIRST' : ''}`).join(', ')}`, rows: table.numRows, ms: performance.now() - started });
+    orderedBy = keys.map((k) => k.column).filter((c) => !c.startsWith(HIDDEN));
+    if (orderedBy.length < keys.length) orderedBy = orderedBy.slice(0, keys.findIndex((k) => k.column.startsWith(HIDDEN)));
+    if (hidden.length > 0) table = dropHidden(table);
+    steps.unshift({ label: `ORDER BY ${q.orderBy.map((o, i) => `${order[i]!.column.startsWith(HIDDEN) ? '(expression)' : order[i]!.column}${o.descending ? ' DESC' : ''}${o.nullsFirst ? ' NULLS FIRST' : ''}`).join(', ')}`, rows: table.numRows, ms: performance.now() - started });
   }
   if (q.limit !== null || q.offset !== null) {
     const from = Number(q.offset ?? 0n);
@@ -66,54 +94,112 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, q: Selec
   return { table, orderedBy, steps };
 }
 
-/** The relation's rows, held (and counted against the query's memory limit) in `held`. */
-async function collect(rel: Relation, held: Reservation, signal?: AbortSignal): Promise<Table> {
-  const batches: RecordBatch[] = [];
-  for await (const b of rel.input.batches({ signal })) {
-    held.grow(heldBatchBytes(b));
-    batches.push(b);
-  }
-  return batches.length === 0 ? new Table(rel.input.schema) : new Table(batches);
+function isAggregateQuery(q: SelectQuery): boolean {
+  return q.groupBy.length > 0 || q.having !== null || q.select.some((s) => hasAggregate(s.expr));
 }
 
-/** The SELECT list over the final relation, named as DuckDB names it (alias, else column name). */
-function project(rel: Relation, table: Table, q: SelectQuery): Table {
-  const picked: { out: string; name: string }[] = [];
-  for (const item of q.select) {
+async function* fromArray(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {
+  yield* batches;
+}
+async function* empty(): AsyncGenerator<RecordBatch> {}
+
+/** What one select item produces: the input's columns (`*`), or one column, or one expression. */
+type Output = { readonly kind: 'column'; readonly out: string; readonly name: string } | { readonly kind: 'expr'; readonly compiled: CompiledProjection; readonly name: string };
+
+function outputsOf(rel: Relation, items: readonly SelectItem[]): Output[] {
+  const out: Output[] = [];
+  for (const item of items) {
     const e = item.expr;
     if (e.kind === 'star') {
       if (rel.coalescedUsing && e.relation === null) notYet('* over a RIGHT / FULL join with USING (a coalesced column)', e.at);
-      const cols = rel.columns.filter((c) => (e.relation === null ? !c.merged : c.rel === e.relation));
+      const cols = rel.columns.filter((c) => (e.relation === null ? !c.merged && !c.name.startsWith(HIDDEN) : c.rel === e.relation));
       if (e.relation !== null && cols.length === 0) throw new MissingColumnError(`${e.relation}.*`, 'the query', [...rel.rels]);
-      for (const c of cols) picked.push({ out: c.out, name: c.name });
+      for (const c of cols) out.push({ kind: 'column', out: c.out, name: c.name });
     } else if (e.kind === 'column') {
       const c = resolveIn(rel, e.names, e.at);
-      picked.push({ out: c.out, name: item.alias ?? c.name });
+      out.push({ kind: 'column', out: c.out, name: item.name ?? c.name });
+    } else {
+      out.push({ kind: 'expr', compiled: compileProjection(toExpr(e, rel, NO_COLUMNS), rel.input.schema), name: item.name ?? '?column?' });
     }
   }
-  const index = new Map(table.schema.fields.map((f, i) => [f.name, i]));
-  const fields: Field[] = picked.map((p) => table.schema.fields[index.get(p.out)!]!.clone({ name: p.name }));
-  const schema = new Schema(fields);
-  const batches = table.batches.map((b) => {
-    const datas: Data[] = picked.map((p) => b.data.children[index.get(p.out)!]!);
-    return makeRecordBatch(schema, datas, b.numRows);
-  });
+  return out;
+}
+
+function outputNames(rel: Relation, items: readonly SelectItem[]): string[] {
+  const names: string[] = [];
+  for (const item of items) {
+    const e = item.expr;
+    if (e.kind === 'star') for (const c of rel.columns.filter((c) => (e.relation === null ? !c.merged && !c.name.startsWith(HIDDEN) : c.rel === e.relation))) names.push(c.name);
+    else names.push(item.name ?? '?column?');
+  }
+  return names;
+}
+
+/** The select items over `rows` (batches of `rel`'s scan), batch by batch, and their schema. */
+function project(rows: AsyncIterable<RecordBatch>, items: readonly SelectItem[], rel: Relation, where: string): { readonly schema: Schema; readonly batches: AsyncIterable<RecordBatch> } {
+  const outputs = outputsOf(rel, items);
+  const schema = projectedSchema(outputs, rel.input.schema);
+  return { schema, batches: projectBatches(rows, outputs, schema, where) };
+}
+
+async function* projectBatches(rows: AsyncIterable<RecordBatch>, outputs: readonly Output[], schema: Schema, where: string): AsyncGenerator<RecordBatch> {
+  for await (const b of rows) {
+    const index = new Map(b.schema.fields.map((f, i) => [f.name, i]));
+    const datas: Data[] = outputs.map((o) => {
+      if (o.kind === 'expr') return o.compiled.evaluate(b);
+      const i = index.get(o.out);
+      if (i === undefined) throw new MissingColumnError(o.out, where, [...index.keys()]);
+      return b.data.children[i]!;
+    });
+    yield makeRecordBatch(schema, datas, b.numRows);
+  }
+}
+
+function projectedSchema(outputs: readonly Output[], input: Schema): Schema {
+  const index = new Map(input.fields.map((f) => [f.name, f]));
+  const fields: Field[] = outputs.map((o) => (o.kind === 'column' ? index.get(o.out)!.clone({ name: o.name }) : new Field(o.name, o.compiled.type, true)));
+  return new Schema(fields);
+}
+
+/** The rows, held (and counted against the query's memory limit) in `held`. */
+async function collect(rows: { readonly schema: Schema; readonly batches: AsyncIterable<RecordBatch> }, held: Reservation): Promise<Table> {
+  const batches: RecordBatch[] = [];
+  for await (const b of rows.batches) {
+    held.grow(heldBatchBytes(b));
+    batches.push(b);
+  }
+  return batches.length === 0 ? new Table(rows.schema) : new Table(batches);
+}
+
+/** The rows of `table`, each once. */
+async function distinct(_table: Table, _options: Options, _batchSize: number): Promise<Table> {
+  return notYet('SELECT DISTINCT', null);
+}
+
+function dropHidden(table: Table): Table {
+  const keep = table.schema.fields.map((f, i) => [f, i] as const).filter(([f]) => !f.name.startsWith(HIDDEN));
+  const schema = new Schema(keep.map(([f]) => f));
+  const batches = table.batches.map((b) => makeRecordBatch(schema, keep.map(([, i]) => b.data.children[i]!), b.numRows));
   return batches.length === 0 ? new Table(schema) : new Table(batches);
 }
 
-/** An ORDER BY item as an output column name: a position (`ORDER BY 2`) or a name / alias. */
-function orderColumn(e: SqlExpr, names: readonly string[], rel: Relation, q: SelectQuery): string {
+/** An ORDER BY item as an output column name (a position, an alias or a selected column), or null: an expression. */
+function orderColumn(e: SqlExpr, names: readonly string[], rel: Relation, q: SelectQuery): string | null {
+  const one = (name: string): string => {
+    if (names.filter((n) => n === name).length > 1) notYet(`ORDER BY '${name}', a name that repeats in the select list`, e.at);
+    return name;
+  };
   if (e.kind === 'constant' && e.constant.type === 'INTEGER') {
     const i = Number(e.constant.value);
     if (i < 1 || i > names.length) throw new UsageError(`ORDER BY position ${i} is not in the select list (1..${names.length})`);
-    if (names.filter((n) => n === names[i - 1]).length > 1) notYet(`ORDER BY a position whose column name '${names[i - 1]}' repeats`, e.at);
-    return names[i - 1]!;
+    return one(names[i - 1]!);
   }
-  if (e.kind === 'column') {
-    const alias = e.names.length === 1 ? q.select.find((s) => s.alias === e.names[0]) : undefined;
-    const name = alias !== undefined ? e.names[0]! : resolveIn(rel, e.names, e.at).name;
-    if (names.filter((n) => n === name).length !== 1) notYet(`ORDER BY '${e.names.join('.')}' that is not exactly one output column`, e.at);
-    return name;
-  }
-  return notYet(`ORDER BY ${e.kind} expression`, e.at);
+  if (e.kind !== 'column') return null;
+  if (e.names.length === 1 && q.select.some((s) => s.alias === e.names[0])) return one(e.names[0]!);
+  // a selected column, by any of its names (`a.k` or `k`)
+  const v = resolveIn(rel, e.names, e.at);
+  const at = q.select.findIndex((s) => s.expr.kind === 'column' && s.alias === null && resolveIn(rel, s.expr.names, s.expr.at) === v);
+  if (at >= 0) return one(q.select[at]!.name!);
+  if (q.select.some((s) => s.expr.kind === 'star' && (s.expr.relation === null ? !v.merged : s.expr.relation === v.rel))) return one(v.name);
+  return null;
 }
