@@ -160,6 +160,7 @@ describe('runSql against DuckDB', () => {
     await same('SELECT CASE a.k WHEN 2 THEN \'two\' WHEN 3 THEN \'three\' END AS name FROM a');
     await same('SELECT a.k, a.v FROM a ORDER BY a.v % 3, a.v DESC', true);
     await same('SELECT a.x FROM a ORDER BY a.k DESC NULLS FIRST, a.v LIMIT 4', true);
+    await same("SELECT 1 AS one, 2.5 * 2 AS x, 'a' AS s, CASE WHEN 1 < 2 THEN 10 END AS c");
   });
 
   it('one memory limit for the whole query: a join tree over it fails with MemoryLimitError', async () => {

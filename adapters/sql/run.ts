@@ -14,7 +14,9 @@
  * the dynamic filters that were published into it, and the plan as a tree (explain.ts) — what
  * `joinlab sql --explain` prints.
  */
-import { Table, type RecordBatch } from 'apache-arrow';
+import { Schema, Table, type RecordBatch } from 'apache-arrow';
+import { makeRecordBatch } from '../../core/arrow/gather.ts';
+import { newScanMetrics } from '../../core/metrics.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import type { Config } from '../../core/config/schema.ts';
 import { UsageError } from '../../core/errors.ts';
@@ -27,7 +29,7 @@ import { openScan } from '../io/open.ts';
 import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, placeWhere, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { parseSql } from './parse.ts';
-import { childrenOf, conjuncts, hasSubquery, notYet } from './relation.ts';
+import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
 import { applySubquery, type SubqueryHost } from './subquery.ts';
 
@@ -81,6 +83,20 @@ export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Re
 
 type Ctes = ReadonlyMap<string, () => Promise<Table>>;
 
+/** The input of a SELECT without FROM: one row, no columns. */
+const ONE_ROW: Scan = {
+  source: '(no FROM)',
+  schema: new Schema([]),
+  numRows: 1,
+  numContainers: 1,
+  get metrics() {
+    return newScanMetrics();
+  },
+  async *batches() {
+    yield makeRecordBatch(new Schema([]), [], 1);
+  },
+};
+
 interface QueryOutput {
   readonly table: Table;
   readonly orderedBy: string[];
@@ -106,7 +122,13 @@ class QueryRun {
 
   async query(q: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
     const ctes = this.withCtes(q, outerCtes);
-    if (q.from === null) return notYet('SELECT without FROM', null);
+    if (q.from === null) {
+      // SELECT without FROM: one row of no columns
+      if (q.where !== null) notYet('WHERE without FROM', q.where.at);
+      const rel = scanRelation(ONE_ROW, '', () => ({ label: 'ONE ROW (no FROM)', details: [], children: [] }));
+      const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool });
+      return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
+    }
     const plan = await this.bindFrom(q.from, ctes);
     this.plans.push(plan);
     const where = conjuncts(q.where);
