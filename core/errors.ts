@@ -144,6 +144,13 @@ export class ExpressionError extends JoinlabError {
   readonly kind = 'expression' as const;
 }
 
+/**
+ * An expression DuckDB evaluates but joinlab's evaluator does not (yet): e.g. a cast of a VARCHAR
+ * column. Distinct from an ExpressionError DuckDB would raise too, so SQL can report it as
+ * unsupported (a skip in sqllogictest) rather than as an error in the query.
+ */
+export class UnsupportedExpressionError extends ExpressionError {}
+
 /** A join spec the chosen algorithm cannot run (e.g. piecewise merge join without a range). */
 export class UnsupportedJoinError extends JoinlabError {
   readonly kind = 'unsupported-join' as const;

@@ -13,6 +13,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
+import { SQL_FEATURES as SQL_FEATURE_NAMES } from '../datagen/sql-features.ts';
 import { errorLine } from './error-line.ts';
 import { handleBrokenPipe, handleInterrupts } from './interrupt.ts';
 import type { JoinCommandOptions } from './join-command.ts';
@@ -152,15 +153,29 @@ function buildProgram(ctx: RunContext): Command {
     .option('--seed <n>', 'seed (the same seed gives the same cases)', '11')
     .option('--algorithm <name...>', 'only these join algorithms')
     .option('--config <file>', 'config file (its extensions are fuzzed too)')
-    .action(async (opts: { cases: string; seed: string; algorithm?: string[]; config?: string }) => {
+    .option('--sql-share <fraction>', 'share of the cases that are random SQL queries through Engine.sql (0..1)', '0.1')
+    .option('--sql-features <names>', `SQL features to draw (comma-separated, of ${SQL_FEATURE_NAMES.join(', ')}; default: those the planner claims)`)
+    .action(async (opts: { cases: string; seed: string; algorithm?: string[]; config?: string; sqlShare: string; sqlFeatures?: string }) => {
       const cases = integerFlag(opts.cases, '--cases', ...LIMITS.cases);
       const seed = integerFlag(opts.seed, '--seed', ...LIMITS.seed);
+      const sqlShare = Number(opts.sqlShare);
+      if (opts.sqlShare.trim() === '' || !(sqlShare >= 0 && sqlShare <= 1)) throw new UsageError(`--sql-share expects a number from 0 to 1, got '${opts.sqlShare}'`);
+      let sqlFeatures: Record<string, boolean> | undefined;
+      if (opts.sqlFeatures !== undefined) {
+        const names = opts.sqlFeatures.split(',').map((n) => n.trim()).filter((n) => n !== '');
+        if (names.length === 0) throw new UsageError(`--sql-features expects feature names (${SQL_FEATURE_NAMES.join(', ')}), got '${opts.sqlFeatures}'`);
+        const unknown = names.find((n) => !(SQL_FEATURE_NAMES as readonly string[]).includes(n));
+        if (unknown !== undefined) throw new UsageError(`--sql-features: unknown feature '${unknown}'; features: ${SQL_FEATURE_NAMES.join(', ')}`);
+        sqlFeatures = Object.fromEntries(names.map((n) => [n, true]));
+      }
       const config = await loadConfig({ file: opts.config });
       const r = await runParity({
         cases,
         seed,
         algorithms: opts.algorithm,
         extensions: config.extensions,
+        sqlShare,
+        ...(sqlFeatures !== undefined ? { sqlFeatures } : {}),
       });
       if (r.failed > 0) process.exitCode = 1;
     });

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runParity } from './parity-command.ts';
+import { isSqlCase, runParity } from './parity-command.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'joinlab-parity-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,6 +24,18 @@ describe('joinlab parity', () => {
     expect(r.passed).toBe(40 - r.skipped);
     const last = out.lines.join('').trimEnd().split('\n').at(-1)!;
     expect(last).toMatch(/^\d+ passed, 0 failed(, \d+ skipped)?$/);
+  });
+
+  it('draws a share of SQL cases, which pass with the features the planner claims', async () => {
+    expect(Array.from({ length: 1000 }, (_, i) => isSqlCase(5, i, 0.1)).filter(Boolean).length).toBeGreaterThan(60);
+    expect(Array.from({ length: 100 }, (_, i) => isSqlCase(5, i, 0)).some(Boolean)).toBe(false);
+    const out = capture();
+    const err = capture();
+    const r = await runParity({ cases: 30, seed: 8, sqlShare: 1, verbose: true, stdout: out.write, stderr: err.write });
+    expect(r.failed).toBe(0);
+    expect(r.passed).toBeGreaterThan(15);
+    expect(out.lines[0]).toMatch(/SQL 100% of cases \(features: [a-zA-Z, ]*subqueries[a-zA-Z, ]*\)/);
+    expect(err.lines.join('')).toMatch(/case 0: (pass|skip .*) — SQL join=\S+ batch=\d+ \| [\dx]+ rows \| SELECT /);
   });
 
   it('catches an algorithm that drops a row, with a shrunk reproduction', async () => {
@@ -48,10 +60,20 @@ describe('joinlab parity', () => {
        } };`,
     );
     const out = capture();
-    const r = await runParity({ cases: 30, seed: 3, algorithms: ['drops-one'], extensions: [ext], stdout: out.write, stderr: () => {} });
+    const r = await runParity({ cases: 30, seed: 3, algorithms: ['drops-one'], extensions: [ext], sqlShare: 0, stdout: out.write, stderr: () => {} });
     expect(r.failed).toBeGreaterThan(0);
     const text = out.lines.join('');
     expect(text).toMatch(/SELECT/); // the DuckDB SQL of the reproduction
     expect(text.trimEnd().split('\n').at(-1)).toBe(`${r.passed} passed, ${r.failed} failed${r.skipped ? `, ${r.skipped} skipped` : ''}`);
+
+    // the same algorithm under SQL: the query, its seed and index, and the shrunk tables
+    const sql = capture();
+    const s = await runParity({ cases: 12, seed: 3, algorithms: ['drops-one'], extensions: [ext], sqlShare: 1, maxReports: 1, stdout: sql.write, stderr: () => {} });
+    expect(s.failed).toBeGreaterThan(0);
+    const report = sql.lines.join('');
+    expect(report).toMatch(/MISMATCH \((mismatch|order)\) in SQL case \d+ of seed 3: SQL join=drops-one/);
+    expect(report).toMatch(/^CREATE TABLE t0 \(k INTEGER, j BIGINT, v0 INTEGER, s0 VARCHAR\);$/m);
+    expect(report).toMatch(/^query: {2}SELECT .* FROM t0\b.*;$/m);
+    expect(report).toMatch(/missing \(in expected, not in actual\)/);
   });
 });

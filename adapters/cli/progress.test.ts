@@ -1,7 +1,7 @@
 import type { RecordBatch } from 'apache-arrow';
 import { makeVector, Table } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { withRowProgress } from './progress.ts';
+import { countProgress, withRowProgress } from './progress.ts';
 
 const batch = (n: number): RecordBatch => new Table({ k: makeVector(new Int32Array(n)) }).batches[0]!;
 
@@ -39,5 +39,27 @@ describe('withRowProgress', () => {
     const it = withRowProgress(failing(), { isTTY: true, write: (s: string) => (text += s) });
     await expect((async () => { for await (const _ of it); })()).rejects.toThrow('boom');
     expect(text.endsWith('\r\x1b[2K')).toBe(true);
+  });
+});
+
+describe('countProgress', () => {
+  it('draws a bar of done/total with the failures on a terminal, and erases it when stopped', () => {
+    let text = '';
+    const p = countProgress(10, 'records', { isTTY: true, write: (s: string) => (text += s) });
+    for (let i = 0; i < 4; i++) p.tick(i === 2);
+    p.stop();
+    p.stop();
+    expect(text).toMatch(/ 0\/10 records \| 0 failed/); // drawn when it starts
+    expect(text).toMatch(/ 4\/10 records \| 1 failed/); // and its last state when it stops
+    expect(text.endsWith('\x1b[2K')).toBe(true); // the line cleared
+  });
+
+  it('writes nothing when the target is not a terminal', () => {
+    let text = '';
+    const p = countProgress(10, 'records', { isTTY: false, write: (s: string) => (text += s) });
+    p.tick();
+    p.tick(true);
+    p.stop();
+    expect(text).toBe('');
   });
 });

@@ -1,11 +1,14 @@
 /**
  * `joinlab sql`: tables from --data and --table, the --compare verdict (equal, and ordered when the
  * query has ORDER BY), --json, --out, and the typed exits: unsupported SQL, syntax errors and bad
- * table flags exit 2, a difference from DuckDB exits 1.
+ * table flags exit 2, a difference from DuckDB exits 1. `joinlab sqllogictest`: the summary line,
+ * and its progress bar only on a terminal (a real process with piped stderr writes nothing there).
  */
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { runCli } from './test-helpers.ts';
@@ -61,14 +64,66 @@ describe('joinlab sql', () => {
   });
 });
 
+const SMALL_TEST = [
+  'statement ok',
+  'CREATE TABLE t AS SELECT range AS k FROM range(4)',
+  '',
+  'query I rowsort',
+  'SELECT t.k FROM t JOIN t AS u ON t.k = u.k',
+  '----',
+  '0',
+  '1',
+  '2',
+  '3',
+  '',
+  'query I rowsort',
+  'SELECT count(*) FROM t',
+  '----',
+  '4',
+  '',
+].join('\n');
+
 describe('joinlab sqllogictest', () => {
   it("runs joinlab's corpus: a summary line, exit 0; --verbose lists the skips; a missing path exits 2", async () => {
     const corpus = join(import.meta.dirname, '../sqllogictest/corpus');
     const r = await runCli(['sqllogictest', corpus, '--verbose']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^skip .*joins\.test:\d+: unsupported SQL/m);
-    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed, 1 skipped$/);
+    expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed, \d+ skipped$/);
     const missing = await runCli(['sqllogictest', join(dir, 'nope')]);
     expect(missing.code).toBe(2);
+  });
+
+  it('draws a progress bar on a terminal and erases it; the last stdout line is the summary', async () => {
+    const f = join(dir, 'small.test');
+    await writeFile(f, SMALL_TEST);
+    const was = Object.getOwnPropertyDescriptor(process.stderr, 'isTTY');
+    Object.defineProperty(process.stderr, 'isTTY', { value: true, configurable: true });
+    let r;
+    try {
+      r = await runCli(['sqllogictest', f]);
+    } finally {
+      if (was) Object.defineProperty(process.stderr, 'isTTY', was);
+      else delete (process.stderr as { isTTY?: boolean }).isTTY;
+    }
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/ \d\/3 records \| 0 failed/);
+    expect(r.stderr.endsWith('\x1b[2K')).toBe(true);
+    expect(r.stdout).toBe('2 passed, 0 failed, 1 skipped\n');
+  });
+
+  it('writes nothing to stderr when it is not a terminal (a real process, stderr piped)', async () => {
+    const f = join(dir, 'small-piped.test');
+    await writeFile(f, SMALL_TEST);
+    const bin = fileURLToPath(new URL('../../bin/joinlab.mjs', import.meta.url));
+    const child = spawn(process.execPath, [bin, 'sqllogictest', f], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += String(d)));
+    child.stderr.on('data', (d) => (stderr += String(d)));
+    const code = await new Promise<number | null>((done) => child.on('close', done));
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe('2 passed, 0 failed, 1 skipped\n');
   });
 });

@@ -2,14 +2,16 @@
  * `joinlab sqllogictest FILE|DIR… [--verbose] [--config F] [--set k=v]`: runs sqllogictest files
  * in DuckDB's dialect (adapters/sqllogictest/run.ts): setup in an embedded DuckDB, every query
  * through joinlab. Prints each failure (file:line and why), with `--verbose` each skip and its
- * reason too; on a terminal a one-line counter on stderr while it runs. The last line is
+ * reason too; on a terminal a progress bar on stderr while it runs (erased at the end; nothing on
+ * stderr otherwise). The last line is
  * `N passed, M failed, K skipped`; the exit code is 1 when M > 0.
  */
 import { dirname, resolve } from 'node:path';
 import { loadConfig } from '../../core/config/load.ts';
 import { UsageError } from '../../core/errors.ts';
 import { Engine } from '../../composition.ts';
-import { runSltFiles, type SltOutcome } from '../sqllogictest/run.ts';
+import { countSltRecords, runSltFiles } from '../sqllogictest/run.ts';
+import { countProgress } from './progress.ts';
 
 export interface SqllogictestOptions {
   verbose: boolean;
@@ -22,22 +24,18 @@ export async function runSqllogictestCommand(paths: readonly string[], opts: Sql
   if (paths.length === 0) throw new UsageError('sqllogictest needs at least one FILE or DIR');
   const config = await loadConfig({ file: opts.config, set: opts.set });
   const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
-  const tty = process.stderr.isTTY === true;
-  let done = 0;
-  let failed = 0;
-  const onRecord = (o: SltOutcome) => {
-    done++;
-    if (o.status === 'failed') failed++;
-    if (tty && done % 16 === 0) process.stderr.write(`\r  ${done} records, ${failed} failed…`);
-  };
+  const files = paths.map((p) => resolve(p));
   let summary;
   try {
-    summary = await runSltFiles(paths.map((p) => resolve(p)), engine, onRecord);
+    const progress = countProgress(process.stderr.isTTY ? await countSltRecords(files) : 0, 'records');
+    try {
+      summary = await runSltFiles(files, engine, (o) => progress.tick(o.status === 'failed'));
+    } finally {
+      progress.stop();
+    }
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`sqllogictest: no such file or directory: ${(e as NodeJS.ErrnoException).path ?? paths.join(', ')}`);
     throw e;
-  } finally {
-    if (tty) process.stderr.write('\r\x1b[K');
   }
   for (const o of summary.outcomes) {
     if (o.status === 'failed') process.stdout.write(`FAIL ${o.file}:${o.line}: ${o.reason ?? ''}\n`);

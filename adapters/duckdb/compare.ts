@@ -506,6 +506,33 @@ export function compareResults(actual: arrow.Table, expected: arrow.Table, optio
   };
 }
 
+/**
+ * Where two results that are equal as multisets differ in ORDER (a query with ORDER BY): the first
+ * row whose `columns` (by name; default every column, for a total order) differ, as a message, or
+ * null when every row agrees. Values compare as in `compareResults`.
+ */
+export function orderDifference(actual: arrow.Table, expected: arrow.Table, columns?: readonly string[], options: CompareOptions = {}): string | null {
+  const tol = options.floatTolerance;
+  const digits = tol !== undefined && tol > 0 ? Math.max(1, Math.min(17, Math.round(-Math.log10(tol)))) : undefined;
+  const pick = (t: arrow.Table, which: string): arrow.Table | string => {
+    if (columns === undefined) return t;
+    const at = columns.map((c) => t.schema.fields.findIndex((f) => f.name === c));
+    const missing = at.findIndex((i) => i < 0);
+    return missing >= 0 ? `the ${which} result has no column ${columns[missing]}` : t.selectAt(at);
+  };
+  const a = pick(actual, 'actual');
+  const e = pick(expected, 'expected');
+  if (typeof a === 'string') return a;
+  if (typeof e === 'string') return e;
+  const A = keyRows(a, digits);
+  const E = keyRows(e, digits);
+  const names = a.schema.fields.map((f) => f.name).join(', ');
+  for (let r = 0; r < Math.min(A.keys.length, E.keys.length); r++) {
+    if (A.keys[r] !== E.keys[r]) return `row ${r + 1}: (${names}) is (${rowAt(A, r).map(formatCell).join(', ')}) in actual, (${rowAt(E, r).map(formatCell).join(', ')}) in expected`;
+  }
+  return A.keys.length === E.keys.length ? null : `actual has ${A.keys.length} rows, expected ${E.keys.length}`;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Report
 // ---------------------------------------------------------------------------------------------

@@ -274,10 +274,15 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
   );
   const passLeft = type === 'inner' || type === 'left' || sides === 'left';
   const passRight = type === 'inner' || type === 'right' || sides === 'right';
+  // a USING / NATURAL column shows once: the left copy (INNER, LEFT), the right copy (RIGHT); under
+  // FULL it would be COALESCE(l.k, r.k), which a bare name refuses (`coalesced`)
+  const hideLeft = type === 'right' || type === 'full';
+  const hideRight = type !== 'right';
   const columns: Visible[] = [
-    ...leftCols.map((c, i) => ({ ...c, out: outs[i]!, route: passLeft ? c.route : null })),
-    ...rightCols.map((c, i) => ({ ...c, out: outs[leftCols.length + i]!, merged: c.merged || req.merged.has(c.name), route: passRight ? c.route : null })),
+    ...leftCols.map((c, i) => ({ ...c, out: outs[i]!, merged: c.merged || (hideLeft && req.merged.has(c.name)), route: passLeft ? c.route : null })),
+    ...rightCols.map((c, i) => ({ ...c, out: outs[leftCols.length + i]!, merged: c.merged || (hideRight && req.merged.has(c.name)), route: passRight ? c.route : null })),
   ];
+  const coalesced = new Set([...(left.coalesced ?? []), ...(right.coalesced ?? []), ...(type === 'full' ? req.merged : [])]);
   if (type === 'left-mark' || type === 'right-mark') columns.push({ rel: '', name: MARK_SQL_NAME, out: MARK_COLUMN, merged: false, route: null });
   // only the columns something above reads (a join never reads a column it does not output)
   const keep = ctx.mentioned === null || sides !== 'both' ? null : columns.filter((c) => ctx.mentioned!.has(c.name)).map((c) => c.out);
@@ -328,6 +333,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
     columns: kept,
     rels: new Set([...left.rels, ...right.rels]),
     coalescedUsing: left.coalescedUsing || right.coalescedUsing || (req.merged.size > 0 && (type === 'right' || type === 'full')),
+    ...(coalesced.size > 0 ? { coalesced } : {}),
     describe: () => joinNode(exec, [left.describe(), right.describe()]),
   };
 }

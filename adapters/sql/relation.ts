@@ -43,6 +43,8 @@ export interface Relation {
   readonly rels: ReadonlySet<string>;
   /** Set when a RIGHT / FULL join merged USING columns (then `*` is refused). */
   readonly coalescedUsing: boolean;
+  /** USING / NATURAL columns of a FULL join: DuckDB's bare name is COALESCE(l.k, r.k), refused here. */
+  readonly coalesced?: ReadonlySet<string>;
   /** The plan below this relation, read after the run (explain.ts). */
   readonly describe: () => ExplainNode;
 }
@@ -59,9 +61,10 @@ export function conjuncts(e: SqlExpr | null): SqlExpr[] {
   return e.kind === 'and' ? e.args.flatMap((a) => conjuncts(a)) : [e];
 }
 
-export function lookup(rel: Pick<Relation, 'columns'>, names: readonly string[]): Visible | null | 'ambiguous' {
+export function lookup(rel: Pick<Relation, 'columns' | 'coalesced'>, names: readonly string[]): Visible | null | 'ambiguous' {
   if (names.length > 2) return null;
   const [q, name] = names.length === 2 ? [names[0]!, names[1]!] : [null, names[0]!];
+  if (q === null && rel.coalesced?.has(name)) notYet(`the column '${name}' of a FULL JOIN … USING / NATURAL (DuckDB's COALESCE of both sides; name one side, e.g. t.${name})`);
   const hits = rel.columns.filter((c) => c.name === name && (q === null ? !c.merged : c.rel === q));
   if (hits.length === 0) return null;
   return hits.length === 1 ? hits[0]! : 'ambiguous';

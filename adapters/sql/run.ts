@@ -19,7 +19,7 @@ import { makeRecordBatch } from '../../core/arrow/gather.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import type { Config } from '../../core/config/schema.ts';
-import { UsageError } from '../../core/errors.ts';
+import { UnsupportedExpressionError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
 import { MemoryPool } from '../../core/memory/pool.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Scan } from '../../core/scan/scan.ts';
@@ -77,7 +77,14 @@ export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Re
     if (options.duck === undefined) await duck.close();
   }
   const run = new QueryRun(engine, tables, options.signal, mentionedNames(query));
-  const out = await run.query(query, new Map());
+  let out: QueryOutput;
+  try {
+    out = await run.query(query, new Map());
+  } catch (e) {
+    // what DuckDB evaluates and joinlab's evaluator does not is outside the subset, not an error
+    if (e instanceof UnsupportedExpressionError) throw new UnsupportedSqlError(e.message, null);
+    throw e;
+  }
   return { table: out.table, joins: run.execs.flatMap((e) => e.scan.runs), scans: run.scanReports(), orderedBy: out.orderedBy, plan: out.plan };
 }
 

@@ -85,7 +85,7 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, q: Selec
     if (hidden.length > 0) table = dropHidden(table);
     steps.unshift({ label: `ORDER BY ${q.orderBy.map((o, i) => `${order[i]!.column.startsWith(HIDDEN) ? '(expression)' : order[i]!.column}${o.descending ? ' DESC' : ''}${o.nullsFirst ? ' NULLS FIRST' : ''}`).join(', ')}`, rows: table.numRows, ms: performance.now() - started });
   }
-  if (q.limit !== null || q.offset !== null) {
+  if ((q.limit !== null || q.offset !== null) && table.numRows > 0) {
     const from = Number(q.offset ?? 0n);
     const to = q.limit === null ? table.numRows : from + Number(q.limit);
     table = table.slice(from, to);

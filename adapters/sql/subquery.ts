@@ -6,8 +6,9 @@
  *  - `x IN (SELECT y …)`: a semi join on `x = y` — as a WHERE conjunct, UNKNOWN (x NULL, or no
  *    match and a NULL y) filters the row out exactly like FALSE, so no NULL handling is needed.
  *  - `x NOT IN (SELECT y …)`: the NULL-aware anti join (`nullAware`): a NULL y empties the result,
- *    and a NULL x never qualifies once the subquery has rows. Only uncorrelated (the operators'
- *    null-aware anti join takes one key pair).
+ *    and a NULL x never qualifies once the subquery has rows. Correlated, the NULL rule is per
+ *    outer row's own subquery rows: an anti join on the correlation keys whose residual is
+ *    `x = y OR x IS NULL OR y IS NULL` (no such row: every y of the row's subquery differs from x).
  * Correlation (a subquery condition naming an outer column): each `inner = outer` equality of the
  * subquery's WHERE becomes a join key, any other correlated conjunct the join's residual filter —
  * evaluated on (outer row, subquery row) pairs, which is what the subquery's WHERE means per outer
@@ -125,12 +126,20 @@ async function subqueryJoin(host: SubqueryHost, outer: Relation, c: SqlExpr, sub
     if (q.groupBy.length > 0 || q.having !== null || q.distinct || q.limit !== null || q.offset !== null || q.select.some((s) => hasAggregate(s.expr))) {
       return notYet('a correlated subquery with GROUP BY, an aggregate, DISTINCT or LIMIT', c.at);
     }
-    if (sub.kind === 'in' && sub.negated) return notYet('a correlated NOT IN subquery', c.at);
     inner = await host.open(plan, where.filter((w) => !correlated.includes(w)));
     if (sub.kind === 'in') {
       const item = q.select.length === 1 ? q.select[0]!.expr : null;
       if (item === null || item.kind !== 'column') return notYet('a correlated IN subquery that selects anything but one column', c.at);
-      keys.push(inKey(sub.arg!, outer, resolveIn(inner, item.names, item.at).out));
+      if (!sub.negated) keys.push(inKey(sub.arg!, outer, resolveIn(inner, item.names, item.at).out));
+      else {
+        // x NOT IN S(o) holds iff no y of S(o) has x = y, x NULL or y NULL: an anti join on the
+        // correlation keys with that residual (the null-aware anti join's NULL rule is global,
+        // this one is per outer row's own subquery rows)
+        const x = sub.arg!;
+        if (x.kind !== 'column') return notYet('NOT IN (subquery) tested against an expression (only a column)', x.at);
+        const at = c.at;
+        conds.push({ kind: 'or', args: [{ kind: 'compare', op: '=', left: x, right: item, at }, { kind: 'is-null', arg: x, negated: false, at }, { kind: 'is-null', arg: item, negated: false, at }], at });
+      }
     }
     for (const w of correlated) {
       const key = w.kind === 'compare' && w.op === '=' && w.left.kind === 'column' && w.right.kind === 'column' ? sidesOf(w.left, w.right, outer, inner) : null;
@@ -138,8 +147,8 @@ async function subqueryJoin(host: SubqueryHost, outer: Relation, c: SqlExpr, sub
       else conds.push(w);
     }
   }
-  if (sub.negated && sub.kind === 'in' && keys.length !== 1) return notYet('NOT IN over more than one key', c.at);
-  return joinRelations(host.tree, { type, keys, conds, nullEqualsNull: false, nullAware: sub.negated && sub.kind === 'in', merged: new Set(), rowFilter }, outer, inner, host.tree.opened);
+  const nullAware = sub.negated && sub.kind === 'in' && correlated.length === 0;
+  return joinRelations(host.tree, { type, keys, conds, nullEqualsNull: false, nullAware, merged: new Set(), rowFilter }, outer, inner, host.tree.opened);
 }
 
 function inKey(arg: SqlExpr, outer: Relation, innerColumn: string): KeyPair {

@@ -56,6 +56,16 @@ export async function sltFiles(paths: readonly string[]): Promise<string[]> {
   return out;
 }
 
+/** How many outcomes running `paths` reports (what a progress bar counts to). */
+export async function countSltRecords(paths: readonly string[]): Promise<number> {
+  let n = 0;
+  for (const f of await sltFiles(paths)) {
+    const file = parseSltFile(await readFile(f, 'utf8'), f);
+    n += file.requires.some((r) => !AVAILABLE.has(r)) ? 1 : file.records.length;
+  }
+  return n;
+}
+
 /** Runs one file in a fresh DuckDB session; `onRecord` reports progress. */
 export async function runSltFile(path: string, engine: SqlEngine, onRecord: (o: SltOutcome) => void = () => {}): Promise<SltOutcome[]> {
   const file = parseSltFile(await readFile(path, 'utf8'), path);

@@ -39,7 +39,7 @@
  * literals convert), BLOB to or from anything else, DATE64 and time-zoned timestamps to another
  * type, a timestamp to a coarser unit, and casts DuckDB itself has not (DATE to INTEGER, …).
  */
-import { ExpressionError } from '../errors.ts';
+import { ExpressionError, UnsupportedExpressionError } from '../errors.ts';
 import type { Expr } from './ast.ts';
 import {
   BoolToNumberNode,
@@ -265,7 +265,8 @@ export function castTo(op: Operand, to: VClass, label: string): Node {
   const text = stringLiteral(op);
   if (text !== null && from.c === 'str') return convertString(text, to, label);
   const refuse = (why = ''): never => {
-    throw new ExpressionError(`cannot cast ${node.label} (${from.sql}) to ${to.sql}${why} in ${label}`);
+    const message = `cannot cast ${node.label} (${from.sql}) to ${to.sql}${why} in ${label}`;
+    throw why.includes('joinlab') ? new UnsupportedExpressionError(message) : new ExpressionError(message);
   };
   switch (to.c) {
     case 'num':

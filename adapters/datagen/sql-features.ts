@@ -1,0 +1,35 @@
+/**
+ * The SQL features random queries (random-sql.ts) may use, and which of them joinlab's planner
+ * claims — a module of its own, with no imports, so the CLI can name them without loading the
+ * generator. See random-sql.ts for what each feature draws.
+ */
+export interface SqlFeatures {
+  readonly subqueries?: boolean;
+  readonly aggregates?: boolean;
+  readonly expressions?: boolean;
+  readonly rangeJoins?: boolean;
+  readonly outerWhere?: boolean;
+  readonly limit?: boolean;
+}
+
+export type SqlFeature = keyof SqlFeatures;
+
+export const SQL_FEATURES: readonly SqlFeature[] = ['subqueries', 'aggregates', 'expressions', 'rangeJoins', 'outerWhere', 'limit'];
+
+/**
+ * The features joinlab's SQL planner (adapters/sql/run.ts) claims to run: `joinlab parity` and the
+ * SQL fuzz test draw queries with these, and an UnsupportedSqlError on such a query is a failure.
+ * Switch one on when its queries pass (`joinlab parity --sql-share 1 --sql-features NAME` fuzzes
+ * a feature before it is claimed).
+ */
+export const CLAIMED_SQL_FEATURES: SqlFeatures = {
+  // joins on inequalities (a lone one: the range predicate; else the nested-loop join)
+  rangeJoins: true,
+  limit: true,
+  // [NOT] EXISTS / [NOT] IN as semi / anti / null-aware anti / mark joins (adapters/sql/subquery.ts)
+  subqueries: true,
+  // the evaluator's expressions in SELECT and WHERE (core/expr/project.ts)
+  expressions: true,
+  // WHERE conjuncts above outer joins (a row filter on the FROM result)
+  outerWhere: true,
+};
