@@ -32,4 +32,6 @@ export const CLAIMED_SQL_FEATURES: SqlFeatures = {
   expressions: true,
   // WHERE conjuncts above outer joins (a row filter on the FROM result)
   outerWhere: true,
+  // GROUP BY / aggregates / HAVING through the hash aggregate (adapters/sql/aggregate-query.ts)
+  aggregates: true,
 };

@@ -26,7 +26,10 @@ import { MissingColumnError, UsageError } from '../../core/errors.ts';
 import { compileProjection, type CompiledProjection } from '../../core/expr/project.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { SelectItem, SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
-import { hasAggregate } from './subquery.ts';
+import { hashAggregate } from '../../operators/aggregate/hash-aggregate.ts';
+import { takeRows } from '../../operators/memory-scan/memory-scan.ts';
+import { isAggregateQuery, planAggregate } from './aggregate-query.ts';
+import { rowPredicate } from './join-tree.ts';
 import { NO_COLUMNS, notYet, resolveIn, toExpr, type Relation } from './relation.ts';
 
 export interface SelectEngine {
@@ -56,14 +59,32 @@ interface Options {
 /** A hidden column's name prefix (no SQL name starts with NUL). */
 const HIDDEN = '\u0000';
 
-export async function finishSelect(engine: SelectEngine, rel: Relation, q: SelectQuery, options: Options): Promise<SelectOutput> {
+export async function finishSelect(engine: SelectEngine, rel: Relation, query: SelectQuery, options: Options): Promise<SelectOutput> {
+  let q = query;
   const steps: SelectStep[] = [];
   const held = options.pool.reservation('SQL query rows');
   const batchSize = engine.config.batchSize;
   let started = performance.now();
-  const source = rel;
-  const rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal });
-  if (isAggregateQuery(q)) notYet('GROUP BY / HAVING / aggregates', q.select.find((s) => hasAggregate(s.expr))?.expr.at ?? null);
+  let source = rel;
+  let rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal });
+  if (isAggregateQuery(q)) {
+    const agg = planAggregate(rel, q);
+    const input = project(rows, agg.inputItems, rel, 'aggregate input');
+    let table = await hashAggregate(input.batches, input.schema, agg.spec, { pool: options.pool, signal: options.signal, batchSize });
+    source = await agg.output(table);
+    if (agg.having !== null) {
+      const having = rowPredicate([agg.having], source, table.schema);
+      const kept = table.batches.map((b) => {
+        const sel = having.selectRows(b);
+        return sel === null ? b : takeRows(b, sel);
+      });
+      table = kept.length === 0 ? table : new Table(table.schema, kept);
+    }
+    steps.unshift({ label: `${agg.label}${agg.having !== null ? ' HAVING' : ''}`, rows: table.numRows, ms: performance.now() - started });
+    started = performance.now();
+    rows = fromArray(table.batches);
+    q = agg.query;
+  }
   // ORDER BY items that are not output columns become hidden ones (not under DISTINCT)
   const outNames = outputNames(source, q.select);
   const order = q.orderBy.map((o, i) => ({ ...o, column: orderColumn(o.expr, outNames, source, q) ?? (q.distinct ? notYet('ORDER BY an expression that is not a column of SELECT DISTINCT', o.expr.at) : `${HIDDEN}order${i}`) }));
@@ -92,10 +113,6 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, q: Selec
     steps.unshift({ label: `LIMIT ${q.limit ?? 'ALL'}${q.offset !== null ? ` OFFSET ${q.offset}` : ''}`, rows: table.numRows, ms: 0 });
   }
   return { table, orderedBy, steps };
-}
-
-function isAggregateQuery(q: SelectQuery): boolean {
-  return q.groupBy.length > 0 || q.having !== null || q.select.some((s) => hasAggregate(s.expr));
 }
 
 async function* fromArray(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {
@@ -171,9 +188,16 @@ async function collect(rows: { readonly schema: Schema; readonly batches: AsyncI
   return batches.length === 0 ? new Table(rows.schema) : new Table(batches);
 }
 
-/** The rows of `table`, each once. */
-async function distinct(_table: Table, _options: Options, _batchSize: number): Promise<Table> {
-  return notYet('SELECT DISTINCT', null);
+/** The rows of `table`, each once (the hash aggregate grouped by every column; names kept). */
+async function distinct(table: Table, options: Options, batchSize: number): Promise<Table> {
+  const names = table.schema.fields.map((f) => f.name);
+  // the aggregate needs distinct column names: group under positional ones, then rename back
+  const renamed = new Schema(table.schema.fields.map((f, i) => f.clone({ name: `${HIDDEN}d${i}` })));
+  const rows = fromArray(table.batches.map((b) => makeRecordBatch(renamed, b.data.children as Data[], b.numRows)));
+  const out = await hashAggregate(rows, renamed, { groupBy: renamed.fields.map((f) => f.name), aggregates: [] }, { pool: options.pool, signal: options.signal, batchSize });
+  const back = new Schema(out.schema.fields.map((f, i) => f.clone({ name: names[i]! })));
+  const batches = out.batches.map((b) => makeRecordBatch(back, b.data.children as Data[], b.numRows));
+  return batches.length === 0 ? new Table(back) : new Table(batches);
 }
 
 function dropHidden(table: Table): Table {
