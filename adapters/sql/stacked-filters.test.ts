@@ -76,6 +76,29 @@ describe('stacked dynamic filters', () => {
     });
   }
 
+  async function run(sql: string) {
+    const engine = await Engine.create({});
+    const result = await runSql(engine, sql, tables, { duck });
+    const onFiles = sql.replace(/FROM (fact|date_dim|customer|product) /g, (_m, t: string) => `FROM '${tables[t]}' `).replace(/JOIN (fact|date_dim|customer|product) /g, (_m, t: string) => `JOIN '${tables[t]}' `);
+    const r = compareResults(result.table, await duck.query(onFiles));
+    expect(r.equal, `${sql}\n${formatComparison(r)}`).toBe(true);
+    return result.scans.find((x) => x.table === 'fact')!;
+  }
+
+  it('no filter goes through the side of an outer join that pads, nor from an anti join', async () => {
+    // fact is the NULL-padded side of the LEFT join: customer's filter must not reach its scan
+    const padded = await run("SELECT d.date_key, f.amount, c.region FROM date_dim d LEFT JOIN fact f ON f.date_key = d.date_key AND d.quarter < 2 JOIN customer c ON f.cust_key = c.cust_key WHERE c.region = 'A'");
+    expect(padded.filters.every((f) => !f.includes('100'))).toBe(true);
+    // the NOT EXISTS (an anti join) publishes nothing: only the date filter prunes
+    const anti = await run("SELECT f.amount FROM fact f JOIN date_dim d ON f.date_key = d.date_key WHERE d.quarter < 2 AND NOT EXISTS (SELECT 1 FROM customer c WHERE c.cust_key = f.cust_key AND c.region = 'A')");
+    expect(anti.filters.length).toBe(1);
+    expect(anti.metrics.containersTotal - anti.metrics.containersPruned).toBe(8);
+    // …while the EXISTS (a semi join) is routed down and prunes with it
+    const semi = await run("SELECT f.amount FROM fact f JOIN date_dim d ON f.date_key = d.date_key WHERE d.quarter < 2 AND EXISTS (SELECT 1 FROM customer c WHERE c.cust_key = f.cust_key AND c.region = 'A')");
+    expect(semi.filters.length).toBe(2);
+    expect(semi.metrics.containersTotal - semi.metrics.containersPruned).toBe(2);
+  });
+
   it('a filter is not routed through the NULL-padded side of an outer join', async () => {
     // b's rows all fail c's filter; pushed into b's scan they would vanish, leaving a's rows
     // NULL-padded, which then match c's NULL key under IS NOT DISTINCT FROM
