@@ -25,37 +25,22 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import type { JoinMetrics, JoinStream } from '../../core/engine.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { renamedFilter, StackedFilter } from '../../core/scan/stacked-filter.ts';
-import type { DynamicFilter, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import type { DynamicFilter, Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
+import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
 import { projectBatch, takeRows } from '../../operators/memory-scan/memory-scan.ts';
 
-export class PushdownTarget implements Scan {
+export class PushdownTarget extends ScanWrapper {
   readonly #attached: DynamicFilter[] = [];
   /** Labels of the dynamic filters in force at the end of the last read, the own join's first. */
   published: string[] = [];
   constructor(
-    readonly inner: Scan,
+    inner: Scan,
     /** The table's name in the query (its alias, else its name). */
     readonly name: string,
     /** The table's name in the tables given. */
     readonly table: string,
-  ) {}
-  get source(): string {
-    return this.inner.source;
-  }
-  get schema(): Schema {
-    return this.inner.schema;
-  }
-  get numRows(): number {
-    return this.inner.numRows;
-  }
-  get numContainers(): number {
-    return this.inner.numContainers;
-  }
-  get metrics(): ScanMetrics {
-    return this.inner.metrics;
-  }
-  get sortedOn(): readonly ScanSortColumn[] | undefined {
-    return this.inner.sortedOn;
+  ) {
+    super(inner);
   }
   /** Adds an upper join's filter (over this scan's column names); attaching one twice is a no-op. */
   attach(filter: DynamicFilter): void {

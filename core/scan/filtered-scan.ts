@@ -10,8 +10,8 @@
  * summary carry over: every row passing the conjunction passes it.
  */
 import type { RecordBatch } from 'apache-arrow';
-import type { ScanMetrics } from '../metrics.ts';
-import { DynamicFilter, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate, type ScanSortColumn } from './scan.ts';
+import { DynamicFilter, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate } from './scan.ts';
+import { ScanWrapper } from './scan-wrapper.ts';
 
 /** `a AND b` as one predicate. */
 export function andPredicates(a: ScanPredicate, b: ScanPredicate): ScanPredicate {
@@ -75,30 +75,12 @@ class StaticAndDynamic extends DynamicFilter {
   }
 }
 
-export class FilteredScan implements Scan {
+export class FilteredScan extends ScanWrapper {
   constructor(
-    readonly inner: Scan,
+    inner: Scan,
     readonly predicate: ScanPredicate,
-  ) {}
-  get source(): string {
-    return this.inner.source;
-  }
-  get schema() {
-    return this.inner.schema;
-  }
-  /** The inner scan's row count: an upper bound (what `hash.build: auto` compares). */
-  get numRows(): number {
-    return this.inner.numRows;
-  }
-  get numContainers(): number {
-    return this.inner.numContainers;
-  }
-  get metrics(): ScanMetrics {
-    return this.inner.metrics;
-  }
-  /** Filtering only drops rows: the inner order holds. */
-  get sortedOn(): readonly ScanSortColumn[] | undefined {
-    return this.inner.sortedOn;
+  ) {
+    super(inner);
   }
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
     return this.inner.batches({ ...options, filter: new StaticAndDynamic(this.predicate, options.filter) });

@@ -9,40 +9,29 @@
  */
 import { Schema, type RecordBatch } from 'apache-arrow';
 import { MissingColumnError } from '../errors.ts';
-import type { ScanMetrics } from '../metrics.ts';
 import type { Scan, ScanOptions, ScanSortColumn } from './scan.ts';
+import { ScanWrapper } from './scan-wrapper.ts';
 
-export class ProjectedScan implements Scan {
-  readonly schema: Schema;
+export class ProjectedScan extends ScanWrapper {
+  readonly #schema: Schema;
   readonly #columns: readonly string[];
 
-  constructor(
-    readonly inner: Scan,
-    columns: readonly string[],
-  ) {
+  constructor(inner: Scan, columns: readonly string[]) {
+    super(inner);
     const keep = new Set(columns);
     for (const c of keep) {
       if (!inner.schema.fields.some((f) => f.name === c)) throw new MissingColumnError(c, inner.source, inner.schema.fields.map((f) => f.name));
     }
     const fields = inner.schema.fields.filter((f) => keep.has(f.name));
-    this.schema = new Schema(fields, inner.schema.metadata);
+    this.#schema = new Schema(fields, inner.schema.metadata);
     this.#columns = fields.map((f) => f.name);
   }
 
-  get source(): string {
-    return this.inner.source;
-  }
-  get numRows(): number {
-    return this.inner.numRows;
-  }
-  get numContainers(): number {
-    return this.inner.numContainers;
-  }
-  get metrics(): ScanMetrics {
-    return this.inner.metrics;
+  override get schema(): Schema {
+    return this.#schema;
   }
   /** The inner scan's order, up to its first column the projection drops. */
-  get sortedOn(): readonly ScanSortColumn[] | undefined {
+  override get sortedOn(): readonly ScanSortColumn[] | undefined {
     const order = this.inner.sortedOn;
     if (order === undefined) return undefined;
     const cut = order.findIndex((c) => !this.#columns.includes(c.column));
