@@ -19,6 +19,8 @@ import { Engine as CoreEngine, type EngineOptions, type EngineRuntime, type Join
 import { MemoryPool } from './core/memory/pool.ts';
 import { SpillManager } from './core/memory/spill.ts';
 import type { ScanMetrics } from './core/metrics.ts';
+import type { AggregateSpec } from './core/aggregate.ts';
+import { hashAggregate } from './operators/aggregate/hash-aggregate.ts';
 import { bindSort, newSortMetrics, parseSortKeys, sortScan, type SortKey, type SortMetrics } from './operators/sort/sort.ts';
 
 /** The built-in extensions, in load order. */
@@ -65,6 +67,22 @@ export interface SortStream {
 export interface SortResult {
   readonly table: Table;
   readonly metrics: SortRunMetrics;
+}
+
+/** What one `Engine.aggregate` run reports. */
+export interface AggregateRunMetrics {
+  /** Input rows read. */
+  rows: number;
+  /** Groups (output rows). */
+  groups: number;
+  elapsedMs: number;
+  /** The run's memory pool's peak (the aggregate's table and states, its output). */
+  peakReservedBytes: number;
+}
+
+export interface AggregateResult {
+  readonly table: Table;
+  readonly metrics: AggregateRunMetrics;
 }
 
 /** The V8 heap is checked on every 16th output batch, as `Engine.stream` does. */
@@ -118,6 +136,35 @@ export class Engine extends CoreEngine {
       }
     }
     return { schema: scan.schema, batches: run(), metrics, pool };
+  }
+
+  /**
+   * GROUP BY / aggregates / SELECT DISTINCT over `input` with the hash aggregate
+   * (operators/aggregate/hash-aggregate.ts): the spec is checked against the input's schema before
+   * any row is read; output batches of `batchSize` rows (config), groups in first-appearance order.
+   */
+  async aggregate(input: JoinInput, spec: AggregateSpec, options: { signal?: AbortSignal } = {}): Promise<AggregateResult> {
+    const started = performance.now();
+    const scan = await this.openInput(input, 'input');
+    const pool = MemoryPool.forRun(this.config.memoryLimit);
+    const wanted = [...new Set([...spec.groupBy, ...spec.aggregates.flatMap((a) => (a.column === null ? [] : [a.column]))])];
+    const present = new Set(scan.schema.fields.map((f) => f.name));
+    // read only the columns the aggregate needs (a missing one is the aggregate's error to report;
+    // count(*) alone still reads one column, for the row counts)
+    const first = scan.schema.fields[0]?.name;
+    const columns = !wanted.every((c) => present.has(c)) ? undefined : wanted.length > 0 ? wanted : first === undefined ? undefined : [first];
+    const metrics: AggregateRunMetrics = { rows: 0, groups: 0, elapsedMs: 0, peakReservedBytes: 0 };
+    async function* counted(): AsyncIterable<RecordBatch> {
+      for await (const b of scan.batches({ columns, signal: options.signal })) {
+        metrics.rows += b.numRows;
+        yield b;
+      }
+    }
+    const table = await hashAggregate(counted(), scan.schema, spec, { pool, signal: options.signal, batchSize: this.config.batchSize });
+    metrics.groups = table.numRows;
+    metrics.elapsedMs = performance.now() - started;
+    metrics.peakReservedBytes = pool.peak;
+    return { table, metrics };
   }
 
   /**

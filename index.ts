@@ -7,7 +7,9 @@
  *   const sorted = await engine.sort('orders.parquet', 'amount desc nulls first, id'); // spills past memoryLimit
  *   const { table: answer } = await engine.sql('SELECT o.id, c.name FROM o JOIN c USING (cid)', { o: 'orders.parquet', c: customers });
  */
-export { Engine, BUILTINS, type SortKeysInput, type SortResult, type SortRunMetrics, type SortStream } from './composition.ts';
+export { Engine, BUILTINS, type SortKeysInput, type SortResult, type SortRunMetrics, type SortStream, type AggregateResult, type AggregateRunMetrics } from './composition.ts';
+export { AGGREGATE_FUNCTIONS, type AggregateCall, type AggregateFunction, type AggregateSpec } from './core/aggregate.ts';
+export { hashAggregate, type HashAggregateContext } from './operators/aggregate/hash-aggregate.ts';
 export type { SqlResult } from './adapters/sql/run.ts';
 export { parseSortKeys, formatSortKeys, sortScan, newSortMetrics, type SortKey, type SortMetrics, type SortOptions } from './operators/sort/sort.ts';
 export { EMPTY_RUNTIME, type EngineOptions, type EngineRuntime, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream, type MemoryMetrics } from './core/engine.ts';

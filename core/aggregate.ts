@@ -7,11 +7,13 @@
  *  - `sum`, `min`, `max`, `avg` skip NULLs and are NULL over no (non-NULL) values;
  *  - result types as DuckDB gives them: sum of any integer is HUGEINT (Arrow Decimal128(38,0), as
  *    DuckDB's own Arrow export writes it), sum of DECIMAL(p,s) is DECIMAL(38,s), sum of FLOAT or
- *    DOUBLE is DOUBLE; avg is DOUBLE (DECIMAL input: DuckDB's rule, see the operator); min/max
- *    keep the input type;
+ *    DOUBLE is DOUBLE; avg is DOUBLE for every numeric input, DECIMAL included (DuckDB 1.5.6's
+ *    `BindDecimalAvg`; its exact-input division rules are in operators/aggregate/avg-finalize.ts);
+ *    min/max keep the input type;
  *  - `distinct: true` aggregates each group's distinct non-NULL values only;
  *  - no `groupBy` columns: exactly one output row, even over an empty input.
- * `SELECT DISTINCT a, b` is an aggregate grouped by every column with no aggregates.
+ * `SELECT DISTINCT a, b` is an aggregate grouped by every column with no aggregates. Output column
+ * names (group columns, then each call's `as`) must be distinct.
  */
 
 export const AGGREGATE_FUNCTIONS = ['count_star', 'count', 'sum', 'min', 'max', 'avg'] as const;

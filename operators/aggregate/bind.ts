@@ -14,6 +14,9 @@
  *    view types (Utf8View, BinaryView) give Utf8/Binary: the states hold plain bytes. min/max of
  *    half floats (DuckDB has no such type) are refused;
  *  - group columns: the input field itself (same name, type, dictionary, metadata).
+ * Output names must be distinct (an Arrow table cannot hold two columns of one name): a clash is a
+ * UsageError asking for an alias. `min`/`max` with `distinct` are the plain aggregates (same
+ * result, no dedupe); `count_star` takes no column and no DISTINCT.
  * Which avg finaliser an exact input gets (avg-finalize.ts) was measured on DuckDB 1.5.6: SMALLINT
  * and DECIMAL(p <= 4) divide in doubles, every other integer type and DECIMAL(p >= 5) in x87 long
  * double.

@@ -35,7 +35,6 @@
  */
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
-import { isBytesKey } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 
 /** Rows looked up together (DuckDB's vector size). */
@@ -119,11 +118,6 @@ export class GroupTable {
       else this.chunk(keys, hashes, sel, start, len, out, newRows, before);
     }
     return this.groups - before;
-  }
-
-  /** Group `g`'s key in column `c` (tests and output of the normalised keys). */
-  storeOf(c: number): Readonly<Store> {
-    return this.stores[c]!;
   }
 
   private chunk(
@@ -479,6 +473,3 @@ function compareBytes(st: BytesStore, col: BytesKeyColumn, sel: Int32Array | nul
     }
   }
 }
-
-/** `isBytesKey` re-exported for the operator's stores. */
-export { isBytesKey };

@@ -12,11 +12,13 @@
  * Exactness without BigInt (DuckDB: `sum` of integers is a HUGEINT, of DECIMAL(p, s) a
  * DECIMAL(38, s), summed exactly — extension/core_functions/aggregate/distributive/sum.cpp):
  * an exact sum is kept as limbs in a Float64Array — limb j counts units of 2^(32 j) — and every
- * row adds its 32-bit words to the limbs (unsigned words, the top one signed). A limb stays an
+ * row adds its 32-bit words to the limbs (unsigned words, the top one signed; a narrow integer
+ * adds its whole value, |v| < 2^32, to the first limb). A limb stays an
  * exact double while it is below 2^53; the update carries a limb into the next once it passes
  * 2^52 (one predictable branch per limb per row), so no sum of any length loses a bit. Integer
  * sums use three limbs (the third absorbs the carries: 2^117 of headroom), decimal sums five (the
- * fifth holds what went past 128 bits). `finish` normalises the limbs into four 32-bit words —
+ * fifth holds what went past 128 bits), and the group's count of values sits right after its
+ * limbs, so a row touches one cache line of state. `finish` normalises the limbs into four 32-bit words —
  * the Decimal128 value — and reports a sum that does not fit 128 bits as DuckDB's "Overflow in
  * HUGEINT addition" (DuckDB checks each addition, so it may also fail on an intermediate sum
  * that later comes back into range; joinlab only on the final one).
@@ -53,8 +55,6 @@ export interface AggregateState {
   update(input: AggregateInput, groups: Int32Array, rows: Int32Array | null, count: number): void;
   /** Groups [start, start + count) as an output column. */
   finish(start: number, count: number): Data;
-  /** Bytes held beyond the per-group arrays (string arenas), for the final accounting. */
-  readonly extraBytes: number;
 }
 
 const TWO32 = 4294967296;
@@ -73,7 +73,6 @@ function grown<T extends Float64Array | Int32Array | Uint8Array>(old: T, length:
 /** count(*) and count(x): a BIGINT per group, 0 over no rows (never NULL). */
 export class CountState implements AggregateState {
   readonly bytesPerGroup = 8;
-  readonly extraBytes = 0;
   private counts = new Float64Array(0);
 
   constructor(private readonly skipNulls: boolean) {}
@@ -107,7 +106,6 @@ export type ExactFinish = { readonly fn: 'sum'; readonly scale: number } | { rea
  */
 export class ExactSumState implements AggregateState {
   readonly bytesPerGroup: number;
-  readonly extraBytes = 0;
   private readonly limbs: number;
   /** Per group: the limbs, then the count of values (one cache line touched per row). */
   private readonly stride: number;
@@ -271,7 +269,6 @@ export class ExactSumState implements AggregateState {
 /** sum/avg of FLOAT/DOUBLE: a double sum (input order) and a count. */
 export class FloatSumState implements AggregateState {
   readonly bytesPerGroup = 16;
-  readonly extraBytes = 0;
   /** Per group: the sum, then the count of values. */
   private sums = new Float64Array(0);
 
@@ -316,7 +313,6 @@ export class FloatSumState implements AggregateState {
  */
 export class NumberMinMaxState implements AggregateState {
   readonly bytesPerGroup = 9;
-  readonly extraBytes = 0;
   private values = new Float64Array(0);
   private has = new Uint8Array(0);
 
@@ -366,7 +362,6 @@ export class NumberMinMaxState implements AggregateState {
  */
 export class WordMinMaxState implements AggregateState {
   readonly bytesPerGroup: number;
-  readonly extraBytes = 0;
   private words = new Int32Array(0);
   private has = new Uint8Array(0);
 
@@ -472,10 +467,6 @@ export class BytesMinMaxState implements AggregateState {
     private readonly reservation: Reservation,
     private readonly label: string,
   ) {}
-
-  get extraBytes(): number {
-    return this.arena.length;
-  }
 
   resize(capacity: number): void {
     this.starts = grown(this.starts, capacity);
