@@ -1,4 +1,5 @@
 import {
+  Type,
   Binary,
   BinaryView,
   Bool,
@@ -240,7 +241,9 @@ describe('gatherColumn', () => {
       expectGathered(batches, c, run, out!);
       expectGathered(batches, c, run, gatherColumn(src, c, run, 0, run.length)); // a copy without `slices`
       // the same buffers, not copies
-      if (batches[0]!.data.children[c]!.values !== undefined) expect(out!.values.buffer).toBe(batches[0]!.data.children[c]!.values.buffer);
+      const input = batches[0]!.data.children[c]!;
+      const view = input.typeId === Type.Utf8View || input.typeId === Type.BinaryView; // copied: IPC writes no sliced views
+      if (input.values !== undefined && !view) expect(out!.values.buffer).toBe(input.values.buffer);
     }
     const second = Int32Array.from({ length: 10 }, (_, i) => 32 + 4 + i);
     const [sliced] = gatherColumns(src, second, 0, second.length, [0], undefined, true);

@@ -318,8 +318,10 @@ function contiguousRun(loc: Located, count: number): readonly [number, number] |
 }
 
 function gatherLocated(src: RowSource, column: number, loc: Located, count: number, guard?: AllocationGuard, run: readonly [number, number] | null = null): Data {
-  // (a Null column's slice would not know its null count)
-  if (run !== null && src.schema.fields[column]!.type.typeId !== Type.Null) return src.columnData(column)[run[0]]!.slice(run[1], count);
+  // not a Null column (its slice would not know its null count), nor views (Arrow JS's IPC writer
+  // writes a sliced view column without its views)
+  const t = src.schema.fields[column]!.type.typeId;
+  if (run !== null && t !== Type.Null && t !== Type.Utf8View && t !== Type.BinaryView) return src.columnData(column)[run[0]]!.slice(run[1], count);
   if (guard !== undefined) {
     const outer = activeGuard;
     activeGuard = guard;
