@@ -38,7 +38,7 @@
  *  - else (above an outer join) a row filter on the FROM result, after every join.
  */
 import type { Schema } from 'apache-arrow';
-import type { JoinInput, JoinMetrics, JoinStream } from '../../core/engine.ts';
+import type { JoinInput, JoinStream } from '../../core/engine.ts';
 import { UnsupportedJoinError, UsageError } from '../../core/errors.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
 import type { Expr } from '../../core/expr/ast.ts';
@@ -378,13 +378,4 @@ export function sidesOf(a: Extract<SqlExpr, { kind: 'column' }>, b: Extract<SqlE
   const ar = only(right, left, a);
   if (bl !== null && ar !== null) return { left: bl.out, right: ar.out };
   return null;
-}
-
-/** Every join of the tree, innermost first (the order their metrics are reported in). */
-export function joinsOf(p: FromPlan): JoinNode[] {
-  return p.kind === 'leaf' ? [] : [...joinsOf(p.left), ...joinsOf(p.right), p];
-}
-
-export function metricsOf(exec: JoinExec): JoinMetrics[] {
-  return exec.scan.runs;
 }

@@ -14,7 +14,7 @@
  * the dynamic filters that were published into it, and the plan as a tree (explain.ts) — what
  * `joinlab sql --explain` prints.
  */
-import { Schema, Table, type RecordBatch } from 'apache-arrow';
+import { Schema, Table } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
@@ -241,11 +241,4 @@ export function mentionedNames(q: SelectQuery): Set<string> | null {
   };
   query(q, true);
   return star ? null : out;
-}
-
-/** Reads a scan to a table. */
-export async function collect(scan: Scan, signal?: AbortSignal): Promise<Table> {
-  const batches: RecordBatch[] = [];
-  for await (const b of scan.batches({ signal })) batches.push(b);
-  return batches.length === 0 ? new Table(scan.schema) : new Table(batches);
 }

@@ -118,7 +118,6 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
 async function* fromArray(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {
   yield* batches;
 }
-async function* empty(): AsyncGenerator<RecordBatch> {}
 
 /** What one select item produces: the input's columns (`*`), or one column, or one expression. */
 type Output = { readonly kind: 'column'; readonly out: string; readonly name: string } | { readonly kind: 'expr'; readonly compiled: CompiledProjection; readonly name: string };

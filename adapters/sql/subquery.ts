@@ -26,7 +26,6 @@
  * AND / OR from the conjunct's top); elsewhere IN is refused.
  */
 import { Table } from 'apache-arrow';
-import type { Scan } from '../../core/scan/scan.ts';
 import type { SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
 import type { JoinType, KeyPair } from '../../core/types.ts';
 import { openScan } from '../io/open.ts';
