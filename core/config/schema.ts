@@ -105,6 +105,8 @@ export const configSchema = z
     'pwmj.partitions': positiveInt.max(64).default(1),
     batchSize: positiveInt.max(1 << 24).default(8192),
     memoryLimit: byteSize.default(Infinity),
+    // worker threads for parallel execution (core/parallel/); 1 runs everything on the calling thread
+    threads: positiveInt.max(64).default(1),
   })
   .strict();
 
