@@ -10,6 +10,7 @@ import type { PushdownPolicy } from '../pushdown/policy.ts';
 import type { HashMapLayout } from '../hashmap.ts';
 import type { SmjExistenceStream } from '../smj-existence.ts';
 import type { FirstMatchSearch } from '../pwmj-search.ts';
+import type { WorkerTask } from '../parallel/task.ts';
 import { defineSlot, type Slot, type Strategy } from './registry.ts';
 
 export const JOIN = defineSlot<JoinAlgorithm>('join', 'join algorithm (config key: join)');
@@ -18,4 +19,6 @@ export const HASHMAP = defineSlot<HashMapLayout>('hashmap', 'hash-table layout f
 export const SMJ_EXISTENCE = defineSlot<SmjExistenceStream>('smj.existence', 'sort-merge join stream for semi/anti/mark (config key: smj.existence)');
 export const PWMJ_SEARCH = defineSlot<FirstMatchSearch>('pwmj.search', 'piecewise merge join first-match search (config key: pwmj.search)');
 
-export const ALL_SLOTS: readonly Slot<Strategy>[] = [JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH];
+export const WORKER_TASK = defineSlot<WorkerTask>('worker-task', "an operator's work on worker threads (core/parallel/task.ts; not configured, resolved by the operator)");
+
+export const ALL_SLOTS: readonly Slot<Strategy>[] = [JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH, WORKER_TASK];

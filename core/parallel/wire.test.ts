@@ -1,0 +1,98 @@
+import { Dictionary, Field, makeData, Float64, Int32, Int64, List, makeBuilder, RecordBatch, Schema, Struct, Table, Utf8, Utf8View, Bool, Decimal, type DataType } from 'apache-arrow';
+import { describe, expect, it } from 'vitest';
+import { Rng } from '../random.ts';
+import { decodeBatch, decodeSchema, encodeBatch, encodeSchema, isShared, shareBatch, shareTable } from './wire.ts';
+
+const FIELDS: [string, DataType][] = [
+  ['i32', new Int32()],
+  ['i64', new Int64()],
+  ['f64', new Float64()],
+  ['b', new Bool()],
+  ['s', new Utf8()],
+  ['v', new Utf8View()],
+  ['dec', new Decimal(2, 18, 128)],
+  ['d', new Dictionary(new Utf8(), new Int32())],
+  ['l', new List(new Field('item', new Int32(), true))],
+  ['st', new Struct([new Field('x', new Int32(), true), new Field('y', new Utf8(), true)])],
+];
+const SCHEMA = new Schema(FIELDS.map(([n, t]) => new Field(n, t, true)));
+
+function value(type: DataType, r: Rng): unknown {
+  if (r.next() < 0.2) return null;
+  const s = () => 'x'.repeat(r.int(0, 20)) + r.int(0, 99);
+  switch (type.constructor) {
+    case Int32:
+      return r.int(-1000, 1000);
+    case Int64:
+      return BigInt(r.int(-1e9, 1e9)) * 1000n;
+    case Float64:
+      return r.next() * 100;
+    case Bool:
+      return r.next() < 0.5;
+    case Decimal:
+      return null;
+    case List:
+      return Array.from({ length: r.int(0, 3) }, () => r.int(0, 9));
+    case Struct:
+      return { x: r.int(0, 9), y: s() };
+    default:
+      return ['red', 'green', 'blue'][r.int(0, 2)] ?? s();
+  }
+}
+
+function batchOf(rows: number, seed: number): RecordBatch {
+  const r = new Rng(seed);
+  const columns = FIELDS.map(([, type]) => {
+    const b = makeBuilder({ type, nullValues: [null] });
+    for (let i = 0; i < rows; i++) b.append((type instanceof Utf8View || type instanceof Utf8 ? (r.next() < 0.2 ? null : 'v'.repeat(r.int(0, 30)) + i) : value(type, r)) as never);
+    return b.finish().flush();
+  });
+  return new RecordBatch(SCHEMA, makeData({ type: new Struct(SCHEMA.fields), length: rows, nullCount: 0, children: columns }));
+}
+
+const rowsOf = (b: RecordBatch) => JSON.stringify(new Table(b).toArray().map((r) => r.toJSON()), (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+
+describe('batch wire', () => {
+  const schema = decodeSchema(encodeSchema(SCHEMA));
+
+  it('the schema survives its round trip', () => {
+    expect(schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual(SCHEMA.fields.map((f) => `${f.name}:${f.type}`));
+  });
+
+  it.each(['copy', 'transfer'] as const)('%s: a batch and its slices come back equal, through structured clone', (mode) => {
+    for (const [start, len] of [
+      [0, 300],
+      [17, 101],
+      [299, 1],
+      [5, 0],
+    ] as const) {
+      const whole = batchOf(300, 7);
+      const batch = whole.slice(start, start + len);
+      const expected = rowsOf(batch);
+      const { wire, transfer } = encodeBatch(batch, mode);
+      const received = structuredClone(wire, { transfer });
+      expect(rowsOf(decodeBatch(received, schema))).toBe(expected);
+      if (mode === 'copy') expect(rowsOf(batch)).toBe(expected); // the sender's batch is intact
+      // a copy is as large as the slice, not the buffers it was cut from
+      if (mode === 'copy') for (const b of transfer) expect(b.byteLength).toBeLessThanOrEqual(whole.data.children.reduce((n, c) => n + (c.values?.byteLength ?? 0), 0) + 1e4);
+    }
+  });
+
+  it('transfer moves each buffer once, however many views share it', () => {
+    const batch = batchOf(64, 3);
+    const { transfer } = encodeBatch(batch, 'transfer');
+    expect(new Set(transfer).size).toBe(transfer.length);
+  });
+
+  it('shared batches cross without copies and stay equal', () => {
+    const batch = batchOf(200, 11).slice(3, 150);
+    const shared = shareBatch(batch);
+    expect(rowsOf(shared)).toBe(rowsOf(batch));
+    const { wire, transfer } = encodeBatch(shared, 'copy');
+    expect(transfer).toEqual([]);
+    const back = decodeBatch(structuredClone(wire), schema);
+    expect(isShared(back.data.children[0]!.values)).toBe(true);
+    expect(rowsOf(back)).toBe(rowsOf(batch));
+    expect(shareTable(new Table([batch])).numRows).toBe(147);
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * Record batches across threads: a batch becomes a plain tree of typed arrays (`BatchWire`) that
+ * `postMessage` can carry, and back — the buffers themselves are never re-encoded.
+ *
+ * Why not Arrow IPC: an IPC message copies every buffer into one body and Arrow JS's writer drops
+ * the views of a sliced Utf8View column; the wire keeps each buffer as it is, so a receiver sees
+ * exactly the `Data` the sender had (same offset, same sliced `values`, same validity bit offset —
+ * Arrow JS's `Data` constructor takes buffers as given, without re-slicing).
+ *
+ * What crosses how (`encodeBatch`'s `mode`):
+ *  - `SharedArrayBuffer`-backed arrays are shared: both threads see the same memory, nothing is
+ *    copied. Tables put in shared memory once (`shareBatch`) reach every worker for free.
+ *  - `transfer` (a worker's output): the arrays' `ArrayBuffer`s are moved (listed once each in the
+ *    transfer list, however many views share them). The sender must not touch them again.
+ *  - `copy` (the caller keeps its batch, e.g. the user's table): each array is copied into a
+ *    buffer of its own size — structured clone would copy the *whole* underlying buffer of a
+ *    view, which for a batch sliced out of a large IPC body is the whole body — and that copy is
+ *    then transferred.
+ *
+ * The schema crosses once per query (`encodeSchema`, a schema-only IPC stream); a batch's wire
+ * carries only lengths, null counts, offsets and buffers, and is rebuilt against it. Dictionary
+ * columns carry their dictionary's chunks; view columns their variadic data buffers.
+ */
+import { Data, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Table, tableFromIPC, Vector, type DataType } from 'apache-arrow';
+
+type Buffer = ArrayBufferView | undefined;
+
+/** One `Data` node: its fields and buffers (`[valueOffsets, values, nullBitmap, typeIds]`). */
+export interface DataWire {
+  readonly offset: number;
+  readonly length: number;
+  readonly nullCount: number;
+  readonly buffers: readonly Buffer[];
+  readonly children: readonly DataWire[];
+  readonly dictionary: readonly DataWire[] | null;
+  readonly variadic: readonly Uint8Array[] | null;
+}
+
+export interface BatchWire {
+  readonly length: number;
+  readonly columns: readonly DataWire[];
+}
+
+export type WireMode = 'share' | 'transfer' | 'copy';
+
+export interface EncodedBatch {
+  readonly wire: BatchWire;
+  /** Buffers to pass as `postMessage`'s transfer list (empty when everything is shared). */
+  readonly transfer: ArrayBuffer[];
+}
+
+/** Whether `view` lives in shared memory (then it crosses threads without a copy). */
+export function isShared(view: ArrayBufferView): boolean {
+  return typeof SharedArrayBuffer !== 'undefined' && view.buffer instanceof SharedArrayBuffer;
+}
+
+/**
+ * The wire of `batch`. `mode` says what happens to arrays that are not in shared memory (shared
+ * ones are always shared): moved (`transfer`: the caller gives them up) or copied (`copy`).
+ */
+export function encodeBatch(batch: RecordBatch, mode: Exclude<WireMode, 'share'>): EncodedBatch {
+  const transfer = new Set<ArrayBuffer>();
+  const visit = <T extends ArrayBufferView>(view: T): T => {
+    if (isShared(view)) return view;
+    let v = view;
+    if (mode === 'copy') v = compactCopy(view);
+    transfer.add(v.buffer as ArrayBuffer);
+    return v;
+  };
+  const columns = batch.data.children.map((d) => encodeData(d, visit));
+  return { wire: { length: batch.numRows, columns }, transfer: [...transfer] };
+}
+
+/** `batch` rebuilt from its wire, against the schema it was encoded with. */
+export function decodeBatch(wire: BatchWire, schema: Schema): RecordBatch {
+  if (wire.columns.length !== schema.fields.length) throw new RangeError(`batch wire has ${wire.columns.length} columns, schema ${schema.fields.length}`);
+  const children = wire.columns.map((c, i) => decodeData(c, schema.fields[i]!.type));
+  const data = new Data(new Struct(schema.fields), 0, wire.length, 0, undefined, children);
+  return new RecordBatch(schema, data);
+}
+
+/** The schema as bytes (a schema-only IPC stream), for `decodeSchema` on another thread. */
+export function encodeSchema(schema: Schema): Uint8Array {
+  const writer = RecordBatchStreamWriter.writeAll(new Table(schema));
+  return writer.toUint8Array(true);
+}
+
+export function decodeSchema(bytes: Uint8Array): Schema {
+  return tableFromIPC(bytes).schema;
+}
+
+/**
+ * `batch` with every buffer copied into shared memory (one `SharedArrayBuffer` per buffer), so it
+ * reaches any number of workers without a copy. Buffers already shared are kept.
+ */
+export function shareBatch(batch: RecordBatch): RecordBatch {
+  const columns = batch.data.children.map((d) => rebuild(d, shareView));
+  return new RecordBatch(batch.schema, new Data(new Struct(batch.schema.fields), 0, batch.numRows, 0, undefined, columns));
+}
+
+/** Every batch of `table` in shared memory (`shareBatch`). */
+export function shareTable(table: Table): Table {
+  return new Table(table.schema, table.batches.map(shareBatch));
+}
+
+/** A copy of `view` in shared memory (the view itself when it already is). */
+export function shareView<T extends ArrayBufferView>(view: T): T {
+  if (isShared(view)) return view;
+  const shared = new SharedArrayBuffer(view.byteLength);
+  new Uint8Array(shared).set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+  return new (view.constructor as new (b: ArrayBufferLike, o: number, n: number) => T)(shared, 0, elements(view));
+}
+
+function elements(view: ArrayBufferView): number {
+  return view.byteLength / ((view as unknown as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1);
+}
+
+/** `view` in a buffer of exactly its size (the view itself when it already fills its buffer). */
+function compactCopy<T extends ArrayBufferView>(view: T): T {
+  return (view as unknown as { slice(): T }).slice();
+}
+
+function encodeData(d: Data, visit: <T extends ArrayBufferView>(v: T) => T): DataWire {
+  // an empty view is replaced by a fresh one: cloning it would copy whatever buffer it points into
+  const buffers: Buffer[] = [d.valueOffsets, d.values, d.nullBitmap, d.typeIds].map((b) =>
+    b === undefined || b === null ? undefined : b.byteLength === 0 ? new (b.constructor as new (n: number) => ArrayBufferView)(0) : visit(b),
+  );
+  return {
+    offset: d.offset,
+    length: d.length,
+    nullCount: d.nullCount,
+    buffers,
+    children: d.children.map((c) => encodeData(c, visit)),
+    dictionary: d.dictionary ? d.dictionary.data.map((c) => encodeData(c, visit)) : null,
+    variadic: d.variadicBuffers.length > 0 ? d.variadicBuffers.map((b) => visit(b)) : null,
+  };
+}
+
+function decodeData(w: DataWire, type: DataType): Data {
+  const t = type as DataType & { children?: { type: DataType }[]; dictionary?: DataType };
+  const children = w.children.map((c, i) => decodeData(c, t.children![i]!.type));
+  const dictionary = w.dictionary === null ? undefined : new Vector(w.dictionary.map((c) => decodeData(c, t.dictionary!)));
+  const [offsets, values, validity, typeIds] = w.buffers;
+  // Data's constructor keeps buffers as given (no re-slicing by offset): the sender's exact layout
+  const buffers = [offsets, values, validity, typeIds] as unknown as ConstructorParameters<typeof Data>[4];
+  return new Data(type, w.offset, w.length, w.nullCount, buffers, children, dictionary, w.variadic ?? undefined);
+}
+
+function rebuild(d: Data, map: <T extends ArrayBufferView>(v: T) => T): Data {
+  const buf = (b: ArrayBufferView | undefined | null) => (b === undefined || b === null ? undefined : map(b));
+  const buffers = [buf(d.valueOffsets), buf(d.values), buf(d.nullBitmap), buf(d.typeIds)] as unknown as ConstructorParameters<typeof Data>[4];
+  const dictionary = d.dictionary ? new Vector(d.dictionary.data.map((c) => rebuild(c, map))) : undefined;
+  const variadic = d.variadicBuffers.length > 0 ? d.variadicBuffers.map((b) => map(b)) : undefined;
+  return new Data(d.type, d.offset, d.length, d.nullCount, buffers, d.children.map((c) => rebuild(c, map)), dictionary, variadic);
+}

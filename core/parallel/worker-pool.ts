@@ -1,0 +1,246 @@
+/**
+ * A pool of worker threads that run registered `WorkerTask`s (task.ts), morsel by morsel.
+ *
+ * Pools are process-wide and kept warm: starting a worker costs a thread, an isolate and the
+ * extensions' imports (~0.3–0.5 s here, mostly compiling the TypeScript sources), which a query of
+ * a few hundred milliseconds cannot pay each time. `WorkerPool.get(size, extensions, baseDir)`
+ * returns the pool of that shape, starting it on first use; idle workers are `unref`'d, so a pool
+ * never keeps the process alive, and are `ref`'d while they owe an answer (a pending promise alone
+ * does not keep Node's event loop running).
+ *
+ * Scheduling is morsel-driven, the way DuckDB's and Velox's task queues are: a session is opened
+ * on every worker, and each submitted input goes to the worker with the fewest unanswered
+ * requests — so a worker that finishes early takes the next morsel, and the caller bounds the
+ * work in flight (`PoolSession.map`). Answers come back in completion order.
+ *
+ * Failure: a task's error comes back as the same typed error (errors.ts) and rejects its submit.
+ * A worker that dies (an uncaught error, an out-of-memory abort, `terminate`) rejects everything it
+ * owed and is replaced on the next `open`. Cancellation is the caller's: it stops submitting,
+ * closes the session (each worker finishes at most the morsel it is on, then drops the session's
+ * state), and the pool stays warm for the next query.
+ */
+import { Worker } from 'node:worker_threads';
+import { CancelledError } from '../errors.ts';
+import { decodeError } from './errors.ts';
+import type { InitMessage, Request, Response } from './protocol.ts';
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** One worker thread and what it owes. */
+class PoolWorker {
+  readonly thread: Worker;
+  readonly ready: Promise<void>;
+  readonly #pending = new Map<number, Pending>();
+  #dead: Error | null = null;
+
+  constructor(
+    readonly index: number,
+    init: Omit<InitMessage, 'op' | 'workerIndex'>,
+  ) {
+    this.thread = new Worker(new URL('./worker-entry.mjs', import.meta.url));
+    this.thread.unref();
+    let settle: Pending;
+    this.ready = new Promise<void>((resolve, reject) => (settle = { resolve: () => resolve(), reject }));
+    // a rejected `ready` that nobody awaits yet must not become an unhandled rejection
+    this.ready.catch(() => {});
+    this.thread.ref(); // until it is ready
+    this.thread.on('message', (m: Response) => {
+      if (m.op === 'ready') {
+        this.#idle();
+        settle.resolve(undefined);
+      } else if (m.op === 'init-failed') {
+        this.#kill(decodeError(m.error));
+        settle.reject(decodeError(m.error));
+      } else {
+        const p = this.#pending.get(m.id);
+        if (p === undefined) return;
+        this.#pending.delete(m.id);
+        this.#idle();
+        if (m.op === 'done') p.resolve(m.value);
+        else p.reject(decodeError(m.error));
+      }
+    });
+    this.thread.on('error', (e) => {
+      this.#kill(new Error(`worker thread ${index} failed: ${e.message}`, { cause: e }));
+      settle.reject(this.#dead);
+    });
+    this.thread.on('exit', (code) => {
+      this.#kill(new Error(`worker thread ${index} exited (code ${code})`));
+      settle.reject(this.#dead);
+    });
+    const msg: InitMessage = { op: 'init', workerIndex: index, ...init };
+    this.thread.postMessage(msg);
+  }
+
+  get alive(): boolean {
+    return this.#dead === null;
+  }
+
+  get load(): number {
+    return this.#pending.size;
+  }
+
+  request(r: Request, transfer?: readonly ArrayBuffer[]): Promise<unknown> {
+    if (this.#dead) return Promise.reject(this.#dead);
+    return new Promise((resolve, reject) => {
+      this.#pending.set(r.id, { resolve, reject });
+      if (this.#pending.size === 1) this.thread.ref();
+      this.thread.postMessage(r, transfer as ArrayBuffer[] | undefined);
+    });
+  }
+
+  #idle(): void {
+    if (this.#pending.size === 0) this.thread.unref();
+  }
+
+  #kill(e: Error): void {
+    if (this.#dead) return;
+    this.#dead = e;
+    for (const p of this.#pending.values()) p.reject(e);
+    this.#pending.clear();
+    this.thread.unref();
+  }
+
+  terminate(): Promise<number> {
+    this.#kill(new CancelledError('worker pool closed'));
+    return this.thread.terminate();
+  }
+}
+
+let nextId = 1;
+let nextSession = 1;
+const POOLS = new Map<string, WorkerPool>();
+
+export class WorkerPool {
+  readonly #workers: PoolWorker[];
+  readonly #init: Omit<InitMessage, 'op' | 'workerIndex'>;
+  #closed = false;
+
+  private constructor(
+    readonly size: number,
+    init: Omit<InitMessage, 'op' | 'workerIndex'>,
+  ) {
+    this.#init = init;
+    this.#workers = Array.from({ length: size }, (_, i) => new PoolWorker(i, init));
+  }
+
+  /** The process's pool of `size` workers loading `extensions` (started on first use). */
+  static get(size: number, extensions: readonly string[], baseDir: string): WorkerPool {
+    const key = JSON.stringify([size, extensions, baseDir]);
+    let pool = POOLS.get(key);
+    if (pool === undefined || pool.#closed) POOLS.set(key, (pool = new WorkerPool(size, { extensions, baseDir })));
+    return pool;
+  }
+
+  /** Terminates every pool of the process (tests; a long-running host that wants its threads back). */
+  static async closeAll(): Promise<void> {
+    const pools = [...POOLS.values()];
+    POOLS.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+
+  /** Every worker started and its extensions loaded (the first failure otherwise). */
+  async ready(): Promise<void> {
+    this.#replaceDead();
+    await Promise.all(this.#workers.map((w) => w.ready));
+  }
+
+  /**
+   * Opens a session of `task` on every worker with the same `init` (shared memory crosses as
+   * is; other arrays are copied per worker). Resolves once every worker has opened it.
+   */
+  async open(task: string, init: unknown): Promise<PoolSession> {
+    if (this.#closed) throw new CancelledError('worker pool closed');
+    await this.ready();
+    const session = nextSession++;
+    const workers = [...this.#workers];
+    const opened = await Promise.allSettled(workers.map((w) => w.request({ op: 'open', id: nextId++, session, task, init })));
+    const failed = opened.find((r) => r.status === 'rejected');
+    const s = new PoolSession(session, workers);
+    if (failed) {
+      await s.close().catch(() => {});
+      throw failed.reason;
+    }
+    return s;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#workers.map((w) => w.terminate()));
+  }
+
+  #replaceDead(): void {
+    for (let i = 0; i < this.#workers.length; i++) if (!this.#workers[i]!.alive) this.#workers[i] = new PoolWorker(i, this.#init);
+  }
+}
+
+/** One task's session across the pool's workers. */
+export class PoolSession {
+  #closed: Promise<unknown[]> | null = null;
+
+  constructor(
+    readonly id: number,
+    readonly workers: readonly PoolWorker[],
+  ) {}
+
+  /** Runs `input` on the least-loaded worker; resolves to its reply's value. */
+  submit(input: unknown, transfer?: readonly ArrayBuffer[]): Promise<unknown> {
+    if (this.#closed) return Promise.reject(new CancelledError('session closed'));
+    let w = this.workers[0]!;
+    for (const x of this.workers) if (x.alive && (x.load < w.load || !w.alive)) w = x;
+    return w.request({ op: 'run', id: nextId++, session: this.id, input }, transfer);
+  }
+
+  /**
+   * Runs every input, at most `inFlight` per worker at a time, yielding values in completion
+   * order. Stops submitting on the first error (rethrown once the inputs already submitted have
+   * settled, so no worker still works for a consumer that is gone) or when `signal` aborts.
+   */
+  async *map<T>(inputs: AsyncIterable<{ input: unknown; transfer?: readonly ArrayBuffer[] }>, options: { inFlight?: number; signal?: AbortSignal } = {}): AsyncGenerator<T> {
+    const limit = (options.inFlight ?? 2) * this.workers.length;
+    const running = new Map<number, Promise<{ k: number; ok: boolean; value: unknown }>>();
+    let k = 0;
+    let failure: { error: unknown } | null = null;
+    const iterator = inputs[Symbol.asyncIterator]();
+    let exhausted = false;
+    try {
+      while (true) {
+        while (!exhausted && failure === null && running.size < limit) {
+          if (options.signal?.aborted) throw options.signal.reason ?? new CancelledError('cancelled');
+          const next = await iterator.next();
+          if (next.done) {
+            exhausted = true;
+            break;
+          }
+          const id = k++;
+          running.set(
+            id,
+            this.submit(next.value.input, next.value.transfer).then(
+              (value) => ({ k: id, ok: true, value }),
+              (error) => ({ k: id, ok: false, value: error }),
+            ),
+          );
+        }
+        if (running.size === 0) break;
+        const done = await Promise.race(running.values());
+        running.delete(done.k);
+        if (!done.ok) failure ??= { error: done.value };
+        else if (failure === null) yield done.value as T;
+        if (failure !== null && running.size === 0) throw failure.error;
+      }
+    } finally {
+      // a consumer that stopped early (or an error): let what is running settle, drop the inputs
+      await Promise.allSettled(running.values());
+      if (!exhausted) await iterator.return?.();
+    }
+  }
+
+  /** Closes the session on every worker; their close replies, by worker (once). */
+  close(): Promise<unknown[]> {
+    this.#closed ??= Promise.all(this.workers.map((w) => (w.alive ? w.request({ op: 'close', id: nextId++, session: this.id }) : Promise.resolve(null))));
+    return this.#closed;
+  }
+}
