@@ -12,6 +12,15 @@
  * key column are not inserted and probe rows with a NULL never match; under `null-equals-null`
  * a NULL equals a NULL in the same column (the comparator never looks at NULLs, so layouts check
  * `nulls` themselves).
+ *
+ * Sharing with worker threads (config `threads` > 1): a table that can be probed from another
+ * thread implements `share()` — its state as plain data whose typed arrays live in
+ * `SharedArrayBuffer`s — and its layout implements `restore()`, which rebuilds an equal probe
+ * object over that same memory (no copy, no rebuild) in the worker. `BuildInput.shared` asks the
+ * layout to allocate its arrays in shared memory from the start, so `share()` copies nothing. A
+ * restored table is read-only: it never releases its arrays (the building thread owns them). A
+ * layout without the pair cannot run with threads > 1 and the hash join says so
+ * (UnsupportedJoinError), rather than silently running single-threaded.
  */
 import type { KeyColumn } from './keys/types.ts';
 import type { Strategy } from './registry/registry.ts';
@@ -20,6 +29,29 @@ export interface BuildInput {
   readonly keys: readonly KeyColumn[];
   /** One hash per build row (`hashKeys(keys, seed)`). */
   readonly hashes: Uint32Array;
+  readonly rows: number;
+  readonly nullEqualsNull: boolean;
+  /**
+   * Allocate the table's arrays in shared memory (`SharedArrayBuffer`): the table will be shared
+   * with worker threads. Absent means false.
+   */
+  readonly shared?: boolean;
+}
+
+/**
+ * A built table as shared memory: everything `HashMapLayout.restore` needs to rebuild an equal
+ * probe object on another thread. `state` is plain data — numbers, strings, booleans, nulls and
+ * typed arrays over `SharedArrayBuffer`s — so it crosses `postMessage` without a copy.
+ */
+export interface SharedTable {
+  /** The registered name of the layout whose `restore` rebuilds it (e.g. `swiss` under `auto`). */
+  readonly layout: string;
+  readonly state: unknown;
+}
+
+/** What `restore` gets besides the state: the build keys (already in shared memory) and the NULL rule. */
+export interface RestoreInput {
+  readonly keys: readonly KeyColumn[];
   readonly rows: number;
   readonly nullEqualsNull: boolean;
 }
@@ -91,6 +123,12 @@ export interface JoinHashTable {
    * (core/memory/buffer-cache.ts) and must refuse further probes. Optional.
    */
   release?(): void;
+  /**
+   * The table as shared memory (see the module comment): arrays allocated shared
+   * (`BuildInput.shared`) are handed as they are, others are copied into shared memory. Optional:
+   * a table without it cannot be probed from worker threads.
+   */
+  share?(): SharedTable;
 }
 
 export interface HashMapLayout extends Strategy {
@@ -104,4 +142,10 @@ export interface HashMapLayout extends Strategy {
    */
   estimateBytes?(input: BuildInput): number;
   build(input: BuildInput): JoinHashTable;
+  /**
+   * Rebuilds the probe object of a table this layout built and `share()`d — on another thread,
+   * over the same shared memory. Its `probe`, `contains` and `mayContain` answer exactly as the
+   * original's; it never releases the arrays. Required of a layout whose tables have `share`.
+   */
+  restore?(shared: SharedTable, input: RestoreInput): JoinHashTable;
 }
