@@ -39,6 +39,7 @@ import { ALL_SLOTS, JOIN } from './registry/slots.ts';
 import { toJoinSpec, type JoinSpecInput } from './spec.ts';
 import type { JoinSpec } from './types.ts';
 import { ProjectedScan } from './scan/projected-scan.ts';
+import { WorkerPool } from './parallel/worker-pool.ts';
 import type { Scan } from './scan/scan.ts';
 
 /** A join input: an Arrow table, a file path (.parquet, .arrow), or an already opened scan. */
@@ -120,7 +121,18 @@ export class Engine {
     readonly config: Config,
     readonly registry: Registry,
     readonly runtime: EngineRuntime,
+    /** Where the configured extensions' relative paths resolve (the worker threads load them too). */
+    readonly baseDir: string = process.cwd(),
   ) {}
+
+  /**
+   * The worker threads runs of this engine use: null when `threads` is 1, else the process's warm
+   * pool of `threads` workers loading this engine's extensions (started on first use).
+   */
+  workers(): WorkerPool | null {
+    if (this.config.threads <= 1) return null;
+    return WorkerPool.get(this.config.threads, [...this.runtime.extensions, ...this.config.extensions], this.baseDir);
+  }
 
   /** Validates `config` (nested or dotted keys), loads the runtime's then the configured extensions. */
   static async create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
@@ -131,14 +143,14 @@ export class Engine {
     await loadExtensions(registry, runtime.extensions);
     await loadExtensions(registry, parsed.extensions, options.baseDir);
     // `this`: a subclass (the composition root's Engine) gets an instance of itself
-    const engine = new this(parsed, registry, runtime);
+    const engine = new this(parsed, registry, runtime, options.baseDir ?? process.cwd());
     engine.algorithm(); // fail fast on an unknown `join`
     return engine;
   }
 
   /** The same engine (same runtime) with some config keys changed (e.g. one experiment variant). */
   async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
-    return (this.constructor as typeof Engine).create({ ...this.config, ...overrides }, { runtime: this.runtime, ...options });
+    return (this.constructor as typeof Engine).create({ ...this.config, ...overrides }, { runtime: this.runtime, baseDir: this.baseDir, ...options });
   }
 
   /** `input` as a scan: itself, or opened by the runtime (`name` names it in errors: 'left', 'right', 'input'). */
@@ -204,7 +216,7 @@ export class Engine {
       operators,
       memory: { limit: pool.limit, limitSource: pool.limitSource ?? 'memoryLimit', peakReservedBytes: 0 },
     };
-    const ctx: JoinContext = { config: this.config, registry: this.registry, pool, spill, metrics: opMetrics, operators, signal: options.signal };
+    const ctx: JoinContext = { config: this.config, registry: this.registry, pool, spill, metrics: opMetrics, operators, signal: options.signal, workers: this.workers() };
     async function* run(): AsyncIterable<RecordBatch> {
       const started = performance.now();
       // the batch between the operator and the consumer: released when the consumer asks for

@@ -23,6 +23,7 @@ import type { OperatorMetrics } from './metrics.ts';
 import type { BoundJoin } from './plan.ts';
 import type { Registry, Strategy } from './registry/registry.ts';
 import type { Scan } from './scan/scan.ts';
+import type { WorkerPool } from './parallel/worker-pool.ts';
 
 export interface JoinContext {
   readonly config: Config;
@@ -33,6 +34,12 @@ export interface JoinContext {
   readonly metrics: OperatorMetrics;
   readonly operators: Record<string, OperatorMetrics>;
   readonly signal?: AbortSignal;
+  /**
+   * The worker threads of this run (config `threads` > 1: a pool of that many workers with the
+   * engine's extensions loaded, core/parallel/worker-pool.ts); absent or null when `threads` is 1
+   * or the caller made the context by hand. An algorithm with a parallel phase runs it there.
+   */
+  readonly workers?: WorkerPool | null;
 }
 
 export interface JoinInputs {

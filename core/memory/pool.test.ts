@@ -98,3 +98,38 @@ describe('parseByteSize', () => {
     expect(() => new MemoryPool('lots')).toThrow(/invalid byte size 'lots'/);
   });
 });
+
+describe('a pool shared with worker threads', () => {
+  it('attached pools reserve against one limit and one peak; the pool keeps what it held before sharing', () => {
+    const main = new MemoryPool(1000);
+    const a = main.reservation('before');
+    a.grow(100);
+    const handle = main.share();
+    expect(main.share()).toBe(handle);
+    const w1 = MemoryPool.attach(handle);
+    const w2 = MemoryPool.attach(structuredClone(handle)); // as a worker receives it
+    expect(w1.reserved).toBe(100);
+    const r1 = w1.reservation('worker 1');
+    const r2 = w2.reservation('worker 2');
+    r1.grow(500);
+    expect(main.reserved).toBe(600);
+    expect(() => r2.grow(401)).toThrow(MemoryLimitError);
+    r2.grow(400);
+    expect(main.available).toBe(0);
+    expect(() => a.grow(1)).toThrow(/memoryLimit=1000/);
+    r1.free();
+    r2.shrink(150);
+    expect(w2.reserved).toBe(350);
+    expect(main.peak).toBe(1000);
+    a.free();
+    r2.free();
+    expect(main.reserved).toBe(0);
+  });
+
+  it('an unlimited pool shares too', () => {
+    const main = new MemoryPool(Infinity);
+    const w = MemoryPool.attach(main.share());
+    w.reservation('x').grow(2 ** 40);
+    expect(main.reserved).toBe(2 ** 40);
+  });
+});

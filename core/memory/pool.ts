@@ -77,11 +77,28 @@ function checkBytes(bytes: number, what: string): void {
   if (!(bytes >= 0) || !Number.isFinite(bytes)) throw new RangeError(`${what}: byte count must be a finite number >= 0, got ${bytes}`);
 }
 
+/**
+ * A pool's counters in shared memory, for worker threads to reserve against the same limit
+ * (`MemoryPool.share` / `MemoryPool.attach`): slot 0 the bytes reserved, slot 1 the peak.
+ */
+export interface SharedPoolHandle {
+  readonly counters: SharedArrayBuffer;
+  readonly limit: number;
+  readonly limitSource?: string;
+}
+
 export class MemoryPool {
   readonly limit: number;
   readonly limitSource: string | undefined;
   private reservedBytes = 0;
   private peakBytes = 0;
+  /**
+   * Set once the pool is shared with worker threads: every reservation of every thread then goes
+   * through these atomic counters (a compare-exchange per grow — per batch, never per row), so
+   * the limit holds for the query as a whole, not per thread.
+   */
+  #shared: BigInt64Array | null = null;
+  #handle: SharedPoolHandle | null = null;
 
   /** `limit` in bytes (Infinity for no limit) or a size string such as '512MB' / '2GiB'. */
   constructor(limit: number | string = Infinity, options: MemoryPoolOptions = {}) {
@@ -100,9 +117,33 @@ export class MemoryPool {
     return new MemoryPool(budget, { limitSource: `${what} the system budget, ${SYSTEM_BUDGET_SHARE * 100}% of ${formatBytes(systemMemoryBytes())}` });
   }
 
+  /**
+   * This pool's counters moved into shared memory (idempotent): from now on its reservations and
+   * those of every pool `attach`ed to the handle count against one limit.
+   */
+  share(): SharedPoolHandle {
+    if (this.#handle === null) {
+      const counters = new SharedArrayBuffer(16);
+      const c = new BigInt64Array(counters);
+      c[0] = BigInt(this.reservedBytes);
+      c[1] = BigInt(this.peakBytes);
+      this.#shared = c;
+      this.#handle = { counters, limit: this.limit, ...(this.limitSource === undefined ? {} : { limitSource: this.limitSource }) };
+    }
+    return this.#handle;
+  }
+
+  /** A pool over a shared pool's counters (in a worker thread): same limit, same reserved bytes. */
+  static attach(handle: SharedPoolHandle): MemoryPool {
+    const pool = new MemoryPool(handle.limit, handle.limitSource === undefined ? {} : { limitSource: handle.limitSource });
+    pool.#shared = new BigInt64Array(handle.counters);
+    pool.#handle = handle;
+    return pool;
+  }
+
   /** The error a refused request of `bytes` by `consumer` raises. */
   limitError(consumer: string, bytes: number): MemoryLimitError {
-    return new MemoryLimitError(consumer, bytes, this.reservedBytes, this.limit, this.limitSource);
+    return new MemoryLimitError(consumer, bytes, this.reserved, this.limit, this.limitSource);
   }
 
   /**
@@ -111,7 +152,7 @@ export class MemoryPool {
    */
   ensure(bytes: number, consumer: string): void {
     checkBytes(bytes, `${consumer}: ensure`);
-    if (bytes > this.limit - this.reservedBytes) throw this.limitError(consumer, bytes);
+    if (bytes > this.limit - this.reserved) throw this.limitError(consumer, bytes);
   }
 
   /**
@@ -125,19 +166,19 @@ export class MemoryPool {
     }
   }
 
-  /** Bytes currently reserved by all reservations. */
+  /** Bytes currently reserved by all reservations (of every thread, once shared). */
   get reserved(): number {
-    return this.reservedBytes;
+    return this.#shared === null ? this.reservedBytes : Number(Atomics.load(this.#shared, 0));
   }
 
   /** Highest `reserved` seen. */
   get peak(): number {
-    return this.peakBytes;
+    return this.#shared === null ? this.peakBytes : Number(Atomics.load(this.#shared, 1));
   }
 
   /** Bytes still available (Infinity without a limit). */
   get available(): number {
-    return this.limit - this.reservedBytes;
+    return this.limit - this.reserved;
   }
 
   /** A new, empty reservation; `consumer` names the operator in errors (e.g. `hash-join[2] build`). */
@@ -147,15 +188,37 @@ export class MemoryPool {
 
   /** @internal used by Reservation */
   acquire(bytes: number): boolean {
-    if (bytes > this.limit - this.reservedBytes) return false;
-    this.reservedBytes += bytes;
-    if (this.reservedBytes > this.peakBytes) this.peakBytes = this.reservedBytes;
+    const c = this.#shared;
+    if (c === null) {
+      if (bytes > this.limit - this.reservedBytes) return false;
+      this.reservedBytes += bytes;
+      if (this.reservedBytes > this.peakBytes) this.peakBytes = this.reservedBytes;
+      return true;
+    }
+    const add = BigInt(Math.round(bytes));
+    const limit = Number.isFinite(this.limit) ? BigInt(this.limit) : null;
+    let now: bigint;
+    for (let cur = Atomics.load(c, 0); ; ) {
+      if (limit !== null && add > limit - cur) return false;
+      const seen = Atomics.compareExchange(c, 0, cur, cur + add);
+      if (seen === cur) {
+        now = cur + add;
+        break;
+      }
+      cur = seen;
+    }
+    for (let peak = Atomics.load(c, 1); now > peak; ) {
+      const seen = Atomics.compareExchange(c, 1, peak, now);
+      if (seen === peak) break;
+      peak = seen;
+    }
     return true;
   }
 
   /** @internal used by Reservation */
   release(bytes: number): void {
-    this.reservedBytes -= bytes;
+    if (this.#shared === null) this.reservedBytes -= bytes;
+    else Atomics.sub(this.#shared, 0, BigInt(Math.round(bytes)));
   }
 }
 

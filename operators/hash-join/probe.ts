@@ -106,6 +106,35 @@ export class HashJoinProbe {
   }
 
   /**
+   * One probe batch's output (what `run` does per batch): the parallel probe (parallel.ts) runs
+   * this in every worker, each over its own morsels, and the build side's rows on the main thread
+   * once every worker's match bits are merged (`mergeWorker`).
+   */
+  probeBatch(batch: RecordBatch): Generator<RecordBatch> {
+    return this.#probeBatch(batch);
+  }
+
+  /** After the probe input: the build side's rows (`probe`: the probe input's schema and row count from metadata). */
+  buildSideOutput(probe: Pick<Scan, 'schema' | 'numRows'>): Generator<RecordBatch> {
+    return this.#buildSideOutput(probe);
+  }
+
+  /** What one worker's probe learned that the build side's output depends on: match bits per partition, NULL probe keys seen. */
+  workerState(): { readonly matched: readonly Uint32Array[]; readonly sawNullKey: boolean } {
+    return { matched: this.#parts.map((p) => p.matched.words), sawNullKey: this.#probeSawNullKey };
+  }
+
+  /** Merges a worker's `workerState()` into this (the main thread's) probe. */
+  mergeWorker(state: { readonly matched: readonly Uint32Array[]; readonly sawNullKey: boolean }): void {
+    if (state.sawNullKey) this.#probeSawNullKey = true;
+    this.#parts.forEach((p, i) => {
+      const into = p.matched.words;
+      const from = state.matched[i]!;
+      for (let w = 0; w < into.length; w++) into[w]! |= from[w]!;
+    });
+  }
+
+  /**
    * One probe batch: its keys normalised once; with one partition they probe its table directly,
    * partitioned each partition's piece probes its own (see the module comment).
    */
@@ -182,7 +211,7 @@ export class HashJoinProbe {
   }
 
   /** After the probe input: per partition, its unmatched build rows and its semi/anti/mark rows. */
-  *#buildSideOutput(probeScan: Scan): Generator<RecordBatch> {
+  *#buildSideOutput(probeScan: Pick<Scan, 'schema' | 'numRows'>): Generator<RecordBatch> {
     const roles = this.#roles;
     if (!roles.keepUnmatchedBuild && roles.buildRows === null) return;
     const probeEmpty = new RowSource([], probeScan.schema);
