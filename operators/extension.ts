@@ -4,9 +4,10 @@
  * names, per join, the algorithm that runs it (operators/auto-join/auto-join.ts).
  */
 import type { Extension } from '../core/registry/extensions.ts';
-import { JOIN } from '../core/registry/slots.ts';
+import { JOIN, WORKER_TASK } from '../core/registry/slots.ts';
 import { AutoJoin } from './auto-join/auto-join.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
+import { probeTask } from './hash-join/probe-task.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
 import { SortMergeJoin } from './sort-merge-join/sort-merge-join.ts';
@@ -19,6 +20,8 @@ const extension: Extension = {
     registry.register(JOIN, new SortMergeJoin());
     registry.register(JOIN, new PiecewiseMergeJoin());
     registry.register(JOIN, new AutoJoin(registry));
+    // the parallel phases, run by worker threads (core/parallel/)
+    registry.register(WORKER_TASK, probeTask);
   },
 };
 export default extension;

@@ -153,10 +153,12 @@ function buildProgram(ctx: RunContext): Command {
     .option('--seed <n>', 'seed (the same seed gives the same cases)', '11')
     .option('--algorithm <name...>', 'only these join algorithms')
     .option('--config <file>', 'config file (its extensions are fuzzed too)')
+    .option('--threads <list>', 'thread counts to draw each case from (comma-separated)', '1,2,4')
     .option('--sql-share <fraction>', 'share of the cases that are random SQL queries through Engine.sql (0..1)', '0.1')
     .option('--sql-features <names>', `SQL features to draw (comma-separated, of ${SQL_FEATURE_NAMES.join(', ')}; default: those the planner claims)`)
-    .action(async (opts: { cases: string; seed: string; algorithm?: string[]; config?: string; sqlShare: string; sqlFeatures?: string }) => {
+    .action(async (opts: { cases: string; seed: string; algorithm?: string[]; config?: string; threads: string; sqlShare: string; sqlFeatures?: string }) => {
       const cases = integerFlag(opts.cases, '--cases', ...LIMITS.cases);
+      const threads = opts.threads.split(',').map((t) => integerFlag(t.trim(), '--threads', 1, 64));
       const seed = integerFlag(opts.seed, '--seed', ...LIMITS.seed);
       const sqlShare = Number(opts.sqlShare);
       if (opts.sqlShare.trim() === '' || !(sqlShare >= 0 && sqlShare <= 1)) throw new UsageError(`--sql-share expects a number from 0 to 1, got '${opts.sqlShare}'`);
@@ -172,6 +174,7 @@ function buildProgram(ctx: RunContext): Command {
       const r = await runParity({
         cases,
         seed,
+        threads,
         algorithms: opts.algorithm,
         extensions: config.extensions,
         sqlShare,

@@ -35,6 +35,9 @@ import { compareResults, formatComparison, orderDifference } from '../duckdb/com
 import { joinToSql } from '../duckdb/join-sql.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 
+/** Thread counts the fuzzer draws by default: the calling thread, and pools of 2 and 4 workers. */
+export const DEFAULT_PARITY_THREADS: readonly number[] = [1, 2, 4];
+
 export interface ParityOptions {
   readonly cases: number;
   readonly seed: number;
@@ -49,6 +52,8 @@ export interface ParityOptions {
   readonly progressEvery?: number;
   /** Mismatches printed with a shrunk reproduction (default 3); later ones get one line each. */
   readonly maxReports?: number;
+  /** Thread counts each case's `threads` is drawn from (default 1, 2 and 4). */
+  readonly threads?: readonly number[];
   /** The share of cases that are SQL queries (0..1, default 0.1). */
   readonly sqlShare?: number;
   /** The features SQL cases are drawn with (default: CLAIMED_SQL_FEATURES). */
@@ -139,10 +144,10 @@ export async function runParity(options: ParityOptions): Promise<ParityResult> {
   const sqlFeatures = options.sqlFeatures ?? CLAIMED_SQL_FEATURES;
 
   const base = await Engine.create({ extensions: [...(options.extensions ?? [])] }, { baseDir: options.baseDir });
-  const space = caseSpace(base.registry, { algorithms: options.algorithms, extensions: base.config.extensions });
+  const space = caseSpace(base.registry, { algorithms: options.algorithms, extensions: base.config.extensions, threads: options.threads ?? DEFAULT_PARITY_THREADS });
   const features = SQL_FEATURES.filter((f) => sqlFeatures[f]);
   out(
-    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
+    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}, threads ${space.threads.join('|')}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
   );
 
   const duck = await DuckDBSession.open({ threads: 1 });
@@ -238,6 +243,7 @@ export function sqlCaseConfig(space: CaseSpace, seed: number, index: number): Re
     hashmap,
     'hash.mode': rng.chance(0.5) ? 'collect-left' : 'partitioned',
     batchSize: rng.pick(CASE_BATCH_SIZES),
+    threads: space.threads.length === 1 ? space.threads[0]! : new Rng(caseSeed(seed ^ 0x7e4d, index)).pick(space.threads),
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
 }

@@ -4,6 +4,7 @@
  * for `join`, whose description is its planning rule).
  */
 import { CONFIG_KEYS, parseConfig, type Config } from '../../core/config/schema.ts';
+import { WORKER_TASK } from '../../core/registry/slots.ts';
 import { Engine } from '../../composition.ts';
 import { formatTable } from './format.ts';
 
@@ -16,7 +17,8 @@ function slotDefaults(): Map<string, unknown> {
 export async function runStrategiesCommand(config: Config, json: boolean): Promise<void> {
   const engine = await Engine.create(config);
   const defaults = slotDefaults();
-  const slots = engine.registry.slots().map((s) => ({
+  // worker tasks are an operator's internals, resolved by the operator, never configured: not listed
+  const slots = engine.registry.slots().filter((s) => s.name !== WORKER_TASK.name).map((s) => ({
     ...s,
     strategies: s.strategies.map((t) => ({ ...t, default: defaults.get(s.name) === t.name })),
   }));

@@ -109,6 +109,8 @@ export interface CaseConfig {
   readonly 'pwmj.search': string;
   readonly 'pwmj.prefilter': boolean;
   readonly 'pwmj.partitions': number;
+  /** Worker threads (drawn from `CaseSpace.threads`; 1 runs on the calling thread). */
+  readonly threads: number;
   readonly extensions?: readonly string[];
   /** The engine policies' thresholds, when drawn small (`SMALL_ENGINE_THRESHOLDS`). */
   readonly [engineThreshold: `pushdown.${'duckdb' | 'trino' | 'spark' | 'velox'}.${string}`]: number | boolean;
@@ -168,6 +170,8 @@ export interface CaseSpace {
   readonly searches: readonly string[];
   /** Extension modules the registry was loaded with (absolute specifiers), copied into configs. */
   readonly extensions: readonly string[];
+  /** Thread counts to draw `threads` from (default: 1 only). */
+  readonly threads: readonly number[];
 }
 
 export interface CaseSpaceOptions {
@@ -179,6 +183,11 @@ export interface CaseSpaceOptions {
   readonly searches?: readonly string[];
   /** Extensions the registry was loaded with, so each case's config loads them too. */
   readonly extensions?: readonly string[];
+  /**
+   * Thread counts to draw each case's `threads` from, uniformly (default `[1]`). Drawn from a
+   * stream of its own, so adding thread counts leaves every other draw of a seed unchanged.
+   */
+  readonly threads?: readonly number[];
 }
 
 /** The space of every strategy registered in `registry` (unknown names in options throw). */
@@ -197,8 +206,12 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
     existences: pick(SMJ_EXISTENCE, options.existences),
     searches: pick(PWMJ_SEARCH, options.searches),
     extensions: [...(options.extensions ?? [])],
+    threads: [...(options.threads ?? [1])],
   };
 }
+
+/** Mixed into a case's seed for its `threads` draw (a stream apart from the case's other draws). */
+const THREADS_STREAM = 0x7e4d_a11e;
 
 /** The seed of case `index` of a run seeded with `seed` (well mixed: neighbouring cases are unrelated). */
 export function caseSeed(seed: number, index: number): number {
@@ -470,6 +483,7 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     'pwmj.search': d.search,
     'pwmj.prefilter': d.prefilter,
     'pwmj.partitions': d.streamedPartitions,
+    threads: space.threads.length === 1 ? space.threads[0]! : space.threads[new Rng(caseSeed(seed, index) ^ THREADS_STREAM).int(0, space.threads.length - 1)]!,
     ...(d.smallEngineThresholds ? SMALL_ENGINE_THRESHOLDS : {}),
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };

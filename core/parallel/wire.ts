@@ -59,16 +59,29 @@ export function isShared(view: ArrayBufferView): boolean {
  * ones are always shared): moved (`transfer`: the caller gives them up) or copied (`copy`).
  */
 export function encodeBatch(batch: RecordBatch, mode: Exclude<WireMode, 'share'>): EncodedBatch {
+  const { wires, transfer } = encodeBatches([batch], mode);
+  return { wire: wires[0]!, transfer };
+}
+
+/**
+ * Several batches in one message: one transfer list for all of them, so buffers that several
+ * batches share (the slices of one probe batch) are moved once.
+ */
+export function encodeBatches(batches: readonly RecordBatch[], mode: Exclude<WireMode, 'share'>): { wires: BatchWire[]; transfer: ArrayBuffer[] } {
   const transfer = new Set<ArrayBuffer>();
+  const copies = new Map<ArrayBufferView, ArrayBufferView>();
   const visit = <T extends ArrayBufferView>(view: T): T => {
     if (isShared(view)) return view;
     let v = view;
-    if (mode === 'copy') v = compactCopy(view);
+    if (mode === 'copy') {
+      v = (copies.get(view) as T | undefined) ?? compactCopy(view);
+      copies.set(view, v);
+    }
     transfer.add(v.buffer as ArrayBuffer);
     return v;
   };
-  const columns = batch.data.children.map((d) => encodeData(d, visit));
-  return { wire: { length: batch.numRows, columns }, transfer: [...transfer] };
+  const wires = batches.map((b) => ({ length: b.numRows, columns: b.data.children.map((d) => encodeData(d, visit)) }));
+  return { wires, transfer: [...transfer] };
 }
 
 /** `batch` rebuilt from its wire, against the schema it was encoded with. */

@@ -186,11 +186,12 @@ export class PoolSession {
     readonly workers: readonly PoolWorker[],
   ) {}
 
-  /** Runs `input` on the least-loaded worker; resolves to its reply's value. */
-  submit(input: unknown, transfer?: readonly ArrayBuffer[]): Promise<unknown> {
+  /** Runs `input` on the least-loaded worker (or on worker `to`); resolves to its reply's value. */
+  submit(input: unknown, transfer?: readonly ArrayBuffer[], to?: number): Promise<unknown> {
     if (this.#closed) return Promise.reject(new CancelledError('session closed'));
     let w = this.workers[0]!;
-    for (const x of this.workers) if (x.alive && (x.load < w.load || !w.alive)) w = x;
+    if (to !== undefined) w = this.workers[to]!;
+    else for (const x of this.workers) if (x.alive && (x.load < w.load || !w.alive)) w = x;
     return w.request({ op: 'run', id: nextId++, session: this.id, input }, transfer);
   }
 
@@ -199,7 +200,15 @@ export class PoolSession {
    * order. Stops submitting on the first error (rethrown once the inputs already submitted have
    * settled, so no worker still works for a consumer that is gone) or when `signal` aborts.
    */
-  async *map<T>(inputs: AsyncIterable<{ input: unknown; transfer?: readonly ArrayBuffer[] }>, options: { inFlight?: number; signal?: AbortSignal } = {}): AsyncGenerator<T> {
+  async *map<T>(
+    inputs: AsyncIterable<{ input: unknown; transfer?: readonly ArrayBuffer[] }>,
+    options: {
+      inFlight?: number;
+      signal?: AbortSignal;
+      /** A follow-up request a reply asks for (the rest of its output), run by the worker named. */
+      followUp?: (value: T) => { readonly worker: number; readonly input: unknown } | null;
+    } = {},
+  ): AsyncGenerator<T> {
     const limit = (options.inFlight ?? 2) * this.workers.length;
     const running = new Map<number, Promise<{ k: number; ok: boolean; value: unknown }>>();
     let k = 0;
@@ -228,7 +237,20 @@ export class PoolSession {
         const done = await Promise.race(running.values());
         running.delete(done.k);
         if (!done.ok) failure ??= { error: done.value };
-        else if (failure === null) yield done.value as T;
+        else if (failure === null) {
+          const follow = options.followUp?.(done.value as T) ?? null;
+          if (follow !== null) {
+            const id = k++;
+            running.set(
+              id,
+              this.submit(follow.input, undefined, follow.worker).then(
+                (value) => ({ k: id, ok: true, value }),
+                (error) => ({ k: id, ok: false, value: error }),
+              ),
+            );
+          }
+          yield done.value as T;
+        }
         if (failure !== null && running.size === 0) throw failure.error;
       }
     } finally {

@@ -21,4 +21,5 @@ export const PWMJ_SEARCH = defineSlot<FirstMatchSearch>('pwmj.search', 'piecewis
 
 export const WORKER_TASK = defineSlot<WorkerTask>('worker-task', "an operator's work on worker threads (core/parallel/task.ts; not configured, resolved by the operator)");
 
-export const ALL_SLOTS: readonly Slot<Strategy>[] = [JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH, WORKER_TASK];
+/** The configurable slots (`joinlab strategies` lists these; WORKER_TASK is declared by its first registration). */
+export const ALL_SLOTS: readonly Slot<Strategy>[] = [JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH];

@@ -64,6 +64,8 @@ export interface BuildOptions {
   /** Called instead when a partition's build fails or is cancelled (the barrier then counts it as unknown). */
   readonly onFailed?: (index: number, error: unknown) => void;
   readonly signal?: AbortSignal;
+  /** Allocate the tables in shared memory (`BuildInput.shared`): worker threads will probe them. */
+  readonly shared?: boolean;
 }
 
 /**
@@ -119,7 +121,7 @@ function emptyPartition(index: number, o: BuildOptions): PartitionBuild {
 function buildTable(index: number, batch: RecordBatch, o: BuildOptions): PartitionBuild {
   const keys = normalizeKeys(batch, o.keyColumns, o.kinds);
   const hashes = hashKeys(keys, TABLE_SEED);
-  const input = { keys, hashes, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull };
+  const input = { keys, hashes, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull, shared: o.shared === true };
   const reason = o.layout.unsupportedReason(input);
   if (reason) throw new UnsupportedJoinError(`hashmap '${o.layout.name}' cannot index this build side: ${reason}`);
   // a range-addressed table's size is known (and reserved) before it is allocated

@@ -29,7 +29,9 @@ import { collectScan } from '../common/collect.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
 import { buildPartitions, type PartitionBuild } from './build.ts';
 import { planHashJoin } from './plan.ts';
+import { parallelProbe, requireShareable, serialProbeReason, shareBuild } from './parallel.ts';
 import { HashJoinProbe } from './probe.ts';
+import type { SharedPartition } from './probe-task.ts';
 
 export class HashJoin implements JoinAlgorithm {
   readonly name = 'hash';
@@ -54,6 +56,12 @@ export class HashJoin implements JoinAlgorithm {
       m.details.mode = plan.mode;
       // The dynamic filter is published by a barrier that every partition reports to as its table
       // completes: only the last report publishes (a filter of some partitions drops rows).
+      // worker threads probe when there are some and the join can use them (parallel.ts)
+      const workers = ctx.workers ?? null;
+      const serial = workers === null ? null : serialProbeReason(plan, join);
+      const parallel = workers !== null && serial === null;
+      if (parallel) requireShareable(plan.layout);
+      m.details.threads = parallel ? String(workers.size) : serial === null ? '1' : `1 (${serial})`;
       const filter = new DynamicFilter();
       const barrier = plan.pushdown !== null ? publishWhenComplete(filter, plan.pushdown) : null;
       const buildStarted = performance.now();
@@ -73,7 +81,10 @@ export class HashJoin implements JoinAlgorithm {
         },
         onFailed: (index) => barrier?.report(index, 'failed'),
         signal: ctx.signal,
+        shared: parallel,
       });
+      let shared: SharedPartition[] = [];
+      if (parallel) ({ parts, shared } = shareBuild(parts, plan.layout, plan.nullEqualsNull, reservation));
       const probe = new HashJoinProbe(plan, join, parts, { probe: probeScan.schema, build: buildScan.schema }, ctx, scratch);
       bump(m, 'buildRows', probe.buildRowsTotal);
       bump(m, 'partitions', plan.partitions);
@@ -87,7 +98,8 @@ export class HashJoin implements JoinAlgorithm {
         : `none (unmatched ${roles.probe} rows reach the output of a ${join.spec.type} join)`;
       m.details.dynamicFilterLabel = publishedFilter === null ? 'none' : (publishedFilter.label ?? publishedFilter.description);
 
-      yield* probe.run(probeScan, filter);
+      if (parallel) yield* parallelProbe({ workers: workers!, join, plan, probe, shared, probeScan, buildScan, filter, ctx });
+      else yield* probe.run(probeScan, filter);
       const published = filter.current();
       if (published?.rowTestSummary) m.details.rowFilter = published.rowTestSummary();
     } finally {

@@ -1,0 +1,146 @@
+/**
+ * The hash join's probe phase on worker threads (config `threads` > 1), morsel-driven.
+ *
+ * The build runs as in the single-threaded join (build.ts), with its tables allocated in shared
+ * memory (`BuildInput.shared`). `shareBuild` then puts the rest of each partition there — its
+ * rows and normalised keys — and replaces the main thread's table by one restored over the
+ * shared state, so the build exists once in memory however many workers probe it. Every worker
+ * opens a session of `hash-join.probe` (probe-task.ts) over that memory.
+ *
+ * The main thread reads the probe input — the scan prunes containers and applies the dynamic
+ * filter as always — and hands each batch to the next free worker (`PoolSession.map`: at most two
+ * per worker in flight, so a worker never waits for its next morsel while the main thread is
+ * busy). A batch in shared memory (a table made with `shareTable`) crosses without a copy; any
+ * other is copied once, into buffers of its own size. Workers answer with their output batches as
+ * transferred buffers, which the main thread yields in the order they complete: output order
+ * differs from the single-threaded join's (no join guarantees an order). Once the probe input is
+ * exhausted, every worker's match bits are ORed into the main thread's partitions and the build
+ * side's rows (outer joins' unmatched build rows, build-side semi/anti/mark) are emitted there.
+ *
+ * Not parallel (the join says why in its metrics, `details.threads`): NOT IN with a residual
+ * filter whose outer side is the build (its per-build-row state observes every probe batch in
+ * order, not-in.ts).
+ */
+import type { RecordBatch } from 'apache-arrow';
+import { RowSource } from '../../core/arrow/gather.ts';
+import { batchByteSize } from '../../core/arrow/size.ts';
+import { UnsupportedJoinError } from '../../core/errors.ts';
+import type { HashMapLayout } from '../../core/hashmap.ts';
+import type { JoinContext } from '../../core/join-algorithm.ts';
+import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
+import type { Reservation } from '../../core/memory/pool.ts';
+import { bump } from '../../core/metrics.ts';
+import { decodeBatch, encodeBatch, encodeSchema, shareBatch, shareView } from '../../core/parallel/wire.ts';
+import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
+import type { BoundJoin } from '../../core/plan.ts';
+import type { DynamicFilter, Scan } from '../../core/scan/scan.ts';
+import type { PartitionBuild } from './build.ts';
+import type { HashJoinPlan } from './plan.ts';
+import type { HashJoinProbe } from './probe.ts';
+import { PROBE_TASK, type ProbeCloseReply, type ProbeMorselInput, type ProbeMorselReply, type ProbeTaskInit, type SharedPartition } from './probe-task.ts';
+
+/** Why this join's probe cannot run on worker threads, or null. */
+export function serialProbeReason(plan: HashJoinPlan, join: BoundJoin): string | null {
+  if (plan.roles.nullAwareOuter === 'build' && join.filter) return 'NOT IN with a residual filter over the build side observes the probe input in order';
+  return null;
+}
+
+/** The layout can hand its tables to worker threads, or an UnsupportedJoinError saying it cannot. */
+export function requireShareable(layout: HashMapLayout): void {
+  if (layout.restore === undefined) {
+    throw new UnsupportedJoinError(
+      `hashmap '${layout.name}' cannot be probed from worker threads (threads > 1): it has no share()/restore() (core/hashmap.ts); implement them, or run with threads=1`,
+    );
+  }
+}
+
+/** A key column with every array in shared memory. */
+function shareKey(c: KeyColumn): KeyColumn {
+  const nulls = c.nulls === null ? null : shareView(c.nulls);
+  if ('words' in c) return { ...c, words: shareView(c.words), nulls };
+  return { ...c, offsets: shareView(c.offsets), bytes: shareView(c.bytes), codes: c.codes === null ? null : shareView(c.codes), nulls };
+}
+
+/**
+ * Each partition in shared memory: rows, keys and NULL bytes copied there (their bytes reserved
+ * first, the originals' released), the table restored over its shared state. Returns the main
+ * thread's new partitions and what the workers' sessions open with.
+ */
+export function shareBuild(parts: readonly PartitionBuild[], layout: HashMapLayout, nullEqualsNull: boolean, reservation: Reservation): { parts: PartitionBuild[]; shared: SharedPartition[] } {
+  const mainParts: PartitionBuild[] = [];
+  const shared: SharedPartition[] = [];
+  for (const p of parts) {
+    if (p.batch === null || p.rows === 0) {
+      mainParts.push(p);
+      shared.push({ index: p.index, rows: 0, batch: null, keys: [], nullKeys: null, table: null });
+      continue;
+    }
+    const keyBytes = p.keys.reduce((n, k) => n + keyColumnBytes(k), 0);
+    const bytes = batchByteSize(p.batch) + keyBytes + (p.nullKeys?.byteLength ?? 0);
+    reservation.grow(bytes);
+    const batch = shareBatch(p.batch);
+    const keys = p.keys.map(shareKey);
+    const nullKeys = p.nullKeys === null ? null : shareView(p.nullKeys);
+    // built with `shared: true`, the table's arrays are already shared: share() copies nothing, and
+    // the original must not release them to the buffer cache (the restored table reads them)
+    const table = p.table.share!();
+    const restored = layout.restore!(table, { keys, rows: p.rows, nullEqualsNull });
+    reservation.shrink(bytes); // the originals are garbage now: only the shared copies are held
+    mainParts.push({ ...p, batch, source: new RowSource([batch], p.source.schema), keys, nullKeys, table: restored });
+    shared.push({ index: p.index, rows: p.rows, batch: encodeBatch(batch, 'copy').wire, keys, nullKeys, table });
+  }
+  return { parts: mainParts, shared };
+}
+
+export interface ParallelProbeArgs {
+  readonly workers: WorkerPool;
+  readonly join: BoundJoin;
+  readonly plan: HashJoinPlan;
+  /** The main thread's probe over the shared partitions: merges the workers' match bits and emits the build side's rows. */
+  readonly probe: HashJoinProbe;
+  readonly shared: readonly SharedPartition[];
+  readonly probeScan: Scan;
+  readonly buildScan: Scan;
+  readonly filter: DynamicFilter;
+  readonly ctx: JoinContext;
+}
+
+/** The join's output with the probe phase on the pool's workers (see the module comment). */
+export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<RecordBatch> {
+  const { ctx, plan, join } = a;
+  const m = ctx.metrics;
+  const init: ProbeTaskInit = {
+    spec: join.spec,
+    schemas: { left: encodeSchema(join.leftSchema), right: encodeSchema(join.rightSchema), output: encodeSchema(join.outputSchema) },
+    outputColumns: join.output.columns,
+    config: { ...ctx.config, 'hash.build': plan.roles.build },
+    parts: a.shared,
+    pool: ctx.pool.share(),
+  };
+  const session = await a.workers.open(PROBE_TASK, init);
+  try {
+    const scan = a.probeScan;
+    const signal = ctx.signal;
+    let morsel = 0;
+    async function* morsels() {
+      for await (const batch of scan.batches({ filter: a.filter, signal, bloomFilters: ctx.config['pushdown.parquetBloom'] })) {
+        bump(m, 'probeRows', batch.numRows);
+        if (batch.numRows === 0) continue;
+        bump(m, 'morsels');
+        const { wire, transfer } = encodeBatch(batch, 'copy');
+        const input: ProbeMorselInput = { morsel: morsel++, batch: wire };
+        yield { input, transfer };
+      }
+    }
+    const outSchema = join.outputSchema;
+    const followUp = (r: ProbeMorselReply) => (r.more ? { worker: r.worker, input: { morsel: r.morsel } satisfies ProbeMorselInput } : null);
+    for await (const r of session.map<ProbeMorselReply>(morsels(), { signal, followUp })) {
+      bump(m, 'pairsMatched', r.pairsMatched);
+      for (const w of r.batches) yield decodeBatch(w, outSchema);
+    }
+    for (const state of (await session.close()) as ProbeCloseReply[]) a.probe.mergeWorker(state);
+    yield* a.probe.buildSideOutput(scan);
+  } finally {
+    await session.close().catch(() => {});
+  }
+}

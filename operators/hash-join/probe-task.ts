@@ -1,0 +1,171 @@
+/**
+ * The hash join's probe on a worker thread (worker task `hash-join.probe`, parallel.ts starts it).
+ *
+ * A session is one join's probe phase on one worker. `open` receives the complete build as shared
+ * memory — per partition its rows (a batch over `SharedArrayBuffer`s), normalised keys, NULL-key
+ * bytes and the table's `SharedTable` state — and rebuilds, without copying anything, the same
+ * `HashJoinProbe` the single-threaded join runs: the join re-bound from its spec and the schemas
+ * (so the residual filter compiles here), the plan made with the build side the main thread
+ * chose, every table restored by the layout that built it (`HashMapLayout.restore`, found in this
+ * worker's own registry — a user's layout loads here too). Each `run` is one morsel — a probe
+ * batch — through `HashJoinProbe.probeBatch`: the pairs and probe-side rows it yields go back as
+ * transferred buffers. `close` hands back what only the whole probe input decides: this worker's
+ * match bits per build partition and whether it saw a NULL probe key; the main thread ORs them and
+ * emits the build side's rows.
+ *
+ * Memory: the worker reserves its scratch and checks its output gathers against the query's pool
+ * (attached through `MemoryPool.attach`: one limit across threads). Its metrics are counters the
+ * main thread adds up from each reply.
+ */
+import type { RecordBatch } from 'apache-arrow';
+import { RowSource } from '../../core/arrow/gather.ts';
+import { heldBatchBytes } from '../../core/arrow/size.ts';
+import { Bitset } from '../../core/bitset.ts';
+import type { Config } from '../../core/config/schema.ts';
+import type { JoinHashTable, SharedTable } from '../../core/hashmap.ts';
+import type { JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
+import type { KeyColumn } from '../../core/keys/types.ts';
+import { MemoryPool, type SharedPoolHandle } from '../../core/memory/pool.ts';
+import { SpillManager } from '../../core/memory/spill.ts';
+import { newOperatorMetrics } from '../../core/metrics.ts';
+import type { OutputColumn } from '../../core/output-schema.ts';
+import { decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
+import { reply, type WorkerTask } from '../../core/parallel/task.ts';
+import { bindJoin } from '../../core/plan.ts';
+import { HASHMAP } from '../../core/registry/slots.ts';
+import type { Scan } from '../../core/scan/scan.ts';
+import type { JoinSpec } from '../../core/types.ts';
+import { EMPTY_TABLE, type PartitionBuild } from './build.ts';
+import { planHashJoin } from './plan.ts';
+import { HashJoinProbe } from './probe.ts';
+
+export const PROBE_TASK = 'hash-join.probe';
+
+/** One build partition as shared memory. */
+export interface SharedPartition {
+  readonly index: number;
+  readonly rows: number;
+  readonly batch: BatchWire | null;
+  readonly keys: readonly KeyColumn[];
+  readonly nullKeys: Uint8Array | null;
+  readonly table: SharedTable | null;
+}
+
+export interface ProbeTaskInit {
+  readonly spec: JoinSpec;
+  /** The bound inputs' schemas and the output's (schema-only IPC, core/parallel/wire.ts). */
+  readonly schemas: { readonly left: Uint8Array; readonly right: Uint8Array; readonly output: Uint8Array };
+  readonly outputColumns: readonly OutputColumn[];
+  /** The run's config, with `hash.build` set to the side the main thread built. */
+  readonly config: Config;
+  readonly parts: readonly SharedPartition[];
+  readonly pool: SharedPoolHandle;
+}
+
+/** A morsel to probe, or (no `batch`) the next chunk of the current one's output. */
+export interface ProbeMorselInput {
+  readonly morsel: number;
+  readonly batch?: BatchWire;
+}
+
+export interface ProbeMorselReply {
+  readonly batches: readonly BatchWire[];
+  readonly pairsMatched: number;
+  /** The morsel has more output: ask the same worker (`worker`) to continue. */
+  readonly more: boolean;
+  readonly worker: number;
+  readonly morsel: number;
+}
+
+/** Output bytes a worker sends per reply at most (plus one batch). */
+export const REPLY_BYTES = 8 << 20;
+
+export interface ProbeCloseReply {
+  readonly matched: readonly Uint32Array[];
+  readonly sawNullKey: boolean;
+}
+
+export const probeTask: WorkerTask = {
+  name: PROBE_TASK,
+  description: "the hash join's probe phase over shared build partitions, one probe batch per morsel",
+  open(raw, env) {
+    const init = raw as ProbeTaskInit;
+    const left = decodeSchema(init.schemas.left);
+    const right = decodeSchema(init.schemas.right);
+    const join = bindJoin(init.spec, left, right, { schema: decodeSchema(init.schemas.output), columns: init.outputColumns });
+    const schemaOnly = (schema: typeof left) => ({ schema, numRows: 0 }) as unknown as Scan;
+    const inputs: JoinInputs = { left: schemaOnly(left), right: schemaOnly(right) };
+    const plan = planHashJoin(join, inputs, init.config, env.registry);
+    const buildSchema = plan.roles.build === 'left' ? left : right;
+    const probeSchema = plan.roles.probe === 'left' ? left : right;
+    const parts: PartitionBuild[] = init.parts.map((p) => {
+      const batch = p.batch === null ? null : decodeBatch(p.batch, buildSchema);
+      let table: JoinHashTable = EMPTY_TABLE;
+      if (p.table !== null) {
+        const layout = env.registry.resolve(HASHMAP, p.table.layout);
+        if (layout.restore === undefined) throw new Error(`hashmap '${p.table.layout}' shared a table it cannot restore`);
+        table = layout.restore(p.table, { keys: p.keys, rows: p.rows, nullEqualsNull: plan.nullEqualsNull });
+      }
+      return {
+        index: p.index,
+        rows: p.rows,
+        batch,
+        source: new RowSource(batch === null ? [] : [batch], buildSchema),
+        keys: p.keys,
+        nullKeys: p.nullKeys,
+        table,
+        hashes: new Uint32Array(0),
+        matched: new Bitset(p.rows),
+      };
+    });
+    const pool = MemoryPool.attach(init.pool);
+    const metrics = newOperatorMetrics('hash');
+    const ctx: JoinContext = { config: init.config, registry: env.registry, pool, spill: new SpillManager(), metrics, operators: { join: metrics } };
+    const scratch = pool.reservation(`hash-join probe scratch (worker ${env.workerIndex})`);
+    const probe = new HashJoinProbe(plan, join, parts, { probe: probeSchema, build: buildSchema }, ctx, scratch);
+    const held = pool.reservation(`hash-join probe output (worker ${env.workerIndex})`);
+    // the morsel being probed: its output goes back in chunks of about REPLY_BYTES (a morsel of
+    // a many-to-many join can yield far more than a worker should hold at once)
+    // (by morsel id: a worker may hold a second morsel while the first's output is drained)
+    const open = new Map<number, Iterator<RecordBatch>>();
+    return {
+      run(input) {
+        const x = input as ProbeMorselInput;
+        if (x.batch !== undefined) open.set(x.morsel, probe.probeBatch(decodeBatch(x.batch, probeSchema)));
+        const current = open.get(x.morsel);
+        if (current === undefined) throw new Error(`hash-join.probe: no morsel ${x.morsel} to continue`);
+        const before = metrics.counters.pairsMatched ?? 0;
+        const out: RecordBatch[] = [];
+        let more = false;
+        try {
+          for (let r = current.next(); ; r = current.next()) {
+            if (r.done) {
+              open.delete(x.morsel);
+              break;
+            }
+            held.grow(heldBatchBytes(r.value));
+            out.push(r.value);
+            if (held.size >= REPLY_BYTES) {
+              more = true;
+              break;
+            }
+          }
+        } catch (e) {
+          open.delete(x.morsel);
+          throw e;
+        } finally {
+          held.free();
+        }
+        const { wires, transfer } = encodeBatches(out, 'transfer');
+        const value: ProbeMorselReply = { batches: wires, pairsMatched: (metrics.counters.pairsMatched ?? 0) - before, more, worker: env.workerIndex, morsel: x.morsel };
+        return reply(value, transfer);
+      },
+      close() {
+        open.clear();
+        scratch.free();
+        const state: ProbeCloseReply = probe.workerState();
+        return reply(state, state.matched.map((w) => w.buffer as ArrayBuffer));
+      },
+    };
+  },
+};
