@@ -4,7 +4,7 @@
  * for `join`, whose description is its planning rule).
  */
 import { CONFIG_KEYS, parseConfig, type Config } from '../../core/config/schema.ts';
-import { WORKER_TASK } from '../../core/registry/slots.ts';
+import { SCAN_DECODER, WORKER_TASK } from '../../core/registry/slots.ts';
 import { Engine } from '../../composition.ts';
 import { formatTable } from './format.ts';
 
@@ -17,8 +17,9 @@ function slotDefaults(): Map<string, unknown> {
 export async function runStrategiesCommand(config: Config, json: boolean): Promise<void> {
   const engine = await Engine.create(config);
   const defaults = slotDefaults();
-  // worker tasks are an operator's internals, resolved by the operator, never configured: not listed
-  const slots = engine.registry.slots().filter((s) => s.name !== WORKER_TASK.name).map((s) => ({
+  // worker tasks and morsel decoders are internals (resolved by an operator or a scan, never configured): not listed
+  const internal = new Set([WORKER_TASK.name, SCAN_DECODER.name]);
+  const slots = engine.registry.slots().filter((s) => !internal.has(s.name)).map((s) => ({
     ...s,
     strategies: s.strategies.map((t) => ({ ...t, default: defaults.get(s.name) === t.name })),
   }));

@@ -144,6 +144,11 @@ export class ParquetFileHandle {
    * footer and schema (`FOOTERS`): a 2,000-row-group footer costs ~0.2 s to parse, which a SQL
    * query over the same files would otherwise pay on every run.
    */
+  /** The file's identity when opened (device, inode, size, modification time: FileRanges.identity). */
+  get identity(): string {
+    return this.#source.identity;
+  }
+
   static async open(path: string): Promise<ParquetFileHandle> {
     const source = FileRanges.open(path);
     const key = `${path}\u0000${source.identity}`;

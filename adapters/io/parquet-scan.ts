@@ -37,7 +37,8 @@ import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
 import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
-import type { ColumnStats, ContainerStats, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import type { ColumnStats, ContainerStats, DecodeMorsel, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import { PARQUET_DECODER, type ParquetMorsel } from './parquet-decoder.ts';
 import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
 
 /** A published set, hashed for one column's Bloom filters. */
@@ -142,84 +143,126 @@ export class ParquetScan implements Scan {
 
   async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
-    const useBloom = options.bloomFilters !== false;
     const h = this.handle;
-    const names = h.columnNames;
-    const columns = options.columns ?? names;
-    for (const c of columns) if (!names.includes(c)) throw new MissingColumnError(c, this.source, names);
+    const columns = this.#columns(options);
     const m = this.metrics;
     const rgs = h.rowGroups;
-    let run: number[] = [];
-    let runRows = 0;
-    let runBytes = 0;
-    const runColumns = new Set<string>();
-
     let t0 = performance.now();
     let inScan = true;
-    const self = this;
-    async function* emit(): AsyncGenerator<RecordBatch> {
-      throwIfAborted(signal, self.source);
-      const decoded = await h.decodeRowGroups(run, [...runColumns], { batchSize: self.#batchSize });
-      m.bytesRead = h.bytesRead;
-      for (const r of run) {
-        m.rowsDecoded += rgs[r]!.numRows;
-        for (const c of decoded.columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
-      }
-      run = [];
-      runRows = 0;
-      runBytes = 0;
-      runColumns.clear();
-      for (const batch of decoded.batches) {
-        throwIfAborted(signal, self.source);
-        let predicate = filter?.current() ?? null;
-        if (predicate && !predicate.columns.every((c) => batch.schema.fields.some((f) => f.name === c))) {
-          predicate = null; // its columns were not decoded: keep the rows (always safe)
-        }
-        const out = filterAndProject(batch, predicate, columns, self.source);
-        m.rowsAfterFilter += out.numRows;
-        if (out.numRows === 0) continue;
-        m.elapsedMs += performance.now() - t0;
-        inScan = false;
-        yield out;
-        inScan = true;
-        t0 = performance.now();
-      }
-    }
-
     try {
-      for (let i = 0; i < rgs.length; i++) {
+      for await (const run of this.#runs(options, columns)) {
         throwIfAborted(signal, this.source);
-        const rg = rgs[i]!;
-        let estimate = 0;
-        for (const c of columns) estimate += rg.columnBytes(c);
-        if (run.length > 0 && (runRows + rg.numRows > this.#runRows || runBytes + estimate > this.#runBytes)) {
-          yield* emit();
+        const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, { batchSize: this.#batchSize });
+        m.bytesRead = h.bytesRead;
+        for (const r of run.rowGroups) {
+          m.rowsDecoded += rgs[r]!.numRows;
+          for (const c of decoded.columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
         }
-        m.containersTotal++;
-        const predicate = filter?.current() ?? null;
-        const needed = neededColumns(columns, predicate, names, this.source);
-        let bytes = 0;
-        for (const c of needed) bytes += rg.columnBytes(c);
-        if (predicate && !predicate.mayContain(this.#containers[i]!)) {
-          m.containersPruned++;
-          m.bytesSkipped += bytes;
-          continue;
+        for (const batch of decoded.batches) {
+          throwIfAborted(signal, this.source);
+          let predicate = filter?.current() ?? null;
+          if (predicate && !predicate.columns.every((c) => batch.schema.fields.some((f) => f.name === c))) {
+            predicate = null; // its columns were not decoded: keep the rows (always safe)
+          }
+          const out = filterAndProject(batch, predicate, columns, this.source);
+          m.rowsAfterFilter += out.numRows;
+          if (out.numRows === 0) continue;
+          m.elapsedMs += performance.now() - t0;
+          inScan = false;
+          yield out;
+          inScan = true;
+          t0 = performance.now();
         }
-        const probe = predicate && useBloom ? this.#bloomProbe(predicate) : null;
-        if (probe !== null && this.#bloomExcludes(probe, i)) {
-          m.containersPruned++;
-          m.containersPrunedByBloom++;
-          m.bytesSkipped += bytes;
-          continue;
-        }
-        run.push(i);
-        runRows += rg.numRows;
-        runBytes += estimate;
-        for (const c of needed) runColumns.add(c);
       }
-      if (run.length > 0) yield* emit();
     } finally {
       if (inScan) m.elapsedMs += performance.now() - t0;
     }
+  }
+
+  /**
+   * The kept row groups as runs for worker threads to decode (`Scan.morsels`, decoder `parquet`,
+   * parquet-decoder.ts): pruned here by min/max and Bloom filters exactly as `batches` prunes,
+   * decoded there with only the requested columns (the row-level filter is not applied: a dynamic
+   * filter only says "maybe", and the join drops what it lets through). Metrics count the rows
+   * and footer bytes handed out as decoded.
+   */
+  async *morsels(options: ScanOptions = {}): AsyncGenerator<DecodeMorsel> {
+    const columns = this.#columns(options);
+    const m = this.metrics;
+    const rgs = this.handle.rowGroups;
+    for await (const run of this.#runs({ ...options, filter: options.filter }, columns, false)) {
+      throwIfAborted(options.signal, this.source);
+      let rows = 0;
+      for (const r of run.rowGroups) {
+        rows += rgs[r]!.numRows;
+        for (const c of columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
+      }
+      m.rowsDecoded += rows;
+      m.rowsAfterFilter += rows;
+      const descriptor: ParquetMorsel = { path: this.source, identity: this.handle.identity, rowGroups: run.rowGroups, columns, batchSize: this.#batchSize ?? null };
+      yield { decoder: PARQUET_DECODER, descriptor, rows };
+    }
+  }
+
+  #columns(options: ScanOptions): readonly string[] {
+    const names = this.handle.columnNames;
+    const columns = options.columns ?? names;
+    for (const c of columns) if (!names.includes(c)) throw new MissingColumnError(c, this.source, names);
+    return columns;
+  }
+
+  /**
+   * The kept row groups in runs of consecutive ones (at most `runRows` rows / `runBytes` bytes,
+   * at least one row group), each with the columns to decode: the requested ones, plus the
+   * predicate's when `withPredicateColumns` (the caller applies the row filter). A run is yielded
+   * before the next row group is looked at, so a filter published meanwhile prunes the rest.
+   */
+  async *#runs(options: ScanOptions, columns: readonly string[], withPredicateColumns = true): AsyncGenerator<{ rowGroups: number[]; columns: string[] }> {
+    const { filter, signal } = options;
+    const useBloom = options.bloomFilters !== false;
+    const names = this.handle.columnNames;
+    const m = this.metrics;
+    const rgs = this.handle.rowGroups;
+    let run: number[] = [];
+    let runRows = 0;
+    let runBytes = 0;
+    const runColumns = new Set<string>(withPredicateColumns ? [] : columns);
+    const flush = () => {
+      const out = { rowGroups: run, columns: [...runColumns] };
+      run = [];
+      runRows = 0;
+      runBytes = 0;
+      if (withPredicateColumns) runColumns.clear();
+      return out;
+    };
+    for (let i = 0; i < rgs.length; i++) {
+      throwIfAborted(signal, this.source);
+      const rg = rgs[i]!;
+      let estimate = 0;
+      for (const c of columns) estimate += rg.columnBytes(c);
+      if (run.length > 0 && (runRows + rg.numRows > this.#runRows || runBytes + estimate > this.#runBytes)) yield flush();
+      m.containersTotal++;
+      const predicate = filter?.current() ?? null;
+      const needed = withPredicateColumns ? neededColumns(columns, predicate, names, this.source) : columns;
+      let bytes = 0;
+      for (const c of needed) bytes += rg.columnBytes(c);
+      if (predicate && !predicate.mayContain(this.#containers[i]!)) {
+        m.containersPruned++;
+        m.bytesSkipped += bytes;
+        continue;
+      }
+      const probe = predicate && useBloom ? this.#bloomProbe(predicate) : null;
+      if (probe !== null && this.#bloomExcludes(probe, i)) {
+        m.containersPruned++;
+        m.containersPrunedByBloom++;
+        m.bytesSkipped += bytes;
+        continue;
+      }
+      run.push(i);
+      runRows += rg.numRows;
+      runBytes += estimate;
+      for (const c of needed) runColumns.add(c);
+    }
+    if (run.length > 0) yield flush();
   }
 }

@@ -11,6 +11,7 @@ import type { HashMapLayout } from '../hashmap.ts';
 import type { SmjExistenceStream } from '../smj-existence.ts';
 import type { FirstMatchSearch } from '../pwmj-search.ts';
 import type { WorkerTask } from '../parallel/task.ts';
+import type { MorselDecoder } from '../scan/morsel.ts';
 import { defineSlot, type Slot, type Strategy } from './registry.ts';
 
 export const JOIN = defineSlot<JoinAlgorithm>('join', 'join algorithm (config key: join)');
@@ -20,6 +21,8 @@ export const SMJ_EXISTENCE = defineSlot<SmjExistenceStream>('smj.existence', 'so
 export const PWMJ_SEARCH = defineSlot<FirstMatchSearch>('pwmj.search', 'piecewise merge join first-match search (config key: pwmj.search)');
 
 export const WORKER_TASK = defineSlot<WorkerTask>('worker-task', "an operator's work on worker threads (core/parallel/task.ts; not configured, resolved by the operator)");
+
+export const SCAN_DECODER = defineSlot<MorselDecoder>('scan-decoder', 'decodes a scan\'s morsels on worker threads (core/scan/morsel.ts; registered by a file format, not configured)');
 
 /** The configurable slots (`joinlab strategies` lists these; WORKER_TASK is declared by its first registration). */
 export const ALL_SLOTS: readonly Slot<Strategy>[] = [JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH];

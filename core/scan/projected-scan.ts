@@ -9,7 +9,7 @@
  */
 import { Schema, type RecordBatch } from 'apache-arrow';
 import { MissingColumnError } from '../errors.ts';
-import type { Scan, ScanOptions, ScanSortColumn } from './scan.ts';
+import type { DecodeMorsel, Scan, ScanOptions, ScanSortColumn } from './scan.ts';
 import { ScanWrapper } from './scan-wrapper.ts';
 
 export class ProjectedScan extends ScanWrapper {
@@ -42,5 +42,16 @@ export class ProjectedScan extends ScanWrapper {
     const columns = options.columns ?? this.#columns;
     for (const c of columns) if (!this.#columns.includes(c)) throw new MissingColumnError(c, `${this.source} (projected)`, this.#columns);
     return this.inner.batches({ ...options, columns });
+  }
+
+  /** The inner scan's morsels, restricted to the projection (when the inner scan offers morsels). */
+  get morsels(): ((options?: ScanOptions) => AsyncIterable<DecodeMorsel | RecordBatch>) | undefined {
+    const inner = this.inner;
+    if (inner.morsels === undefined) return undefined;
+    return (options: ScanOptions = {}) => {
+      const columns = options.columns ?? this.#columns;
+      for (const c of columns) if (!this.#columns.includes(c)) throw new MissingColumnError(c, `${this.source} (projected)`, this.#columns);
+      return inner.morsels!({ ...options, columns });
+    };
   }
 }

@@ -145,4 +145,30 @@ export interface Scan {
   readonly sortedOn?: readonly ScanSortColumn[];
   /** Batches of the kept containers with the row filter applied; empty batches are skipped. */
   batches(options?: ScanOptions): AsyncIterable<RecordBatch>;
+  /**
+   * The kept containers as work for worker threads (optional): each either a `DecodeMorsel` that a
+   * worker decodes itself — the decode moves off the calling thread — or a batch decoded here.
+   * Containers are pruned here, exactly as `batches` prunes them (the filter is re-read before each
+   * container); the row-level filter may not be applied to a decoded morsel, which is sound because
+   * a dynamic filter only ever says "maybe" (the join drops what it lets through). A scan whose rows
+   * must be filtered for the query to be right (a static predicate) does not offer morsels. A
+   * decoded morsel's batches have exactly the requested columns (`options.columns`), in order.
+   */
+  morsels?(options?: ScanOptions): AsyncIterable<DecodeMorsel | RecordBatch>;
+}
+
+/**
+ * A container (or a run of them) a worker thread decodes: `decoder` names a `MorselDecoder`
+ * (core/scan/morsel.ts) in slot `scan-decoder`, which every worker loads with the engine's
+ * extensions; `descriptor` is plain data (a file path, row group indices, columns).
+ */
+export interface DecodeMorsel {
+  readonly decoder: string;
+  readonly descriptor: unknown;
+  /** Rows the morsel decodes to (before any row filter). */
+  readonly rows: number;
+}
+
+export function isDecodeMorsel(m: DecodeMorsel | RecordBatch): m is DecodeMorsel {
+  return typeof (m as DecodeMorsel).decoder === 'string';
 }

@@ -33,7 +33,7 @@ import { bump } from '../../core/metrics.ts';
 import { decodeBatch, encodeBatch, encodeSchema, shareBatch, shareView } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
-import type { DynamicFilter, Scan } from '../../core/scan/scan.ts';
+import { isDecodeMorsel, type DynamicFilter, type Scan } from '../../core/scan/scan.ts';
 import type { PartitionBuild } from './build.ts';
 import type { HashJoinPlan } from './plan.ts';
 import type { HashJoinProbe } from './probe.ts';
@@ -122,12 +122,23 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     const scan = a.probeScan;
     const signal = ctx.signal;
     let morsel = 0;
+    const scanOptions = { filter: a.filter, signal, bloomFilters: ctx.config['pushdown.parquetBloom'] };
+    // containers the workers decode themselves when the scan offers them, else batches from here
+    const source = scan.morsels?.(scanOptions) ?? scan.batches(scanOptions);
     async function* morsels() {
-      for await (const batch of scan.batches({ filter: a.filter, signal, bloomFilters: ctx.config['pushdown.parquetBloom'] })) {
-        bump(m, 'probeRows', batch.numRows);
-        if (batch.numRows === 0) continue;
+      for await (const item of source) {
+        if (isDecodeMorsel(item)) {
+          bump(m, 'probeRows', item.rows);
+          bump(m, 'morsels');
+          bump(m, 'morselsDecodedByWorkers');
+          const input: ProbeMorselInput = { morsel: morsel++, decode: item };
+          yield { input };
+          continue;
+        }
+        bump(m, 'probeRows', item.numRows);
+        if (item.numRows === 0) continue;
         bump(m, 'morsels');
-        const { wire, transfer } = encodeBatch(batch, 'copy');
+        const { wire, transfer } = encodeBatch(item, 'copy');
         const input: ProbeMorselInput = { morsel: morsel++, batch: wire };
         yield { input, transfer };
       }
@@ -135,6 +146,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     const outSchema = join.outputSchema;
     const followUp = (r: ProbeMorselReply) => (r.more ? { worker: r.worker, input: { morsel: r.morsel } satisfies ProbeMorselInput } : null);
     for await (const r of session.map<ProbeMorselReply>(morsels(), { signal, followUp })) {
+      bump(m, 'morselReplies');
       bump(m, 'pairsMatched', r.pairsMatched);
       for (const w of r.batches) yield decodeBatch(w, outSchema);
     }

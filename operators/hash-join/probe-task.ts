@@ -32,8 +32,8 @@ import type { OutputColumn } from '../../core/output-schema.ts';
 import { decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
 import { bindJoin } from '../../core/plan.ts';
-import { HASHMAP } from '../../core/registry/slots.ts';
-import type { Scan } from '../../core/scan/scan.ts';
+import { HASHMAP, SCAN_DECODER } from '../../core/registry/slots.ts';
+import type { DecodeMorsel, Scan } from '../../core/scan/scan.ts';
 import type { JoinSpec } from '../../core/types.ts';
 import { EMPTY_TABLE, type PartitionBuild } from './build.ts';
 import { planHashJoin } from './plan.ts';
@@ -66,6 +66,12 @@ export interface ProbeTaskInit {
 export interface ProbeMorselInput {
   readonly morsel: number;
   readonly batch?: BatchWire;
+  /** A container to decode here (`Scan.morsels`), instead of a batch. */
+  readonly decode?: DecodeMorsel;
+}
+
+function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[]): Generator<RecordBatch> {
+  for (const b of batches) yield* probe.probeBatch(b);
 }
 
 export interface ProbeMorselReply {
@@ -129,9 +135,15 @@ export const probeTask: WorkerTask = {
     // (by morsel id: a worker may hold a second morsel while the first's output is drained)
     const open = new Map<number, Iterator<RecordBatch>>();
     return {
-      run(input) {
+      async run(input) {
         const x = input as ProbeMorselInput;
         if (x.batch !== undefined) open.set(x.morsel, probe.probeBatch(decodeBatch(x.batch, probeSchema)));
+        else if (x.decode !== undefined) {
+          // a container the scan handed out undecoded: decoded here, off the main thread
+          const decoder = env.registry.resolve(SCAN_DECODER, x.decode.decoder);
+          const batches = await decoder.decode(x.decode.descriptor, {});
+          open.set(x.morsel, probeAll(probe, batches));
+        }
         const current = open.get(x.morsel);
         if (current === undefined) throw new Error(`hash-join.probe: no morsel ${x.morsel} to continue`);
         const before = metrics.counters.pairsMatched ?? 0;
