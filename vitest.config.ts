@@ -6,5 +6,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // the default thread count is the machine's cores; tests that are about threads set `threads`
+    env: { JOINLAB_THREADS: '1' },
   },
 });

@@ -28,7 +28,7 @@ import { Engine } from '../../composition.ts';
 import { UnsupportedJoinError, UnsupportedSqlError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
-import { CASE_BATCH_SIZES, caseSeed, caseSpace, describeCase, randomCase, shrinkCase, takeRows, type CaseSpace, type JoinCase } from '../datagen/random-cases.ts';
+import { CASE_BATCH_SIZES, caseSeed, caseSpace, describeCase, threadsDraw, randomCase, shrinkCase, takeRows, type CaseSpace, type JoinCase } from '../datagen/random-cases.ts';
 import { CLAIMED_SQL_FEATURES, randomSqlCase, SQL_FEATURES, tablesToSql, type SqlCase, type SqlFeatures } from '../datagen/random-sql.ts';
 import { runSql } from '../sql/run.ts';
 import { compareResults, formatComparison, orderDifference } from '../duckdb/compare.ts';
@@ -243,7 +243,7 @@ export function sqlCaseConfig(space: CaseSpace, seed: number, index: number): Re
     hashmap,
     'hash.mode': rng.chance(0.5) ? 'collect-left' : 'partitioned',
     batchSize: rng.pick(CASE_BATCH_SIZES),
-    threads: space.threads.length === 1 ? space.threads[0]! : new Rng(caseSeed(seed ^ 0x7e4d, index)).pick(space.threads),
+    ...threadsDraw(space, seed ^ 0xc0f16, index),
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
 }

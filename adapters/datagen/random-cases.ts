@@ -111,6 +111,8 @@ export interface CaseConfig {
   readonly 'pwmj.partitions': number;
   /** Worker threads (drawn from `CaseSpace.threads`; 1 runs on the calling thread). */
   readonly threads: number;
+  /** 0 when `threads` > 1: the tiny random inputs run on the workers too. */
+  readonly 'parallel.minProbeRows'?: number;
   readonly extensions?: readonly string[];
   /** The engine policies' thresholds, when drawn small (`SMALL_ENGINE_THRESHOLDS`). */
   readonly [engineThreshold: `pushdown.${'duckdb' | 'trino' | 'spark' | 'velox'}.${string}`]: number | boolean;
@@ -212,6 +214,12 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
 
 /** Mixed into a case's seed for its `threads` draw (a stream apart from the case's other draws). */
 const THREADS_STREAM = 0x7e4d_a11e;
+
+/** A case's `threads` (and, above 1, no row threshold, so its tiny inputs really run on the workers). */
+export function threadsDraw(space: CaseSpace, seed: number, index: number): { threads: number; 'parallel.minProbeRows'?: number } {
+  const threads = space.threads.length === 1 ? space.threads[0]! : space.threads[new Rng(caseSeed(seed, index) ^ THREADS_STREAM).int(0, space.threads.length - 1)]!;
+  return threads > 1 ? { threads, 'parallel.minProbeRows': 0 } : { threads };
+}
 
 /** The seed of case `index` of a run seeded with `seed` (well mixed: neighbouring cases are unrelated). */
 export function caseSeed(seed: number, index: number): number {
@@ -483,7 +491,7 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     'pwmj.search': d.search,
     'pwmj.prefilter': d.prefilter,
     'pwmj.partitions': d.streamedPartitions,
-    threads: space.threads.length === 1 ? space.threads[0]! : space.threads[new Rng(caseSeed(seed, index) ^ THREADS_STREAM).int(0, space.threads.length - 1)]!,
+    ...threadsDraw(space, seed, index),
     ...(d.smallEngineThresholds ? SMALL_ENGINE_THRESHOLDS : {}),
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };

@@ -14,6 +14,7 @@
  * the key's type (`batchSize=64` -> 64, `pushdown.keyRangeBitmap=off` -> false) and leaves text it
  * cannot convert as text, which validation then rejects naming the key.
  */
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { parseByteSize } from '../memory/pool.ts';
@@ -38,6 +39,26 @@ const byteSize = z.unknown().transform((v, ctx) => {
     return z.NEVER;
   }
 });
+
+/** Most worker threads a run may ask for. */
+export const MAX_THREADS = 64;
+
+/**
+ * The default of `threads`: the machine's cores (`os.availableParallelism()`), or the environment's
+ * `JOINLAB_THREADS` when set (the test suite pins 1, so tests that do not ask for threads run as
+ * before; those about parallelism set `threads` themselves).
+ */
+export const DEFAULT_THREADS = defaultThreads();
+
+function defaultThreads(): number {
+  const env = process.env.JOINLAB_THREADS;
+  if (env !== undefined && env.trim() !== '') {
+    const n = Number(env);
+    if (!Number.isInteger(n) || n < 1 || n > MAX_THREADS) throw new ConfigError(`JOINLAB_THREADS must be an integer from 1 to ${MAX_THREADS}, got '${env}'`, 'threads');
+    return n;
+  }
+  return Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
+}
 
 /** A byte size of at most `max` (Trino's @MaxDataSize). */
 const atMost = (max: number) => z.number().max(max, `at most ${max} bytes`);
@@ -106,7 +127,9 @@ export const configSchema = z
     batchSize: positiveInt.max(1 << 24).default(8192),
     memoryLimit: byteSize.default(Infinity),
     // worker threads for parallel execution (core/parallel/); 1 runs everything on the calling thread
-    threads: positiveInt.max(64).default(1),
+    threads: positiveInt.max(MAX_THREADS).default(DEFAULT_THREADS),
+    // a probe input smaller than this (rows, by metadata) is probed on the calling thread
+    'parallel.minProbeRows': nonNegativeInt.default(100_000),
   })
   .strict();
 

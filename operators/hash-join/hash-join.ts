@@ -58,9 +58,12 @@ export class HashJoin implements JoinAlgorithm {
       // completes: only the last report publishes (a filter of some partitions drops rows).
       // worker threads probe when there are some and the join can use them (parallel.ts)
       const workers = ctx.workers ?? null;
-      const serial = workers === null ? null : serialProbeReason(plan, join);
+      const serial = workers === null ? null : serialProbeReason(plan, join, probeScan, ctx.config);
       const parallel = workers !== null && serial === null;
-      if (parallel) requireShareable(plan.layout);
+      if (parallel) {
+        requireShareable(plan.layout);
+        workers.ready().catch(() => {}); // start the threads now: they load while the build runs
+      }
       m.details.threads = parallel ? String(workers.size) : serial === null ? '1' : `1 (${serial})`;
       const filter = new DynamicFilter();
       const barrier = plan.pushdown !== null ? publishWhenComplete(filter, plan.pushdown) : null;

@@ -61,7 +61,7 @@ describe('hash join on worker threads', () => {
         await duck.run('DROP TABLE l; DROP TABLE r;');
         for (const hashmap of space.hashmaps) {
           for (const mode of MODES) {
-            const config: CaseConfig = { ...c.config, pushdown: 'auto', hashmap, ...mode };
+            const config = { ...c.config, pushdown: 'auto', hashmap, ...mode, 'parallel.minProbeRows': 0 } as CaseConfig;
             const single = await run(c, config, 1);
             if (single === 'skip') continue;
             const duckCmp = compareResults(single.table, expected);
@@ -89,7 +89,7 @@ describe('hash join on worker threads', () => {
   const buildSide = new Table({ k: vectorFromArray(Int32Array.from({ length: 1000 }, (_, i) => i)), v: vectorFromArray(Int32Array.from({ length: 1000 }, (_, i) => i * 2)) });
 
   it('probe input in shared memory gives the same answer, and the workers say they ran', async () => {
-    const engine = await engineFor({ join: 'hash', threads: 2, batchSize: 1024, 'hash.build': 'right' });
+    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 1024, 'hash.build': 'right' });
     const plain = await engine.join({ type: 'inner', on: 'k=k' }, probeSide, buildSide);
     const shared = await engine.join({ type: 'inner', on: 'k=k' }, shareTable(probeSide), buildSide);
     expect(plain.table.numRows).toBe(n);
@@ -99,7 +99,7 @@ describe('hash join on worker threads', () => {
   });
 
   it('a typed error raised in a worker reaches the caller as that error, and the pool serves the next join', async () => {
-    const engine = await engineFor({ join: 'hash', threads: 2, batchSize: 512, 'hash.build': 'right' });
+    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 512, 'hash.build': 'right' });
     // row 15000's `big` is 1000: the cast fails only there, inside whichever worker probes it
     const bad = engine.join({ type: 'inner', on: 'k=k', filter: 'CAST(l.big AS TINYINT) >= 0' }, probeSide, buildSide);
     await expect(bad).rejects.toBeInstanceOf(ExpressionError);
@@ -109,7 +109,7 @@ describe('hash join on worker threads', () => {
   });
 
   it('an abort mid-probe stops the join with the abort, and the pool serves the next join', async () => {
-    const engine = await engineFor({ join: 'hash', threads: 2, batchSize: 256, 'hash.build': 'right' });
+    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 256, 'hash.build': 'right' });
     const controller = new AbortController();
     const s = await engine.stream({ type: 'inner', on: 'k=k' }, probeSide, buildSide, { signal: controller.signal });
     let batches = 0;
@@ -125,7 +125,7 @@ describe('hash join on worker threads', () => {
   it('under a memory limit a parallel join either gives the right answer or a MemoryLimitError, never anything else', async () => {
     let refused = 0;
     for (const limit of [64 << 20, 4 << 20, 2 << 20, 1 << 20, 600_000, 300_000]) {
-      const engine = await engineFor({ join: 'hash', threads: 2, batchSize: 2048, 'hash.build': 'right', memoryLimit: limit });
+      const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 2048, 'hash.build': 'right', memoryLimit: limit });
       try {
         const s = await engine.stream({ type: 'inner', on: 'k=k' }, probeSide, buildSide);
         let rows = 0;
