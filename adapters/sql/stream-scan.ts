@@ -25,7 +25,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import type { JoinMetrics, JoinStream } from '../../core/engine.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { renamedFilter, StackedFilter } from '../../core/scan/stacked-filter.ts';
-import type { DynamicFilter, Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
+import type { DecodeMorsel, DynamicFilter, Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
 import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
 import { projectBatch, takeRows } from '../../operators/memory-scan/memory-scan.ts';
 
@@ -47,9 +47,20 @@ export class PushdownTarget extends ScanWrapper {
     if (!this.#attached.includes(filter)) this.#attached.push(filter);
   }
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
+    return this.#read(options, (o) => this.inner.batches(o));
+  }
+
+  /** The inner scan's morsels under the same stacked filter (when the inner scan offers morsels). */
+  get morsels(): ((options?: ScanOptions) => AsyncIterable<DecodeMorsel | RecordBatch>) | undefined {
+    const inner = this.inner;
+    if (inner.morsels === undefined) return undefined;
+    return (options: ScanOptions = {}) => this.#read(options, (o) => inner.morsels!(o));
+  }
+
+  #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>): AsyncIterable<T> {
     const parts = [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
     const filter = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : new StackedFilter(parts);
-    const inner = this.inner.batches({ ...options, filter });
+    const inner = read({ ...options, filter });
     const done = (): void => {
       this.published = (filter?.published() ?? []).map((p) => p.label ?? p.description);
     };
