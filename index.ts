@@ -21,15 +21,20 @@ export * from './core/errors.ts';
 export * as expr from './core/expr/ast.ts';
 export { parseExpr } from './core/expr/parse.ts';
 export { Registry, defineSlot, type Slot, type Strategy, type StrategyInfo, type SlotInfo } from './core/registry/registry.ts';
-export { ALL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH } from './core/registry/slots.ts';
+export { ALL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH, WORKER_TASK, SCAN_DECODER } from './core/registry/slots.ts';
+// Parallel execution: tables in shared memory reach every worker without a copy; the process's pools
+export { shareTable, shareBatch } from './core/parallel/wire.ts';
+export { WorkerPool } from './core/parallel/worker-pool.ts';
+export type { WorkerTask, WorkerSession, WorkerEnv, TaskReply } from './core/parallel/task.ts';
+export type { MorselDecoder } from './core/scan/morsel.ts';
 export type { Extension } from './core/registry/extensions.ts';
 export type { JoinAlgorithm, JoinContext, JoinInputs } from './core/join-algorithm.ts';
 export { chooseJoinAlgorithm, joinUnsupportedReason, type JoinChoice } from './core/join-planning.ts';
 export type { PushdownPolicy, BuildPartition, KeyFilter, PushdownContext } from './core/pushdown/policy.ts';
-export type { HashMapLayout, JoinHashTable, BuildInput, ProbeInput } from './core/hashmap.ts';
+export type { HashMapLayout, JoinHashTable, BuildInput, ProbeInput, SharedTable, RestoreInput } from './core/hashmap.ts';
 export { ProbeCursor } from './core/hashmap.ts';
 export type { BoundJoin } from './core/plan.ts';
-export type { Scan, ScanPredicate, ScanSortColumn, ContainerStats, ColumnStats, StatValue } from './core/scan/scan.ts';
+export type { Scan, DecodeMorsel, ScanPredicate, ScanSortColumn, ContainerStats, ColumnStats, StatValue } from './core/scan/scan.ts';
 export { DynamicFilter } from './core/scan/scan.ts';
 export { describeSortOrder, type SortColumnInput } from './core/scan/sort-order.ts';
 // An Arrow Table as a Scan, optionally declared sorted (the sort-merge join then needs no sort):
