@@ -36,6 +36,7 @@ import { decodeBatch, encodeBatch, encodeSchema, shareBatch, shareView } from '.
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { isDecodeMorsel, type DynamicFilter, type Scan } from '../../core/scan/scan.ts';
+import { MORSEL_ROWS } from '../memory-scan/memory-scan.ts';
 import type { PartitionBuild } from './build.ts';
 import type { HashJoinPlan } from './plan.ts';
 import type { HashJoinProbe } from './probe.ts';
@@ -140,11 +141,14 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
           continue;
         }
         bump(m, 'probeRows', item.numRows);
-        if (item.numRows === 0) continue;
-        bump(m, 'morsels');
-        const { wire, transfer } = encodeBatch(item, 'copy');
-        const input: ProbeMorselInput = { morsel: morsel++, batch: wire };
-        yield { input, transfer };
+        // a huge batch is cut (zero copy) so that every worker gets a share of it
+        for (let at = 0; at < item.numRows; at += MORSEL_ROWS) {
+          const piece = item.numRows <= MORSEL_ROWS ? item : item.slice(at, Math.min(item.numRows, at + MORSEL_ROWS));
+          bump(m, 'morsels');
+          const { wire, transfer } = encodeBatch(piece, 'copy');
+          const input: ProbeMorselInput = { morsel: morsel++, batch: wire };
+          yield { input, transfer };
+        }
       }
     }
     const outSchema = join.outputSchema;
