@@ -81,6 +81,18 @@ export interface KeyFilter {
    * chunk's Bloom filter) rules out every value — the one way to prune unsorted data.
    */
   exactValues?(): readonly KeyValue[] | null;
+  /**
+   * The filter as plain data (typed arrays in shared memory) for a worker thread to rebuild its
+   * `test` there (core/pushdown/shared-filters.ts); absent when it cannot — the composed predicate
+   * then shares no row test, and workers keep every row (sound: a filter only says "maybe").
+   */
+  share?(): SharedKeyFilter;
+}
+
+/** A key filter as plain data: `kind` names the restorer registered for it. */
+export interface SharedKeyFilter {
+  readonly kind: string;
+  readonly state: unknown;
 }
 
 export interface PushdownPolicy extends Strategy {

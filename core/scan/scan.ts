@@ -62,6 +62,19 @@ export interface ScanPredicate {
    * value of the set can be; rows with a NULL in `column` never pass when a set is given.
    */
   exactSet?(): ExactValueSet | null;
+  /**
+   * The row-level test as shared data, for worker threads that decode containers themselves
+   * (`Scan.morsels`) to run `selectRows` there (core/scan/shared-row-test.ts restores it); null or
+   * absent when it cannot cross threads — the workers then keep every row, which is sound (a
+   * dynamic filter only ever says "maybe").
+   */
+  shareRowTest?(): SharedRowTest | null;
+}
+
+/** A predicate's row test as plain data (typed arrays in shared memory): `kind` names its restorer. */
+export interface SharedRowTest {
+  readonly kind: string;
+  readonly state: unknown;
 }
 
 /** A finite set of values of one probe column, in its key kind's domain (`KeyValue`, core/keys/types.ts). */
