@@ -121,6 +121,9 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     config: { ...ctx.config, 'hash.build': plan.roles.build },
     parts: a.shared,
     pool: ctx.pool.share(),
+    // the filter is complete before the probe starts (the build published it); a filter an upper
+    // join publishes later still prunes containers here, and the workers just keep those rows
+    rowTest: a.filter.current()?.shareRowTest?.() ?? null,
   };
   const session = await a.workers.open(PROBE_TASK, init);
   try {
@@ -129,6 +132,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     let morsel = 0;
     const scanOptions = { filter: a.filter, signal, bloomFilters: ctx.config['pushdown.parquetBloom'] };
     // containers the workers decode themselves when the scan offers them, else batches from here
+    const unfiltered = scan.morsels !== undefined;
     const source = scan.morsels?.(scanOptions) ?? scan.batches(scanOptions);
     async function* morsels() {
       for await (const item of source) {
@@ -136,7 +140,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
           bump(m, 'probeRows', item.rows);
           bump(m, 'morsels');
           bump(m, 'morselsDecodedByWorkers');
-          const input: ProbeMorselInput = { morsel: morsel++, decode: item };
+          const input: ProbeMorselInput = { morsel: morsel++, decode: item, unfiltered };
           yield { input };
           continue;
         }
@@ -146,7 +150,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
           const piece = item.numRows <= MORSEL_ROWS ? item : item.slice(at, Math.min(item.numRows, at + MORSEL_ROWS));
           bump(m, 'morsels');
           const { wire, transfer } = encodeBatch(piece, 'copy');
-          const input: ProbeMorselInput = { morsel: morsel++, batch: wire };
+          const input: ProbeMorselInput = { morsel: morsel++, batch: wire, unfiltered };
           yield { input, transfer };
         }
       }

@@ -33,7 +33,9 @@ import { decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
 import { bindJoin } from '../../core/plan.ts';
 import { HASHMAP, SCAN_DECODER } from '../../core/registry/slots.ts';
-import type { DecodeMorsel, Scan } from '../../core/scan/scan.ts';
+import type { DecodeMorsel, Scan, SharedRowTest } from '../../core/scan/scan.ts';
+import { restoreRowTest, type RowTest } from '../../core/scan/shared-row-test.ts';
+import { takeRows } from '../memory-scan/memory-scan.ts';
 import type { JoinSpec } from '../../core/types.ts';
 import { EMPTY_TABLE, type PartitionBuild } from './build.ts';
 import { planHashJoin } from './plan.ts';
@@ -60,6 +62,11 @@ export interface ProbeTaskInit {
   readonly config: Config;
   readonly parts: readonly SharedPartition[];
   readonly pool: SharedPoolHandle;
+  /**
+   * The dynamic filter's row test when the session opened (`ScanPredicate.shareRowTest`), run on
+   * morsels the scan handed out unfiltered; null: none, or it cannot cross threads (rows kept).
+   */
+  readonly rowTest: SharedRowTest | null;
 }
 
 /** A morsel to probe, or (no `batch`) the next chunk of the current one's output. */
@@ -68,10 +75,16 @@ export interface ProbeMorselInput {
   readonly batch?: BatchWire;
   /** A container to decode here (`Scan.morsels`), instead of a batch. */
   readonly decode?: DecodeMorsel;
+  /** The batch or container has not been through the row test yet (a morsel, not a scan batch). */
+  readonly unfiltered?: boolean;
 }
 
-function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[]): Generator<RecordBatch> {
-  for (const b of batches) yield* probe.probeBatch(b);
+function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null): Generator<RecordBatch> {
+  for (const b of batches) {
+    const rows = rowTest === null ? null : rowTest.selectRows(b);
+    if (rows !== null && rows.length === 0) continue;
+    yield* probe.probeBatch(rows === null ? b : takeRows(b, rows));
+  }
 }
 
 export interface ProbeMorselReply {
@@ -129,6 +142,7 @@ export const probeTask: WorkerTask = {
     const ctx: JoinContext = { config: init.config, registry: env.registry, pool, spill: new SpillManager(), metrics, operators: { join: metrics } };
     const scratch = pool.reservation(`hash-join probe scratch (worker ${env.workerIndex})`);
     const probe = new HashJoinProbe(plan, join, parts, { probe: probeSchema, build: buildSchema }, ctx, scratch);
+    const rowTest = init.rowTest === null ? null : restoreRowTest(init.rowTest, { registry: env.registry });
     const held = pool.reservation(`hash-join probe output (worker ${env.workerIndex})`);
     // the morsel being probed: its output goes back in chunks of about REPLY_BYTES (a morsel of
     // a many-to-many join can yield far more than a worker should hold at once)
@@ -137,12 +151,13 @@ export const probeTask: WorkerTask = {
     return {
       async run(input) {
         const x = input as ProbeMorselInput;
-        if (x.batch !== undefined) open.set(x.morsel, probe.probeBatch(decodeBatch(x.batch, probeSchema)));
+        const test = x.unfiltered ? rowTest : null;
+        if (x.batch !== undefined) open.set(x.morsel, probeAll(probe, [decodeBatch(x.batch, probeSchema)], test));
         else if (x.decode !== undefined) {
           // a container the scan handed out undecoded: decoded here, off the main thread
           const decoder = env.registry.resolve(SCAN_DECODER, x.decode.decoder);
           const batches = await decoder.decode(x.decode.descriptor, {});
-          open.set(x.morsel, probeAll(probe, batches));
+          open.set(x.morsel, probeAll(probe, batches, test));
         }
         const current = open.get(x.morsel);
         if (current === undefined) throw new Error(`hash-join.probe: no morsel ${x.morsel} to continue`);
