@@ -67,13 +67,18 @@ export function encodeBatch(batch: RecordBatch, mode: Exclude<WireMode, 'share'>
  * Several batches in one message: one transfer list for all of them, so buffers that several
  * batches share (the slices of one probe batch) are moved once.
  */
-export function encodeBatches(batches: readonly RecordBatch[], mode: Exclude<WireMode, 'share'>): { wires: BatchWire[]; transfer: ArrayBuffer[] } {
+export function encodeBatches(
+  batches: readonly RecordBatch[],
+  mode: Exclude<WireMode, 'share'>,
+  /** With `transfer`: buffers the sender still needs (views of them are copied, not moved). */
+  keep?: ReadonlySet<ArrayBufferLike>,
+): { wires: BatchWire[]; transfer: ArrayBuffer[] } {
   const transfer = new Set<ArrayBuffer>();
   const copies = new Map<ArrayBufferView, ArrayBufferView>();
   const visit = <T extends ArrayBufferView>(view: T): T => {
     if (isShared(view)) return view;
     let v = view;
-    if (mode === 'copy') {
+    if (mode === 'copy' || keep?.has(view.buffer) === true) {
       v = (copies.get(view) as T | undefined) ?? compactCopy(view);
       copies.set(view, v);
     }
@@ -82,6 +87,19 @@ export function encodeBatches(batches: readonly RecordBatch[], mode: Exclude<Wir
   };
   const wires = batches.map((b) => ({ length: b.numRows, columns: b.data.children.map((d) => encodeData(d, visit)) }));
   return { wires, transfer: [...transfer] };
+}
+
+/** Every `ArrayBuffer` the batches' columns point into (not shared ones). */
+export function buffersOf(batches: readonly RecordBatch[]): Set<ArrayBufferLike> {
+  const out = new Set<ArrayBufferLike>();
+  const visit = (d: Data): void => {
+    for (const b of [d.valueOffsets, d.values, d.nullBitmap, d.typeIds]) if (b !== undefined && b !== null && !isShared(b)) out.add(b.buffer);
+    for (const v of d.variadicBuffers) if (!isShared(v)) out.add(v.buffer);
+    d.children.forEach(visit);
+    d.dictionary?.data.forEach(visit);
+  };
+  for (const b of batches) b.data.children.forEach(visit);
+  return out;
 }
 
 /** `batch` rebuilt from its wire, against the schema it was encoded with. */

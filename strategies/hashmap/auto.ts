@@ -36,10 +36,10 @@
  * which is what metrics should show); `explainLayout` gives the decision with its reason.
  */
 import type { BuildInput, HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
-import { analyzeArrayKeys, arrayTableBytes, buildArrayTable } from './array.ts';
-import { buildChainedTable } from './chained.ts';
-import { buildRankTable, rankDirectoryBytes, rankTableBytes, rankUnsupportedReason } from './rank.ts';
-import { buildSwissTable, swissUnsupportedReason } from './swiss.ts';
+import { analyzeArrayKeys, arrayLayout, arrayTableBytes, buildArrayTable } from './array.ts';
+import { buildChainedTable, chainedLayout } from './chained.ts';
+import { buildRankTable, rankDirectoryBytes, rankLayout, rankTableBytes, rankUnsupportedReason } from './rank.ts';
+import { buildSwissTable, swissLayout, swissUnsupportedReason } from './swiss.ts';
 
 /** Spans up to this many values always use the array layout (DataFusion's small-build threshold). */
 export const AUTO_SMALL_SPAN = 1024;
@@ -100,5 +100,12 @@ export const autoLayout: HashMapLayout = {
     if (layout === 'array') return buildArrayTable(input, analyzeArrayKeys(input));
     if (layout === 'rank') return buildRankTable(input, analyzeArrayKeys(input));
     return layout === 'swiss' ? buildSwissTable(input) : buildChainedTable(input);
+  },
+  /** A table auto built is one of its choices' tables: `shared.layout` names which restores it. */
+  restore(shared, input): JoinHashTable {
+    const by: Record<string, HashMapLayout> = { array: arrayLayout, rank: rankLayout, swiss: swissLayout, chained: chainedLayout };
+    const layout = by[shared.layout];
+    if (layout?.restore === undefined) throw new RangeError(`hashmap 'auto' cannot restore a '${shared.layout}' table`);
+    return layout.restore(shared, input);
   },
 };

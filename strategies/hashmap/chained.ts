@@ -41,10 +41,11 @@
  * hash compare each) — expected work per probe is still inserted/slots, but skewed probes on an
  * unlucky bucket pay it.
  */
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import type { SharedTable, BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, ProbeEquality, tableBits, type RowEquality } from './table-support.ts';
+import { shareView } from '../../core/parallel/wire.ts';
 
 /** Head slots per inserted row before rounding up to a power of two (load factor 1/4 .. 1/2). */
 export const HEAD_SLOTS_PER_ROW = 2;
@@ -84,7 +85,20 @@ export class ChainedHashTable implements JoinHashTable {
   readonly #mode: number;
   readonly #generic: ProbeEquality;
 
-  constructor(input: BuildInput, options: ChainedOptions = {}) {
+  constructor(input: BuildInput, options: ChainedOptions = {}, restored?: ChainedState) {
+    if (restored !== undefined) {
+      // over a shared table's arrays (share/restore): nothing is built
+      this.#keys = input.keys;
+      this.#generic = new ProbeEquality(input.keys, input.nullEqualsNull);
+      this.inserted = restored.inserted;
+      this.#mode = restored.mode;
+      this.buckets = restored.buckets;
+      this.#shift = restored.shift;
+      this.#heads = restored.heads;
+      this.#chain = restored.chain;
+      this.memoryBytes = restored.heads.byteLength + restored.chain.byteLength;
+      return;
+    }
     const { keys, rows, hashes, nullEqualsNull } = input;
     checkBuildInput(input);
     this.#keys = keys;
@@ -104,6 +118,12 @@ export class ChainedHashTable implements JoinHashTable {
     this.#chain = new Int32Array(2 * rows);
     insertReversed(this.#heads, this.#chain, hashes, this.#shift, skip, rows);
     this.memoryBytes = this.#heads.byteLength + this.#chain.byteLength;
+  }
+
+  /** Heads and chain in shared memory (copied there unless allocated shared). */
+  share(): SharedTable {
+    const state: ChainedState = { inserted: this.inserted, mode: this.#mode, buckets: this.buckets, shift: this.#shift, heads: shareView(this.#heads), chain: shareView(this.#chain) };
+    return { layout: 'chained', state };
   }
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
@@ -153,11 +173,22 @@ export function buildChainedTable(input: BuildInput, options?: ChainedOptions): 
   return new ChainedHashTable(input, options);
 }
 
+/** What a chained table's probe reads besides the keys (`share` / `restore`). */
+interface ChainedState {
+  readonly inserted: number;
+  readonly mode: number;
+  readonly buckets: number;
+  readonly shift: number;
+  readonly heads: Int32Array;
+  readonly chain: Int32Array;
+}
+
 export const chainedLayout: HashMapLayout = {
   name: 'chained',
   description: 'head table on the hash high bits + next chain over build rows (any key type)',
   unsupportedReason: (input) => (input.keys.length === 0 ? 'no key columns' : null),
   build: (input) => new ChainedHashTable(input),
+  restore: (shared, input) => new ChainedHashTable({ ...input, hashes: new Uint32Array(0) }, {}, shared.state as ChainedState),
 };
 
 // --- build ---------------------------------------------------------------------------------------

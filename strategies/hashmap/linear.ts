@@ -55,7 +55,8 @@
  * one extra chain (`nullFirst` + `next`, ascending like every chain) that a NULL probe row emits;
  * NULL rows never enter the slots, so a NULL never equals the value whose words are zero.
  */
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { shareView } from '../../core/parallel/wire.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, SLOT_MAX_BITS, slotBits } from './table-support.ts';
@@ -102,7 +103,26 @@ export class LinearHashTable implements JoinHashTable {
   readonly #nullFirst: number;
   readonly #keys: readonly KeyColumn[];
 
-  constructor(input: BuildInput) {
+  constructor(input: BuildInput, restored?: LinearState) {
+    if (restored !== undefined) {
+      // over a shared table's arrays (share/restore): nothing is built
+      const r = restored;
+      this.#keys = input.keys;
+      this.#width = r.width;
+      this.inserted = r.inserted;
+      this.distinct = r.distinct;
+      this.distinctKeys = r.distinct;
+      this.hasDuplicates = r.next !== null;
+      this.#nullFirst = r.nullFirst;
+      this.#tags = r.tags;
+      this.#slots = r.slots;
+      this.#next = r.next;
+      this.slots = r.slotCount;
+      this.#shift = r.shift;
+      this.#mask = r.mask;
+      this.memoryBytes = r.tags.byteLength + r.slots.byteLength + (r.next === null ? 0 : r.next.byteLength);
+      return;
+    }
     checkBuildInput(input);
     const reason = linearUnsupportedReason(input);
     if (reason !== null) throw new RangeError(reason);
@@ -155,6 +175,23 @@ export class LinearHashTable implements JoinHashTable {
     this.memoryBytes = tags.byteLength + slots.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
   }
 
+  /** Salts, slots and chain in shared memory (copied there unless allocated shared). */
+  share(): SharedTable {
+    const state: LinearState = {
+      width: this.#width,
+      inserted: this.inserted,
+      distinct: this.distinct,
+      nullFirst: this.#nullFirst,
+      tags: shareView(this.#tags),
+      slots: shareView(this.#slots),
+      next: this.#next === null ? null : shareView(this.#next),
+      slotCount: this.slots,
+      shift: this.#shift,
+      mask: this.#mask,
+    };
+    return { layout: 'linear', state };
+  }
+
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
     checkProbeArgs(input, this.#keys, outProbe, outBuild, capacity);
     const p = input.keys[0] as FixedKeyColumn;
@@ -191,7 +228,22 @@ export const linearLayout: HashMapLayout = {
   description: 'open addressing, linear probing: 1-byte salt per slot + inline [row, key words] (one fixed-width key)',
   unsupportedReason: linearUnsupportedReason,
   build: (input) => new LinearHashTable(input),
+  restore: (shared, input) => new LinearHashTable({ ...input, hashes: new Uint32Array(0) }, shared.state as LinearState),
 };
+
+/** What a linear table's probe reads besides the keys (`share` / `restore`). */
+interface LinearState {
+  readonly width: number;
+  readonly inserted: number;
+  readonly distinct: number;
+  readonly nullFirst: number;
+  readonly tags: Uint8Array;
+  readonly slots: Int32Array;
+  readonly next: Int32Array | null;
+  readonly slotCount: number;
+  readonly shift: number;
+  readonly mask: number;
+}
 
 // --- build ---------------------------------------------------------------------------------------
 // Rows rows-1 .. 0: a row whose key already has a slot is pushed in front of that slot's chain,

@@ -36,12 +36,24 @@
  * build has span 0 and matches nothing.
  */
 import { popcount32 } from '../../core/bitset.ts';
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { shareView } from '../../core/parallel/wire.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 import { analyzeArrayKeys, formatSpan, type ArrayKeyAnalysis } from './array.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, ReleaseGuard } from './table-support.ts';
 import { buildOffsets, expandHits, keyOffsets, offsetAt, selectHits, type KeyOffsets } from './key-offsets.ts';
+
+/** What a rank table's probe reads besides the keys (`share` / `restore`). */
+interface RankState {
+  readonly offsets: KeyOffsets;
+  readonly span: number;
+  readonly inserted: number;
+  readonly distinctKeys: number;
+  readonly dir: Int32Array;
+  readonly first: Int32Array;
+  readonly next: Int32Array | null;
+}
 import { containsWindows, probeWindows, WINDOW, type WindowMatches } from './windowed-probe.ts';
 
 /** Largest span (max - min + 1) the rank layout indexes: 2^30 values = a 256 MB directory. */
@@ -82,8 +94,26 @@ export class RankHashTable implements JoinHashTable {
   readonly #keys: readonly KeyColumn[];
   readonly #offsets: KeyOffsets;
   readonly #live = new ReleaseGuard('rank');
+  /** Restored over another table's shared arrays: it never gives them to the buffer cache. */
+  readonly #restored: boolean;
 
-  constructor(input: BuildInput, analysis: ArrayKeyAnalysis = analyzeArrayKeys(input)) {
+  constructor(input: BuildInput, analysis?: ArrayKeyAnalysis, restored?: RankState) {
+    if (restored !== undefined) {
+      this.#restored = true;
+      this.#keys = input.keys;
+      this.#offsets = restored.offsets;
+      this.span = restored.span;
+      this.inserted = restored.inserted;
+      this.distinctKeys = restored.distinctKeys;
+      this.hasDuplicates = restored.next !== null;
+      this.#dir = restored.dir;
+      this.#first = restored.first;
+      this.#next = restored.next;
+      this.memoryBytes = restored.dir.byteLength + restored.first.byteLength + (restored.next === null ? 0 : restored.next.byteLength);
+      return;
+    }
+    this.#restored = false;
+    analysis ??= analyzeArrayKeys(input);
     checkBuildInput(input);
     const reason = rankReason(analysis);
     if (reason !== null) throw new RangeError(reason);
@@ -132,7 +162,22 @@ export class RankHashTable implements JoinHashTable {
 
   /** Gives the table's arrays to the buffer cache; the table refuses to probe afterwards. */
   release(): void {
-    if (this.#live.release()) releaseInt32(this.#dir, this.#first, this.#next);
+    if (this.#live.release() && !this.#restored) releaseInt32(this.#dir, this.#first, this.#next);
+  }
+
+  /** Directory, first rows and chain in shared memory (copied there unless allocated shared). */
+  share(): SharedTable {
+    this.#live.check();
+    const state: RankState = {
+      offsets: this.#offsets,
+      span: this.span,
+      inserted: this.inserted,
+      distinctKeys: this.distinctKeys,
+      dir: shareView(this.#dir),
+      first: shareView(this.#first),
+      next: this.#next === null ? null : shareView(this.#next),
+    };
+    return { layout: 'rank', state };
   }
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
@@ -172,6 +217,7 @@ export const rankLayout: HashMapLayout = {
   unsupportedReason: rankUnsupportedReason,
   estimateBytes: (input) => rankTableBytes(analyzeArrayKeys(input), input.rows),
   build: (input) => new RankHashTable(input),
+  restore: (shared, input) => new RankHashTable({ ...input, hashes: new Uint32Array(0) }, undefined, shared.state as RankState),
 };
 
 // --- probe ---------------------------------------------------------------------------------------

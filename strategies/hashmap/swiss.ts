@@ -52,7 +52,8 @@
  * equal the value 0); hashed tables insert them like any key (a NULL hashes to a fixed per-column
  * word) and the comparator compares NULL flags before values.
  */
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { shareView } from '../../core/parallel/wire.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
@@ -178,8 +179,41 @@ export class SwissHashTable implements JoinHashTable {
   readonly #plainBytes: boolean;
   readonly #nullEqualsNull: boolean;
   readonly #live = new ReleaseGuard('swiss');
+  /** Restored over another table's shared arrays: it never gives them to the buffer cache. */
+  readonly #restored: boolean;
 
-  constructor(input: BuildInput) {
+  constructor(input: BuildInput, restored?: SwissState) {
+    if (restored !== undefined) {
+      const r = restored;
+      const keys = input.keys;
+      const k0 = keys[0]!;
+      this.#restored = true;
+      this.#keys = keys;
+      this.#generic = new ProbeEquality(keys, input.nullEqualsNull);
+      this.#nullEqualsNull = input.nullEqualsNull;
+      this.#plainBytes = keys.length === 1 && isBytesKey(k0) && k0.codes === null && (!input.nullEqualsNull || k0.nulls === null);
+      this.#mode = r.mode;
+      this.#hi = r.hi;
+      this.#minLo = r.minLo;
+      this.#loSpan = r.loSpan;
+      this.#rangeCheck = r.rangeCheck;
+      this.narrow = r.mode === NARROW2;
+      this.storage = r.mode === HASHED ? 'hashed' : 'inline';
+      this.inserted = r.inserted;
+      this.#nullFirst = r.nullFirst;
+      this.distinct = r.distinct;
+      this.distinctKeys = r.distinctKeys;
+      this.hasDuplicates = r.hasDuplicates;
+      this.#groups = r.groups;
+      this.#slots = r.slots;
+      this.#next = r.next;
+      this.slots = r.slotCount;
+      this.#shift = r.shift;
+      this.#gmask = r.gmask;
+      this.memoryBytes = r.groups.byteLength + r.slots.byteLength + (r.next === null ? 0 : r.next.byteLength);
+      return;
+    }
+    this.#restored = false;
     checkBuildInput(input);
     const reason = swissUnsupportedReason(input);
     if (reason !== null) throw new RangeError(reason);
@@ -259,9 +293,33 @@ export class SwissHashTable implements JoinHashTable {
     this.memoryBytes = groups.byteLength + slots.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
   }
 
-  /** Gives the table's arrays to the buffer cache; the table refuses to probe afterwards. */
+  /** Gives the table's arrays to the buffer cache (a restored copy only stops probing); the table refuses to probe afterwards. */
   release(): void {
-    if (this.#live.release()) releaseInt32(this.#groups, this.#slots, this.#next);
+    if (this.#live.release() && !this.#restored) releaseInt32(this.#groups, this.#slots, this.#next);
+  }
+
+  /** Its arrays in shared memory (copied there unless allocated shared) and the fields its probe reads. */
+  share(): SharedTable {
+    this.#live.check();
+    const state: SwissState = {
+      mode: this.#mode,
+      hi: this.#hi,
+      minLo: this.#minLo,
+      loSpan: this.#loSpan,
+      rangeCheck: this.#rangeCheck,
+      inserted: this.inserted,
+      nullFirst: this.#nullFirst,
+      distinct: this.distinct,
+      distinctKeys: this.distinctKeys,
+      hasDuplicates: this.hasDuplicates,
+      groups: shareView(this.#groups),
+      slots: shareView(this.#slots),
+      next: this.#next === null ? null : shareView(this.#next),
+      slotCount: this.slots,
+      shift: this.#shift,
+      gmask: this.#gmask,
+    };
+    return { layout: 'swiss', state };
   }
 
   probe(input: ProbeInput, cursor: ProbeCursor, outProbe: Int32Array, outBuild: Int32Array, capacity: number): number {
@@ -365,7 +423,28 @@ export const swissLayout: HashMapLayout = {
     'open addressing over groups of 4 one-byte salts tested together (SWAR); keys inline (one fixed-width key; the low word alone when all share a high word) or by hash + comparator (any key)',
   unsupportedReason: swissUnsupportedReason,
   build: (input) => new SwissHashTable(input),
+  restore: (shared, input) => new SwissHashTable({ ...input, hashes: new Uint32Array(0) }, shared.state as SwissState),
 };
+
+/** What a swiss table's probe reads besides the keys (`share` / `restore`). */
+interface SwissState {
+  readonly mode: number;
+  readonly hi: number;
+  readonly minLo: number;
+  readonly loSpan: number;
+  readonly rangeCheck: boolean;
+  readonly inserted: number;
+  readonly nullFirst: number;
+  readonly distinct: number;
+  readonly distinctKeys: number | undefined;
+  readonly hasDuplicates: boolean;
+  readonly groups: Int32Array;
+  readonly slots: Int32Array;
+  readonly next: Int32Array | null;
+  readonly slotCount: number;
+  readonly shift: number;
+  readonly gmask: number;
+}
 
 // --- group words ---------------------------------------------------------------------------------
 // Bits 0-6 of byte j: the salt of slot j (1..127; 0 = empty). Bit 7 of byte 0: DISPLACED — some key
