@@ -21,7 +21,7 @@ export * from './core/errors.ts';
 export * as expr from './core/expr/ast.ts';
 export { parseExpr } from './core/expr/parse.ts';
 export { Registry, defineSlot, type Slot, type Strategy, type StrategyInfo, type SlotInfo } from './core/registry/registry.ts';
-export { ALL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH, WORKER_TASK, SCAN_DECODER } from './core/registry/slots.ts';
+export { ALL_SLOTS, INTERNAL_SLOTS, JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH, WORKER_TASK, SCAN_DECODER } from './core/registry/slots.ts';
 // Parallel execution: tables in shared memory reach every worker without a copy; the process's pools
 export { shareTable, shareBatch } from './core/parallel/wire.ts';
 export { WorkerPool } from './core/parallel/worker-pool.ts';

@@ -1,7 +1,9 @@
 /**
- * Side-by-side measurement: each benchmark case runs joinlab's real operator and DuckDB
- * (`threads=1`) on the same data in this one process, through tinybench, and reports both
- * medians and their ratio (joinlab / DuckDB; below 1 means joinlab was faster).
+ * Side-by-side measurement: each benchmark case runs joinlab's real operator and DuckDB at the
+ * same thread count (`--threads`, default 1) on the same data in this one process, through
+ * tinybench, and reports both medians and their ratio (joinlab / DuckDB; below 1 means joinlab
+ * was faster). A case may add a peer engine measured on its own (Polars, in a child process:
+ * its thread count is fixed per process), reported as `peerMs` and `peerRatio`.
  *
  * Timings live here and in `npm run bench` output only — never as assertions in unit tests.
  */
@@ -23,6 +25,11 @@ export interface CaseResult {
   baselineRows?: number;
   /** baselineMs / joinlabMs: above 1 means the case's strategy beat its baseline. */
   speedup?: number;
+  /** A third engine on the same data (`BenchCase.peer`): its name, median, rows, and joinlab / peer. */
+  peerName?: string;
+  peerMs?: number;
+  peerRows?: number;
+  peerRatio?: number;
   /** The case's own facts (`BenchCase.facts`: memory, spill, work counters), as extra fields. */
   [fact: string]: number | string | undefined;
 }
@@ -51,10 +58,28 @@ export interface BenchCase {
    * these many (`--iterations` still caps them), and no untimed round before the suite's cases.
    */
   iterations?: { readonly timed: number; readonly warmup: number };
+  /**
+   * Another engine's median on the same question, measured by the suite beforehand (e.g. Polars in a
+   * child process, alone on the machine): reported beside DuckDB as `peerMs` and `peerRatio`.
+   */
+  peer?: { readonly name: string; readonly ms: number; readonly rows: number };
   /** Releases what the case holds beyond the suite's DuckDB session (e.g. a session of its own), once measured. */
   close?(): Promise<void>;
   /** The case cannot run here (the reason): the suite lists it as skipped instead of timing it. */
   skipped?: string;
+}
+
+/** What `npm run bench` tells every suite besides the overrides. */
+export interface SuiteOptions {
+  /** The thread count of this round: DuckDB's (`SET threads`), joinlab's (`threads` in the overrides) and any peer's. */
+  readonly threads: number;
+  /** `--rows`: the data size of a suite that takes one (h2o), instead of `--scale`. */
+  readonly rows?: number;
+}
+
+/** The round's thread count, for a suite that opens a DuckDB session of its own. */
+export function suiteThreads(overrides: SuiteOverrides): number {
+  return Number(overrides['threads'] ?? 1);
 }
 
 /** `--set` overrides of joinlab's config (flat keys), applied to every engine a suite creates. */
@@ -106,6 +131,7 @@ export async function measureCase(c: BenchCase, o: MeasureOptions): Promise<Case
   const notes = c.notes?.();
   const result: CaseResult = { name: c.name, joinlabMs: round(jl!), duckdbMs: round(dd!), ratio: round(jl! / dd!), joinlabRows, duckdbRows, ...(notes ? { notes } : {}) };
   if (c.baseline) Object.assign(result, { baselineName: c.baseline.name, baselineMs: round(bl!), baselineRows, speedup: round(bl! / jl!) });
+  if (c.peer) Object.assign(result, { peerName: c.peer.name, peerMs: round(c.peer.ms), peerRows: c.peer.rows, peerRatio: round(jl! / c.peer.ms) });
   return { ...result, ...c.facts?.() };
 }
 

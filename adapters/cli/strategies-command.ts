@@ -4,7 +4,7 @@
  * for `join`, whose description is its planning rule).
  */
 import { CONFIG_KEYS, parseConfig, type Config } from '../../core/config/schema.ts';
-import { SCAN_DECODER, WORKER_TASK } from '../../core/registry/slots.ts';
+import { INTERNAL_SLOTS } from '../../core/registry/slots.ts';
 import { Engine } from '../../composition.ts';
 import { formatTable } from './format.ts';
 
@@ -18,7 +18,7 @@ export async function runStrategiesCommand(config: Config, json: boolean): Promi
   const engine = await Engine.create(config);
   const defaults = slotDefaults();
   // worker tasks and morsel decoders are internals (resolved by an operator or a scan, never configured): not listed
-  const internal = new Set([WORKER_TASK.name, SCAN_DECODER.name]);
+  const internal = new Set(INTERNAL_SLOTS.map((s) => s.name));
   const slots = engine.registry.slots().filter((s) => !internal.has(s.name)).map((s) => ({
     ...s,
     strategies: s.strategies.map((t) => ({ ...t, default: defaults.get(s.name) === t.name })),

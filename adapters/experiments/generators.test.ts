@@ -111,3 +111,32 @@ describe('the starschema generator', () => {
     expect(regions!.map(Number)).toEqual([20, 350, 50]);
   });
 });
+
+describe('the h2o generator', () => {
+  it("follows join-datagen.R: key sets 0.9/0.1/0.1, every key of a set sampled, the right tables' last key unique", async () => {
+    const N = 2_000_000; // the smallest size whose small table has more than one key set member (n = 2)
+    const g = await generateTables(duck, spec('h2o', { rows: N }), { root });
+    expect(Object.keys(g.tables)).toEqual(['x', 'small', 'medium', 'big']);
+    expect(Object.values(g.tables).map((t) => t.rows)).toEqual([N, 2, 2000, N]);
+    const q = async (sql: string) => (await duck.queryRows(sql))[0]!.map(Number);
+    const f = (t: string) => `'${g.tables[t]!.path}'`;
+    // x: every left key of each level occurs (n, n/1e3·…, N distinct); the string ids mirror the ints
+    expect(await q(`SELECT count(DISTINCT id1), count(DISTINCT id2), count(DISTINCT id3), count(*) FILTER (id4 <> 'id' || id1 OR id6 <> 'id' || id3) FROM ${f('x')}`)).toEqual([2, 2000, N, 0]);
+    // the right tables: the last id column unique, so each x row matches at most one row
+    expect(await q(`SELECT count(DISTINCT id1) FROM ${f('small')}`)).toEqual([2]);
+    expect(await q(`SELECT count(DISTINCT id2), count(DISTINCT id1) FROM ${f('medium')}`)).toEqual([2000, 2]);
+    expect(await q(`SELECT count(DISTINCT id3), count(DISTINCT id2), count(DISTINCT id1) FROM ${f('big')}`)).toEqual([N, 2000, 2]);
+    // 90% of the keys are common: the inner joins keep 0.9 of x (exactly, for the unique keys of big)
+    expect(await q(`SELECT count(*) FROM ${f('x')} x JOIN ${f('big')} b USING (id3)`)).toEqual([0.9 * N]);
+    const [medium] = await q(`SELECT count(*) FROM ${f('x')} x JOIN ${f('medium')} m USING (id2)`);
+    expect(Math.abs(medium! / N - 0.9)).toBeLessThan(0.01);
+    // the measures: uniform in [0, 100) with 6 decimals
+    const [lo, hi, mean] = await q(`SELECT min(v1), max(v1), avg(v1) FROM ${f('x')}`);
+    expect(lo).toBeGreaterThanOrEqual(0);
+    expect(hi).toBeLessThan(100);
+    expect(Math.abs(mean! - 50)).toBeLessThan(0.5);
+    // the same spec twice: the same files (hash-seeded, whatever DuckDB's thread count)
+    const again = await generateTables(duck, spec('h2o', { rows: N }), { root });
+    expect(again.cached).toBe(true);
+  });
+});

@@ -50,6 +50,19 @@
  *   then skip about two thirds of them, and those of one category (`category-13`: quarter 2)
  *   about half of what is left (measured at 20M rows: 166, 54 and 28 of 1954 row groups kept).
  *   Every dimension is sorted by its key.
+ * - `h2o` (four tables, for `sql:` data sets and the `h2o` bench suite): the h2o.ai db-benchmark
+ *   join task by the rules of its generator (`_data/join-datagen.R`), with seeded hashes in place
+ *   of R's `sample`. For N = `rows` and each key level j (n = N/1e6, N/1e3, N), `split_xlr(n)`
+ *   permutes the keys 1..1.1n and splits them into the common keys x (the first 0.9n), the
+ *   left-only keys l (the next 0.1n) and the right-only keys r (the last 0.1n); `sample_all(S,
+ *   size)` is S plus size-|S| draws from S with replacement, permuted (every key of S occurs).
+ *   `x(id1, id2, id3, id4, id5, id6, v1)`: N rows, idj = sample_all(x ∪ l of level j, N);
+ *   `small(id1, id4, v2)`: N/1e6 rows; `medium(id1, id2, id4, id5, v2)`: N/1e3 rows; `big(id1,
+ *   id2, id3, id4, id5, id6, v2)`: N rows; on the right idj = sample_all(x ∪ r of level j, n),
+ *   so the right table's last id column is unique (each row of `x` matches at most one row, 90%
+ *   of them one). id4..id6 are `'id' || id1..id3` (VARCHAR), id1..id3 INTEGER, v1/v2 uniform in
+ *   [0, 100) rounded to 6 decimals (`round(runif(n, max=100), 6)`). Below 1e6 rows a level keeps
+ *   at least one key. Files are in row order (nothing declared).
  *
  * Each file declares the order its ORDER BY gives it (`generatorOrder`) as Parquet
  * `sorting_columns` — DuckDB's COPY writes none, so the footer of the temp file is patched
@@ -117,6 +130,7 @@ export function generatorSql(spec: GeneratedDataSpec): { left: string; right: st
     case 'range':
       return rangeSql(spec.params as GeneratorParams['range'], s);
     case 'starschema':
+    case 'h2o':
       throw new ConfigError(`generator ${spec.generator} writes the tables ${GENERATOR_TABLES[spec.generator].join(', ')}, not left and right: use it in a sql: data set (tables:)`);
   }
 }
@@ -124,6 +138,7 @@ export function generatorSql(spec: GeneratedDataSpec): { left: string; right: st
 /** Each table's SELECT and declared order, by table name (`GENERATOR_TABLES[spec.generator]`). */
 export function generatorTables(spec: GeneratedDataSpec): Record<string, { readonly sql: string; readonly order: SortColumnInput[] }> {
   if (spec.generator === 'starschema') return starSchemaTables(spec.params as GeneratorParams['starschema'], Math.trunc(spec.seed));
+  if (spec.generator === 'h2o') return h2oTables(spec.params as GeneratorParams['h2o'], Math.trunc(spec.seed));
   const sql = generatorSql(spec);
   const order = generatorOrder(spec);
   return { left: { sql: sql.left, order: order.left }, right: { sql: sql.right, order: order.right } };
@@ -144,6 +159,7 @@ export function generatorOrder(spec: GeneratedDataSpec): { left: SortColumnInput
     case 'range':
       return (spec.params as GeneratorParams['range']).sorted ? { left: by('v', 'id'), right: by('v', 'id') } : { left: by('id'), right: by('id') };
     case 'starschema':
+    case 'h2o':
       return { left: [], right: [] }; // no left/right (generatorTables has its tables' orders)
   }
 }
@@ -186,6 +202,62 @@ function starSchemaTables(p: GeneratorParams['starschema'], seed: number): Recor
     date_dim: { sql: dateDim, order: by('date_key') },
     customer: { sql: customer, order: by('customer_key') },
     product: { sql: product, order: by('product_key') },
+  };
+}
+
+/** The key counts of one h2o key level of n keys: all (1.1n), common (0.9n), common + left-only (n). */
+function h2oLevel(n: number): { all: number; common: number; lhs: number } {
+  const lhs = Math.max(1, Math.round(n));
+  return { all: Math.max(lhs, Math.round(lhs * 1.1)), common: Math.max(1, Math.round(lhs * 0.9)), lhs };
+}
+
+/**
+ * One id column of an h2o table: `sample_all(keys of level j on side, size)` as `(pos, k)` with pos
+ * 0..size-1. The level's keys 1..all are permuted by `hash(k, seed, j)` (split_xlr: positions
+ * 1..common are x, ..lhs are l, the rest r); the chosen set S is numbered 0..|S|-1, the
+ * size-|S| extra rows pick S[hash(i) % |S|], and the union is permuted by a hash of its row id.
+ */
+function h2oColumn(j: number, n: number, side: 'lhs' | 'rhs', size: number, seed: number, stream: number): string {
+  const lv = h2oLevel(n);
+  const inSet = side === 'lhs' ? `pos <= ${lv.lhs}` : `(pos <= ${lv.common} OR pos > ${lv.lhs})`;
+  const count = side === 'lhs' ? lv.lhs : lv.common + (lv.all - lv.lhs);
+  const keys = `SELECT k, row_number() OVER (ORDER BY hash(k, ${seed}, ${j}), k) AS pos FROM range(1, ${lv.all + 1}) t(k)`;
+  const set = `SELECT k, row_number() OVER (ORDER BY pos) - 1 AS idx FROM (${keys}) WHERE ${inSet}`;
+  const extra = Math.max(0, size - count);
+  const union =
+    `SELECT 0 AS src, idx AS i, k FROM s${stream} UNION ALL ` +
+    `SELECT 1 AS src, e.i, s${stream}.k FROM range(${extra}) e(i) JOIN s${stream} ON s${stream}.idx = (hash(e.i, ${seed}, ${stream}) % ${count})::BIGINT`;
+  return (
+    `s${stream} AS (${set}), ` +
+    `c${stream} AS (SELECT row_number() OVER (ORDER BY hash(src, i, ${seed}, ${stream + 1}), src, i) - 1 AS pos, k::INTEGER AS k FROM (${union}))`
+  );
+}
+
+/**
+ * The four h2o tables: each id column generated on its own (h2oColumn), joined by position; the
+ * string ids derived from the ints, the measure from a hash of the position.
+ */
+function h2oTables(p: GeneratorParams['h2o'], seed: number): Record<string, { sql: string; order: SortColumnInput[] }> {
+  const N = p.rows;
+  const levels = [N / 1e6, N / 1e3, N];
+  const table = (t: number, side: 'lhs' | 'rhs', size: number, ids: number, measure: string): string => {
+    const cols = Array.from({ length: ids }, (_, c) => h2oColumn(c + 1, levels[c]!, side, size, seed, 10 * (4 * t + c + 1)));
+    const streams = cols.map((_, c) => `c${10 * (4 * t + c + 1)}`);
+    const pick = [
+      ...streams.map((c, i) => `${c}.k AS id${i + 1}`),
+      ...streams.map((c, i) => `'id' || ${c}.k AS id${i + 4}`),
+      `round((hash(${streams[0]}.pos, ${seed}, ${200 + t}) % 100000000) / 1000000.0, 6)::DOUBLE AS ${measure}`,
+    ];
+    const from = streams.slice(1).reduce((acc, c) => `${acc} JOIN ${c} ON ${c}.pos = ${streams[0]}.pos`, streams[0]!);
+    return `WITH ${cols.join(', ')} SELECT ${pick.join(', ')} FROM ${from} ORDER BY ${streams[0]}.pos`;
+  };
+  const small = Math.max(1, Math.round(levels[0]!));
+  const medium = Math.max(1, Math.round(levels[1]!));
+  return {
+    x: { sql: table(0, 'lhs', N, 3, 'v1'), order: [] },
+    small: { sql: table(1, 'rhs', small, 1, 'v2'), order: [] },
+    medium: { sql: table(2, 'rhs', medium, 2, 'v2'), order: [] },
+    big: { sql: table(3, 'rhs', N, 3, 'v2'), order: [] },
   };
 }
 

@@ -115,6 +115,15 @@ export const GENERATOR_PARAMS = {
       productRunRows: count.default(20_480),
     })
     .strict(),
+  /**
+   * The h2o.ai db-benchmark join task (`_data/join-datagen.R`): `x` of `rows` rows and the
+   * right-hand tables `small` (rows/1e6), `medium` (rows/1e3) and `big` (rows); generators.ts says how.
+   */
+  h2o: z
+    .object({
+      rows: count.min(1000, 'expected at least 1000 rows (medium has rows/1000)').default(10_000_000),
+    })
+    .strict(),
 } as const;
 
 export type GeneratorName = keyof typeof GENERATOR_PARAMS;
@@ -129,6 +138,7 @@ export const GENERATOR_TABLES: { readonly [G in GeneratorName]: readonly string[
   unsorted: ['left', 'right'],
   range: ['left', 'right'],
   starschema: ['fact', 'date_dim', 'customer', 'product'],
+  h2o: ['x', 'small', 'medium', 'big'],
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -7,14 +7,14 @@
  *    the shape the composer hands a KeyFilter. joinlab: `SplitBlockBloomFilter.testHashes` over
  *    every batch (filter sized for 1% false positives: 2 MiB); baseline: the swiss table's own
  *    salt test (`mayContain`: its group words alone, no slot read) over the same hashes. DuckDB
- *    (threads=1) runs the same membership question as a semi-join count on the same keys — a
+ *    (at joinlab's thread count) runs the same membership question as a semi-join count on the same keys — a
  *    reference for what a whole probe costs there, not a like-for-like filter test. Facts: ns per
  *    probe row of each, and each one's measured pass rate (members + false positives).
  * 2. The unsorted-probe Parquet join: the experiment generator `unsorted` (10M rows, 977 row
  *    groups of 10240, every row group's min/max spanning the key range, its own keys
  *    `k mod G = g`, Bloom filters written by DuckDB) joined to 20 build keys; joinlab with
  *    `pushdown=inlist` and Parquet Bloom pruning on (`pushdown.parquetBloom`) vs off, DuckDB
- *    (threads=1) on the same files. Notes: row groups pruned (by Bloom) and bytes read.
+ *    (at joinlab's thread count) on the same files. Notes: row groups pruned (by Bloom) and bytes read.
  * `--scale` scales both.
  */
 import type { Table } from 'apache-arrow';

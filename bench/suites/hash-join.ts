@@ -1,5 +1,5 @@
 /**
- * `hash-join` suite: the hash join against DuckDB (threads=1) on the same in-memory data.
+ * `hash-join` suite: the hash join against DuckDB (at joinlab's thread count, `--threads`) on the same in-memory data.
  *
  * Build: 1M unique int64 keys (multiples of 10) with a float payload `bv`; probe: 10M int64 keys
  * uniform in [0, 20M) (about 5% match). Cases: inner join count + sum(bv), left semi and left anti

@@ -5,7 +5,7 @@
  * the keys with `k % 10000 < 200` (40K keys, a few narrow islands in the key range). The build's
  * bounds cover the whole probe range, so min/max alone prunes nothing; the KeyRangeBitmap of
  * `pushdown=map` sees the gaps and lets the probe scan skip ~90% of the row groups unread.
- * DuckDB (threads=1) runs the same join from the same files and writes it to Parquet; joinlab
+ * DuckDB (at joinlab's thread count, `--threads`) runs the same join from the same files and writes it to Parquet; joinlab
  * does the same (join + atomic Parquet write). `--scale` shrinks the probe.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';

@@ -7,7 +7,7 @@
  * - joinlab: `join=piecewise` with the defaults (`pwmj.search=binary`, `pwmj.prefilter=true`);
  * - the baseline: `join=piecewise, pwmj.search=linear, pwmj.prefilter=false` (`baselineMs`,
  *   `speedup = baselineMs / joinlabMs`);
- * - DuckDB (threads=1) on the same join, whatever operator its planner picks for it (the ratio is
+ * - DuckDB (at joinlab's thread count, `--threads`) on the same join, whatever operator its planner picks for it (the ratio is
  *   against DuckDB's own plan; which one it is is noted below).
  *
  * Nothing is collected: joinlab's output is streamed and folded (`foldJoin`), DuckDB computes the
@@ -73,7 +73,7 @@ import { Rng } from '../../core/random.ts';
 import type { JoinSpecInput } from '../../core/spec.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { int64Values } from '../../adapters/datagen/keys.ts';
-import { caseConfig, type BenchCase, type CaseFacts, type SuiteOverrides } from '../harness.ts';
+import { caseConfig, type BenchCase, type CaseFacts, type SuiteOverrides, suiteThreads } from '../harness.ts';
 
 const BATCH_ROWS = 65_536;
 /** Every buffered key is BASE + a small offset; `no_match` streamed keys are in [0, BASE]. */
@@ -445,7 +445,7 @@ export async function piecewiseCases(duck: DuckDBSession, scale: number, overrid
   const stats = process.env['PIECEWISE_DUCKDB_STATS'] ?? 'on';
   if (stats !== 'on' && stats !== 'off') throw new Error(`PIECEWISE_DUCKDB_STATS must be on or off, not '${stats}'`);
   // statistics off: a session of the suite's own, so the setting never reaches other suites' queries
-  const db = stats === 'on' ? duck : await DuckDBSession.open({ threads: 1 });
+  const db = stats === 'on' ? duck : await DuckDBSession.open({ threads: suiteThreads(overrides) });
   if (stats === 'off') await db.run("SET disabled_optimizers = 'statistics_propagation'");
   const cases = [...(await classicCases(db, scale, e, wanted)), ...(await existenceCases(db, scale, e, wanted))];
   if (stats === 'off') {

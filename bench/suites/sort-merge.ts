@@ -1,5 +1,5 @@
 /**
- * `sort-merge` suite (issue 11): the sort-merge join and the sort, against DuckDB (threads=1) on
+ * `sort-merge` suite (issue 11): the sort-merge join and the sort, against DuckDB (at joinlab's thread count, `--threads`) on
  * the same in-memory data, and against joinlab's own alternatives where a case compares two
  * strategies (`baseline`, `speedup = baselineMs / joinlabMs`). Sizes below are at `--scale 1`;
  * `--scale` multiplies every row count.
@@ -41,7 +41,7 @@ import type { JoinSpecInput } from '../../core/spec.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { float64Data, int64Data, int64Values, tableOf, uniformInts } from '../../adapters/datagen/keys.ts';
 import { sortedTable, type MemoryScan } from '../../operators/memory-scan/memory-scan.ts';
-import { caseConfig, type BenchCase, type CaseFacts, type SuiteOverrides } from '../harness.ts';
+import { caseConfig, type BenchCase, type CaseFacts, type SuiteOverrides, suiteThreads } from '../harness.ts';
 
 const BATCH_ROWS = 65_536;
 /** The skewed case's batches: the one key group spans two batches a side (default batchSize). */
@@ -279,7 +279,7 @@ async function spillCases(duck: DuckDBSession, scale: number, overrides: SuiteOv
   // and count against the limit (spilled to its temp directory), joinlab's Arrow inputs are outside
   // joinlab's pool; nothing of the other cases' tables competes for that limit. If DuckDB cannot run
   // the join there at all, its limit is lifted (the `duckdbMemoryLimit` fact says so).
-  const limited = await DuckDBSession.open({ threads: 1, memoryLimit: `${d.memoryLimit}B` });
+  const limited = await DuckDBSession.open({ threads: suiteThreads(overrides), memoryLimit: `${d.memoryLimit}B` });
   const duckTemp = join(tmpdir(), 'joinlab-bench', 'duckdb-spill'); // not ./.tmp, DuckDB's default
   mkdirSync(duckTemp, { recursive: true }); // DuckDB does not create its parent
   await limited.run(`SET temp_directory = '${duckTemp}'`);

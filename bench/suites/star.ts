@@ -20,7 +20,7 @@
  *
  * joinlab: `engine.sql(q, tables, { duck })` with `join: hash` (the time includes parsing the
  * text with the suite's DuckDB session — as DuckDB's own time includes its parse — and opening
- * the files); DuckDB (threads=1): the same SQL over views of the same files, materialised
+ * the files); DuckDB (at joinlab's thread count, `--threads`): the same SQL over views of the same files, materialised
  * (`CREATE TEMP TABLE … AS`). Every joinlab run's row count is checked against DuckDB's (counted
  * once at setup): a wrong answer stops the suite. Facts: the fact scan's row groups pruned / total
  * and rows decoded (`SqlResult.scans`), which show each dimension's filter reaching the fact scan.

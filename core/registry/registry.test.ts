@@ -7,7 +7,7 @@ import { Engine } from '../../composition.ts';
 import { ConfigError, UnknownStrategyError } from '../errors.ts';
 import { loadExtension, loadExtensions } from './extensions.ts';
 import { defineSlot, Registry, type Strategy } from './registry.ts';
-import { ALL_SLOTS, JOIN, PUSHDOWN } from './slots.ts';
+import { ALL_SLOTS, INTERNAL_SLOTS, JOIN, PUSHDOWN } from './slots.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'joinlab-ext-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,7 +47,8 @@ describe('registry', () => {
   it('loads built-ins through the extension path and lists every slot', async () => {
     const engine = await Engine.create();
     const slots = engine.registry.slots();
-    expect(slots.map((s) => s.name)).toEqual(ALL_SLOTS.map((s) => s.name));
+    // the configurable slots first, in their declared order; the built-ins' internal slots after them
+    expect(slots.map((s) => s.name)).toEqual([...ALL_SLOTS, ...INTERNAL_SLOTS].map((s) => s.name));
     expect(engine.registry.names(JOIN)).toContain('nested-loop');
     expect(engine.registry.names(PUSHDOWN)).toContain('none');
     const nl = slots.find((s) => s.name === 'join')!.strategies.find((s) => s.name === 'nested-loop')!;

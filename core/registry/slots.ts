@@ -24,5 +24,11 @@ export const WORKER_TASK = defineSlot<WorkerTask>('worker-task', "an operator's 
 
 export const SCAN_DECODER = defineSlot<MorselDecoder>('scan-decoder', 'decodes a scan\'s morsels on worker threads (core/scan/morsel.ts; registered by a file format, not configured)');
 
-/** The configurable slots (`joinlab strategies` lists these; WORKER_TASK is declared by its first registration). */
+/** The configurable slots (`joinlab strategies` lists these). */
 export const ALL_SLOTS: readonly Slot<Strategy>[] = [JOIN, PUSHDOWN, HASHMAP, SMJ_EXISTENCE, PWMJ_SEARCH];
+
+/**
+ * Slots for internals that an operator or a scan resolves by name and no config key selects
+ * (declared by their first registration; `joinlab strategies` leaves them out).
+ */
+export const INTERNAL_SLOTS: readonly Slot<Strategy>[] = [WORKER_TASK, SCAN_DECODER];
