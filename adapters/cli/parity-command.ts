@@ -121,7 +121,7 @@ function oneLine(c: JoinCase): string {
   const cfg = c.config;
   const how =
     cfg.join === 'hash'
-      ? `hash ${cfg['hash.mode'] === 'partitioned' ? `partitioned/${cfg['hash.partitions']}` : 'collect-left'} build=${cfg['hash.build']} pushdown=${cfg.pushdown} hashmap=${cfg.hashmap}`
+      ? `hash ${cfg['hash.mode'] === 'partitioned' ? `partitioned/${cfg['hash.partitions']}` : 'collect-left'} build=${cfg['hash.build']} payload=${cfg['hash.payloadLayout']} pushdown=${cfg.pushdown} hashmap=${cfg.hashmap}`
       : cfg.join === 'sort-merge'
         ? `sort-merge smj.existence=${cfg['smj.existence']}`
         : cfg.join === 'piecewise'

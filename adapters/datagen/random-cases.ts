@@ -101,6 +101,7 @@ export interface CaseConfig {
   readonly 'hash.mode': 'collect-left' | 'partitioned';
   readonly 'hash.partitions': number;
   readonly 'hash.build': 'left' | 'right' | 'auto';
+  readonly 'hash.payloadLayout': 'auto' | 'rows' | 'columns';
   readonly batchSize: number;
   readonly 'pushdown.keyRangeBitmap': boolean;
   readonly 'pushdown.inlistMaxDistinct': number;
@@ -219,6 +220,18 @@ const THREADS_STREAM = 0x7e4d_a11e;
 export function threadsDraw(space: CaseSpace, seed: number, index: number): { threads: number; 'parallel.minProbeRows'?: number } {
   const threads = space.threads.length === 1 ? space.threads[0]! : space.threads[new Rng(caseSeed(seed, index) ^ THREADS_STREAM).int(0, space.threads.length - 1)]!;
   return threads > 1 ? { threads, 'parallel.minProbeRows': 0 } : { threads };
+}
+
+/** Mixed into a case's seed for its `hash.payloadLayout` draw (another stream of its own). */
+const PAYLOAD_LAYOUT_STREAM = 0x5a7_10ad;
+
+/**
+ * A case's `hash.payloadLayout`: half the cases lay the build payload out as rows (`auto` would
+ * never, on inputs this small), a quarter gather by column, a quarter leave it to `auto`.
+ */
+export function payloadLayoutDraw(seed: number, index: number): CaseConfig['hash.payloadLayout'] {
+  const r = new Rng(caseSeed(seed, index) ^ PAYLOAD_LAYOUT_STREAM).int(0, 3);
+  return r <= 1 ? 'rows' : r === 2 ? 'columns' : 'auto';
 }
 
 /** The seed of case `index` of a run seeded with `seed` (well mixed: neighbouring cases are unrelated). */
@@ -483,6 +496,7 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     'hash.mode': d.mode,
     'hash.partitions': d.partitions,
     'hash.build': d.build,
+    'hash.payloadLayout': payloadLayoutDraw(seed, index),
     batchSize: d.batchSize,
     'pushdown.keyRangeBitmap': d.keyRangeBitmap,
     'pushdown.inlistMaxDistinct': d.inlistMaxDistinct,

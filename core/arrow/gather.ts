@@ -28,6 +28,7 @@ import { Bool, Data, DataType, RecordBatch, Struct, Type, Vector, makeBuilder, m
 import type { Dictionary, Field, FixedSizeList, Int, Schema } from 'apache-arrow';
 import { Bitset } from '../bitset.ts';
 import { UnsupportedTypeError } from '../errors.ts';
+import type { RowLayout } from './row-layout.ts';
 import { copyBytes, VIEW_INLINE } from './views.ts';
 
 type Located = {
@@ -44,6 +45,11 @@ export class RowSource {
   /** starts[b] = global index of batch b's first row; starts[batches.length] = numRows. */
   readonly starts: Int32Array;
   readonly #columns: (Data[] | undefined)[] = [];
+  /**
+   * The one batch's payload laid out row-wise (row-layout.ts), for the columns it covers: gathers
+   * of those read it instead of the columns (a hash join's build side sets it).
+   */
+  layout: RowLayout | null = null;
 
   constructor(batches: readonly RecordBatch[], schema?: Schema) {
     const s = schema ?? batches[0]?.schema;
@@ -164,6 +170,14 @@ export function gatherColumns(
 ): Data[] {
   const loc = src.locate(indices, start, count);
   const run = slices ? contiguousRun(loc, count) : null;
+  const layout = src.layout;
+  if (layout !== null && run === null && loc.batch === null) {
+    const laid = columns.filter((c) => layout.covers(c));
+    if (laid.length > 0) {
+      const rows = layout.gather(laid, loc.local, count, guard);
+      return columns.map((c) => (layout.covers(c) ? rows[laid.indexOf(c)]! : gatherLocated(src, c, loc, count, guard, null)));
+    }
+  }
   return columns.map((c) => gatherLocated(src, c, loc, count, guard, run));
 }
 

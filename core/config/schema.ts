@@ -70,6 +70,8 @@ export const configSchema = z
     'hash.mode': z.enum(['collect-left', 'partitioned']).default('collect-left'),
     'hash.partitions': positiveInt.max(1024).default(4),
     'hash.build': z.enum(['left', 'right', 'auto']).default('auto'),
+    // how the build side's output columns are gathered: row-wise (core/arrow/row-layout.ts), column by column, or auto
+    'hash.payloadLayout': z.enum(['auto', 'rows', 'columns']).default('auto'),
     hashmap: strategyName.default('auto'),
     pushdown: strategyName.default('auto'),
     'pushdown.keyRangeBitmap': bool.default(true),

@@ -85,13 +85,14 @@ export class OutputPlan {
 
   /**
    * Rows [start, start + count) of one `batch` of side `side` (in the schema this plan was resolved
-   * against), the other side NULL-padded: that side's columns are zero-copy slices of the batch — an
-   * outer join's unmatched rows that make up a whole batch need no gather — and the other side's are
-   * gathered from `other` (any source with its schema) at `nulls` (at least `count` entries of -1).
+   * against), each beside row `otherRows[k]` of `other` (any source with the other side's schema;
+   * -1: NULLs): that side's columns are zero-copy slices of the batch — an outer join's unmatched
+   * rows that make up a whole batch, or a probe batch that passes through (hash-join/probe.ts),
+   * need no gather — and only the other side's are gathered.
    */
-  paddedBatch(side: 'left' | 'right', batch: RecordBatch, start: number, count: number, other: RowSource, nulls: Int32Array): RecordBatch {
+  paddedBatch(side: 'left' | 'right', batch: RecordBatch, start: number, count: number, other: RowSource, otherRows: Int32Array): RecordBatch {
     const slices = (cols: readonly number[]) => cols.map((c) => batch.data.children[c]!.slice(start, count));
-    const gathered = (cols: readonly number[]) => (cols.length === 0 ? [] : gatherColumns(other, nulls, 0, count, cols, this.guard));
+    const gathered = (cols: readonly number[]) => (cols.length === 0 ? [] : gatherColumns(other, otherRows, 0, count, cols, this.guard));
     const a = side === 'left' ? slices(this.#first) : gathered(this.#first);
     const b = side === 'left' ? gathered(this.#second) : slices(this.#second);
     return this.#assemble([...a, ...b], null, count);

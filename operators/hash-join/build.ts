@@ -7,9 +7,15 @@
  * indices into that batch — for the table, the residual filter and the output gather alike — and
  * partitions share nothing mutable: each could be handed to a worker thread as typed arrays.
  * An empty partition has no table (`EMPTY_TABLE` never matches) and publishes `false`.
+ *
+ * With `payloadRows` (plan.ts decides), each partition also lays its output columns out row-wise
+ * (core/arrow/row-layout.ts) on its row source, so the probe's gathers read one row per output
+ * row instead of one value per column. The layout is reserved like the table; when the pool
+ * cannot grant it the partition keeps the columnar gather (slower, never an error).
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { concatBatches, RowSource } from '../../core/arrow/gather.ts';
+import { RowLayout } from '../../core/arrow/row-layout.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import { Bitset } from '../../core/bitset.ts';
 import { UnsupportedJoinError } from '../../core/errors.ts';
@@ -66,6 +72,9 @@ export interface BuildOptions {
   readonly signal?: AbortSignal;
   /** Allocate the tables in shared memory (`BuildInput.shared`): worker threads will probe them. */
   readonly shared?: boolean;
+  /** The build columns the output gathers (plan.ts `payload`), and whether to lay them out as rows. */
+  readonly payload?: readonly number[];
+  readonly payloadRows?: boolean;
 }
 
 /**
@@ -131,7 +140,16 @@ function buildTable(index: number, batch: RecordBatch, o: BuildOptions): Partiti
   o.reservation.grow(estimate + hashes.byteLength + keyBytes + batch.numRows + Math.ceil(batch.numRows / 8));
   const table = o.layout.build(input);
   o.reservation.resize(o.reservation.size - estimate + table.memoryBytes);
-  return { index, rows: batch.numRows, batch, source: new RowSource([batch], o.schema), keys, nullKeys: anyNullMask(keys), table, hashes, matched: new Bitset(batch.numRows) };
+  const source = new RowSource([batch], o.schema);
+  if (o.payloadRows === true && o.payload !== undefined) source.layout = payloadLayout(batch, o.payload, o);
+  return { index, rows: batch.numRows, batch, source, keys, nullKeys: anyNullMask(keys), table, hashes, matched: new Bitset(batch.numRows) };
+}
+
+/** The partition's payload as rows, when it has columns a row can hold and the pool grants the bytes; else null. */
+function payloadLayout(batch: RecordBatch, payload: readonly number[], o: BuildOptions): RowLayout | null {
+  const bytes = RowLayout.widthOf(batch, payload) * batch.numRows;
+  if (bytes === 0 || !o.reservation.tryGrow(bytes)) return null;
+  return RowLayout.build(batch, payload, o.shared === true ? (n) => new Uint8Array(new SharedArrayBuffer(n)) : undefined);
 }
 
 /**

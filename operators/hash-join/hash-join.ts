@@ -85,6 +85,8 @@ export class HashJoin implements JoinAlgorithm {
         onFailed: (index) => barrier?.report(index, 'failed'),
         signal: ctx.signal,
         shared: parallel,
+        payload: plan.payload,
+        payloadRows: plan.payloadRows,
       });
       let shared: SharedPartition[] = [];
       if (parallel) ({ parts, shared } = shareBuild(parts, plan.layout, plan.nullEqualsNull, reservation));
@@ -92,6 +94,8 @@ export class HashJoin implements JoinAlgorithm {
       bump(m, 'buildRows', probe.buildRowsTotal);
       bump(m, 'partitions', plan.partitions);
       bump(m, 'hashTableBytes', parts.reduce((n, p) => n + p.table.memoryBytes, 0));
+      const laidOut = parts.filter((p) => p.source.layout !== null);
+      m.details.payloadLayout = laidOut.length === 0 ? 'columns' : `rows (${laidOut[0]!.source.layout!.width} bytes a row)`;
       bump(m, 'buildMs', performance.now() - buildStarted);
       m.details.hashmap = [...new Set(parts.filter((p) => p.rows > 0).map((p) => p.table.layout))].join(',') || 'empty';
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);

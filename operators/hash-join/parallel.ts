@@ -24,6 +24,7 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
+import { RowLayout } from '../../core/arrow/row-layout.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import type { Config } from '../../core/config/schema.ts';
 import { CancelledError, UnsupportedJoinError } from '../../core/errors.ts';
@@ -77,7 +78,7 @@ export function shareBuild(parts: readonly PartitionBuild[], layout: HashMapLayo
   for (const p of parts) {
     if (p.batch === null || p.rows === 0) {
       mainParts.push(p);
-      shared.push({ index: p.index, rows: 0, batch: null, keys: [], nullKeys: null, table: null });
+      shared.push({ index: p.index, rows: 0, batch: null, keys: [], nullKeys: null, table: null, rowLayout: null });
       continue;
     }
     const keyBytes = p.keys.reduce((n, k) => n + keyColumnBytes(k), 0);
@@ -91,8 +92,12 @@ export function shareBuild(parts: readonly PartitionBuild[], layout: HashMapLayo
     const table = p.table.share!();
     const restored = layout.restore!(table, { keys, rows: p.rows, nullEqualsNull });
     reservation.shrink(bytes); // the originals are garbage now: only the shared copies are held
-    mainParts.push({ ...p, batch, source: new RowSource([batch], p.source.schema), keys, nullKeys, table: restored });
-    shared.push({ index: p.index, rows: p.rows, batch: encodeBatch(batch, 'copy').wire, keys, nullKeys, table });
+    // the payload rows were laid out in shared memory (build.ts): restored over the shared batch
+    const rowLayout = p.source.layout === null ? null : p.source.layout.share();
+    const source = new RowSource([batch], p.source.schema);
+    if (rowLayout !== null) source.layout = RowLayout.restore(rowLayout, batch);
+    mainParts.push({ ...p, batch, source, keys, nullKeys, table: restored });
+    shared.push({ index: p.index, rows: p.rows, batch: encodeBatch(batch, 'copy').wire, keys, nullKeys, table, rowLayout });
   }
   return { parts: mainParts, shared };
 }

@@ -12,6 +12,9 @@
  *   - the hash-table layout and pushdown policy, resolved by name in the registry (an unknown
  *     name throws here, the registry's error, before any input is read);
  *   - the key columns per role and their common kinds;
+ *   - the build side's output columns (`payload`) and whether they are laid out as rows
+ *     (`hash.payloadLayout`; auto: two or more of them and at least PAYLOAD_ROWS_MIN build rows by
+ *     metadata, where a row-wise gather's one access per row beats one per column — build.ts);
  *   - the pushdown barrier's arguments, or null when a dynamic filter would be unsound (unmatched
  *     probe rows reach the output, see roles.ts) — then the probe scan gets no filter at all.
  */
@@ -48,7 +51,17 @@ export interface HashJoinPlan {
   readonly batchSize: number;
   /** The dynamic filter's barrier, or null when unmatched probe rows may reach the output. */
   readonly pushdown: PushdownPlan | null;
+  /** The build side's columns in the output (indices in the build schema), gathered for every output row that has one. */
+  readonly payload: readonly number[];
+  /** Lay `payload` out row-wise at build time (core/arrow/row-layout.ts). */
+  readonly payloadRows: boolean;
 }
+
+/**
+ * `hash.payloadLayout=auto` lays the payload out as rows from this many build rows on: below it the
+ * columns stay in cache and a column-by-column gather costs no more (measured: README benchmarks).
+ */
+export const PAYLOAD_ROWS_MIN = 100_000;
 
 export function planHashJoin(join: BoundJoin, inputs: JoinInputs, config: Config, registry: Registry): HashJoinPlan {
   const build: Side = config['hash.build'] === 'auto' ? (inputs.right.numRows < inputs.left.numRows ? 'right' : 'left') : config['hash.build'];
@@ -59,7 +72,13 @@ export function planHashJoin(join: BoundJoin, inputs: JoinInputs, config: Config
   const buildKeys = build === 'left' ? join.leftKeys : join.rightKeys;
   const probeKeys = build === 'left' ? join.rightKeys : join.leftKeys;
   const probeSchema = inputs[roles.probe].schema;
+  const buildSchema = inputs[build].schema;
+  const payload = [...new Set(join.output.columns.filter((c) => c.from === build).map((c) => buildSchema.fields.findIndex((f) => f.name === c.name)))].filter((c) => c >= 0);
+  const layoutSetting = config['hash.payloadLayout'];
+  const payloadRows = layoutSetting === 'rows' ? payload.length > 0 : layoutSetting === 'auto' && payload.length >= 2 && inputs[build].numRows >= PAYLOAD_ROWS_MIN;
   return {
+    payload,
+    payloadRows,
     roles,
     mode: config['hash.mode'],
     partitions,

@@ -19,6 +19,7 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
+import { RowLayout, type SharedRowLayout } from '../../core/arrow/row-layout.ts';
 import { heldBatchBytes } from '../../core/arrow/size.ts';
 import { Bitset } from '../../core/bitset.ts';
 import type { Config } from '../../core/config/schema.ts';
@@ -51,6 +52,8 @@ export interface SharedPartition {
   readonly keys: readonly KeyColumn[];
   readonly nullKeys: Uint8Array | null;
   readonly table: SharedTable | null;
+  /** The partition's payload laid out as rows (build.ts), over the same shared rows; null: gathered by column. */
+  readonly rowLayout: SharedRowLayout | null;
 }
 
 export interface ProbeTaskInit {
@@ -125,11 +128,13 @@ export const probeTask: WorkerTask = {
         if (layout.restore === undefined) throw new Error(`hashmap '${p.table.layout}' shared a table it cannot restore`);
         table = layout.restore(p.table, { keys: p.keys, rows: p.rows, nullEqualsNull: plan.nullEqualsNull });
       }
+      const source = new RowSource(batch === null ? [] : [batch], buildSchema);
+      if (p.rowLayout !== null && batch !== null) source.layout = RowLayout.restore(p.rowLayout, batch);
       return {
         index: p.index,
         rows: p.rows,
         batch,
-        source: new RowSource(batch === null ? [] : [batch], buildSchema),
+        source,
         keys: p.keys,
         nullKeys: p.nullKeys,
         table,

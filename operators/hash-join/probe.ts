@@ -16,6 +16,16 @@
  * Output order is therefore: per probe batch, its pairs (partition by partition, each in table
  * order), then its probe-side rows; then, per partition, its build-side rows.
  *
+ * Probe-side passthrough (outer joins that keep the probe side, one partition, no residual): when
+ * every probe row of a batch matches at most one build row — a unique build key, h2o's q3 — the
+ * batch's output is the batch itself in its own order, each row beside its one build row or
+ * NULLs. The table reports pairs in probe-row order, so a batch is seen to be such as it is
+ * probed (each pair's probe row above the last one's); its probe columns are then emitted as
+ * zero-copy slices and only the build side is gathered (at -1 for NULL), matched and unmatched
+ * rows together. The first probe row with a second match ends it for the rest of the run (the
+ * build has duplicate keys): what that batch collected so far is emitted as ordinary pairs, and
+ * it goes on as above.
+ *
  * NOT IN (null-aware anti): with the probe side returned, a probe row survives iff the build is
  * empty, or its key is not NULL, no build key is NULL and it matched nothing. With the build side
  * returned, the same rule over the probe input — whose emptiness is judged from metadata
@@ -69,6 +79,12 @@ export class HashJoinProbe {
   #probeHashes = new Uint32Array(0);
   #probeFlags = new Uint8Array(0);
   readonly #partitionScratch = new PartitionScratch();
+  /** Passthrough (see the module comment): the build row of each probe row of the batch, -1 for none. */
+  #buildOf = new Int32Array(0);
+  /** Passthrough applies to this join (outer on the probe side, one partition, no residual) and no batch has refuted it yet. */
+  #passthrough: boolean;
+  /** The current batch's output was emitted whole by the passthrough (its unmatched rows too). */
+  #passedThrough = false;
   /** Per partition: the buffers of its piece's key columns (reused batch after batch). */
   readonly #pieceScratch: readonly KeyRowsScratch[];
   /** NOT IN with a residual filter whose outer side is the build (not-in.ts). */
@@ -94,6 +110,7 @@ export class HashJoinProbe {
     this.#pieceScratch = Array.from({ length: plan.partitions }, () => new KeyRowsScratch());
     this.#notIn = roles.nullAwareOuter === 'build' && join.filter ? new FilteredNotInState(join.filter, roles.build, parts) : null;
     this.#scratch = scratch;
+    this.#passthrough = roles.keepUnmatchedProbe && roles.emitPairs && parts.length === 1 && !join.filter;
   }
 
   /** The join's output: every probe batch through the tables, then the build side's rows. */
@@ -151,6 +168,7 @@ export class HashJoinProbe {
     const probeMatched = needProbeMatched ? this.#probeFlags.subarray(0, rows).fill(0) : null;
     this.#reserveScratch(batch, keys, rows);
     const probeSource = new RowSource([batch], batch.schema);
+    this.#passedThrough = false;
     if (parts.length === 1) yield* this.#probePart(parts[0]!, batch, probeSource, keys, null, probeMatched);
     else {
       const order = partitionOrder(keys, rows, parts.length, this.#partitionScratch);
@@ -159,7 +177,7 @@ export class HashJoinProbe {
         if (ids.length > 0 && parts[p]!.rows > 0) yield* this.#probePart(parts[p]!, batch, probeSource, takeKeyRows(keys, ids, this.#pieceScratch[p]), ids, probeMatched);
       }
     }
-    if (roles.keepUnmatchedProbe) {
+    if (roles.keepUnmatchedProbe && !this.#passedThrough) {
       // build side all NULL (row id -1): any partition's source has the build schema
       yield* unmatchedPairs(this.#pairs!, roles.probe, probeSource, probeMatched!, rows, parts[0]!.source, this.#batchSize, this.#outBuild.fill(-1));
     }
@@ -198,6 +216,10 @@ export class HashJoinProbe {
     }
     const input = { keys, hashes, rows };
     const cursor = new ProbeCursor();
+    if (this.#passthrough && ids === null) {
+      const done = yield* this.#probePassthrough(part, batch, probeSource, input, cursor, probeMatched!);
+      if (done) return;
+    }
     while (!cursor.done) {
       let n = part.table.probe(input, cursor, outProbe, outBuild, this.#batchSize);
       if (n === 0) continue;
@@ -208,6 +230,71 @@ export class HashJoinProbe {
       if (markBuild) for (let k = 0; k < n; k++) part.matched.set(outBuild[k]!);
       if (roles.emitPairs && n > 0) yield this.#pairs!.pairBatch(leftSrc, leftIdx, rightSrc, rightIdx, 0, n);
     }
+  }
+
+  /**
+   * The passthrough's probe of one batch (module comment): returns true when the batch's whole
+   * output was emitted in probe order; false when a probe row had a second match — the pairs
+   * collected until then are emitted as ordinary pairs and `cursor` is where the caller goes on.
+   */
+  *#probePassthrough(part: PartitionBuild, batch: RecordBatch, probeSource: RowSource, input: { keys: readonly KeyColumn[]; hashes: Uint32Array; rows: number }, cursor: ProbeCursor, probeMatched: Uint8Array): Generator<RecordBatch, boolean> {
+    const rows = input.rows;
+    if (this.#buildOf.length < rows) this.#buildOf = new Int32Array(Math.max(rows, 2 * this.#buildOf.length));
+    const buildOf = this.#buildOf.subarray(0, rows).fill(-1);
+    const outProbe = this.#outProbe;
+    const outBuild = this.#outBuild;
+    const markBuild = this.#roles.keepUnmatchedBuild || this.#roles.buildRows !== null;
+    let last = -1;
+    while (!cursor.done) {
+      const n = part.table.probe(input, cursor, outProbe, outBuild, this.#batchSize);
+      bump(this.#ctx.metrics, 'pairsMatched', n);
+      let k = 0;
+      for (; k < n; k++) {
+        const r = outProbe[k]!;
+        if (r <= last) break;
+        last = r;
+        buildOf[r] = outBuild[k]!;
+        probeMatched[r] = 1;
+        if (markBuild) part.matched.set(outBuild[k]!);
+      }
+      if (k < n) {
+        // a second match: the build has duplicate keys, so no later batch is tried either
+        this.#passthrough = false;
+        for (let j = k; j < n; j++) {
+          probeMatched[outProbe[j]!] = 1;
+          if (markBuild) part.matched.set(outBuild[j]!);
+        }
+        const [leftSrc, rightSrc] = this.#roles.probe === 'left' ? [probeSource, part.source] : [part.source, probeSource];
+        const emit = (probeIdx: Int32Array, buildIdx: Int32Array, start: number, count: number) =>
+          this.#roles.probe === 'left' ? this.#pairs!.pairBatch(leftSrc, probeIdx, rightSrc, buildIdx, start, count) : this.#pairs!.pairBatch(leftSrc, buildIdx, rightSrc, probeIdx, start, count);
+        yield* this.#collectedPairs(buildOf, last + 1, emit);
+        yield emit(outProbe, outBuild, k, n - k);
+        return false;
+      }
+    }
+    for (let start = 0; start < rows; start += this.#batchSize) {
+      const count = Math.min(this.#batchSize, rows - start);
+      yield this.#pairs!.paddedBatch(this.#roles.probe, batch, start, count, part.source, buildOf.subarray(start, start + count));
+    }
+    this.#passedThrough = true;
+    return true;
+  }
+
+  /** The pairs a refuted passthrough had collected (probe rows below `end` with a build row), in batches. */
+  *#collectedPairs(buildOf: Int32Array, end: number, emit: (probeIdx: Int32Array, buildIdx: Int32Array, start: number, count: number) => RecordBatch): Generator<RecordBatch> {
+    const probeIdx = new Int32Array(this.#batchSize);
+    const buildIdx = new Int32Array(this.#batchSize);
+    let n = 0;
+    for (let r = 0; r < end; r++) {
+      if (buildOf[r]! < 0) continue;
+      probeIdx[n] = r;
+      buildIdx[n++] = buildOf[r]!;
+      if (n === this.#batchSize) {
+        yield emit(probeIdx, buildIdx, 0, n);
+        n = 0;
+      }
+    }
+    if (n > 0) yield emit(probeIdx, buildIdx, 0, n);
   }
 
   /** After the probe input: per partition, its unmatched build rows and its semi/anti/mark rows. */
@@ -240,7 +327,7 @@ export class HashJoinProbe {
    */
   #reserveScratch(batch: RecordBatch, keys: readonly KeyColumn[], rows: number): void {
     let bytes = batchByteSize(batch) + Math.max(this.#probeHashes.byteLength, 4 * rows) + this.#probeFlags.byteLength + this.#outProbe.byteLength + this.#outBuild.byteLength;
-    bytes += this.#partitionScratch.bytes + 4 * rows;
+    bytes += this.#partitionScratch.bytes + 4 * rows + this.#buildOf.byteLength;
     for (const p of this.#pieceScratch) bytes += p.bytes;
     for (const k of keys) bytes += keyColumnBytes(k);
     if (bytes !== this.#scratch.size) this.#scratch.resize(bytes);
