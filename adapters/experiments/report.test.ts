@@ -45,7 +45,7 @@ function dataset(name: string): DatasetResult {
 }
 
 const RESULTS: ExperimentResults = {
-  experiment: { name: EVIL, description: EVIL, source: '/x/e.yaml', copy: 'e.yaml', repeat: 3, warmup: 1, duckdb: true, parity: true, extensions: [] },
+  experiment: { name: EVIL, description: EVIL, source: '/x/e.yaml', copy: 'e.yaml', repeat: 3, warmup: 1, duckdb: true, parity: true, threads: 1, extensions: [] },
   timestamp: '2025-01-01T00:00:00.000Z',
   wallMs: 1234,
   machine: { os: 'Linux', platform: 'linux', arch: 'x64', cpus: 2, cpuModel: EVIL, memoryBytes: 1 << 30, freeMemoryBytes: 1 << 29, node: 'v20', joinlab: '0.1.0', duckdb: 'v1.5.6', duckdbNodeApi: '1.5.6-r.1' },

@@ -165,7 +165,7 @@ export function formatResultsTable(results: ExperimentResults): string {
     ]);
     if (d.duckdb) {
       const t = d.duckdb.time;
-      rows.push(['duckdb (threads=1)', t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+      rows.push([`duckdb (threads=${d.duckdb.threads})`, t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
     }
     const notes = [
       ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
@@ -280,7 +280,7 @@ export function datasetCharts(d: DatasetResult): string[] {
   );
   if (d.duckdb) {
     const t = d.duckdb.time;
-    time.push({ label: 'duckdb (threads=1)', value: t.medianMs, lo: t.minMs, hi: t.maxMs, text: `${fmtMs(t.medianMs)} ms`, kind: 'duckdb' });
+    time.push({ label: `duckdb (threads=${d.duckdb.threads})`, value: t.medianMs, lo: t.minMs, hi: t.maxMs, text: `${fmtMs(t.medianMs)} ms`, kind: 'duckdb' });
   }
   const pruned: ChartBar[] = d.variants.map((v) =>
     v.probe
@@ -353,7 +353,7 @@ function resultsTable(d: DatasetResult): string {
   if (d.duckdb) {
     const t = d.duckdb.time;
     rows.push(
-      `<tr class="duck">${td('duckdb (threads=1)')}${td('same SQL, same files')}${td(t.medianMs, true)}${td(`${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, true)}` +
+      `<tr class="duck">${td(`duckdb (threads=${d.duckdb.threads})`)}${td('same SQL, same files')}${td(t.medianMs, true)}${td(`${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, true)}` +
         `${td(1, true)}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
     );
   }
@@ -380,7 +380,7 @@ function datasetSection(d: DatasetResult, repeat: number, warmup: number): strin
     `<dt>files</dt><dd><pre>${escapeHtml(files)}</pre></dd>`,
     d.kind === 'sql' ? '' : `<dt>join</dt><dd>${escapeHtml(joinSummary(d))}</dd>`,
     `<dt>${d.kind === 'sql' ? 'SQL (joinlab and DuckDB)' : 'DuckDB SQL'}</dt><dd><pre>${escapeHtml(d.sql)}</pre></dd>`,
-    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS (threads=1)`)}</dd>`,
+    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS${d.duckdb ? ` (threads=${d.duckdb.threads}, joinlab's too)` : ''}`)}</dd>`,
     '</dl>',
     resultsTable(d),
     ...charts.map((svg) => `<figure>${svg}</figure>`),

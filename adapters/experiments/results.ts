@@ -88,7 +88,8 @@ export interface TableScanSummary {
 
 export interface DuckDBBaseline {
   readonly name: 'duckdb';
-  readonly threads: 1;
+  /** DuckDB's thread count: the experiment's `threads`, joinlab's too. */
+  readonly threads: number;
   readonly time: RunStats;
   readonly rows: number;
 }
@@ -145,6 +146,8 @@ export interface ExperimentResults {
     readonly warmup: number;
     readonly duckdb: boolean;
     readonly parity: boolean;
+    /** joinlab's and DuckDB's thread count. */
+    readonly threads: number;
     readonly extensions: readonly string[];
   };
   readonly timestamp: string;

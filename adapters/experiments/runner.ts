@@ -6,7 +6,7 @@
  * answer checked. So for every data set the runner generates (or finds) the Parquet files once,
  * runs every variant (`warmup` untimed runs, then `repeat` timed ones) through `Engine.join`,
  * checks the last answer against DuckDB's answer to the same SQL over the same files, times
- * DuckDB (threads=1) on that SQL as the baseline, and writes `results.json` (everything measured,
+ * DuckDB (at the experiment's `threads`, joinlab's too) on that SQL as the baseline, and writes `results.json` (everything measured,
  * the machine, the resolved configs), `report.html` and a copy of the experiment file.
  *
  * What a time is: the wall time of one `engine.join(spec, leftPath, rightPath)` call — opening
@@ -412,7 +412,7 @@ async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: 
     const timed = r >= exp.warmup;
     progress.step(
       `${ds.name}: duckdb ${timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`}`,
-      r === 0 ? `${ds.name}: duckdb, threads=1 (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
+      r === 0 ? `${ds.name}: duckdb, threads=${exp.threads} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
     );
     const t0 = performance.now();
     await duck.run(`CREATE OR REPLACE TEMP TABLE ${RESULT_TABLE} AS ${sql}`);
@@ -422,7 +422,7 @@ async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: 
   }
   const rows = Number((await duck.queryRows(`SELECT count(*) FROM ${RESULT_TABLE}`))[0]![0]);
   await duck.run(`DROP TABLE IF EXISTS ${RESULT_TABLE}`);
-  return { name: 'duckdb', threads: 1, time: stats(runs), rows };
+  return { name: 'duckdb', threads: exp.threads, time: stats(runs), rows };
 }
 
 /** Generated data sets, each written (or found in the cache) once per run. */
@@ -578,7 +578,7 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
   const engines = await createEngines(exp);
   const log = options.log ?? (() => {});
   const showBar = options.progress ?? process.stderr.isTTY === true;
-  const duck = await DuckDBSession.open({ threads: 1 });
+  const duck = await DuckDBSession.open({ threads: exp.threads });
   const progress = new Progress(showBar, stepsFor(exp), log);
   let results: ExperimentResults;
   try {
@@ -598,6 +598,7 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
         warmup: exp.warmup,
         duckdb: exp.duckdb,
         parity: exp.parity,
+        threads: exp.threads,
         extensions: exp.extensions,
       },
       timestamp: new Date().toISOString(),

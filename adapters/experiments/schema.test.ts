@@ -242,3 +242,16 @@ describe('experiment schema: sql data sets', () => {
     expect(schema.message).toMatch(/starschema writes the tables fact, date_dim, customer, product, not left and right: use it in a sql: data set/);
   });
 });
+
+describe('threads', () => {
+  it("is every variant's joinlab thread count (default 1), and no variant's config may set its own", () => {
+    const one = parseExperimentText(GOOD, { baseDir: '/exp' });
+    expect(one.threads).toBe(1);
+    expect(one.variants.map((v) => v.config.threads)).toEqual([1, 1]);
+    const two = parseExperimentText(`${GOOD}threads: 2\n`, { baseDir: '/exp' });
+    expect(two.threads).toBe(2);
+    expect(two.variants.map((v) => v.config.threads)).toEqual([2, 2]);
+    expect(errorOf(GOOD.replace('{ pushdown: none }', '{ pushdown: none, threads: 4 }')).message).toMatch(/variants\[0\]\.config\.threads: set threads at the top of the experiment/);
+    expect(errorOf(`${GOOD}threads: 0\n`).message).toMatch(/threads/);
+  });
+});

@@ -24,6 +24,8 @@
  *   config?: { … }                                 (base config under every variant)
  *   variants: [{ name, config: { … dotted or nested config keys } }, …]   (non-empty)
  *   extensions?: [FILE, …]  (relative to the file), repeat (3), warmup (1), duckdb (true), parity (true)
+ *   threads (1): every variant's joinlab `threads` and DuckDB's thread count alike (a variant's
+ *                config may not set `threads`: the comparison is at one thread count)
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
@@ -224,6 +226,8 @@ export interface Experiment {
   readonly warmup: number;
   readonly duckdb: boolean;
   readonly parity: boolean;
+  /** joinlab's `threads` in every variant, and DuckDB's thread count. */
+  readonly threads: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -249,6 +253,7 @@ const topSchema = z
     warmup: z.number().int().nonnegative().default(1),
     duckdb: z.boolean().default(true),
     parity: z.boolean().default(true),
+    threads: z.number().int().positive().max(64).default(1),
   })
   .strict();
 
@@ -534,7 +539,10 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     } catch (e) {
       return p.fail([...at, 'config'], (e as Error).message);
     }
-    const merged: Record<string, unknown> = { ...base, ...overrides };
+    if ('threads' in overrides || 'threads' in base) {
+      p.fail('threads' in overrides ? [...at, 'config', 'threads'] : ['config', 'threads'], "set threads at the top of the experiment (DuckDB runs at the same count), not in a config");
+    }
+    const merged: Record<string, unknown> = { ...base, ...overrides, threads: top.threads };
     const ownExt = (x: unknown) => (Array.isArray(x) ? x.map((s) => (typeof s === 'string' ? resolveExtension(baseDir, s) : s)) : x);
     const exts = [...extensions, ...((ownExt(base.extensions) as unknown[] | undefined) ?? []), ...((ownExt(overrides.extensions) as unknown[] | undefined) ?? [])];
     if (!Array.isArray(overrides.extensions ?? []) || !Array.isArray(base.extensions ?? [])) {
@@ -567,6 +575,7 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     warmup: top.warmup,
     duckdb: top.duckdb,
     parity: top.parity,
+    threads: top.threads,
   };
 }
 

@@ -17,7 +17,8 @@
  *   into memory: `x.join(rhs, { on, how })` and the same sums. It runs before the other two, alone.
  * Every answer (row count, both sums to 1e-9 relative) is checked against DuckDB's, computed once
  * at setup: a wrong answer stops the suite. Facts: joinlab's peak reserved memory and the
- * thread count its join ran with (`details.threads`: `1 (reason)` when it stayed serial).
+ * thread count its join ran with (`details.threads`: `1 (reason)` when it stayed serial) and how
+ * it gathered the build side (`details.payloadLayout`). `H2O_QUESTIONS=q1,q5` picks questions.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -160,10 +161,13 @@ export async function h2oCases(duck: DuckDBSession, _scale: number, overrides: S
   say(`ready in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   const engine = await Engine.create(caseConfig({}, overrides));
   const size = rows >= 1e6 ? `${rows / 1e6}M` : `${rows}`;
-  return H2O_QUESTIONS.map((q): BenchCase => {
+  // `H2O_QUESTIONS=q1,q5` runs only those (Polars above still ran all five)
+  const only = (process.env['H2O_QUESTIONS'] ?? '').split(',').map((w) => w.trim()).filter(Boolean);
+  return H2O_QUESTIONS.filter((q) => only.length === 0 || only.includes(q.name)).map((q): BenchCase => {
     const want = expected.get(q.name)!;
     let peak = 0;
     let ranWith = '';
+    let gathered = '';
     const peer = 'timings' in polars ? polars.timings.get(q.name) : undefined;
     if (peer) checkAnswer('Polars', q, peer, want);
     return {
@@ -175,6 +179,7 @@ export async function h2oCases(duck: DuckDBSession, _scale: number, overrides: S
         checkAnswer('joinlab', q, got, want);
         peak = r.metrics.memory.peakReservedBytes;
         ranWith = String(r.metrics.operators.join?.details.threads ?? '1');
+        gathered = String(r.metrics.operators.join?.details.payloadLayout ?? '');
         return got.rows;
       },
       duckdb: async () => {
@@ -184,7 +189,7 @@ export async function h2oCases(duck: DuckDBSession, _scale: number, overrides: S
       },
       ...(peer ? { peer: { name: 'polars', ms: peer.ms, rows: peer.rows } } : {}),
       ...('skipped' in polars ? { notes: () => `polars: ${polars.skipped}` } : {}),
-      facts: () => ({ joinlabPeakMiB: Math.round(peak / 2 ** 20), joinlabThreads: ranWith }),
+      facts: () => ({ joinlabPeakMiB: Math.round(peak / 2 ** 20), joinlabThreads: ranWith, payloadLayout: gathered }),
       close: async () => {
         await duck.run(`DROP TABLE IF EXISTS ${RESULT}`);
       },

@@ -10,8 +10,8 @@
  * Laid out as rows, a build row's fields share one or two cache lines: the gather misses once per
  * row and reads the other fields from the same line.
  *
- * A row: the fields widest first (so each is aligned to its width's word), then one validity bit
- * per field; the width is rounded up to 4 bytes. Fixed-width values (1, 2, 4, 8 or 16 bytes) are
+ * A row: the fields widest first (so each is aligned to its width's word), then one NULL bit
+ * per field (set: NULL, so a fresh zeroed buffer is all valid and only NULLs are written); the width is rounded up to 4 bytes. Fixed-width values (1, 2, 4, 8 or 16 bytes) are
  * stored as they are; a boolean as a byte; a string or binary value (32-bit offsets) as a 16-byte
  * view like Arrow's Utf8View: its length, then the bytes themselves when at most 12, or else the
  * value's offset in the source column (the one case that needs a second access, as in DuckDB).
@@ -22,15 +22,22 @@
  * output buffers that grow by doubling (no separate pass to size them). Output is ordinary Arrow
  * data of the source types — the layout is invisible to everything downstream.
  *
- * Measured (h2o q5 at 1e7 rows, one thread; `npm run bench -- --suite h2o`): see README
- * "Benchmarks" — the columnar gather and this one are both kept (`hash.payloadLayout`).
+ * Measured here (2 cores, h2o data at 1e7 rows; tmp micro-benchmarks and `npm run bench -- --suite
+ * h2o`): gathering 6 columns (3 strings) of 10M rows in random order, 64K rows a call, took 2.2–2.7 s
+ * row-wise against 9.9–12.3 s column by column; laying x's 7 columns out (72-byte rows) takes
+ * ~1.1 s alone and 2–2.4 s inside the join (a 720 MB buffer on a loaded heap). In h2o q5 (10M x
+ * 10M, the build's 7 columns gathered for 9M output rows) the row-wise gather saved ~0.45 s of
+ * ~1.6 s, less than the layout cost: the join took 7.1–9.1 s with it, 4.3–7.6 s without (this
+ * machine's run-to-run spread is wide). So `hash.payloadLayout=auto` lays out only when the probe
+ * has several times the build's rows (operators/hash-join/plan.ts); `rows` forces it. The other
+ * way the issue named — sorting a chunk's matches by build row first — was not tried.
  *
  * Sharing: the row bytes are one buffer; `share()` hands it (copied into a SharedArrayBuffer
  * unless it already is one) with the field descriptions, and `RowLayout.restore` rebuilds the
  * gather over it and the worker's copy of the source batch (needed for long strings only).
  */
 import { Type, makeData, type Data, type DataType, type RecordBatch } from 'apache-arrow';
-import type { AllocationGuard } from './gather.ts';
+import type { AllocationGuard } from './allocation-guard.ts';
 import { copyBytes } from './views.ts';
 
 /** Rows per gather chunk: 1024 rows of a 64-byte layout are 64 KiB, within a core's L2. */
@@ -142,7 +149,13 @@ export class RowLayout {
     const { width, validityOffset, fields } = RowLayout.#plan(batch, columns);
     const rows = batch.numRows;
     const layout = new RowLayout(batch, width, validityOffset, fields, allocate(width * rows));
-    for (const f of fields) layout.#fill(f, batch.data.children[f.column]!);
+    // a chunk of rows at a time, every field into it: the chunk's rows stay in cache across the
+    // fields (field by field over all rows would miss once per row per field)
+    const fillers = fields.map((f) => layout.#filler(f, batch.data.children[f.column]!));
+    for (let from = 0; from < rows; from += CHUNK) {
+      const to = Math.min(rows, from + CHUNK);
+      for (const fill of fillers) fill(from, to);
+    }
     return layout;
   }
 
@@ -169,50 +182,58 @@ export class RowLayout {
     return this.#byField.has(column);
   }
 
-  #fill(f: RowField, d: Data): void {
+  /**
+   * A filler of field `f` from source column `d`: its typed views made once, then called per chunk
+   * of rows [from, to). Only NULLs write a validity bit (a set bit is a NULL: a fresh buffer is all
+   * valid), so a column without NULLs costs nothing there.
+   */
+  #filler(f: RowField, d: Data): (from: number, to: number) => void {
     const W = this.width;
     const bytes = this.bytes;
     const words = this.#words;
-    const rows = this.rows;
     const vbyte = this.validityOffset + (f.bit >> 3);
     const vmask = 1 << (f.bit & 7);
     const bitmap = d.nullCount > 0 ? d.nullBitmap : null;
-    for (let r = 0; r < rows; r++) {
-      const p = d.offset + r;
-      if (bitmap === null || ((bitmap[p >> 3]! >> (p & 7)) & 1) === 1) bytes[r * W + vbyte]! |= vmask;
-    }
+    const off = d.offset;
+    const nulls =
+      bitmap === null
+        ? null
+        : (from: number, to: number) => {
+            for (let r = from; r < to; r++) {
+              const p = off + r;
+              if (((bitmap[p >> 3]! >> (p & 7)) & 1) === 0) bytes[r * W + vbyte]! |= vmask;
+            }
+          };
+    let values: (from: number, to: number) => void;
     if (f.kind === 'bool') {
       const v = d.values as Uint8Array;
-      for (let r = 0; r < rows; r++) {
-        const p = d.offset + r;
-        bytes[r * W + f.offset] = (v[p >> 3]! >> (p & 7)) & 1;
-      }
+      values = (from, to) => {
+        for (let r = from; r < to; r++) {
+          const p = off + r;
+          bytes[r * W + f.offset] = (v[p >> 3]! >> (p & 7)) & 1;
+        }
+      };
     } else if (f.kind === 'string') {
-      const offs = d.valueOffsets as Int32Array;
-      const vals = d.values as Uint8Array;
-      const W4 = W >> 2;
-      const o4 = f.offset >> 2;
-      for (let r = 0; r < rows; r++) {
-        const s = offs[r]!;
-        const n = offs[r + 1]! - s;
-        words[r * W4 + o4] = n;
-        if (n <= INLINE) copyBytes(vals, s, n, bytes, r * W + f.offset + 4);
-        else words[r * W4 + o4 + 1] = s;
-      }
+      values = stringFiller(d.valueOffsets as Int32Array, d.values as Uint8Array, bytes, words, W, f.offset);
     } else {
       const raw = d.values as unknown as ArrayBufferView;
-      const src = new Uint8Array(raw.buffer, raw.byteOffset, rows * f.bytes);
+      const src = new Uint8Array(raw.buffer, raw.byteOffset, this.rows * f.bytes);
       if (f.bytes >= 4 && src.byteOffset % 4 === 0) {
         // word copies: the source is word-aligned (Arrow buffers are), the field is too
-        const sw = new Int32Array(src.buffer, src.byteOffset, (rows * f.bytes) >> 2);
-        const n = f.bytes >> 2;
-        const W4 = W >> 2;
-        const o4 = f.offset >> 2;
-        for (let r = 0; r < rows; r++) for (let j = 0; j < n; j++) words[r * W4 + o4 + j] = sw[r * n + j]!;
+        const sw = new Int32Array(src.buffer, src.byteOffset, (this.rows * f.bytes) >> 2);
+        values = f.bytes === 4 ? fill4(sw, words, W >> 2, f.offset >> 2) : f.bytes === 8 ? fill8(sw, words, W >> 2, f.offset >> 2) : fillWords(sw, words, W >> 2, f.offset >> 2, f.bytes >> 2);
       } else {
-        for (let r = 0; r < rows; r++) for (let j = 0; j < f.bytes; j++) bytes[r * W + f.offset + j] = src[r * f.bytes + j]!;
+        values = (from, to) => {
+          for (let r = from; r < to; r++) for (let j = 0; j < f.bytes; j++) bytes[r * W + f.offset + j] = src[r * f.bytes + j]!;
+        };
       }
     }
+    return nulls === null
+      ? values
+      : (from, to) => {
+          nulls(from, to);
+          values(from, to);
+        };
   }
 
   /**
@@ -241,7 +262,7 @@ export class RowLayout {
       const v = out.validity;
       for (let k = from; k < to; k++) {
         const l = local[k]!;
-        if (l >= 0 && (bytes[l * W + vbyte]! & vmask) !== 0) v[k >> 3]! |= 1 << (k & 7);
+        if (l >= 0 && (bytes[l * W + vbyte]! & vmask) === 0) v[k >> 3]! |= 1 << (k & 7);
         else out.nulls++;
       }
     }
@@ -266,6 +287,45 @@ export class RowLayout {
         break;
     }
   }
+}
+
+function fill4(src: Int32Array, words: Int32Array, W4: number, o4: number): (from: number, to: number) => void {
+  return (from, to) => {
+    for (let r = from; r < to; r++) words[r * W4 + o4] = src[r]!;
+  };
+}
+
+function fill8(src: Int32Array, words: Int32Array, W4: number, o4: number): (from: number, to: number) => void {
+  return (from, to) => {
+    for (let r = from; r < to; r++) {
+      const b = r * W4 + o4;
+      words[b] = src[2 * r]!;
+      words[b + 1] = src[2 * r + 1]!;
+    }
+  };
+}
+
+function fillWords(src: Int32Array, words: Int32Array, W4: number, o4: number, n: number): (from: number, to: number) => void {
+  return (from, to) => {
+    for (let r = from; r < to; r++) for (let j = 0; j < n; j++) words[r * W4 + o4 + j] = src[r * n + j]!;
+  };
+}
+
+/** Strings as 16-byte views in the row: the length, then the bytes (at most 12) or their source offset. */
+function stringFiller(offs: Int32Array, vals: Uint8Array, bytes: Uint8Array, words: Int32Array, W: number, offset: number): (from: number, to: number) => void {
+  const W4 = W >> 2;
+  const o4 = offset >> 2;
+  return (from, to) => {
+    for (let r = from; r < to; r++) {
+      const s = offs[r]!;
+      const n = offs[r + 1]! - s;
+      words[r * W4 + o4] = n;
+      if (n <= INLINE) {
+        const at = r * W + offset + 4;
+        for (let j = 0; j < n; j++) bytes[at + j] = vals[s + j]!;
+      } else words[r * W4 + o4 + 1] = s;
+    }
+  };
 }
 
 function gather4(words: Int32Array, W4: number, o4: number, out: Int32Array, local: Int32Array, from: number, to: number): void {
