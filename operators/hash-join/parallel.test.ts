@@ -138,4 +138,41 @@ describe('hash join on worker threads', () => {
     }
     expect(refused).toBeGreaterThan(0);
   });
+
+  it('morsels whose output takes several replies, interleaved in a worker, keep their own probe state (left passthrough, inner many-to-many)', async () => {
+    // 200K probe rows of ~130-byte strings: a 64K-row morsel's output is past a reply's 8 MB, so
+    // a worker drains it over several replies while its second morsel is opened
+    const n = 200_000;
+    const probe = new Table({
+      k: vectorFromArray(Float64Array.from({ length: n }, (_, i) => (i * 7919) % 60_000)),
+      s: vectorFromArray(Array.from({ length: n }, (_, i) => `${'p'.repeat(120)}-${i}`), new Utf8()),
+    });
+    const unique = new Table({ k: vectorFromArray(Float64Array.from({ length: 50_000 }, (_, i) => i)), v: vectorFromArray(Float64Array.from({ length: 50_000 }, (_, i) => i % 997)) });
+    const dup = new Table({ k: vectorFromArray(Float64Array.from({ length: 50_000 }, (_, i) => i % 5000)), v: vectorFromArray(Float64Array.from({ length: 50_000 }, (_, i) => i % 13)) });
+    const fold = (t: Table) => {
+      let sum = 0;
+      let nulls = 0;
+      let bytes = 0;
+      for (const b of t.batches) {
+        const v = b.getChild('v')!;
+        for (let i = 0; i < b.numRows; i++) {
+          const x = v.get(i);
+          if (x === null) nulls++;
+          else sum += x as number;
+        }
+        for (const d of b.getChild('s')!.data) bytes += (d.valueOffsets as Int32Array)[d.length]! - (d.valueOffsets as Int32Array)[0]!;
+      }
+      return { rows: t.numRows, sum, nulls, bytes };
+    };
+    for (const [type, build] of [
+      ['left', unique],
+      ['inner', dup],
+    ] as const) {
+      const spec = { type, on: 'k=k', select: ['k', 's', 'v'] };
+      const serial = fold((await (await engineFor({ threads: 1, 'hash.build': 'right' })).join(spec, probe, build)).table);
+      const r = await (await engineFor({ threads: 2, 'hash.build': 'right', 'parallel.minProbeRows': 0 })).join(spec, probe, build);
+      expect(String(r.metrics.operators.join?.details.threads)).toBe('2');
+      expect(fold(r.table), type).toEqual(serial);
+    }
+  });
 });

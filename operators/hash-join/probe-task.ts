@@ -26,7 +26,7 @@ import type { Config } from '../../core/config/schema.ts';
 import type { JoinHashTable, SharedTable } from '../../core/hashmap.ts';
 import type { JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
-import { MemoryPool, type SharedPoolHandle } from '../../core/memory/pool.ts';
+import { MemoryPool, type Reservation, type SharedPoolHandle } from '../../core/memory/pool.ts';
 import { SpillManager } from '../../core/memory/spill.ts';
 import { newOperatorMetrics } from '../../core/metrics.ts';
 import type { OutputColumn } from '../../core/output-schema.ts';
@@ -145,8 +145,31 @@ export const probeTask: WorkerTask = {
     const pool = MemoryPool.attach(init.pool);
     const metrics = newOperatorMetrics('hash');
     const ctx: JoinContext = { config: init.config, registry: env.registry, pool, spill: new SpillManager(), metrics, operators: { join: metrics } };
-    const scratch = pool.reservation(`hash-join probe scratch (worker ${env.workerIndex})`);
-    const probe = new HashJoinProbe(plan, join, parts, { probe: probeSchema, build: buildSchema }, ctx, scratch);
+    // One HashJoinProbe per open morsel: a probe's scratch (hashes, flags, pair and passthrough
+    // arrays) lives across the yields of its batch's generator, and a second morsel may be opened
+    // while the first's output is still being drained — sharing one probe, the second would
+    // overwrite what the first resumes with. The probes share the partitions (read-only tables;
+    // match bits only ever set, so any probe's workerState holds them all).
+    const scratches: Reservation[] = [];
+    const probes: HashJoinProbe[] = [];
+    const idle: HashJoinProbe[] = [];
+    const probeOf = new Map<number, HashJoinProbe>();
+    const takeProbe = (): HashJoinProbe => {
+      const free = idle.pop();
+      if (free !== undefined) return free;
+      const scratch = pool.reservation(`hash-join probe scratch ${probes.length} (worker ${env.workerIndex})`);
+      scratches.push(scratch);
+      const probe = new HashJoinProbe(plan, join, parts, { probe: probeSchema, build: buildSchema }, ctx, scratch);
+      probes.push(probe);
+      return probe;
+    };
+    const endMorsel = (morsel: number) => {
+      open.delete(morsel);
+      morselBuffers.delete(morsel);
+      const probe = probeOf.get(morsel);
+      if (probe !== undefined) idle.push(probe);
+      probeOf.delete(morsel);
+    };
     const rowTest = init.rowTest === null ? null : restoreRowTest(init.rowTest, { registry: env.registry });
     const held = pool.reservation(`hash-join probe output (worker ${env.workerIndex})`);
     // the morsel being probed: its output goes back in chunks of about REPLY_BYTES (a morsel of
@@ -168,6 +191,8 @@ export const probeTask: WorkerTask = {
             const decoder = env.registry.resolve(SCAN_DECODER, x.decode!.decoder);
             batches = await decoder.decode(x.decode!.descriptor, {});
           }
+          const probe = takeProbe();
+          probeOf.set(x.morsel, probe);
           open.set(x.morsel, probeAll(probe, batches, test));
           morselBuffers.set(x.morsel, buffersOf(batches));
         }
@@ -179,8 +204,7 @@ export const probeTask: WorkerTask = {
         try {
           for (let r = current.next(); ; r = current.next()) {
             if (r.done) {
-              open.delete(x.morsel);
-              morselBuffers.delete(x.morsel);
+              endMorsel(x.morsel);
               break;
             }
             held.grow(heldBatchBytes(r.value));
@@ -191,8 +215,7 @@ export const probeTask: WorkerTask = {
             }
           }
         } catch (e) {
-          open.delete(x.morsel);
-          morselBuffers.delete(x.morsel);
+          endMorsel(x.morsel);
           throw e;
         } finally {
           held.free();
@@ -204,8 +227,9 @@ export const probeTask: WorkerTask = {
       close() {
         open.clear();
         morselBuffers.clear();
-        scratch.free();
-        const state: ProbeCloseReply = probe.workerState();
+        for (const r of scratches) r.free();
+        const first = probes[0] ?? takeProbe();
+        const state: ProbeCloseReply = { ...first.workerState(), sawNullKey: probes.some((p) => p.workerState().sawNullKey) };
         return reply(state, state.matched.map((w) => w.buffer as ArrayBuffer));
       },
     };
