@@ -22,6 +22,7 @@
  * columns carry their dictionary's chunks; view columns their variadic data buffers.
  */
 import { Data, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Table, tableFromIPC, Vector, type DataType } from 'apache-arrow';
+import type { KeyColumn } from '../keys/types.ts';
 
 type Buffer = ArrayBufferView | undefined;
 
@@ -127,6 +128,13 @@ export function decodeSchema(bytes: Uint8Array): Schema {
 export function shareBatch(batch: RecordBatch): RecordBatch {
   const columns = batch.data.children.map((d) => rebuild(d, shareView));
   return new RecordBatch(batch.schema, new Data(new Struct(batch.schema.fields), 0, batch.numRows, 0, undefined, columns));
+}
+
+/** A normalised key column with every array in shared memory (those already there as they are). */
+export function shareKeyColumn(c: KeyColumn): KeyColumn {
+  const nulls = c.nulls === null ? null : shareView(c.nulls);
+  if ('words' in c) return { ...c, words: shareView(c.words), nulls };
+  return { ...c, offsets: shareView(c.offsets), bytes: shareView(c.bytes), codes: c.codes === null ? null : shareView(c.codes), nulls };
 }
 
 /** Every batch of `table` in shared memory (`shareBatch`). */

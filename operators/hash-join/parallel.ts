@@ -33,7 +33,7 @@ import type { JoinContext } from '../../core/join-algorithm.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import { bump } from '../../core/metrics.ts';
-import { decodeBatch, encodeBatch, encodeSchema, shareBatch, shareView } from '../../core/parallel/wire.ts';
+import { decodeBatch, encodeBatch, encodeSchema, shareBatch, shareKeyColumn, shareView } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { isDecodeMorsel, type DynamicFilter, type Scan } from '../../core/scan/scan.ts';
@@ -60,13 +60,6 @@ export function requireShareable(layout: HashMapLayout): void {
   }
 }
 
-/** A key column with every array in shared memory. */
-function shareKey(c: KeyColumn): KeyColumn {
-  const nulls = c.nulls === null ? null : shareView(c.nulls);
-  if ('words' in c) return { ...c, words: shareView(c.words), nulls };
-  return { ...c, offsets: shareView(c.offsets), bytes: shareView(c.bytes), codes: c.codes === null ? null : shareView(c.codes), nulls };
-}
-
 /**
  * Each partition in shared memory: rows, keys and NULL bytes copied there (their bytes reserved
  * first, the originals' released), the table restored over its shared state. Returns the main
@@ -85,7 +78,7 @@ export function shareBuild(parts: readonly PartitionBuild[], layout: HashMapLayo
     const bytes = batchByteSize(p.batch) + keyBytes + (p.nullKeys?.byteLength ?? 0);
     reservation.grow(bytes);
     const batch = shareBatch(p.batch);
-    const keys = p.keys.map(shareKey);
+    const keys = p.keys.map(shareKeyColumn);
     const nullKeys = p.nullKeys === null ? null : shareView(p.nullKeys);
     // built with `shared: true`, the table's arrays are already shared: share() copies nothing, and
     // the original must not release them to the buffer cache (the restored table reads them)
