@@ -8,6 +8,7 @@ import { JOIN, WORKER_TASK } from '../core/registry/slots.ts';
 import { AutoJoin } from './auto-join/auto-join.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
 import { probeTask } from './hash-join/probe-task.ts';
+import { buildTask } from './hash-join/build-task.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
 import { SortMergeJoin } from './sort-merge-join/sort-merge-join.ts';
@@ -22,6 +23,7 @@ const extension: Extension = {
     registry.register(JOIN, new AutoJoin(registry));
     // the parallel phases, run by worker threads (core/parallel/)
     registry.register(WORKER_TASK, probeTask);
+    registry.register(WORKER_TASK, buildTask);
   },
 };
 export default extension;

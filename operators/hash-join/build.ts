@@ -12,6 +12,9 @@
  * (core/arrow/row-layout.ts) on its row source, so the probe's gathers read one row per output
  * row instead of one value per column. The layout is reserved like the table; when the pool
  * cannot grant it the partition keeps the columnar gather (slower, never an error).
+ *
+ * With `workers` (partitioned mode at `threads` > 1) the partitions' tables are built on the
+ * worker pool, all at once (build-task.ts); the split by partition stays here.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { concatBatches, RowSource } from '../../core/arrow/gather.ts';
@@ -25,7 +28,10 @@ import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { groupRowsByPartition, partitionIds, TABLE_SEED, type PartitionGroups } from '../../core/keys/partition.ts';
 import { keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
+import { encodeBatch, encodeSchema, shareBatch } from '../../core/parallel/wire.ts';
+import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import { takeRows } from '../memory-scan/memory-scan.ts';
+import { BUILD_TASK, type BuildTaskInit, type BuildTaskInput, type BuildTaskReply } from './build-task.ts';
 
 export interface PartitionBuild {
   readonly index: number;
@@ -72,6 +78,11 @@ export interface BuildOptions {
   readonly signal?: AbortSignal;
   /** Allocate the tables in shared memory (`BuildInput.shared`): worker threads will probe them. */
   readonly shared?: boolean;
+  /**
+   * Build the partitions' tables on these workers (build-task.ts) — partitioned mode with
+   * `threads` > 1; the tables then are in shared memory, as `shared` asks.
+   */
+  readonly workers?: WorkerPool;
   /** The build columns the output gathers (plan.ts `payload`), and whether to lay them out as rows. */
   readonly payload?: readonly number[];
   readonly payloadRows?: boolean;
@@ -182,6 +193,7 @@ export async function buildPartitions(batches: readonly RecordBatch[], o: BuildO
     }
   }
   if (pieces.length === 1) return [buildPartition(0, pieces[0]!, o)]; // one task: nothing to interleave
+  if (o.workers !== undefined) return buildOnWorkers(pieces, o, o.workers);
   const settled = await Promise.allSettled(pieces.map((b, p) => buildTask(p, b, o)));
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
@@ -196,6 +208,49 @@ async function buildTask(index: number, batch: RecordBatch | null, o: BuildOptio
   } catch (e) {
     o.onFailed?.(index, e);
     throw e;
+  }
+}
+
+/**
+ * Every partition's table built on the pool's workers at once (build-task.ts): each partition's
+ * rows copied into shared memory (reserved before the original is released), its table restored
+ * here over the worker's shared state and reported to the barrier as its reply arrives. Failures
+ * and cancellation as in `buildPartitions`: each failed partition reports `onFailed`, the first
+ * error is rethrown once all have settled.
+ */
+async function buildOnWorkers(pieces: readonly (RecordBatch | null)[], o: BuildOptions, workers: WorkerPool): Promise<PartitionBuild[]> {
+  const restore = o.layout.restore;
+  if (restore === undefined) throw new UnsupportedJoinError(`hashmap '${o.layout.name}' cannot be built on worker threads: it has no share()/restore()`);
+  const init: BuildTaskInit = { schema: encodeSchema(o.schema), keyColumns: o.keyColumns, kinds: o.kinds, layout: o.layout.name, nullEqualsNull: o.nullEqualsNull };
+  const session = await workers.open(BUILD_TASK, init);
+  try {
+    const remote = async (index: number, piece: RecordBatch | null): Promise<PartitionBuild> => {
+      try {
+        if (piece === null || piece.numRows === 0) return buildPartition(index, null, o);
+        if (o.signal?.aborted) throw o.signal.reason;
+        const batch = shareBatch(piece);
+        swapReserved(o.reservation, batchByteSize(batch), batchByteSize(piece));
+        const r = (await session.submit({ index, batch: encodeBatch(batch, 'copy').wire } satisfies BuildTaskInput)) as BuildTaskReply;
+        if (o.signal?.aborted) throw o.signal.reason;
+        const keyBytes = r.keys.reduce((n, k) => n + keyColumnBytes(k), 0);
+        o.reservation.grow(r.tableBytes + r.hashes.byteLength + keyBytes + batch.numRows + Math.ceil(batch.numRows / 8));
+        const table = restore.call(o.layout, r.table, { keys: r.keys, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull });
+        const source = new RowSource([batch], o.schema);
+        if (o.payloadRows === true && o.payload !== undefined) source.layout = payloadLayout(batch, o.payload, o);
+        const part: PartitionBuild = { index, rows: batch.numRows, batch, source, keys: r.keys, nullKeys: r.nullKeys, table, hashes: r.hashes, matched: new Bitset(batch.numRows) };
+        o.onBuilt?.(part);
+        return part;
+      } catch (e) {
+        o.onFailed?.(index, e);
+        throw e;
+      }
+    };
+    const settled = await Promise.allSettled(pieces.map((b, p) => remote(p, b)));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return settled.map((r) => (r as PromiseFulfilledResult<PartitionBuild>).value);
+  } finally {
+    await session.close().catch(() => {});
   }
 }
 

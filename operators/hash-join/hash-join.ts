@@ -65,6 +65,7 @@ export class HashJoin implements JoinAlgorithm {
         workers.ready().catch(() => {}); // start the threads now: they load while the build runs
       }
       m.details.threads = parallel ? String(workers.size) : serial === null ? '1' : `1 (${serial})`;
+      if (parallel && plan.partitions > 1) m.details.partitionsBuiltOn = `${workers.size} workers`;
       const filter = new DynamicFilter();
       const barrier = plan.pushdown !== null ? publishWhenComplete(filter, plan.pushdown) : null;
       const buildStarted = performance.now();
@@ -85,6 +86,8 @@ export class HashJoin implements JoinAlgorithm {
         onFailed: (index) => barrier?.report(index, 'failed'),
         signal: ctx.signal,
         shared: parallel,
+        // partitioned: the partitions' tables are built on the workers too (build-task.ts)
+        ...(parallel && plan.partitions > 1 ? { workers: workers! } : {}),
         payload: plan.payload,
         payloadRows: plan.payloadRows,
       });

@@ -175,4 +175,23 @@ describe('hash join on worker threads', () => {
       expect(fold(r.table), type).toEqual(serial);
     }
   });
+
+  it("partitioned mode builds its partitions' tables on the workers, and the answer is the single-threaded one", async () => {
+    const n = 60_000;
+    const probe = new Table({ k: vectorFromArray(Float64Array.from({ length: n }, (_, i) => (i * 31) % 20_000)) });
+    const build = new Table({ k: vectorFromArray(Float64Array.from({ length: 30_000 }, (_, i) => i % 15_000)), v: vectorFromArray(Float64Array.from({ length: 30_000 }, (_, i) => i)) });
+    const count = (t: Table) => {
+      let sum = 0;
+      for (const b of t.batches) for (const x of b.getChild('v')!.toArray() as Float64Array) sum += x;
+      return { rows: t.numRows, sum };
+    };
+    for (const layout of ['chained', 'swiss', 'linear', 'auto']) {
+      const config = { 'hash.mode': 'partitioned', 'hash.partitions': 4, 'hash.build': 'right', hashmap: layout, pushdown: 'auto' } as const;
+      const serial = await (await engineFor({ ...config, threads: 1 })).join({ type: 'inner', on: 'k=k' }, probe, build);
+      const parallel = await (await engineFor({ ...config, threads: 2, 'parallel.minProbeRows': 0 })).join({ type: 'inner', on: 'k=k' }, probe, build);
+      expect(parallel.metrics.operators.join?.details.partitionsBuiltOn, layout).toBe('2 workers');
+      expect(count(parallel.table), layout).toEqual(count(serial.table));
+      expect(parallel.metrics.operators.join?.details.dynamicFilter).toBe(serial.metrics.operators.join?.details.dynamicFilter);
+    }
+  });
 });
