@@ -21,7 +21,7 @@
  * carries only lengths, null counts, offsets and buffers, and is rebuilt against it. Dictionary
  * columns carry their dictionary's chunks; view columns their variadic data buffers.
  */
-import { Data, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Table, tableFromIPC, Vector, type DataType } from 'apache-arrow';
+import { Data, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Table, tableFromIPC, Type, Vector, type DataType } from 'apache-arrow';
 import type { KeyColumn } from '../keys/types.ts';
 
 type Buffer = ArrayBufferView | undefined;
@@ -159,9 +159,38 @@ function compactCopy<T extends ArrayBufferView>(view: T): T {
   return (view as unknown as { slice(): T }).slice();
 }
 
+/**
+ * The views of `d` cut to the rows it covers. A slice of a column (a morsel cut from a larger
+ * batch, or every batch of a table built by slicing one column) keeps views that run to the end
+ * of the whole column — and, for strings, all of its bytes — so copying them as they are would
+ * copy the rest of the column with every morsel (measured: a 10M-row string probe in 64K-row
+ * morsels copied ~12 GB and took 17 s instead of 1). Fixed-width values and validity bitmaps are
+ * cut at the end; 32-bit offsets are cut and rebased with their bytes cut to the rows' range.
+ * Other layouts (large offsets, views, unions, nested) are kept as they are, and so is a column
+ * in shared memory (it crosses as it is).
+ */
+function trimmedViews(d: Data): [ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined] {
+  const asIs: [ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined] = [d.valueOffsets ?? undefined, d.values ?? undefined, d.nullBitmap ?? undefined, d.typeIds ?? undefined];
+  // shared memory crosses without a copy: nothing to save, and a rebased copy would not be shared
+  if (asIs.some((v) => v !== undefined && isShared(v))) return asIs;
+  const bitmap = d.nullBitmap && d.nullBitmap.byteLength > 0 ? d.nullBitmap.subarray(0, Math.min(d.nullBitmap.length, Math.ceil((d.offset + d.length) / 8))) : d.nullBitmap;
+  const id = d.type.typeId;
+  const values = d.values as (ArrayBufferView & { length: number; subarray(a: number, b: number): ArrayBufferView }) | undefined;
+  if ((id === Type.Utf8 || id === Type.Binary) && d.valueOffsets !== undefined && d.valueOffsets !== null && values !== undefined) {
+    const offs = (d.valueOffsets as Int32Array).subarray(0, d.length + 1);
+    const start = offs[0]!;
+    const rebased = start === 0 ? offs : offs.map((o) => o - start);
+    return [rebased, values.subarray(start, offs[d.length]!), bitmap ?? undefined, undefined];
+  }
+  const fixed = id === Type.Int || id === Type.Float || id === Type.Date || id === Type.Time || id === Type.Timestamp || id === Type.Duration || id === Type.Decimal || id === Type.FixedSizeBinary || id === Type.Interval;
+  if (fixed && values !== undefined) return [undefined, values.subarray(0, Math.min(values.length, d.length * d.stride)), bitmap ?? undefined, undefined];
+  if (id === Type.Bool && values !== undefined) return [undefined, values.subarray(0, Math.min(values.length, Math.ceil((d.offset + d.length) / 8))), bitmap ?? undefined, undefined];
+  return asIs;
+}
+
 function encodeData(d: Data, visit: <T extends ArrayBufferView>(v: T) => T): DataWire {
   // an empty view is replaced by a fresh one: cloning it would copy whatever buffer it points into
-  const buffers: Buffer[] = [d.valueOffsets, d.values, d.nullBitmap, d.typeIds].map((b) =>
+  const buffers: Buffer[] = trimmedViews(d).map((b) =>
     b === undefined || b === null ? undefined : b.byteLength === 0 ? new (b.constructor as new (n: number) => ArrayBufferView)(0) : visit(b),
   );
   return {
