@@ -173,6 +173,9 @@ function trimmedViews(d: Data): [ArrayBufferView | undefined, ArrayBufferView | 
   const asIs: [ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined] = [d.valueOffsets ?? undefined, d.values ?? undefined, d.nullBitmap ?? undefined, d.typeIds ?? undefined];
   // shared memory crosses without a copy: nothing to save, and a rebased copy would not be shared
   if (asIs.some((v) => v !== undefined && isShared(v))) return asIs;
+  // an empty view (or one whose buffer an earlier reply moved away: a NULL-padded side's cached
+  // empty column is in every output batch) has nothing to cut: encodeData replaces it
+  if (asIs.some((v) => v !== undefined && v.byteLength === 0)) return asIs;
   const bitmap = d.nullBitmap && d.nullBitmap.byteLength > 0 ? d.nullBitmap.subarray(0, Math.min(d.nullBitmap.length, Math.ceil((d.offset + d.length) / 8))) : d.nullBitmap;
   const id = d.type.typeId;
   const values = d.values as (ArrayBufferView & { length: number; subarray(a: number, b: number): ArrayBufferView }) | undefined;

@@ -5,7 +5,7 @@
  * a typed error raised inside a worker, an abort mid-probe, a memory limit hit by a worker —
  * each a typed error, no hang, and the pool still serving the next join.
  */
-import { Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { Dictionary, Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
 import { ExpressionError, MemoryLimitError, UnsupportedJoinError } from '../../core/errors.ts';
@@ -193,5 +193,17 @@ describe('hash join on worker threads', () => {
       expect(count(parallel.table), layout).toEqual(count(serial.table));
       expect(parallel.metrics.operators.join?.details.dynamicFilter).toBe(serial.metrics.operators.join?.details.dynamicFilter);
     }
+  });
+
+  it('a full join against an empty build side with a dictionary column: every worker reply encodes (the padded side is one cached empty column)', async () => {
+    const keys = vectorFromArray(Array.from({ length: 300 }, (_, i) => `k${i % 7}`), new Dictionary(new Utf8(), new Int32()));
+    const left = new Table({ k: keys, v: vectorFromArray(Float64Array.from({ length: 300 }, (_, i) => i)) });
+    const batches = Array.from({ length: 6 }, (_, b) => left.slice(b * 50, b * 50 + 50).batches).flat();
+    const probe = new Table(batches);
+    const right = new Table({ k: vectorFromArray([] as string[], new Dictionary(new Utf8(), new Int32())), w: vectorFromArray(new Float64Array(0)) });
+    const r = await (await engineFor({ threads: 2, 'parallel.minProbeRows': 0, 'hash.build': 'right', batchSize: 16 })).join({ type: 'full', on: 'k=k' }, probe, right);
+    expect(String(r.metrics.operators.join?.details.threads)).toBe('2');
+    expect(r.table.numRows).toBe(300);
+    expect(r.table.getChild('k_right')!.nullCount).toBe(300);
   });
 });
