@@ -38,6 +38,7 @@
  */
 import { Type, makeData, type Data, type DataType, type RecordBatch } from 'apache-arrow';
 import type { AllocationGuard } from './allocation-guard.ts';
+import { isFixedWidth } from './size.ts';
 import { copyBytes } from './views.ts';
 
 /** Rows per gather chunk: 1024 rows of a 64-byte layout are 64 KiB, within a core's L2. */
@@ -70,20 +71,9 @@ export interface SharedRowLayout {
 
 /** Bytes per value of a fixed-width column (1, 2, 4, 8 or 16), or 0 when it is not one the layout stores. */
 function fixedBytes(d: Data): number {
-  switch (d.type.typeId) {
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Decimal: {
-      const w = (d.values as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT * d.stride;
-      return w === 1 || w === 2 || w === 4 || w === 8 || w === 16 ? w : 0;
-    }
-    default:
-      return 0;
-  }
+  if (!isFixedWidth(d.type.typeId)) return 0;
+  const w = (d.values as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT * d.stride;
+  return w === 1 || w === 2 || w === 4 || w === 8 || w === 16 ? w : 0;
 }
 
 function kindOf(d: Data): FieldKind | null {

@@ -22,6 +22,7 @@
  * columns carry their dictionary's chunks; view columns their variadic data buffers.
  */
 import { Data, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Table, tableFromIPC, Type, Vector, type DataType } from 'apache-arrow';
+import { isFixedWidth } from '../arrow/size.ts';
 import type { KeyColumn } from '../keys/types.ts';
 
 type Buffer = ArrayBufferView | undefined;
@@ -185,8 +186,7 @@ function trimmedViews(d: Data): [ArrayBufferView | undefined, ArrayBufferView | 
     const rebased = start === 0 ? offs : offs.map((o) => o - start);
     return [rebased, values.subarray(start, offs[d.length]!), bitmap ?? undefined, undefined];
   }
-  const fixed = id === Type.Int || id === Type.Float || id === Type.Date || id === Type.Time || id === Type.Timestamp || id === Type.Duration || id === Type.Decimal || id === Type.FixedSizeBinary || id === Type.Interval;
-  if (fixed && values !== undefined) return [undefined, values.subarray(0, Math.min(values.length, d.length * d.stride)), bitmap ?? undefined, undefined];
+  if (isFixedWidth(id) && values !== undefined) return [undefined, values.subarray(0, Math.min(values.length, d.length * d.stride)), bitmap ?? undefined, undefined];
   if (id === Type.Bool && values !== undefined) return [undefined, values.subarray(0, Math.min(values.length, Math.ceil((d.offset + d.length) / 8))), bitmap ?? undefined, undefined];
   return asIs;
 }

@@ -194,10 +194,15 @@ export async function buildPartitions(batches: readonly RecordBatch[], o: BuildO
   }
   if (pieces.length === 1) return [buildPartition(0, pieces[0]!, o)]; // one task: nothing to interleave
   if (o.workers !== undefined) return buildOnWorkers(pieces, o, o.workers);
-  const settled = await Promise.allSettled(pieces.map((b, p) => buildTask(p, b, o)));
+  return allOrFirstError(pieces.map((b, p) => buildTask(p, b, o)));
+}
+
+/** Every task's result once all have settled, or the first failure (rethrown only then, so no task still runs for a caller that is gone). */
+async function allOrFirstError<T>(tasks: readonly Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(tasks);
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<PartitionBuild>).value);
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
 }
 
 async function buildTask(index: number, batch: RecordBatch | null, o: BuildOptions): Promise<PartitionBuild> {
@@ -245,10 +250,7 @@ async function buildOnWorkers(pieces: readonly (RecordBatch | null)[], o: BuildO
         throw e;
       }
     };
-    const settled = await Promise.allSettled(pieces.map((b, p) => remote(p, b)));
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    return settled.map((r) => (r as PromiseFulfilledResult<PartitionBuild>).value);
+    return await allOrFirstError(pieces.map((b, p) => remote(p, b)));
   } finally {
     await session.close().catch(() => {});
   }
