@@ -15,6 +15,11 @@ import { ALL_SLOTS, WORKER_TASK } from '../registry/slots.ts';
 import { encodeError } from './errors.ts';
 import type { InitMessage, Request, Response } from './protocol.ts';
 import type { WorkerEnv, WorkerSession } from './task.ts';
+// the row-test kinds core itself shares (a join's composed filter, conjunctions, renamed columns):
+// registered at module load, so every predicate the main thread shares can be restored here
+import '../pushdown/compose.ts';
+import '../scan/filtered-scan.ts';
+import '../scan/stacked-filter.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('core/parallel/worker-main.ts runs only as a worker thread');

@@ -35,13 +35,16 @@
  * partition's seed. Returns ascending kept row indices, or null when every row is kept.
  */
 import type { RecordBatch } from 'apache-arrow';
-import { rowPartOf, type BuildPartition, type KeyFilter, type PushdownContext, type PushdownPolicy } from './policy.ts';
+import { rowPartOf, type BuildPartition, type KeyFilter, type PushdownContext, type PushdownPolicy, type SharedKeyFilter } from './policy.ts';
+import { restoreKeyFilter, shareFilter, workerPushdownContext } from './shared-filters.ts';
+import type { Config } from '../config/schema.ts';
 import { hashKeys } from '../keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../keys/normalize.ts';
 import { groupRowsByPartition, partitionIds } from '../keys/partition.ts';
-import type { KeyColumn } from '../keys/types.ts';
+import type { KeyColumn, KeyKind } from '../keys/types.ts';
 import type { KeyValue } from '../scan/key-stats.ts';
-import type { ColumnStats, ContainerStats, DynamicFilter, ExactValueSet, ScanPredicate } from '../scan/scan.ts';
+import type { ColumnStats, ContainerStats, DynamicFilter, ExactValueSet, ScanPredicate, SharedRowTest } from '../scan/scan.ts';
+import { registerRowTestKind, type RestoreEnv, type RowTest } from '../scan/shared-row-test.ts';
 import { countKept, keptRows, rowsWhere } from '../selection.ts';
 import { RowFilterGate } from './row-gate.ts';
 
@@ -88,7 +91,7 @@ export function composeDynamicFilter(args: ComposeArgs): ScanPredicate | null {
   if (allKeep && args.keepNullKeys) return null;
   const mode = ctx.config['pushdown.rowFilter'];
   const rowPlans = rowPlansOf(plans, mode);
-  return new ComposedPredicate(plans, rowPlans, mode === 'auto' ? new RowFilterGate() : null, ctx, args.routed && plans.length > 1, args.keepNullKeys);
+  return new ComposedPredicate(plans, rowPlans, mode === 'auto', ctx, args.routed && plans.length > 1, args.keepNullKeys);
 }
 
 /**
@@ -123,29 +126,20 @@ class ComposedPredicate implements ScanPredicate {
   readonly label: string;
   readonly columns: readonly string[];
   readonly #plans: readonly Plan[];
-  /** Plans for the row-level test (null: no row test, `pushdown.rowFilter: never`). */
-  readonly #rowPlans: readonly Plan[] | null;
-  /** The row test keeps every row (no partition filters rows): `selectRows` has nothing to do. */
-  readonly #rowsAllKept: boolean;
-  /** `pushdown.rowFilter: auto`: pauses the row test while it keeps most rows (row-gate.ts). */
-  readonly #gate: RowFilterGate | null;
-  /** Scratch keep-mask of `selectRows` (a scan calls it synchronously, one batch at a time). */
-  #keep = new Uint8Array(0);
+  /** The row-level test (null: none, `pushdown.rowFilter: never`, or no partition filters rows). */
+  readonly #rows: RowPlanTest | null;
   readonly #ctx: PushdownContext;
-  readonly #routed: boolean;
   readonly #keepNulls: boolean;
   /** Some partition keeps every row routed to it (failed, or no filter). */
   readonly #anyKeep: boolean;
 
-  constructor(plans: readonly Plan[], rowPlans: readonly Plan[] | null, gate: RowFilterGate | null, ctx: PushdownContext, routed: boolean, keepNulls: boolean) {
+  constructor(plans: readonly Plan[], rowPlans: readonly Plan[] | null, gated: boolean, ctx: PushdownContext, routed: boolean, keepNulls: boolean) {
     this.#plans = plans;
-    this.#rowPlans = rowPlans;
-    this.#gate = gate;
     // with every partition keeping its rows, a row pass only drops NULL keys (cheap: a batch with
     // no NULL key returns at once), unless NULL keys are kept too
-    this.#rowsAllKept = rowPlans === null || (keepNulls && rowPlans.every((p) => p.mode === KEEP));
+    const rowsAllKept = rowPlans === null || (keepNulls && rowPlans.every((p) => p.mode === KEEP));
+    this.#rows = rowsAllKept ? null : new RowPlanTest(rowPlans!, gated, ctx, routed, keepNulls);
     this.#ctx = ctx;
-    this.#routed = routed;
     this.#keepNulls = keepNulls;
     this.#anyKeep = plans.some((p) => p.mode === KEEP);
     this.columns = [...ctx.probeColumns];
@@ -158,7 +152,7 @@ class ComposedPredicate implements ScanPredicate {
       return keepNulls ? `(${body}) OR ${cols} HAS NULL` : body;
     };
     const full = describe(plans);
-    const perRow = this.#rowsAllKept ? 'none' : describe(rowPlans!);
+    const perRow = rowsAllKept ? 'none' : describe(rowPlans!);
     this.description = perRow === full ? full : `${full} [per row: ${perRow}]`;
     this.label = shortLabel(plans, keepNulls);
   }
@@ -201,13 +195,68 @@ class ComposedPredicate implements ScanPredicate {
   }
 
   rowTestSummary(): string {
-    if (this.#rowsAllKept) return 'no row test';
+    return this.#rows === null ? 'no row test' : this.#rows.summary();
+  }
+
+  selectRows(batch: RecordBatch): Int32Array | null {
+    return this.#rows === null ? null : this.#rows.selectRows(batch);
+  }
+
+  /**
+   * The row test for worker threads (kind `composed`): every row plan's filter shared
+   * (`KeyFilter.share`), or null when one cannot be — or when there is no row test, so the
+   * workers have nothing to run either.
+   */
+  shareRowTest(): SharedRowTest | null {
+    return this.#rows === null ? null : this.#rows.share();
+  }
+}
+
+/** A row plan as plain data: its mode and seed, and its filter shared when it filters. */
+interface SharedPlan {
+  readonly mode: Plan['mode'];
+  readonly seed: number;
+  readonly filter: SharedKeyFilter | null;
+}
+
+interface SharedComposedRowTest {
+  readonly plans: readonly SharedPlan[];
+  readonly gated: boolean;
+  readonly config: Config;
+  readonly keyKinds: readonly KeyKind[];
+  readonly probeColumns: readonly string[];
+  readonly routed: boolean;
+  readonly keepNulls: boolean;
+}
+
+/**
+ * The row-level half of a composed predicate — what a batch's rows are tested with — on the
+ * thread that composed it or, restored from `share()`, on a worker (with its own gate and
+ * scratch: a worker tests the batches it was handed, one at a time).
+ */
+class RowPlanTest implements RowTest {
+  /** `pushdown.rowFilter: auto`: pauses the row test while it keeps most rows (row-gate.ts). */
+  readonly #gate: RowFilterGate | null;
+  /** Scratch keep-mask of `selectRows` (a scan calls it synchronously, one batch at a time). */
+  #keep = new Uint8Array(0);
+
+  constructor(
+    readonly plans: readonly Plan[],
+    readonly gated: boolean,
+    readonly ctx: PushdownContext,
+    readonly routed: boolean,
+    readonly keepNulls: boolean,
+  ) {
+    this.#gate = gated ? new RowFilterGate() : null;
+  }
+
+  summary(): string {
     return this.#gate === null ? 'every batch tested' : this.#gate.summary();
   }
 
   selectRows(batch: RecordBatch): Int32Array | null {
     const n = batch.numRows;
-    if (n === 0 || this.#rowsAllKept) return null;
+    if (n === 0) return null;
     const gate = this.#gate;
     if (gate !== null && !gate.shouldTest(n)) return null;
     const selected = this.#select(batch, n);
@@ -215,16 +264,40 @@ class ComposedPredicate implements ScanPredicate {
     return selected;
   }
 
+  share(): SharedRowTest | null {
+    const plans: SharedPlan[] = [];
+    for (const p of this.plans) {
+      const filter = p.mode === FILTER ? shareFilter(p.filter!) : null;
+      if (p.mode === FILTER && filter === null) return null;
+      plans.push({ mode: p.mode, seed: p.seed, filter });
+    }
+    const { config, keyKinds, probeColumns } = this.ctx;
+    const state: SharedComposedRowTest = { plans, gated: this.gated, config, keyKinds, probeColumns, routed: this.routed, keepNulls: this.keepNulls };
+    return { kind: 'composed', state };
+  }
+
+  static restore(raw: unknown, env: RestoreEnv): RowPlanTest {
+    const s = raw as SharedComposedRowTest;
+    const ctx = workerPushdownContext(s.config, s.keyKinds, s.probeColumns);
+    const fenv = { ...env, ctx };
+    const plans: Plan[] = s.plans.map((p) => {
+      const filter = p.filter === null ? null : restoreKeyFilter(p.filter, fenv);
+      const label = filter?.description ?? (p.mode === DROP ? 'false' : 'true');
+      return { mode: p.mode, seed: p.seed, filter, label, short: label };
+    });
+    return new RowPlanTest(plans, s.gated, ctx, s.routed, s.keepNulls);
+  }
+
   #select(batch: RecordBatch, n: number): Int32Array | null {
-    const ctx = this.#ctx;
+    const ctx = this.ctx;
     const keys = normalizeKeys(batch, ctx.probeColumns, ctx.keyKinds);
     if (this.#keep.length < n) this.#keep = new Uint8Array(Math.max(n, 2 * this.#keep.length));
     const keep = this.#keep.subarray(0, n).fill(1);
     const nulls = anyNullMask(keys);
-    if (nulls !== null && !this.#keepNulls) for (let r = 0; r < n; r++) keep[r] = 1 - (-nulls[r]! >>> 31);
+    if (nulls !== null && !this.keepNulls) for (let r = 0; r < n; r++) keep[r] = 1 - (-nulls[r]! >>> 31);
     const hashes = new HashCache(keys);
-    const plans = this.#rowPlans!;
-    if (this.#routed) this.#routedRows(keys, nulls, keep, hashes);
+    const plans = this.plans;
+    if (this.routed) this.#routedRows(keys, nulls, keep, hashes);
     else {
       const rows = nulls === null ? null : rowsWhere(nulls, n, 0);
       if (plans.length === 1) applyPlan(plans[0]!, keys, rows, keep, hashes);
@@ -236,7 +309,7 @@ class ComposedPredicate implements ScanPredicate {
 
   /** Counting-sort the non-NULL rows by partition, then run each partition's plan on its rows. */
   #routedRows(keys: readonly KeyColumn[], nulls: Uint8Array | null, keep: Uint8Array, hashes: HashCache): void {
-    const plans = this.#rowPlans!;
+    const plans = this.plans;
     const P = plans.length;
     const n = keys[0]!.length;
     const pid = new Int32Array(n);
@@ -248,6 +321,8 @@ class ComposedPredicate implements ScanPredicate {
     }
   }
 }
+
+registerRowTestKind('composed', RowPlanTest.restore);
 
 /**
  * The table form of a composed filter: the one partition's label, or `N partitions: ` and the

@@ -82,11 +82,15 @@ export interface KeyFilter {
    */
   exactValues?(): readonly KeyValue[] | null;
   /**
-   * The filter as plain data (typed arrays in shared memory) for a worker thread to rebuild its
-   * `test` there (core/pushdown/shared-filters.ts); absent when it cannot — the composed predicate
-   * then shares no row test, and workers keep every row (sound: a filter only says "maybe").
+   * The filter as plain data (typed arrays, the large ones in shared memory) for a worker thread to
+   * rebuild there (core/pushdown/shared-filters.ts: `registerKeyFilterKind`, `restoreKeyFilter`);
+   * absent or null when it cannot — the composed predicate then shares no row test, and workers
+   * keep every row (sound: a filter only says "maybe"). The restored filter must answer `test` and
+   * `needsHashes` exactly as this one; it is never asked about containers (the thread that hands
+   * out the containers prunes them), so it may answer `mayContain` with "maybe" and describe
+   * itself more briefly. A wrapper whose `test` is its inner filter's shares the inner filter.
    */
-  share?(): SharedKeyFilter;
+  share?(): SharedKeyFilter | null;
 }
 
 /** A key filter as plain data: `kind` names the restorer registered for it. */

@@ -10,7 +10,8 @@
  * summary carry over: every row passing the conjunction passes it.
  */
 import type { RecordBatch } from 'apache-arrow';
-import { DynamicFilter, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate } from './scan.ts';
+import { DynamicFilter, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate, type SharedRowTest } from './scan.ts';
+import { registerRowTestKind, restoreRowTest, type RowTest } from './shared-row-test.ts';
 import { ScanWrapper } from './scan-wrapper.ts';
 
 /** `a AND b` as one predicate. */
@@ -21,31 +22,46 @@ export function andPredicates(a: ScanPredicate, b: ScanPredicate): ScanPredicate
     label: `${a.label ?? a.description} + ${b.label ?? b.description}`,
     columns,
     mayContain: (stats: ContainerStats) => a.mayContain(stats) && b.mayContain(stats),
-    selectRows(batch: RecordBatch): Int32Array | null {
-      const x = a.selectRows(batch);
-      if (x !== null && x.length === 0) return x;
-      const y = b.selectRows(batch);
-      if (x === null) return y;
-      if (y === null) return x;
-      const out = new Int32Array(Math.min(x.length, y.length));
-      let i = 0;
-      let j = 0;
-      let n = 0;
-      while (i < x.length && j < y.length) {
-        if (x[i]! < y[j]!) i++;
-        else if (x[i]! > y[j]!) j++;
-        else {
-          out[n++] = x[i]!;
-          i++;
-          j++;
-        }
-      }
-      return out.subarray(0, n);
-    },
+    selectRows: (batch: RecordBatch): Int32Array | null => bothSelect(a, b, batch),
     exactSet: (): ExactValueSet | null => b.exactSet?.() ?? a.exactSet?.() ?? null,
     rowTestSummary: () => b.rowTestSummary?.() ?? a.rowTestSummary?.() ?? '',
+    // the parts that can cross threads: testing fewer of them on a worker keeps more rows, which
+    // a dynamic filter may always do (a scan with a static predicate offers no morsels)
+    shareRowTest(): SharedRowTest | null {
+      const parts = [a.shareRowTest?.() ?? null, b.shareRowTest?.() ?? null].filter((p): p is SharedRowTest => p !== null);
+      if (parts.length <= 1) return parts[0] ?? null;
+      return { kind: 'and', state: parts };
+    },
   };
 }
+
+/** The rows both `a` and `b` select (ascending index lists, null = every row). */
+function bothSelect(a: RowTest, b: RowTest, batch: RecordBatch): Int32Array | null {
+  const x = a.selectRows(batch);
+  if (x !== null && x.length === 0) return x;
+  const y = b.selectRows(batch);
+  if (x === null) return y;
+  if (y === null) return x;
+  const out = new Int32Array(Math.min(x.length, y.length));
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < x.length && j < y.length) {
+    if (x[i]! < y[j]!) i++;
+    else if (x[i]! > y[j]!) j++;
+    else {
+      out[n++] = x[i]!;
+      i++;
+      j++;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+registerRowTestKind('and', (raw, env) => {
+  const [a, b] = (raw as SharedRowTest[]).map((s) => restoreRowTest(s, env)) as [RowTest, RowTest];
+  return { selectRows: (batch) => bothSelect(a, b, batch) };
+});
 
 /** The static predicate AND the current dynamic one, recomposed when the dynamic one changes. */
 class StaticAndDynamic extends DynamicFilter {

@@ -22,7 +22,8 @@
 import { Schema, type Field, type RecordBatch } from 'apache-arrow';
 import { makeRecordBatch } from '../arrow/gather.ts';
 import { andPredicates } from './filtered-scan.ts';
-import { DynamicFilter, type ColumnStats, type ContainerStats, type ExactValueSet, type ScanPredicate } from './scan.ts';
+import { DynamicFilter, type ColumnStats, type ContainerStats, type ExactValueSet, type ScanPredicate, type SharedRowTest } from './scan.ts';
+import { registerRowTestKind, restoreRowTest, type RowTest } from './shared-row-test.ts';
 
 /** The conjunction of every part's current predicate, recomposed when any part publishes. */
 export class StackedFilter extends DynamicFilter {
@@ -93,9 +94,6 @@ class RenamedFilter extends DynamicFilter {
 /** `p` reading the scan's columns `names.get(c)` wherever it read `c`. */
 function renamePredicate(p: ScanPredicate, names: ReadonlyMap<string, string>): ScanPredicate {
   if (p.columns.every((c) => names.get(c) === c)) return p;
-  let schemaOf: Schema | null = null;
-  let viewSchema: Schema | null = null;
-  let indices: number[] = [];
   return {
     description: p.description,
     label: p.label ?? p.description,
@@ -109,21 +107,37 @@ function renamePredicate(p: ScanPredicate, names: ReadonlyMap<string, string>): 
       };
       return p.mayContain(view);
     },
-    selectRows(batch: RecordBatch): Int32Array | null {
-      // a batch of just the predicate's columns, under the names it expects (no copy)
-      if (schemaOf !== batch.schema) {
-        schemaOf = batch.schema;
-        indices = p.columns.map((c) => batch.schema.fields.findIndex((f) => f.name === names.get(c)));
-        const fields: Field[] = indices.map((i, k) => batch.schema.fields[i]!.clone({ name: p.columns[k]! }));
-        viewSchema = new Schema(fields);
-      }
-      const datas = indices.map((i) => batch.data.children[i]!);
-      return p.selectRows(makeRecordBatch(viewSchema!, datas, batch.numRows));
-    },
+    selectRows: renamedRows(p, p.columns, names),
     exactSet(): ExactValueSet | null {
       const s = p.exactSet?.() ?? null;
       return s === null ? null : { ...s, column: names.get(s.column) ?? s.column };
     },
     rowTestSummary: () => p.rowTestSummary?.() ?? '',
+    shareRowTest(): SharedRowTest | null {
+      const inner = p.shareRowTest?.() ?? null;
+      return inner === null ? null : { kind: 'renamed', state: { inner, columns: p.columns, names } };
+    },
   };
 }
+
+/** `test.selectRows` over a batch of the scan's columns, handed `test`'s own `columns` under its names (no copy). */
+function renamedRows(test: RowTest, columns: readonly string[], names: ReadonlyMap<string, string>): (batch: RecordBatch) => Int32Array | null {
+  let schemaOf: Schema | null = null;
+  let viewSchema: Schema | null = null;
+  let indices: number[] = [];
+  return (batch) => {
+    if (schemaOf !== batch.schema) {
+      schemaOf = batch.schema;
+      indices = columns.map((c) => batch.schema.fields.findIndex((f) => f.name === names.get(c)));
+      const fields: Field[] = indices.map((i, k) => batch.schema.fields[i]!.clone({ name: columns[k]! }));
+      viewSchema = new Schema(fields);
+    }
+    const datas = indices.map((i) => batch.data.children[i]!);
+    return test.selectRows(makeRecordBatch(viewSchema!, datas, batch.numRows));
+  };
+}
+
+registerRowTestKind('renamed', (raw, env) => {
+  const s = raw as { readonly inner: SharedRowTest; readonly columns: readonly string[]; readonly names: ReadonlyMap<string, string> };
+  return { selectRows: renamedRows(restoreRowTest(s.inner, env), s.columns, s.names) };
+});

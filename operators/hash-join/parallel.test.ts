@@ -6,6 +6,7 @@
  * each a typed error, no hang, and the pool still serving the next join.
  */
 import { Dictionary, Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
 import { ExpressionError, MemoryLimitError, UnsupportedJoinError } from '../../core/errors.ts';
@@ -96,6 +97,29 @@ describe('hash join on worker threads', () => {
     expect(compareResults(plain.table, shared.table).equal).toBe(true);
     expect(plain.metrics.operators.join!.details.threads).toBe('2');
     expect(plain.metrics.operators.join!.counters.morsels).toBeGreaterThanOrEqual(1);
+  });
+
+  it("the dynamic filter's row test runs on the workers (built-in filters and an extension's), dropping what the serial scan drops", async () => {
+    const small = new Table({ k: vectorFromArray(Int32Array.from({ length: 100 }, (_, i) => i * 10)) });
+    const bloomExtension = fileURLToPath(new URL('../../strategies/examples/bloom-pushdown.ts', import.meta.url));
+    const variants = [
+      { pushdown: 'inlist', 'pushdown.rowFilter': 'always' },
+      { pushdown: 'map', 'pushdown.rowFilter': 'always', 'hash.mode': 'partitioned', 'hash.partitions': 3 },
+      { pushdown: 'bloom', 'pushdown.rowFilter': 'always', extensions: [bloomExtension] },
+    ];
+    for (const v of variants) {
+      const config = { join: 'hash', 'parallel.minProbeRows': 0, batchSize: 1024, 'hash.build': 'right', ...v };
+      const serial = await (await engineFor({ ...config, threads: 1 })).join({ type: 'inner', on: 'k=k' }, probeSide, small);
+      const par = await (await engineFor({ ...config, threads: 2 })).join({ type: 'inner', on: 'k=k' }, probeSide, small);
+      expect(par.table.numRows, v.pushdown).toBe(n / 10);
+      expect(compareResults(par.table, serial.table).equal, v.pushdown).toBe(true);
+      const join = par.metrics.operators.join!;
+      expect([v.pushdown, join.details.threads, join.details.workerRowTest]).toEqual([v.pushdown, '2', 'shared']);
+      // 90% of the probe keys are not in the build: the exact filters drop all of them, the Bloom filter nearly all
+      const dropped = join.counters.workerRowTestDropped ?? 0;
+      if (v.pushdown === 'bloom') expect(dropped).toBeGreaterThan(0.8 * n);
+      else expect(dropped, v.pushdown).toBe(0.9 * n);
+    }
   });
 
   it('a typed error raised in a worker reaches the caller as that error, and the pool serves the next join', async () => {

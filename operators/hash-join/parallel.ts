@@ -112,6 +112,12 @@ export interface ParallelProbeArgs {
 export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<RecordBatch> {
   const { ctx, plan, join } = a;
   const m = ctx.metrics;
+  // the filter is complete before the probe starts (the build published it); a filter an upper
+  // join publishes later still prunes containers here, and the workers just keep those rows
+  const predicate = a.filter.current();
+  const rowTest = predicate?.shareRowTest?.() ?? null;
+  const unfiltered = a.probeScan.morsels !== undefined;
+  if (unfiltered) m.details.workerRowTest = predicate === null ? 'none (no filter published)' : rowTest === null ? 'none (not shareable or no row test: workers keep every row)' : 'shared';
   const init: ProbeTaskInit = {
     spec: join.spec,
     schemas: { left: encodeSchema(join.leftSchema), right: encodeSchema(join.rightSchema), output: encodeSchema(join.outputSchema) },
@@ -119,9 +125,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     config: { ...ctx.config, 'hash.build': plan.roles.build },
     parts: a.shared,
     pool: ctx.pool.share(),
-    // the filter is complete before the probe starts (the build published it); a filter an upper
-    // join publishes later still prunes containers here, and the workers just keep those rows
-    rowTest: a.filter.current()?.shareRowTest?.() ?? null,
+    rowTest,
   };
   const session = await a.workers.open(PROBE_TASK, init);
   try {
@@ -130,7 +134,6 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     let morsel = 0;
     const scanOptions = { filter: a.filter, signal, bloomFilters: ctx.config['pushdown.parquetBloom'] };
     // containers the workers decode themselves when the scan offers them, else batches from here
-    const unfiltered = scan.morsels !== undefined;
     const source = scan.morsels?.(scanOptions) ?? scan.batches(scanOptions);
     async function* morsels() {
       for await (const item of source) {
@@ -158,6 +161,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     for await (const r of session.map<ProbeMorselReply>(morsels(), { signal, followUp })) {
       bump(m, 'morselReplies');
       bump(m, 'pairsMatched', r.pairsMatched);
+      if (r.rowsDropped > 0) bump(m, 'workerRowTestDropped', r.rowsDropped);
       for (const w of r.batches) {
         if (signal?.aborted) throw signal.reason ?? new CancelledError('the join was cancelled');
         yield decodeBatch(w, outSchema);

@@ -82,9 +82,15 @@ export interface ProbeMorselInput {
   readonly unfiltered?: boolean;
 }
 
-function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null): Generator<RecordBatch> {
+/** Rows the row test dropped on this worker since the last reply (a counter for the metrics). */
+interface DropCount {
+  dropped: number;
+}
+
+function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null, count: DropCount): Generator<RecordBatch> {
   for (const b of batches) {
     const rows = rowTest === null ? null : rowTest.selectRows(b);
+    if (rows !== null) count.dropped += b.numRows - rows.length;
     if (rows !== null && rows.length === 0) continue;
     yield* probe.probeBatch(rows === null ? b : takeRows(b, rows));
   }
@@ -93,6 +99,8 @@ function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTes
 export interface ProbeMorselReply {
   readonly batches: readonly BatchWire[];
   readonly pairsMatched: number;
+  /** Probe rows the restored row test dropped (`ProbeTaskInit.rowTest`) since the last reply. */
+  readonly rowsDropped: number;
   /** The morsel has more output: ask the same worker (`worker`) to continue. */
   readonly more: boolean;
   readonly worker: number;
@@ -171,6 +179,7 @@ export const probeTask: WorkerTask = {
       probeOf.delete(morsel);
     };
     const rowTest = init.rowTest === null ? null : restoreRowTest(init.rowTest, { registry: env.registry });
+    const drops: DropCount = { dropped: 0 };
     const held = pool.reservation(`hash-join probe output (worker ${env.workerIndex})`);
     // the morsel being probed: its output goes back in chunks of about REPLY_BYTES (a morsel of
     // a many-to-many join can yield far more than a worker should hold at once)
@@ -193,7 +202,7 @@ export const probeTask: WorkerTask = {
           }
           const probe = takeProbe();
           probeOf.set(x.morsel, probe);
-          open.set(x.morsel, probeAll(probe, batches, test));
+          open.set(x.morsel, probeAll(probe, batches, test, drops));
           morselBuffers.set(x.morsel, buffersOf(batches));
         }
         const current = open.get(x.morsel);
@@ -221,7 +230,8 @@ export const probeTask: WorkerTask = {
           held.free();
         }
         const { wires, transfer } = encodeBatches(out, 'transfer', more ? morselBuffers.get(x.morsel) : undefined);
-        const value: ProbeMorselReply = { batches: wires, pairsMatched: (metrics.counters.pairsMatched ?? 0) - before, more, worker: env.workerIndex, morsel: x.morsel };
+        const value: ProbeMorselReply = { batches: wires, pairsMatched: (metrics.counters.pairsMatched ?? 0) - before, rowsDropped: drops.dropped, more, worker: env.workerIndex, morsel: x.morsel };
+        drops.dropped = 0;
         return reply(value, transfer);
       },
       close() {

@@ -33,12 +33,15 @@ import {
   boundsFilter,
   hashKeys,
   PUSHDOWN,
+  registerKeyFilterKind,
+  shareView,
   SplitBlockBloomFilter,
   type BuildPartition,
   type Extension,
   type KeyFilter,
   type PushdownContext,
   type PushdownPolicy,
+  type SharedKeyFilter,
 } from '../../index.ts';
 
 type KeyColumn = BuildPartition['keys'][number];
@@ -82,7 +85,21 @@ export class BloomKeyFilter implements KeyFilter {
     if (hashes === null) throw new RangeError('the bloom filter needs the probe hashes (computed with the partition seed)');
     this.bloom.testHashes(hashes, rows, keep);
   }
+
+  /**
+   * At `threads` > 1 the workers that decode and probe the probe side run this filter's `test`
+   * too: the bits go to them in shared memory, and the restorer registered below (this module
+   * loads in every worker, as every configured extension does) rebuilds the filter there.
+   */
+  share(): SharedKeyFilter {
+    return { kind: 'example.bloom', state: { words: shareView(this.bloom.words), inserted: this.bloom.inserted } };
+  }
 }
+
+registerKeyFilterKind('example.bloom', (raw, env) => {
+  const s = raw as { readonly words: Uint32Array; readonly inserted: number };
+  return new BloomKeyFilter(SplitBlockBloomFilter.overWords(s.words, s.inserted), env.ctx);
+});
 
 export const bloomPushdown: PushdownPolicy = {
   name: 'bloom',

@@ -14,7 +14,8 @@
  * a KeyFilter (the composer keeps or drops them), and a NULL-free probe row cannot equal a build
  * row that has a NULL, so nothing a filter sees can match.
  */
-import { rowPartOf, type KeyFilter } from '../../core/pushdown/policy.ts';
+import { rowPartOf, type KeyFilter, type SharedKeyFilter } from '../../core/pushdown/policy.ts';
+import { registerKeyFilterKind, restoreKeyFilter, shareAll } from '../../core/pushdown/shared-filters.ts';
 import { liveRows } from '../../core/selection.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 import type { KeyValue } from '../../core/scan/key-stats.ts';
@@ -59,6 +60,11 @@ class AndFilter implements KeyFilter {
   perRow(): KeyFilter | null {
     return andFilters(this.parts.map(rowPartOf));
   }
+
+  share(): SharedKeyFilter | null {
+    const parts = shareAll(this.parts);
+    return parts === null ? null : { kind: 'and', state: parts };
+  }
   /** Scratch for the rows still live between operands (compacted in place; tests are synchronous). */
   #live = new Int32Array(0);
 
@@ -86,4 +92,8 @@ export const FALSE_FILTER: KeyFilter = Object.freeze({
     if (rows === null) keep.fill(0, 0, keys.length > 0 ? keys[0]!.length : keep.length);
     else for (let i = 0; i < rows.length; i++) keep[rows[i]!] = 0;
   },
+  share: () => ({ kind: 'false', state: null }),
 });
+
+registerKeyFilterKind('false', () => FALSE_FILTER);
+registerKeyFilterKind('and', (state, env) => new AndFilter((state as SharedKeyFilter[]).map((s) => restoreKeyFilter(s, env))));

@@ -16,7 +16,9 @@
  */
 import { hashKeys } from '../../core/keys/hash.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
-import type { BuildPartition, KeyFilter, PushdownContext } from '../../core/pushdown/policy.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, SharedKeyFilter } from '../../core/pushdown/policy.ts';
+import { registerKeyFilterKind } from '../../core/pushdown/shared-filters.ts';
+import { shareView } from '../../core/parallel/wire.ts';
 import { SplitBlockBloomFilter } from './bloom.ts';
 import { usableRows, type UsableRows } from './bounds.ts';
 
@@ -59,4 +61,14 @@ export class BloomKeyFilter implements KeyFilter {
     if (hashes === null) throw new RangeError('the Bloom filter needs the probe hashes (computed with the partition seed)');
     this.bloom.testHashes(hashes, rows, keep);
   }
+
+  /** The filter's words in shared memory (copied there once; every worker tests the same bits). */
+  share(): SharedKeyFilter {
+    return { kind: 'bloom', state: { words: shareView(this.bloom.words), inserted: this.bloom.inserted } };
+  }
 }
+
+registerKeyFilterKind('bloom', (raw, env) => {
+  const s = raw as { readonly words: Uint32Array; readonly inserted: number };
+  return new BloomKeyFilter(SplitBlockBloomFilter.overWords(s.words, s.inserted), env.ctx);
+});

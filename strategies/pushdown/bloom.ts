@@ -113,6 +113,13 @@ export class SplitBlockBloomFilter {
     return SplitBlockBloomFilter.ofBytes(optimalBytes(ndv, fpp));
   }
 
+  /** A filter over `words` themselves (no copy: e.g. another thread's filter in shared memory). */
+  static overWords(words: Uint32Array, inserted = 0): SplitBlockBloomFilter {
+    const f = new SplitBlockBloomFilter(words);
+    f.inserted = inserted;
+    return f;
+  }
+
   /** A filter over a bitset read from a file (little-endian words, e.g. a Parquet column chunk's). */
   static fromBytes(bytes: Uint8Array): SplitBlockBloomFilter {
     if (bytes.length % BLOCK_BYTES !== 0 || bytes.length === 0) throw new RangeError(`a split-block Bloom filter bitset is whole 32-byte blocks, got ${bytes.length} bytes`);

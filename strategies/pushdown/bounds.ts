@@ -15,7 +15,8 @@
  *  - Container tests go through core/scan/key-stats.ts (stats in the probe column's own type, converted into the
  *    key kind's domain); an unknown side never prunes.
  */
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../core/pushdown/policy.ts';
+import { registerKeyFilterKind } from '../../core/pushdown/shared-filters.ts';
 import { floatKeyView } from '../../core/keys/byte-order.ts';
 import { compareWords } from '../../core/keys/extremes.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
@@ -117,7 +118,14 @@ export class BoundsFilter implements KeyFilter {
     const b = this.#bounds;
     for (let c = 0; c < b.length; c++) testColumn(keys[c]!, b[c]!, rows, keep);
   }
+
+  /** The bounds are a few values per key column: copied to the worker as they are. */
+  share(): SharedKeyFilter {
+    return { kind: 'bounds', state: this.#bounds };
+  }
 }
+
+registerKeyFilterKind('bounds', (state, env) => new BoundsFilter(state as ColumnBounds[], env.ctx));
 
 function testColumn(col: KeyColumn, b: ColumnBounds, rows: Int32Array | null, keep: Uint8Array): void {
   if (isBytesKey(col)) return testBytes(col, b.min as Uint8Array, b.max as Uint8Array, rows, keep);

@@ -15,6 +15,8 @@ import { Registry } from '../../core/registry/registry.ts';
 import { loadExtension } from '../../core/registry/extensions.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
 import { DynamicFilter, type ColumnStats, type ContainerStats } from '../../core/scan/scan.ts';
+import { restoreRowTest } from '../../core/scan/shared-row-test.ts';
+import { renamedFilter, StackedFilter } from '../../core/scan/stacked-filter.ts';
 import { autoPushdown } from './auto.ts';
 import { boundsPushdown } from './bounds.ts';
 import { composeDynamicFilter, publishWhenComplete, type PartitionReport } from '../../core/pushdown/compose.ts';
@@ -287,5 +289,54 @@ describe('string stats keep a leading U+FEFF', () => {
     const batch = batchOf({ k: vec(new Utf8(), ['a', 'q', '\uFEFFb']) });
     expect(kept(pred.selectRows(batch), 3)).toEqual([1]); // the row test is right
     expect(pred.mayContain(zoneMapOf(batch))).toBe(true); // the container test trusts the stats
+  });
+});
+
+describe('row tests across threads: conjunctions and renamed columns share their parts', () => {
+  // what a scan under two joins (a star query's fact scan) hands its workers: a StackedFilter of
+  // both joins' predicates, one of them about a join output's name for the scan's column
+  const two = batchOf({ k: vec(new Int64(), [1n, 5n, 9n, 12n, null, 40n, 3n]), j: vec(new Int64(), [7n, 7n, 8n, 100n, 7n, 9n, 8n]) });
+  const ctxJ: PushdownContext = contextFor([new Int64()], kinds, ['j_right'], testConfig({ 'pushdown.rowFilter': 'always' }));
+  const onK = composeDynamicFilter({ policy: inlistPushdown, partitions: build([1n, 9n, 3n, 12n]), ctx: { ...ctx, config: testConfig({ 'pushdown.rowFilter': 'always' }) }, routed: false, keepNullKeys: false })!;
+  const onJ = composeDynamicFilter({ policy: boundsPushdown, partitions: build([7n, 8n]), ctx: ctxJ, routed: false, keepNullKeys: false })!;
+  const registry = new Registry();
+
+  it('a stacked filter (k IN list AND renamed j bounds) restores to the same selection', () => {
+    const fk = new DynamicFilter();
+    const fj = new DynamicFilter();
+    fk.publish(onK);
+    fj.publish(onJ);
+    const stacked = new StackedFilter([fk, renamedFilter(fj, new Map([['j_right', 'j']]))]);
+    const p = stacked.current()!;
+    expect(kept(p.selectRows(two), 7)).toEqual([0, 2, 6]); // k in {1, 9, 3, 12} and j in [7, 8]
+    const shared = p.shareRowTest!()!;
+    expect(shared.kind).toBe('and');
+    const restored = restoreRowTest(structuredClone(shared), { registry });
+    expect(kept(restored.selectRows(two), 7)).toEqual([0, 2, 6]);
+  });
+
+  it('a conjunction with a part that cannot cross threads shares the other part (keeps more rows, never fewer)', () => {
+    const opaque = { ...onJ, shareRowTest: undefined, columns: ['j_right'] };
+    const fk = new DynamicFilter();
+    const fj = new DynamicFilter();
+    fk.publish(onK);
+    fj.publish(opaque);
+    const p = new StackedFilter([fk, renamedFilter(fj, new Map([['j_right', 'j']]))]).current()!;
+    const restored = restoreRowTest(structuredClone(p.shareRowTest!()!), { registry });
+    expect(kept(restored.selectRows(two), 7)).toEqual([0, 2, 3, 6]); // the IN list alone
+  });
+
+  it('a predicate whose filter cannot be shared shares no row test', () => {
+    const opaquePolicy: PushdownPolicy = {
+      name: 'opaque',
+      description: 'a filter without share()',
+      planPartition: (b, c) => {
+        const f = boundsPushdown.planPartition(b, c)!;
+        return { description: f.description, needsHashes: false, mayContain: (s) => f.mayContain(s), test: (...a) => f.test(...a) };
+      },
+    };
+    const p = composeDynamicFilter({ policy: opaquePolicy, partitions: build([7n, 8n]), ctx, routed: false, keepNullKeys: false })!;
+    expect(p.selectRows(probe([7n, 100n]))).not.toBeNull();
+    expect(p.shareRowTest!()).toBeNull();
   });
 });

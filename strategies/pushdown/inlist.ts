@@ -17,7 +17,8 @@
  * [min, max] in EVERY key column. Entries are kept sorted by the first column's value, so that is
  * a binary search plus a walk over the entries inside the first column's range.
  */
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../core/pushdown/policy.ts';
+import { registerKeyFilterKind } from '../../core/pushdown/shared-filters.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
@@ -47,8 +48,8 @@ export class InList implements KeyFilter {
   readonly size: number;
   /** Packed key bytes (what `inlistMaxBytes` limits). */
   readonly bytes: number;
-  readonly #kinds: readonly KeyKind[];
   readonly #ctx: PushdownContext;
+  readonly #kinds: readonly KeyKind[];
   /** Column index of each fixed column, its width, its word offset within an entry. */
   readonly #fixedCols: Int32Array;
   readonly #fixedWidth: Int32Array;
@@ -63,72 +64,39 @@ export class InList implements KeyFilter {
   readonly #mask: number;
   /** Entry values per column, entries sorted by column 0 (for containers). */
   readonly #sorted: readonly (readonly KeyValue[])[];
+  /** Everything above as one record: what `share` hands a worker. */
+  readonly #packed: PackedInList;
 
-  private constructor(
-    build: BuildPartition,
-    ctx: PushdownContext,
-    entryRows: Int32Array,
-    entryHashes: Uint32Array,
-    size: number,
-    bytes: number,
-    slots: Int32Array,
-  ) {
-    const cols = build.keys;
+  private constructor(packed: PackedInList, ctx: PushdownContext) {
+    this.#packed = packed;
     this.#ctx = ctx;
-    this.#kinds = cols.map((c) => c.kind);
-    this.size = size;
-    this.bytes = bytes;
-    this.#slots = slots;
-    this.#mask = slots.length - 1;
-    this.#hashes = entryHashes.slice(0, size);
-    const fixed: number[] = [];
-    const bytesCols: number[] = [];
-    cols.forEach((c, i) => (isBytesKey(c) ? bytesCols : fixed).push(i));
-    this.#fixedCols = Int32Array.from(fixed);
-    this.#fixedWidth = Int32Array.from(fixed, (i) => cols[i]!.kind.width);
-    this.#fixedOffset = new Int32Array(fixed.length);
-    let words = 0;
-    for (let j = 0; j < fixed.length; j++) {
-      this.#fixedOffset[j] = words;
-      words += this.#fixedWidth[j]!;
-    }
-    this.#entryWords = words;
-    this.#bytesCols = Int32Array.from(bytesCols);
-    // pack
-    const B = bytesCols.length;
-    this.#fixed = new Int32Array(size * words);
-    this.#varOffsets = new Int32Array(size * B + 1);
-    let varTotal = 0;
-    for (let e = 0; e < size; e++) {
-      const r = entryRows[e]!;
-      for (let j = 0; j < fixed.length; j++) {
-        const col = cols[fixed[j]!] as FixedKeyColumn;
-        const w = this.#fixedWidth[j]!;
-        for (let k = 0; k < w; k++) this.#fixed[e * words + this.#fixedOffset[j]! + k] = col.words[r * w + k]!;
-      }
-      for (let j = 0; j < B; j++) {
-        const col = cols[bytesCols[j]!] as BytesKeyColumn;
-        const ent = col.codes === null ? r : col.codes[r]!;
-        varTotal += col.offsets[ent + 1]! - col.offsets[ent]!;
-        this.#varOffsets[e * B + j + 1] = varTotal;
-      }
-    }
-    this.#varBytes = new Uint8Array(varTotal);
-    for (let e = 0; e < size; e++) {
-      const r = entryRows[e]!;
-      for (let j = 0; j < B; j++) {
-        const col = cols[bytesCols[j]!] as BytesKeyColumn;
-        const ent = col.codes === null ? r : col.codes[r]!;
-        this.#varBytes.set(col.bytes.subarray(col.offsets[ent]!, col.offsets[ent + 1]!), this.#varOffsets[e * B + j]!);
-      }
-    }
-    // container view: values per entry, sorted by column 0
-    const values: KeyValue[][] = [];
-    for (let e = 0; e < size; e++) values.push(cols.map((c) => keyValueAt(c, entryRows[e]!)));
-    values.sort((a, b) => compareKeyValues(a[0]!, b[0]!));
-    this.#sorted = values;
-    this.description = describe(ctx, this.#kinds, values, size);
-    this.label = `in(${size})`;
+    this.#kinds = packed.kinds;
+    this.size = packed.size;
+    this.bytes = packed.bytes;
+    this.#slots = packed.slots;
+    this.#mask = packed.slots.length - 1;
+    this.#hashes = packed.hashes;
+    this.#fixedCols = packed.fixedCols;
+    this.#fixedWidth = packed.fixedWidth;
+    this.#fixedOffset = packed.fixedOffset;
+    this.#entryWords = packed.entryWords;
+    this.#bytesCols = packed.bytesCols;
+    this.#fixed = packed.fixed;
+    this.#varOffsets = packed.varOffsets;
+    this.#varBytes = packed.varBytes;
+    this.#sorted = packed.sorted;
+    this.description = describe(ctx, this.#kinds, packed.sorted, packed.size);
+    this.label = `in(${packed.size})`;
+  }
+
+  /** The list as plain data (a few thousand entries at most: copied to each worker). */
+  share(): SharedKeyFilter {
+    return { kind: 'inlist', state: this.#packed };
+  }
+
+  /** The list a worker rebuilds from `share()`'s state. */
+  static restore(state: unknown, ctx: PushdownContext): InList {
+    return new InList(state as PackedInList, ctx);
   }
 
   /** The listed values when the key is one column (what Parquet Bloom-filter pruning tests). */
@@ -177,7 +145,7 @@ export class InList implements KeyFilter {
         s = (s + 1) & mask;
       }
     }
-    return { list: new InList(build, ctx, entryRows, entryHashes, size, bytes, slots), reason: null };
+    return { list: new InList(packInList(build.keys, entryRows, entryHashes, size, bytes, slots), ctx), reason: null };
   }
 
   mayContain(stats: readonly (ColumnStats | undefined)[]): boolean {
@@ -290,6 +258,87 @@ export class InList implements KeyFilter {
   }
 }
 
+/** An IN list's entries packed for its tests: per entry the fixed words, then the bytes columns' bytes. */
+interface PackedInList {
+  readonly kinds: readonly KeyKind[];
+  readonly size: number;
+  readonly bytes: number;
+  readonly slots: Int32Array;
+  readonly hashes: Uint32Array;
+  readonly fixedCols: Int32Array;
+  readonly fixedWidth: Int32Array;
+  readonly fixedOffset: Int32Array;
+  readonly entryWords: number;
+  readonly bytesCols: Int32Array;
+  readonly fixed: Int32Array;
+  readonly varOffsets: Int32Array;
+  readonly varBytes: Uint8Array;
+  readonly sorted: readonly (readonly KeyValue[])[];
+}
+
+/** Packs the distinct entries (build rows `entryRows`) found by `InList.build`. */
+function packInList(cols: readonly KeyColumn[], entryRows: Int32Array, entryHashes: Uint32Array, size: number, bytes: number, slots: Int32Array): PackedInList {
+  const fixed: number[] = [];
+  const bytesColList: number[] = [];
+  cols.forEach((c, i) => (isBytesKey(c) ? bytesColList : fixed).push(i));
+  const fixedCols = Int32Array.from(fixed);
+  const fixedWidth = Int32Array.from(fixed, (i) => cols[i]!.kind.width);
+  const fixedOffset = new Int32Array(fixed.length);
+  let words = 0;
+  for (let j = 0; j < fixed.length; j++) {
+    fixedOffset[j] = words;
+    words += fixedWidth[j]!;
+  }
+  const bytesCols = Int32Array.from(bytesColList);
+  const B = bytesCols.length;
+  const packedFixed = new Int32Array(size * words);
+  const varOffsets = new Int32Array(size * B + 1);
+  let varTotal = 0;
+  for (let e = 0; e < size; e++) {
+    const r = entryRows[e]!;
+    for (let j = 0; j < fixed.length; j++) {
+      const col = cols[fixed[j]!] as FixedKeyColumn;
+      const w = fixedWidth[j]!;
+      for (let k = 0; k < w; k++) packedFixed[e * words + fixedOffset[j]! + k] = col.words[r * w + k]!;
+    }
+    for (let j = 0; j < B; j++) {
+      const col = cols[bytesCols[j]!] as BytesKeyColumn;
+      const ent = col.codes === null ? r : col.codes[r]!;
+      varTotal += col.offsets[ent + 1]! - col.offsets[ent]!;
+      varOffsets[e * B + j + 1] = varTotal;
+    }
+  }
+  const varBytes = new Uint8Array(varTotal);
+  for (let e = 0; e < size; e++) {
+    const r = entryRows[e]!;
+    for (let j = 0; j < B; j++) {
+      const col = cols[bytesCols[j]!] as BytesKeyColumn;
+      const ent = col.codes === null ? r : col.codes[r]!;
+      varBytes.set(col.bytes.subarray(col.offsets[ent]!, col.offsets[ent + 1]!), varOffsets[e * B + j]!);
+    }
+  }
+  // container view: values per entry, sorted by column 0
+  const sorted: KeyValue[][] = [];
+  for (let e = 0; e < size; e++) sorted.push(cols.map((c) => keyValueAt(c, entryRows[e]!)));
+  sorted.sort((a, b) => compareKeyValues(a[0]!, b[0]!));
+  return {
+    kinds: cols.map((c) => c.kind),
+    size,
+    bytes,
+    slots,
+    hashes: entryHashes.slice(0, size),
+    fixedCols,
+    fixedWidth,
+    fixedOffset,
+    entryWords: words,
+    bytesCols,
+    fixed: packedFixed,
+    varOffsets,
+    varBytes,
+    sorted,
+  };
+}
+
 /** Variable part of one row's packed key: (4-byte length + bytes) per bytes column. */
 function varBytesOfRow(cols: readonly KeyColumn[], r: number): number {
   let n = 0;
@@ -331,6 +380,8 @@ function describe(ctx: PushdownContext, kinds: readonly KeyKind[], sorted: reado
     v.length === 1 ? formatKeyValue(kinds[0]!, v[0]!) : `(${v.map((x, c) => formatKeyValue(kinds[c]!, x)).join(', ')})`;
   return `${lhs} IN (${sorted.map(fmt).join(', ')})`;
 }
+
+registerKeyFilterKind('inlist', (state, env) => InList.restore(state, env.ctx));
 
 /**
  * Membership for one partition: the IN list when within the limits, else the map filter (with a

@@ -28,6 +28,7 @@
 import { popcount32 } from '../../core/bitset.ts';
 import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn } from '../../core/keys/types.ts';
+import { shareView } from '../../core/parallel/wire.ts';
 
 export const MAX_BUCKETS = 1 << 20;
 const TWO_32 = 4294967296;
@@ -59,7 +60,7 @@ export class KeyRangeBitmap {
   /** max - min as a double (exact when below 2^53). */
   readonly #maxOffset: number;
 
-  private constructor(signed: boolean, minH: number, minL: number, maxH: number, maxL: number, span: bigint, buckets: number, width: number) {
+  private constructor(signed: boolean, minH: number, minL: number, maxH: number, maxL: number, span: bigint, buckets: number, width: number, bits?: Uint32Array) {
     this.signed = signed;
     this.#minH = minH;
     this.#minL = minL;
@@ -71,7 +72,7 @@ export class KeyRangeBitmap {
     this.span = span;
     this.buckets = buckets;
     this.width = width;
-    this.#bits = new Uint32Array((buckets + 31) >>> 5);
+    this.#bits = bits ?? new Uint32Array((buckets + 31) >>> 5);
     this.reachable = this.#bucket(maxH, maxL) + 1;
     this.setBuckets = 0;
   }
@@ -252,10 +253,42 @@ export class KeyRangeBitmap {
     return `BITMAP(${this.buckets} buckets${this.width > 1 ? ` x ${this.width} keys` : ''}, ${this.setBuckets} set)`;
   }
 
+  /** The bitmap as plain data for a worker thread (`restore`); the bits (up to 128 KiB) in shared memory. */
+  share(): SharedKeyRangeBitmap {
+    return {
+      signed: this.signed,
+      words: [this.#minH, this.#minL, this.#maxH, this.#maxL],
+      span: this.span,
+      buckets: this.buckets,
+      width: this.width,
+      setBuckets: this.setBuckets,
+      bits: shareView(this.#bits),
+    };
+  }
+
+  /** The bitmap `share()` described, over the same bits. */
+  static restore(s: SharedKeyRangeBitmap): KeyRangeBitmap {
+    const [minH, minL, maxH, maxL] = s.words;
+    const bm = new KeyRangeBitmap(s.signed, minH, minL, maxH, maxL, s.span, s.buckets, s.width, s.bits);
+    (bm as { setBuckets: number }).setBuckets = s.setBuckets;
+    return bm;
+  }
+
   /** Bytes held by the bit array. */
   get memoryBytes(): number {
     return this.#bits.byteLength;
   }
+}
+
+/** A `KeyRangeBitmap` as plain data: its biased min / max words, sizing and bits. */
+export interface SharedKeyRangeBitmap {
+  readonly signed: boolean;
+  readonly words: readonly [number, number, number, number];
+  readonly span: bigint;
+  readonly buckets: number;
+  readonly width: number;
+  readonly setBuckets: number;
+  readonly bits: Uint32Array;
 }
 
 /** Whether any bit in [b0, b1] is set, a 32-bit word at a time. */

@@ -17,15 +17,18 @@
  *    is exactly the one the join's probe is about to make, so repeating it in the scan costs a
  *    second lookup and saves nothing.
  */
-import { NO_PROBE_HASHES } from '../../core/hashmap.ts';
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../core/pushdown/policy.ts';
+import { NO_PROBE_HASHES, type SharedTable } from '../../core/hashmap.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../core/pushdown/policy.ts';
+import { registerKeyFilterKind } from '../../core/pushdown/shared-filters.ts';
+import { shareKeyColumn } from '../../core/parallel/wire.ts';
+import { HASHMAP } from '../../core/registry/slots.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { isBytesKey } from '../../core/keys/types.ts';
 import type { ColumnStats } from '../../core/scan/scan.ts';
 import { andFilters, FALSE_FILTER } from './and.ts';
 import { liveRows } from '../../core/selection.ts';
 import { boundsFilter, usableRows, type UsableRows } from './bounds.ts';
-import { KeyRangeBitmap } from './key-range-bitmap.ts';
+import { KeyRangeBitmap, type SharedKeyRangeBitmap } from './key-range-bitmap.ts';
 import { statsToKeyRange } from '../../core/scan/key-stats.ts';
 
 /** The bitmap for a single integer key column when enabled and useful, else null. */
@@ -109,7 +112,44 @@ export class MapFilter implements KeyFilter {
       }
     }
   }
+
+  /**
+   * The partition's table and keys in shared memory (a table built for worker threads already is,
+   * and is not copied; its keys are copied once), the bitmap too; null when the table's layout
+   * cannot share. Only `pushdown.rowFilter: always` runs a map filter per row — under `auto`
+   * only its bitmap (`perRow`) is shared.
+   */
+  share(): SharedKeyFilter | null {
+    const table = this.#build.table;
+    if (table.share === undefined) return null;
+    const state: SharedMapFilter = {
+      table: table.share(),
+      keys: this.#build.keys.map(shareKeyColumn),
+      rows: this.#build.rows,
+      seed: this.#build.seed,
+      bitmap: this.bitmap?.share() ?? null,
+    };
+    return { kind: 'map', state };
+  }
 }
+
+interface SharedMapFilter {
+  readonly table: SharedTable;
+  readonly keys: readonly KeyColumn[];
+  readonly rows: number;
+  readonly seed: number;
+  readonly bitmap: SharedKeyRangeBitmap | null;
+}
+
+registerKeyFilterKind('map', (raw, env) => {
+  const s = raw as SharedMapFilter;
+  const layout = env.registry.resolve(HASHMAP, s.table.layout);
+  if (layout.restore === undefined) throw new RangeError(`hashmap '${s.table.layout}' shared a table it cannot restore`);
+  // the rows a filter tests have no NULL key, so the NULL rule of the restored table is moot
+  const table = layout.restore(s.table, { keys: s.keys, rows: s.rows, nullEqualsNull: false });
+  const build: BuildPartition = { index: 0, rows: s.rows, keys: s.keys, table, seed: s.seed };
+  return new MapFilter(build, env.ctx, s.bitmap === null ? null : KeyRangeBitmap.restore(s.bitmap));
+});
 
 /** A map filter's KeyRangeBitmap alone: its per-row part (containers stay with the map filter). */
 class BitmapRowFilter implements KeyFilter {
@@ -125,7 +165,12 @@ class BitmapRowFilter implements KeyFilter {
   test(keys: readonly KeyColumn[], _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     this.bitmap.test(keys[0] as FixedKeyColumn, rows, keep);
   }
+  share(): SharedKeyFilter {
+    return { kind: 'bitmap', state: this.bitmap.share() };
+  }
 }
+
+registerKeyFilterKind('bitmap', (state) => new BitmapRowFilter(KeyRangeBitmap.restore(state as SharedKeyRangeBitmap)));
 
 export const mapPushdown: PushdownPolicy = {
   name: 'map',

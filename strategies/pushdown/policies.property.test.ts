@@ -4,6 +4,11 @@
  * container holding such a row is pruned by `mayContain` (stats from `zoneMapOf`). Probe rows with
  * a NULL key are kept (and their containers too) when `keepNullKeys`.
  *
+ * And across threads: every built-in policy's row test can be shared (`shareRowTest`), and the
+ * test a worker restores from it — after a structured clone, as `postMessage` does — selects
+ * exactly the rows the original selects, batch after batch (adaptive state included: both start
+ * fresh and see the same batches).
+ *
  * Values come from a shared pool of "logical" values mapped per side (a probe Timestamp(s) value
  * s meets a build Timestamp(ms) value s*1000), plus probe-only fresh values and NULLs, so matches,
  * misses, duplicates and NULLs all occur.
@@ -28,6 +33,10 @@ import { describe, expect, it } from 'vitest';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import type { BuildPartition, KeyFilter, PushdownPolicy } from '../../core/pushdown/policy.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
+import { restoreRowTest } from '../../core/scan/shared-row-test.ts';
+import { loadExtension } from '../../core/registry/extensions.ts';
+import { Registry } from '../../core/registry/registry.ts';
+import hashmaps from '../hashmap/extension.ts';
 import { autoPushdown } from './auto.ts';
 import type { ConfigInput } from '../../core/config/schema.ts';
 import { duckdbPushdown } from './engines/duckdb.ts';
@@ -53,6 +62,10 @@ import {
 } from './test-support.ts';
 
 type Logical = Val;
+
+/** The registry a worker would have: what a shared map filter's table is restored by. */
+const REGISTRY = new Registry();
+await loadExtension(REGISTRY, hashmaps);
 
 interface Scenario {
   readonly name: string;
@@ -414,6 +427,9 @@ function runCase(s: Scenario, policy: PushdownPolicy, k: Case, tally: Tally, ove
       tally.paths.add(f === null ? 'nothing' : (f.label ?? f.description).replace(/\(.*$/, ''));
     }
   }
+  const shared = pred.shareRowTest?.() ?? null;
+  if (pred.rowTestSummary?.() !== 'no row test') expect(shared).not.toBeNull();
+  const restored = shared === null ? null : restoreRowTest(structuredClone(shared), { registry: REGISTRY });
   const builtKeys = parts.filter((p): p is BuildPartition => p !== 'failed').map((p) => p.keys);
   const anyFailed = parts.includes('failed');
   for (const rows of chunks(probeRows, k.probeChunks)) {
@@ -422,6 +438,7 @@ function runCase(s: Scenario, policy: PushdownPolicy, k: Case, tally: Tally, ove
     const match = matchingRows(keys, builtKeys);
     const hasNull = rows.map((r) => r.some((v) => v === null));
     const kept = keptMask(pred!.selectRows(batch), rows.length);
+    if (restored !== null) expect(keptMask(restored.selectRows(batch), rows.length)).toEqual(kept);
     let mustKeepContainer = false;
     for (let r = 0; r < rows.length; r++) {
       const must = match[r] === 1 || (k.keepNullKeys && hasNull[r]!);

@@ -10,7 +10,8 @@
  * often can never drop a match. Delegation is explicit (the building blocks keep their state in
  * `#private` fields, which a prototype-chained wrapper could not reach).
  */
-import { rowPartOf, type KeyFilter } from '../../../core/pushdown/policy.ts';
+import { rowPartOf, type KeyFilter, type SharedKeyFilter } from '../../../core/pushdown/policy.ts';
+import { shareFilter } from '../../../core/pushdown/shared-filters.ts';
 import type { KeyColumn } from '../../../core/keys/types.ts';
 import type { ColumnStats } from '../../../core/scan/scan.ts';
 import type { KeyValue } from '../../../core/scan/key-stats.ts';
@@ -48,6 +49,11 @@ export class AnnotatedFilter implements KeyFilter {
 
   perRow(): KeyFilter | null {
     return rowPartOf(this.inner);
+  }
+
+  /** `test` is the inner filter's: a worker runs the inner filter itself. */
+  share(): SharedKeyFilter | null {
+    return shareFilter(this.inner);
   }
 
   exactValues(): readonly KeyValue[] | null {

@@ -50,7 +50,8 @@
 import { hashKeys } from '../../../core/keys/hash.ts';
 import { resolveKeyKind } from '../../../core/keys/resolve.ts';
 import type { FixedKeyColumn, KeyColumn, KeyKind } from '../../../core/keys/types.ts';
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../../core/pushdown/policy.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../../core/pushdown/policy.ts';
+import { registerKeyFilterKind } from '../../../core/pushdown/shared-filters.ts';
 import { compareKeyValues, statsToKeyRange } from '../../../core/scan/key-stats.ts';
 import type { ColumnStats } from '../../../core/scan/scan.ts';
 import { andFilters, FALSE_FILTER } from '../and.ts';
@@ -237,7 +238,20 @@ class ZoneMapOnly implements KeyFilter {
   test(): void {
     // an optional filter keeps every row
   }
+
+  share(): SharedKeyFilter {
+    return { kind: 'keep-all', state: null };
+  }
 }
+
+/** What a zone-map-only filter is on a worker (which tests no container): a row test that keeps every row. */
+const KEEP_ALL: KeyFilter = Object.freeze({
+  description: 'true [zone maps only]',
+  needsHashes: false,
+  mayContain: () => true,
+  test(): void {},
+});
+registerKeyFilterKind('keep-all', () => KEEP_ALL);
 
 /**
  * The Bloom filter with DuckDB's container test: an integer container whose [min, max] spans at
@@ -265,6 +279,11 @@ class DuckdbBloomFilter implements KeyFilter {
 
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     this.#inner.test(keys, hashes, rows, keep);
+  }
+
+  /** `test` is the plain Bloom filter's (the DuckDB part is the container test). */
+  share(): SharedKeyFilter {
+    return this.#inner.share();
   }
 
   mayContain(stats: readonly (ColumnStats | undefined)[]): boolean {

@@ -33,7 +33,8 @@
  * instance is one thread-local state (a partition's filter is tested by one probe scan).
  */
 import type { KeyColumn } from '../../../core/keys/types.ts';
-import { rowPartOf, type KeyFilter } from '../../../core/pushdown/policy.ts';
+import { rowPartOf, type KeyFilter, type SharedKeyFilter } from '../../../core/pushdown/policy.ts';
+import { registerKeyFilterKind, restoreKeyFilter, shareFilter } from '../../../core/pushdown/shared-filters.ts';
 import type { KeyValue } from '../../../core/scan/key-stats.ts';
 import type { ColumnStats } from '../../../core/scan/scan.ts';
 
@@ -192,7 +193,22 @@ export class SelectivityPause implements KeyFilter {
   #selectivity(): number {
     return this.#processed === 0 ? 1 : this.#accepted / this.#processed;
   }
+
+  /**
+   * The child and the rule; a worker's copy measures its own vectors from the start (it may test
+   * rows this one would have skipped while paused — only the child decides which rows drop, so
+   * that is as sound as testing every row).
+   */
+  share(): SharedKeyFilter | null {
+    const child = shareFilter(this.#child);
+    return child === null ? null : { kind: 'selectivity-pause', state: { child, rule: this.#rule } };
+  }
 }
+
+registerKeyFilterKind('selectivity-pause', (raw, env) => {
+  const s = raw as { readonly child: SharedKeyFilter; readonly rule: PauseRule };
+  return new SelectivityPause(restoreKeyFilter(s.child, env), s.rule);
+});
 
 function liveIn(keep: Uint8Array, s: number, e: number): number {
   let c = 0;

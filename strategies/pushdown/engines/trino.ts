@@ -65,7 +65,8 @@
  */
 import type { Config } from '../../../core/config/schema.ts';
 import { isBytesKey, type KeyColumn, type KeyKind } from '../../../core/keys/types.ts';
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../../core/pushdown/policy.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../../core/pushdown/policy.ts';
+import { registerKeyFilterKind, restoreKeyFilter } from '../../../core/pushdown/shared-filters.ts';
 import type { ColumnStats } from '../../../core/scan/scan.ts';
 import { FALSE_FILTER } from '../and.ts';
 import { BoundsFilter, partitionBounds, usableRows } from '../bounds.ts';
@@ -216,7 +217,16 @@ class ColumnSubsetFilter implements KeyFilter {
       keep,
     );
   }
+
+  share(): SharedKeyFilter {
+    return { kind: 'trino-column-subset', state: { inner: this.#inner.share(), cols: this.#cols } };
+  }
 }
+
+registerKeyFilterKind('trino-column-subset', (raw, env) => {
+  const s = raw as { readonly inner: SharedKeyFilter; readonly cols: readonly number[] };
+  return new ColumnSubsetFilter(restoreKeyFilter(s.inner, env) as BoundsFilter, s.cols);
+});
 
 /** Min/max of the orderable non-float columns, or null when there is none. */
 function rangeFilter(build: BuildPartition, ctx: PushdownContext, usable: ReturnType<typeof usableRows>): KeyFilter | null {

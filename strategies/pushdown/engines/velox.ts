@@ -44,7 +44,9 @@
  */
 import { hashKeys } from '../../../core/keys/hash.ts';
 import type { FixedKeyColumn, KeyColumn, KeyKind } from '../../../core/keys/types.ts';
-import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy } from '../../../core/pushdown/policy.ts';
+import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../../core/pushdown/policy.ts';
+import { registerKeyFilterKind, restoreKeyFilter, shareFilter } from '../../../core/pushdown/shared-filters.ts';
+import { shareView } from '../../../core/parallel/wire.ts';
 import { formatKeyValue, rangeMayOverlap, statsToKeyRange, type KeyValue } from '../../../core/scan/key-stats.ts';
 import type { ColumnStats } from '../../../core/scan/scan.ts';
 import { andFilters, FALSE_FILTER } from '../and.ts';
@@ -136,7 +138,7 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
     }
     if (range <= INT64_MAX && (range < BigInt(cfg['pushdown.velox.bitmaskSmallRange']) || range < BigInt(distinct) * BigInt(cfg['pushdown.velox.bitmaskBitsPerValue']))) {
       notes.push(`${name}: BigintValuesUsingBitmask(${min}..${max}, ${distinct} values)`);
-      const bm = new BitmaskFilter(col as FixedKeyColumn, usable.skip, min, Number(range) + 1, subCtx);
+      const bm = BitmaskFilter.build(col as FixedKeyColumn, usable.skip, min, Number(range) + 1, subCtx);
       return { inner: bm, kind: 'BigintValuesUsingBitmask', label: bm.label };
     }
   }
@@ -178,7 +180,7 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
     }
     if (range < BigInt(cfg['pushdown.velox.bitmaskSmallRange']) || range < BigInt(n) * BigInt(cfg['pushdown.velox.bitmaskBitsPerValue'])) {
       notes.push(`${name}: BigintValuesUsingBitmask(${min}..${max}, ${n} values)`);
-      const bm = new BitmaskFilter(col as FixedKeyColumn, usable.skip, min, Number(range) + 1, subCtx);
+      const bm = BitmaskFilter.build(col as FixedKeyColumn, usable.skip, min, Number(range) + 1, subCtx);
       return { inner: bm, kind: 'BigintValuesUsingBitmask', label: bm.label };
     }
   }
@@ -270,6 +272,9 @@ class RangeFilter implements KeyFilter {
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     this.inner.test(keys, hashes, rows, keep);
   }
+  share(): SharedKeyFilter {
+    return this.inner.share();
+  }
 }
 
 /**
@@ -292,28 +297,45 @@ export class BitmaskFilter implements KeyFilter {
   readonly #kind: KeyKind;
   readonly #ctx: PushdownContext;
 
-  constructor(col: FixedKeyColumn, skip: Uint8Array | null, min: bigint, bits: number, ctx: PushdownContext) {
+  /** A bitmask over `bits` values from `min` whose `words` are filled by `build` (or shared by another thread). */
+  private constructor(kind: KeyKind, min: bigint, bits: number, words: Uint32Array, ctx: PushdownContext) {
     this.bits = bits;
-    this.#kind = col.kind;
+    this.#kind = kind;
     this.#ctx = ctx;
     this.#min = min;
     this.#max = min + BigInt(bits - 1);
     this.#minLo = Number(BigInt.asUintN(32, min));
     this.#minHi = Number(BigInt.asIntN(32, min >> 32n));
-    this.#minNum = col.kind.width === 1 ? Number(min) : 0;
-    const words = new Uint32Array((bits + 31) >>> 5);
+    this.#minNum = kind.width === 1 ? Number(min) : 0;
+    this.#words = words;
+    const name = ctx.probeColumns[0] ?? 'key0';
+    this.description = `${name} IN BITMASK(${formatKeyValue(kind, min)}..${formatKeyValue(kind, this.#max)}, ${bits} bits)`;
+    this.label = `bitmask(${bits})`;
+  }
+
+  /** The bitmask of `col`'s non-NULL keys (rows with `skip[r] != 0` left out) over [min, min + bits). */
+  static build(col: FixedKeyColumn, skip: Uint8Array | null, min: bigint, bits: number, ctx: PushdownContext): BitmaskFilter {
+    const f = new BitmaskFilter(col.kind, min, bits, new Uint32Array((bits + 31) >>> 5), ctx);
+    const words = f.#words;
     const w = col.kind.width;
     const kw = col.words;
     const nulls = col.nulls;
     for (let r = 0; r < col.length; r++) {
       if ((skip !== null && skip[r] !== 0) || (nulls !== null && nulls[r] !== 0)) continue;
-      const off = this.#offset(kw, w, r);
+      const off = f.#offset(kw, w, r);
       words[off >>> 5]! |= 1 << (off & 31);
     }
-    this.#words = words;
-    const name = ctx.probeColumns[0] ?? 'key0';
-    this.description = `${name} IN BITMASK(${formatKeyValue(col.kind, min)}..${formatKeyValue(col.kind, this.#max)}, ${bits} bits)`;
-    this.label = `bitmask(${bits})`;
+    return f;
+  }
+
+  /** The bits in shared memory (copied there once), with the range they cover. */
+  share(): SharedKeyFilter {
+    return { kind: 'velox-bitmask', state: { kind: this.#kind, min: this.#min, bits: this.bits, words: shareView(this.#words) } };
+  }
+
+  static restore(raw: unknown, ctx: PushdownContext): BitmaskFilter {
+    const s = raw as { readonly kind: KeyKind; readonly min: bigint; readonly bits: number; readonly words: Uint32Array };
+    return new BitmaskFilter(s.kind, s.min, s.bits, s.words, ctx);
   }
 
   #offset(words: Int32Array, w: number, r: number): number {
@@ -371,7 +393,10 @@ class OnColumn implements KeyFilter {
   readonly #one: (ColumnStats | undefined)[] = [undefined];
   #hashes = new Uint32Array(0);
 
+  readonly #choice: Omit<ColumnChoice, 'inner'>;
+
   constructor(choice: ColumnChoice, column: number, seed: number, direct: boolean) {
+    this.#choice = { kind: choice.kind, label: choice.label };
     this.inner = choice.inner;
     this.#column = column;
     this.#seed = seed;
@@ -387,6 +412,13 @@ class OnColumn implements KeyFilter {
     return this.inner.mayContain(this.#one);
   }
 
+  share(): SharedKeyFilter | null {
+    const inner = shareFilter(this.inner);
+    if (inner === null) return null;
+    const state: SharedOnColumn = { inner, column: this.#column, seed: this.#seed, direct: this.#direct, choice: this.#choice };
+    return { kind: 'velox-on-column', state };
+  }
+
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     if (this.#direct) return this.inner.test(keys, hashes, rows, keep);
     const col = keys[this.#column]!;
@@ -399,6 +431,20 @@ class OnColumn implements KeyFilter {
     this.inner.test(this.#cols, h, rows, keep);
   }
 }
+
+interface SharedOnColumn {
+  readonly inner: SharedKeyFilter;
+  readonly column: number;
+  readonly seed: number;
+  readonly direct: boolean;
+  readonly choice: Omit<ColumnChoice, 'inner'>;
+}
+
+registerKeyFilterKind('velox-bitmask', (raw, env) => BitmaskFilter.restore(raw, env.ctx));
+registerKeyFilterKind('velox-on-column', (raw, env) => {
+  const s = raw as SharedOnColumn;
+  return new OnColumn({ ...s.choice, inner: restoreKeyFilter(s.inner, env) }, s.column, s.seed, s.direct);
+});
 
 export const veloxPushdown: PushdownPolicy = {
   name: 'velox',
