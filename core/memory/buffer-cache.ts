@@ -15,7 +15,9 @@
  *    cheaper than the faults), else with stale contents the caller promises never to read before
  *    writing;
  *  - whoever `release`s an array must never touch it again — hash tables enforce that by refusing
- *    to probe once released.
+ *    to probe once released;
+ *  - arrays in shared memory (a table built for worker threads, `BuildInput.shared`) are neither
+ *    taken from nor given back to the cache: another thread may still read them.
  * It is memory the engine holds outside any MemoryPool reservation; `cachedBytes` says how much.
  */
 
@@ -29,8 +31,12 @@ const free = new Map<number, Int32Array[]>();
 const order: Int32Array[] = [];
 let held = 0;
 
-/** An Int32Array of exactly `length` words: a cached one when available, else a new one. */
-export function takeInt32(length: number, zeroed: boolean): Int32Array {
+/**
+ * An Int32Array of exactly `length` words: a cached one when available, else a new one; with
+ * `shared`, always a new zeroed one in shared memory.
+ */
+export function takeInt32(length: number, zeroed: boolean, shared = false): Int32Array {
+  if (shared) return allocInt32(length, true);
   if (4 * length >= MIN_BYTES) {
     const list = free.get(length);
     const a = list?.pop();
@@ -47,7 +53,7 @@ export function takeInt32(length: number, zeroed: boolean): Int32Array {
 /** Gives arrays back (the caller must not use them afterwards). Small ones are simply dropped. */
 export function releaseInt32(...arrays: (Int32Array | null)[]): void {
   for (const a of arrays) {
-    if (a === null || a.byteLength < MIN_BYTES || a.byteOffset !== 0 || a.length * 4 !== a.buffer.byteLength) continue;
+    if (a === null || a.byteLength < MIN_BYTES || a.byteOffset !== 0 || a.length * 4 !== a.buffer.byteLength || a.buffer instanceof SharedArrayBuffer) continue;
     let list = free.get(a.length);
     if (list === undefined) free.set(a.length, (list = []));
     if (list.includes(a)) continue; // released twice: keep one entry
@@ -61,6 +67,16 @@ export function releaseInt32(...arrays: (Int32Array | null)[]): void {
     list.splice(list.indexOf(old), 1);
     held -= old.byteLength;
   }
+}
+
+/** A new zeroed Int32Array of `length` words, in shared memory when `shared` (worker threads will read it). */
+export function allocInt32(length: number, shared: boolean): Int32Array {
+  return shared ? new Int32Array(new SharedArrayBuffer(4 * length)) : new Int32Array(length);
+}
+
+/** A new zeroed Uint8Array of `length` bytes, in shared memory when `shared`. */
+export function allocUint8(length: number, shared: boolean): Uint8Array {
+  return shared ? new Uint8Array(new SharedArrayBuffer(length)) : new Uint8Array(length);
 }
 
 /** Bytes currently cached. */

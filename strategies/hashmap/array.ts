@@ -30,7 +30,7 @@ import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput,
 import { shareView } from '../../core/parallel/wire.ts';
 import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
-import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
+import { allocInt32, releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys } from './table-support.ts';
 import { buildOffsets, expandHits, keyOffsets, offsetAt, selectHits, type ArrayKeyAnalysis, type KeyOffsets } from './key-offsets.ts';
 
@@ -131,9 +131,10 @@ export class ArrayHashTable implements JoinHashTable {
     this.#offsets = keyOffsets(analysis);
     this.span = analysis.span;
     this.inserted = analysis.count;
-    const slot = new Int32Array(this.span);
-    const bits = new Int32Array(Math.ceil(this.span / 32));
-    const next = new Int32Array(rows);
+    const shared = input.shared === true;
+    const slot = allocInt32(this.span, shared);
+    const bits = allocInt32(Math.ceil(this.span / 32), shared);
+    const next = allocInt32(rows, shared);
     const offsets = takeInt32(rows, false);
     buildOffsets(this.#offsets, col.words, col.nulls, rows, offsets);
     // last to first: each row goes in front of its slot's chain, so chains are ascending

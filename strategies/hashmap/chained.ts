@@ -46,6 +46,7 @@ import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, ProbeEquality, tableBits, type RowEquality } from './table-support.ts';
 import { shareView } from '../../core/parallel/wire.ts';
+import { allocInt32 } from '../../core/memory/buffer-cache.ts';
 
 /** Head slots per inserted row before rounding up to a power of two (load factor 1/4 .. 1/2). */
 export const HEAD_SLOTS_PER_ROW = 2;
@@ -114,8 +115,8 @@ export class ChainedHashTable implements JoinHashTable {
     const bits = headBits(this.inserted, options.slotsPerRow);
     this.buckets = 1 << bits;
     this.#shift = 32 - bits;
-    this.#heads = new Int32Array(this.buckets);
-    this.#chain = new Int32Array(2 * rows);
+    this.#heads = allocInt32(this.buckets, input.shared === true);
+    this.#chain = allocInt32(2 * rows, input.shared === true);
     insertReversed(this.#heads, this.#chain, hashes, this.#shift, skip, rows);
     this.memoryBytes = this.#heads.byteLength + this.#chain.byteLength;
   }

@@ -135,6 +135,13 @@ function span(vals: readonly Val[]): bigint {
   return hi - lo + 1n;
 }
 
+/** Every typed array in a table's shared state (depth-first, in property order). */
+function typedArraysIn(x: unknown): ArrayBufferView[] {
+  if (ArrayBuffer.isView(x)) return [x];
+  if (x === null || typeof x !== 'object') return [];
+  return Object.values(x).flatMap(typedArraysIn);
+}
+
 function containsOracle(build: readonly Row[], probe: readonly Row[], nullEqualsNull: boolean): number[] {
   return probe.map((p) => (build.some((b) => rowEquals(p, b, nullEqualsNull)) ? 1 : 0));
 }
@@ -170,6 +177,18 @@ describe('hash-map layouts: differential against a nested comparison', () => {
             expect(table.inserted).toBe(inserted);
             expect(probeAll(table, s.probe, capacity)).toEqual(expected);
             checkContains(table, s.probe, member);
+            // built for worker threads: every array already in shared memory (share() copies
+            // nothing), and the table a worker restores from a structured clone answers the same
+            const sharedTable = layout.build({ ...s.build, shared: true });
+            const state = sharedTable.share!();
+            const views = typedArraysIn(state.state);
+            expect(views.length, layout.name).toBeGreaterThan(0);
+            for (const v of views) expect(v.buffer instanceof SharedArrayBuffer, `${layout.name}: ${v.constructor.name}`).toBe(true);
+            const again = typedArraysIn(sharedTable.share!().state);
+            expect(again.every((v, i) => v.buffer === views[i]!.buffer), `${layout.name}: share() copied`).toBe(true);
+            const restored = layout.restore!(structuredClone(state), { keys: s.build.keys, rows: s.build.rows, nullEqualsNull });
+            expect(probeAll(restored, s.probe, capacity)).toEqual(expected);
+            checkContains(restored, s.probe, member);
           }
           // auto's decision: DataFusion's rule for array, then rank while its directory is small, else swiss
           const arrayOk = !expectedArrayRefusal(c, build, nullEqualsNull);

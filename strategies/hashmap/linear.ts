@@ -57,6 +57,7 @@
  */
 import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
 import { shareView } from '../../core/parallel/wire.ts';
+import { allocInt32, allocUint8 } from '../../core/memory/buffer-cache.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { containsWindows, probeWindows, WINDOW } from './windowed-probe.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, SLOT_MAX_BITS, slotBits } from './table-support.ts';
@@ -137,9 +138,10 @@ export class LinearHashTable implements JoinHashTable {
     this.inserted = nullEqualsNull ? rows : valid;
 
     let bits = slotBits(valid);
-    let tags = new Uint8Array(1 << bits);
-    let slots = new Int32Array(SLOT_WORDS << bits);
-    const next = new Int32Array(rows);
+    const shared = input.shared === true;
+    let tags = allocUint8(1 << bits, shared);
+    let slots = allocInt32(SLOT_WORDS << bits, shared);
+    const next = allocInt32(rows, shared);
     const mask = (1 << bits) - 1;
     const distinct =
       this.#width === 2
@@ -155,8 +157,8 @@ export class LinearHashTable implements JoinHashTable {
     }
     const fewer = slotBits(distinct);
     if (fewer < bits) {
-      const t = new Uint8Array(1 << fewer);
-      const s = new Int32Array(SLOT_WORDS << fewer);
+      const t = allocUint8(1 << fewer, shared);
+      const s = allocInt32(SLOT_WORDS << fewer, shared);
       rehash(tags, slots, t, s, fewer, hashes);
       tags = t;
       slots = s;

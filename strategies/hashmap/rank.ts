@@ -125,7 +125,8 @@ export class RankHashTable implements JoinHashTable {
     this.inserted = analysis.count;
     const w = col.words;
     const nulls = col.nulls;
-    const dir = takeInt32(2 * Math.ceil(this.span / 32), true);
+    const shared = input.shared === true;
+    const dir = takeInt32(2 * Math.ceil(this.span / 32), true, shared);
     const offsets = takeInt32(rows, false);
     buildOffsets(this.#offsets, w, nulls, rows, offsets);
     for (let r = 0; r < rows; r++) {
@@ -137,8 +138,8 @@ export class RankHashTable implements JoinHashTable {
       dir[i + 1] = distinct;
       distinct += popcount32(dir[i]!);
     }
-    const first = takeInt32(distinct, true);
-    const next = takeInt32(rows, true);
+    const first = takeInt32(distinct, true, shared);
+    const next = takeInt32(rows, true, shared);
     let dup = false;
     for (let r = rows - 1; r >= 0; r--) {
       const o = offsets[r]!;

@@ -244,9 +244,10 @@ export class SwissHashTable implements JoinHashTable {
 
     let bits = Math.min(slotBits(slotted), MAX_SLOT_BITS);
     // groups and next must start zeroed; slots are only read where a salt says they were written
-    let groups = takeInt32(1 << (bits - 2), true);
-    let slots = takeInt32(stride << bits, false);
-    const next = takeInt32(rows, true);
+    const shared = input.shared === true;
+    let groups = takeInt32(1 << (bits - 2), true, shared);
+    let slots = takeInt32(stride << bits, false, shared);
+    const next = takeInt32(rows, true, shared);
     const shift = 32 - (bits - 2);
     const gmask = (1 << (bits - 2)) - 1;
     let distinct: number;
@@ -270,8 +271,8 @@ export class SwissHashTable implements JoinHashTable {
     }
     const fewer = Math.min(slotBits(distinct), MAX_SLOT_BITS);
     if (fewer < bits) {
-      const g = takeInt32(1 << (fewer - 2), true);
-      const s = takeInt32(stride << fewer, false);
+      const g = takeInt32(1 << (fewer - 2), true, shared);
+      const s = takeInt32(stride << fewer, false, shared);
       rehash(groups, slots, g, s, stride, fewer, hashes);
       releaseInt32(groups, slots);
       groups = g;
