@@ -86,7 +86,9 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
   const m = ctx.metrics;
   const signal = ctx.signal;
   const cancelled = () => new CancelledError('the piecewise merge join was cancelled');
+  const shareStarted = performance.now();
   const { side: buffered, shared } = a.buffered.share(plan.existence === null);
+  bump(m, 'shareMs', performance.now() - shareStarted); // the sort, the sorted copy and the copies into shared memory
   const init: StreamTaskInit = {
     spec: join.spec,
     schemas: { left: encodeSchema(join.leftSchema), right: encodeSchema(join.rightSchema), output: encodeSchema(join.outputSchema) },
