@@ -41,7 +41,7 @@ import { bump } from '../../core/metrics.ts';
 import { decodeBatch, encodeBatch, encodeSchema } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
-import { isDecodeMorsel, type Scan, type ScanOptions } from '../../core/scan/scan.ts';
+import { isDecodeMorsel, type DecodeMorsel, type Scan, type ScanOptions } from '../../core/scan/scan.ts';
 import { OutputPlan } from '../common/output.ts';
 import { MORSEL_ROWS } from '../memory-scan/memory-scan.ts';
 import type { SortedBufferedSide } from './buffered-side.ts';
@@ -86,63 +86,71 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
   const m = ctx.metrics;
   const signal = ctx.signal;
   const cancelled = () => new CancelledError('the piecewise merge join was cancelled');
-  const shareStarted = performance.now();
-  const { side: buffered, shared } = a.buffered.share(plan.existence === null);
-  bump(m, 'shareMs', performance.now() - shareStarted); // the sort, the sorted copy and the copies into shared memory
-  const init: StreamTaskInit = {
-    spec: join.spec,
-    schemas: { left: encodeSchema(join.leftSchema), right: encodeSchema(join.rightSchema), output: encodeSchema(join.outputSchema) },
-    outputColumns: join.output.columns,
-    config: ctx.config,
-    buffered: shared,
-    watermark: watermark.buffer,
-    pool: ctx.pool.share(),
-  };
-  const session = await a.workers.open(STREAM_TASK, init);
+  const existence = plan.existence !== null;
+  const source = (a.streamed.morsels?.(a.scanOptions) ?? a.streamed.batches(a.scanOptions))[Symbol.asyncIterator]();
+  let buffered = a.buffered;
   try {
-    const existence = plan.existence !== null;
-    const scan = a.streamed;
-    let morsel = 0;
-    async function* morsels(): AsyncGenerator<{ input: StreamMorselInput; transfer?: readonly ArrayBuffer[] }> {
-      const source = (scan.morsels?.(a.scanOptions) ?? scan.batches(a.scanOptions))[Symbol.asyncIterator]();
+    // the first non-empty item decides whether there is anything to stream: when every container
+    // was pruned by the extreme key (or the input is empty) nothing is sorted, shared or started
+    let first = await source.next();
+    while (!first.done && !isDecodeMorsel(first.value) && first.value.numRows === 0) first = await source.next();
+    if (!first.done) {
+      const shareStarted = performance.now();
+      const { side, shared } = a.buffered.share(plan.existence === null);
+      buffered = side;
+      bump(m, 'shareMs', performance.now() - shareStarted); // the sort, the sorted copy and the copies into shared memory
+      const init: StreamTaskInit = {
+        spec: join.spec,
+        schemas: { left: encodeSchema(join.leftSchema), right: encodeSchema(join.rightSchema), output: encodeSchema(join.outputSchema) },
+        outputColumns: join.output.columns,
+        config: ctx.config,
+        buffered: shared,
+        watermark: watermark.buffer,
+        pool: ctx.pool.share(),
+      };
+      const session = await a.workers.open(STREAM_TASK, init);
       try {
-        // an existence join reads no further once every buffered row is marked
-        while (!(existence && watermark.value === 0)) {
-          if (signal?.aborted) throw cancelled();
-          const next = await source.next();
-          if (next.done) return;
-          const item = next.value;
-          if (isDecodeMorsel(item)) {
-            bump(m, 'morsels');
-            bump(m, 'morselsDecodedByWorkers');
-            yield { input: { morsel: morsel++, decode: item } };
-            continue;
-          }
-          // a huge batch is cut (zero copy) so that every worker gets a share of it
-          for (let at = 0; at < item.numRows; at += MORSEL_ROWS) {
+        let morsel = 0;
+        let next: IteratorResult<RecordBatch | DecodeMorsel> = first;
+        async function* morsels(): AsyncGenerator<{ input: StreamMorselInput; transfer?: readonly ArrayBuffer[] }> {
+          while (!next.done) {
+            if (signal?.aborted) throw cancelled();
+            const item = next.value;
+            if (isDecodeMorsel(item)) {
+              bump(m, 'morsels');
+              bump(m, 'morselsDecodedByWorkers');
+              yield { input: { morsel: morsel++, decode: item } };
+            } else {
+              // a huge batch is cut (zero copy) so that every worker gets a share of it
+              for (let at = 0; at < item.numRows; at += MORSEL_ROWS) {
+                if (existence && watermark.value === 0) return;
+                const piece = item.numRows <= MORSEL_ROWS ? item : item.slice(at, Math.min(item.numRows, at + MORSEL_ROWS));
+                bump(m, 'morsels');
+                const { wire, transfer } = encodeBatch(piece, 'copy');
+                yield { input: { morsel: morsel++, batch: wire }, transfer };
+              }
+            }
+            // an existence join reads no further once every buffered row is marked
             if (existence && watermark.value === 0) return;
-            const piece = item.numRows <= MORSEL_ROWS ? item : item.slice(at, Math.min(item.numRows, at + MORSEL_ROWS));
-            bump(m, 'morsels');
-            const { wire, transfer } = encodeBatch(piece, 'copy');
-            yield { input: { morsel: morsel++, batch: wire }, transfer };
+            next = await source.next();
           }
         }
+        const outSchema = join.outputSchema;
+        const followUp = (r: StreamMorselReply) => (r.more ? { worker: r.worker, input: { morsel: r.morsel } satisfies StreamMorselInput } : null);
+        for await (const r of session.map<StreamMorselReply>(morsels(), { followUp })) {
+          bump(m, 'morselReplies');
+          for (const w of r.batches) {
+            if (signal?.aborted) throw cancelled();
+            yield decodeBatch(w, outSchema);
+          }
+        }
+        for (const r of (await session.close()) as (StreamCloseReply | null)[]) if (r !== null) addStats(stats, r.stats);
       } finally {
-        await source.return?.();
+        await session.close().catch(() => {});
       }
     }
-    const outSchema = join.outputSchema;
-    const followUp = (r: StreamMorselReply) => (r.more ? { worker: r.worker, input: { morsel: r.morsel } satisfies StreamMorselInput } : null);
-    for await (const r of session.map<StreamMorselReply>(morsels(), { followUp })) {
-      bump(m, 'morselReplies');
-      for (const w of r.batches) {
-        if (signal?.aborted) throw cancelled();
-        yield decodeBatch(w, outSchema);
-      }
-    }
-    for (const r of (await session.close()) as (StreamCloseReply | null)[]) if (r !== null) addStats(stats, r.stats);
   } finally {
-    await session.close().catch(() => {});
+    await source.return?.();
   }
   if (signal?.aborted) throw cancelled();
   // every worker has closed its session: the watermark is final

@@ -129,6 +129,20 @@ describe('piecewise merge join on worker threads', () => {
     expect(r.metrics.operators.join!.details.threads).toBe('1 (streamed input of 50 rows, below parallel.minProbeRows=100000)');
   });
 
+  it('a streamed input whose every container the extreme key prunes opens no session and never sorts the buffered side', async () => {
+    const buffered = new arrow.Table({ k: arrow.vectorFromArray(Int32Array.from({ length: 1000 }, (_, i) => 5000 + ((i * 37) % 1000))) });
+    const streamed = new arrow.Table(Array.from({ length: 10 }, (_, b) => new arrow.RecordBatch({ k: arrow.vectorFromArray(Int32Array.from({ length: 100 }, (_, i) => b * 100 + i)).data[0]! })));
+    for (const type of ['inner', 'left', 'left-semi', 'left-anti'] as const) {
+      const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0 })).join({ type, range: 'l.k < r.k' }, buffered, streamed);
+      const m = r.metrics.operators.join!;
+      expect(m.details.threads, type).toBe('2');
+      expect(r.metrics.scans.right.containersPruned, type).toBe(10);
+      expect(m.details.bufferedSort, type).toMatch(/not needed/);
+      expect(m.counters.morsels ?? 0, type).toBe(0);
+      expect(r.table.numRows, type).toBe(type === 'left' || type === 'left-anti' ? 1000 : 0);
+    }
+  });
+
   /** Rows, and sums of the payloads and of the NULLs in them: an order-free summary of a large output. */
   const fold = (t: arrow.Table) => {
     let sum = 0;
