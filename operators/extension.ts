@@ -11,6 +11,7 @@ import { probeTask } from './hash-join/probe-task.ts';
 import { buildTask } from './hash-join/build-task.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
+import { streamTask } from './piecewise-merge-join/stream-task.ts';
 import { SortMergeJoin } from './sort-merge-join/sort-merge-join.ts';
 
 const extension: Extension = {
@@ -24,6 +25,7 @@ const extension: Extension = {
     // the parallel phases, run by worker threads (core/parallel/)
     registry.register(WORKER_TASK, probeTask);
     registry.register(WORKER_TASK, buildTask);
+    registry.register(WORKER_TASK, streamTask);
   },
 };
 export default extension;

@@ -22,6 +22,12 @@
  * side must fit the pool (the binary search needs random access to it); a side over the limit is
  * a `MemoryLimitError` naming the join, before anything is emitted. An empty or all-NULL side has
  * `nonNull === 0`: nothing can match, and the join short-circuits without comparing anything.
+ *
+ * Across worker threads (parallel.ts): `share` sorts the side, copies its rows, order, sorted keys
+ * (and the physically sorted copy the classic joins' run output reads) into `SharedArrayBuffer`s
+ * once, and returns the side over that memory and its wire; `restore` rebuilds the same sorted side
+ * over the wire in a worker without copying anything. A shared side is always sorted, so nothing
+ * in it is ever written again: every thread reads it, none locks it.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
@@ -36,8 +42,25 @@ import type { Scan } from '../../core/scan/scan.ts';
 import { collectScan } from '../common/collect.ts';
 import { ASC_NULLS_LAST } from '../../core/keys/order.ts';
 import { orderedNumbers } from '../../core/keys/ordered-numbers.ts';
+import { decodeBatch, encodeBatch, shareBatch, shareKeyColumn, shareView, type BatchWire } from '../../core/parallel/wire.ts';
 import { extremeRowsOf, sortedKeys, type BufferedKeys, type SortedKeys } from './match.ts';
 import type { PiecewisePlan } from './plan.ts';
+
+/** A sorted buffered side in shared memory (`SortedBufferedSide.share`), for `restore` in a worker. */
+export interface SharedBufferedSide {
+  /** The rows, in the batches they came in. */
+  readonly batches: readonly BatchWire[];
+  readonly nonNull: number;
+  readonly extremeRow: number;
+  readonly firstRow: number;
+  /** Sorted position -> row. */
+  readonly order: Int32Array;
+  /** The non-NULL keys in sorted order, and as exact numbers when they are. */
+  readonly keys: KeyColumn;
+  readonly nums: Float64Array | null;
+  /** The rows physically in sorted order, when it was made (the classic joins read it). */
+  readonly sortedBatch: BatchWire | null;
+}
 
 export class SortedBufferedSide {
   #order: Int32Array | null = null;
@@ -150,6 +173,57 @@ export class SortedBufferedSide {
     if (this.#unsorted?.nums) this.reservation.shrink(this.#unsorted.nums.byteLength);
     this.#unsorted = null;
     this.#nullsLast = null;
+  }
+
+  /**
+   * This side sorted (and, with `sortedBatch`, its physically sorted copy made) and moved into
+   * shared memory: the main thread's side over that memory, and its wire for the workers. The
+   * copies are reserved while both exist; the originals are garbage afterwards. Needs a non-NULL key.
+   */
+  share(sortedBatch: boolean): { readonly side: SortedBufferedSide; readonly shared: SharedBufferedSide } {
+    if (this.nonNull === 0) throw new RangeError('a buffered side without a non-NULL key has nothing to share');
+    this.sort();
+    const sorted = sortedBatch ? this.sortedBatch() : null;
+    const { key, nums } = this.#keys!;
+    const order = this.#order!;
+    const keyBytes = 'words' in key ? key.words.byteLength : key.offsets.byteLength + key.bytes.byteLength + (key.codes?.byteLength ?? 0);
+    const bytes =
+      this.source.batches.reduce((n, b) => n + batchByteSize(b), 0) + order.byteLength + keyBytes + (key.nulls?.byteLength ?? 0) + (nums?.byteLength ?? 0) + (sorted === null ? 0 : batchByteSize(sorted));
+    this.reservation.grow(bytes);
+    let side: SortedBufferedSide;
+    try {
+      const batches = this.source.batches.map(shareBatch);
+      side = new SortedBufferedSide(new RowSource(batches, this.source.schema), null, this.nonNull, this.extremeRow, this.firstRow, this.plan, this.reservation);
+      side.#order = shareView(order);
+      side.#keys = { key: shareKeyColumn(key), nums: nums === null ? null : shareView(nums) };
+      side.#sortedBatch = sorted === null ? null : shareBatch(sorted);
+    } finally {
+      this.reservation.shrink(bytes); // the originals are garbage now: only the shared copies are held
+    }
+    const shared: SharedBufferedSide = {
+      batches: side.source.batches.map((b) => encodeBatch(b, 'copy').wire), // shared: nothing copied
+      nonNull: side.nonNull,
+      extremeRow: side.extremeRow,
+      firstRow: side.firstRow,
+      order: side.#order,
+      keys: side.#keys.key,
+      nums: side.#keys.nums,
+      sortedBatch: side.#sortedBatch === null ? null : encodeBatch(side.#sortedBatch, 'copy').wire,
+    };
+    return { side, shared };
+  }
+
+  /**
+   * The side `share` made, over its shared memory (in a worker): nothing copied, nothing reserved
+   * (the memory is the sharing thread's). `reservation` only backs a sorted copy made later, which
+   * a side shared with its `sortedBatch` never needs.
+   */
+  static restore(s: SharedBufferedSide, schema: Schema, plan: PiecewisePlan, reservation: Reservation): SortedBufferedSide {
+    const side = new SortedBufferedSide(new RowSource(s.batches.map((w) => decodeBatch(w, schema)), schema), null, s.nonNull, s.extremeRow, s.firstRow, plan, reservation);
+    side.#order = s.order;
+    side.#keys = { key: s.keys, nums: s.nums };
+    side.#sortedBatch = s.sortedBatch === null ? null : decodeBatch(s.sortedBatch, schema);
+    return side;
   }
 
   static async load(scan: Scan, schema: Schema, plan: PiecewisePlan, reservation: Reservation, signal?: AbortSignal): Promise<SortedBufferedSide> {

@@ -17,6 +17,12 @@
  * An empty or all-NULL buffered side short-circuits: nothing is compared, and the streamed side is
  * read only when its rows are output unmatched (right / full).
  *
+ * With worker threads (config `threads` > 1, `ctx.workers`) and a streamed input of at least
+ * `parallel.minProbeRows` rows, the streamed partitions are the workers instead (parallel.ts,
+ * stream-task.ts): the sorted buffered side and the watermark in shared memory, the same partition
+ * code on each worker, the buffered side's rows emitted here once every worker is done.
+ * `details.threads` says which ran, or why not.
+ *
  * Refused before any data is read (`unsupportedReason`): equi-keys, no range predicate, a residual
  * filter (the planner rule of DataFusion: a piecewise merge join only when the range predicate is
  * the whole join condition), NOT IN. `join=auto` picks this algorithm for exactly the joins it runs.
@@ -32,6 +38,7 @@ import { SortedBufferedSide } from './buffered-side.ts';
 import { ClassicPartition } from './classic.ts';
 import { ExistencePartition } from './existence.ts';
 import { ExtremeKeyFilter } from './range-filter.ts';
+import { parallelStream, serialStreamReason, smallStreamReason } from './parallel.ts';
 import { piecewiseUnsupportedReason, planPiecewise, type PiecewisePlan } from './plan.ts';
 import { BatchScratch, newPiecewiseStats, type PiecewiseStats } from './scratch.ts';
 import { MinMarkedWatermark } from './watermark.ts';
@@ -62,8 +69,15 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
     try {
       const bufferedSchema = plan.buffered === 'left' ? join.leftSchema : join.rightSchema;
       const streamedSchema = plan.streamed === 'left' ? join.leftSchema : join.rightSchema;
+      const workers = ctx.workers ?? null;
+      // start the threads now (they load while the buffered side is read) when they may be used
+      if (workers !== null && smallStreamReason(inputs[plan.streamed], ctx.config) === null) workers.ready().catch(() => {});
       buffered = await SortedBufferedSide.load(inputs[plan.buffered], bufferedSchema, plan, held, ctx.signal);
-      watermark = MinMarkedWatermark.create(buffered.nonNull, plan.partitions);
+      const serial = workers === null ? null : serialStreamReason(buffered, inputs[plan.streamed], ctx.config);
+      const parallel = workers !== null && serial === null;
+      m.details.threads = parallel ? String(workers.size) : serial === null ? '1' : `1 (${serial})`;
+      // on workers, the partitions are the workers and only the main thread finishes (parallel.ts)
+      watermark = MinMarkedWatermark.create(buffered.nonNull, parallel ? 1 : plan.partitions);
       const batchSize = ctx.config.batchSize;
       const filter = new DynamicFilter();
       const extreme = ExtremeKeyFilter.forJoin(plan, buffered, streamedSchema.fields.find((f) => f.name === plan.streamedKey)!.type);
@@ -71,8 +85,11 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
         filter.publish(extreme);
         m.details.dynamicFilter = extreme.description;
       }
-      const streamedBatches = () => inputs[plan.streamed].batches({ signal: ctx.signal, ...(extreme !== null ? { filter } : {}) });
-      if (plan.existence !== null) {
+      const scanOptions = { signal: ctx.signal, ...(extreme !== null ? { filter } : {}) };
+      const streamedBatches = () => inputs[plan.streamed].batches(scanOptions);
+      if (parallel) {
+        yield* parallelStream({ workers: workers!, join, plan, buffered, watermark, streamed: inputs[plan.streamed], scanOptions, stats, scratch: scratches[0]!, ctx });
+      } else if (plan.existence !== null) {
         const c = { plan, buffered, watermark, output: OutputPlan.oneSide(join.output, bufferedSchema, plan.buffered, ctx.pool), batchSize, stats };
         const parts = Array.from({ length: plan.partitions }, (_, i) => new ExistencePartition(c, new BatchScratch(scratches[i]!)));
         if (parts[0]!.canMark) {

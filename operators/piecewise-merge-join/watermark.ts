@@ -14,7 +14,9 @@
  * (`Atomics` has no fetch-min), so the same object works across worker threads: hand `buffer` to
  * a worker and `attach` it there. A second cell counts the streamed partitions still running; the
  * one whose `finishPartition` brings it to zero is the last, and emits what depends on the final
- * watermark (the unmatched buffered rows, or the semi / anti / mark answer).
+ * watermark (the unmatched buffered rows, or the semi / anti / mark answer). On worker threads
+ * (parallel.ts) every worker attaches and lowers it but none finishes: the count is 1, the main
+ * thread's, which finishes once every worker has closed its session.
  *
  * Buffered sides hold fewer than 2^31 rows (global row indices are 32-bit everywhere in joinlab).
  */
