@@ -12,6 +12,7 @@ import { buildTask } from './hash-join/build-task.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
 import { SortMergeJoin } from './sort-merge-join/sort-merge-join.ts';
+import { sortTask } from './sort/sort-task.ts';
 
 const extension: Extension = {
   name: 'joinlab.joins',
@@ -24,6 +25,7 @@ const extension: Extension = {
     // the parallel phases, run by worker threads (core/parallel/)
     registry.register(WORKER_TASK, probeTask);
     registry.register(WORKER_TASK, buildTask);
+    registry.register(WORKER_TASK, sortTask);
   },
 };
 export default extension;
