@@ -95,7 +95,7 @@ export class SortMergeJoin implements JoinAlgorithm {
       await run.close();
       // a sort the merge never read (an early exit, an error elsewhere) still holds its runs
       await Promise.allSettled(parallel.map((s) => s.close()));
-      if (parallel.length > 0) m.details.parallelSort = [...parallel.map((s) => s.describe()), ...serialWhy].join('; ');
+      if (parallel.length > 0) m.details.parallelSort = [...parallel.map((s) => s.describe()), ...serialWhy].sort().join('; ');
       bump(m, `${plan.streamed.side}Rows`, streamed.rowsRead);
       bump(m, `${plan.buffered.side}Rows`, buffered.rowsRead);
       bump(m, 'keyGroups', run.stats.keyGroups);
