@@ -13,6 +13,7 @@ import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
 import { streamTask } from './piecewise-merge-join/stream-task.ts';
 import { SortMergeJoin } from './sort-merge-join/sort-merge-join.ts';
+import { sortTask } from './sort/sort-task.ts';
 
 const extension: Extension = {
   name: 'joinlab.joins',
@@ -26,6 +27,7 @@ const extension: Extension = {
     registry.register(WORKER_TASK, probeTask);
     registry.register(WORKER_TASK, buildTask);
     registry.register(WORKER_TASK, streamTask);
+    registry.register(WORKER_TASK, sortTask);
   },
 };
 export default extension;

@@ -22,6 +22,7 @@ import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { isAntiJoin } from '../../core/types.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
+import { ParallelSort } from '../sort/parallel.ts';
 import { newSortMetrics, sortScan, type SortMetrics } from '../sort/sort.ts';
 import { SortedCursor } from './cursor.ts';
 import { MergeRun } from './merge.ts';
@@ -43,12 +44,29 @@ export class SortMergeJoin implements JoinAlgorithm {
     const plan = planSortMerge(join, inputs, ctx.config, ctx.registry);
     const batchSize = ctx.config.batchSize;
     const sorts: Partial<Record<'left' | 'right', SortMetrics>> = {};
+    // the sorts run on the worker threads when there are some and the input is large enough
+    // (parallel.minProbeRows, the hash join's threshold: below it a pool's start-up costs more
+    // than the sort); both are started before either is read, so they sort at once
+    const workers = ctx.workers ?? null;
+    const parallel: ParallelSort[] = [];
+    const serialWhy: string[] = [];
     const open = (o: SideOrder): AsyncIterable<RecordBatch> => {
       const scan = inputs[o.side];
-      if (!o.sort) return scan.batches({ signal: ctx.signal });
+      if (!o.sort) {
+        serialWhy.push(`${o.side} declared sorted`);
+        return scan.batches({ signal: ctx.signal });
+      }
       const metrics = (sorts[o.side] = newSortMetrics());
       const keys = o.keys.map((column, k) => ({ column, descending: plan.orders[k]!.descending, nullsFirst: plan.orders[k]!.nullsFirst }));
-      return sortScan(scan, keys, { pool: ctx.pool, batchSize, signal: ctx.signal, metrics, spill: ctx.spill });
+      const options = { pool: ctx.pool, batchSize, signal: ctx.signal, metrics, spill: ctx.spill };
+      const min = ctx.config['parallel.minProbeRows'];
+      if (workers !== null && scan.numRows >= min) {
+        const sort = new ParallelSort(scan, keys, { ...options, workers }, o.side);
+        parallel.push(sort);
+        return sort.batches();
+      }
+      if (workers !== null) serialWhy.push(`${o.side} input of ${scan.numRows} rows, below parallel.minProbeRows=${min}`);
+      return sortScan(scan, keys, options);
     };
     const cursor = (o: SideOrder, onBatch?: (b: RecordBatch) => void) =>
       new SortedCursor(open(o), {
@@ -65,11 +83,19 @@ export class SortMergeJoin implements JoinAlgorithm {
     let run: MergeRun | null = null;
     const streamed = cursor(plan.streamed);
     const buffered = cursor(plan.buffered, plan.notIn ? (b) => run!.onBufferedBatch(b) : undefined);
+    m.details.threads = threadsDetail(workers?.size ?? 1, parallel.length, serialWhy);
+    if (parallel.length > 0) {
+      if (workers !== null) workers.ready().catch(() => {}); // the threads start loading now
+      for (const s of parallel) s.start();
+    }
     run = new MergeRun(plan, join, streamed, buffered, { pool: ctx.pool, spill: ctx.spill, batchSize });
     try {
       yield* run.run();
     } finally {
       await run.close();
+      // a sort the merge never read (an early exit, an error elsewhere) still holds its runs
+      await Promise.allSettled(parallel.map((s) => s.close()));
+      if (parallel.length > 0) m.details.parallelSort = [...parallel.map((s) => s.describe()), ...serialWhy].sort().join('; ');
       bump(m, `${plan.streamed.side}Rows`, streamed.rowsRead);
       bump(m, `${plan.buffered.side}Rows`, buffered.rowsRead);
       bump(m, 'keyGroups', run.stats.keyGroups);
@@ -81,11 +107,25 @@ export class SortMergeJoin implements JoinAlgorithm {
       for (const [side, s] of Object.entries(sorts)) {
         bump(m, `${side}SortRunsSpilled`, s.runsSpilled);
         bump(m, `${side}SortBytesSpilled`, s.bytesSpilled);
+        if (s.workerRuns > 0) {
+          bump(m, `${side}SortWorkerRuns`, s.workerRuns);
+          bump(m, `${side}SortWorkerMs`, s.workerMs);
+        }
       }
       m.peakReservedBytes = Math.max(m.peakReservedBytes, ctx.pool.peak);
       m.elapsedMs += performance.now() - started;
     }
   }
+}
+
+/**
+ * `details.threads`: the workers' count when a sort ran on them (the merge itself always runs on
+ * the calling thread), else `1`, or `1 (why)` when there were workers to use.
+ */
+function threadsDetail(workers: number, parallelSorts: number, serialWhy: readonly string[]): string {
+  if (parallelSorts > 0) return String(workers);
+  if (workers <= 1) return '1';
+  return `1 (${serialWhy.join('; ')}; the merge runs on the calling thread)`;
 }
 
 /** e.g. `k ASC NULLS LAST; left sorted, right declared (checked)`. */

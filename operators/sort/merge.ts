@@ -45,13 +45,13 @@ import { keyColumnBytes, type KeyColumn, type KeyComparator } from '../../core/k
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { SpillManager } from '../../core/memory/spill.ts';
 import { keyBytesEstimate, type BoundSort } from './keys.ts';
-import { batchObjectBytes, RunReader, type Run } from './runs.ts';
+import { batchObjectBytes, isMemoryRun, MemoryRunReader, RunReader, type AnyRun, type RunShape, type RunSource } from './runs.ts';
 
 /** The most runs merged at once, whatever the memory (the comparator table is k x k). */
 export const MAX_FAN_IN = 128;
 
 /** Bytes merging `run` may reserve: two of its largest batches (plus IPC padding) and one batch's keys. */
-export function runMergeCost(run: Run, schema: Schema): number {
+export function runMergeCost(run: RunShape, schema: Schema): number {
   return 2 * (run.maxBatchBytes + 64 * schema.fields.length) + run.maxKeyBytes;
 }
 
@@ -61,6 +61,13 @@ export function runMergeCost(run: Run, schema: Schema): number {
  */
 export function outputCost(rows: number, rowBytes: number, schema: Schema): number {
   return 3 * (batchObjectBytes(schema) + rows * rowBytes);
+}
+
+/** What a merge of `runs` into `outputRows`-row batches reserves when it opens (its whole plan, see the module doc). */
+export function mergePlanBytes(runs: readonly RunShape[], outputRows: number, schema: Schema): number {
+  const rows = Math.min(outputRows, runs.reduce((sum, r) => sum + r.rows, 0));
+  const output = outputCost(rows, Math.max(...runs.map((r) => r.maxRowBytes)), schema) / 3;
+  return runs.reduce((sum, run) => sum + runMergeCost(run, schema), 0) + 2 * output;
 }
 
 /** Pieces of one output batch concatenated into one once this many have piled up. */
@@ -77,8 +84,11 @@ export interface MergeOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The rows of `runs` (each sorted, in input order) as one sorted, stable stream of batches. */
-export async function* mergeRuns(runs: readonly Run[], o: MergeOptions): AsyncGenerator<RecordBatch> {
+/**
+ * The rows of `runs` (each sorted, in input order; on disk or in memory) as one sorted, stable
+ * stream of batches.
+ */
+export async function* mergeRuns(runs: readonly AnyRun[], o: MergeOptions): AsyncGenerator<RecordBatch> {
   if (runs.length === 0) return;
   const merge = new RunMerge(runs, o);
   try {
@@ -95,7 +105,7 @@ export async function* mergeRuns(runs: readonly Run[], o: MergeOptions): AsyncGe
 
 class RunMerge {
   readonly k: number;
-  readonly readers: RunReader[] = [];
+  readonly readers: RunSource[] = [];
   readonly batches: (RecordBatch | null)[];
   readonly keys: (KeyColumn[] | null)[];
   readonly pos: Int32Array;
@@ -136,7 +146,7 @@ class RunMerge {
   readonly outputBytes: number;
 
   constructor(
-    readonly runs: readonly Run[],
+    readonly runs: readonly AnyRun[],
     readonly o: MergeOptions,
   ) {
     const k = runs.length;
@@ -157,13 +167,14 @@ class RunMerge {
     this.cmps = new Array<KeyComparator | null>(k * k).fill(null);
     this.tree = new Int32Array(k);
     this.reservation = o.pool.reservation('sort merge');
-    this.planned = runs.reduce((sum, run) => sum + runMergeCost(run, o.schema), 0) + 2 * this.outputBytes;
+    this.planned = mergePlanBytes(runs, o.outputRows, o.schema);
   }
 
   async open(): Promise<void> {
     this.reservation.grow(this.planned);
     for (let r = 0; r < this.k; r++) {
-      this.readers.push(new RunReader(this.o.spill, this.runs[r]!));
+      const run = this.runs[r]!;
+      this.readers.push(isMemoryRun(run) ? new MemoryRunReader(run) : new RunReader(this.o.spill, run));
       await this.load(r);
     }
     this.build();

@@ -31,9 +31,8 @@ import type { SpillFile, SpillManager, SpillWriter } from '../../core/memory/spi
 import { compactDictionaries } from './dictionaries.ts';
 import { keyBytesEstimate, sortScratchPerRow, type BoundSort } from './keys.ts';
 
-/** A sorted run on disk and what reading it back costs. */
-export interface Run {
-  readonly file: SpillFile;
+/** What reading a sorted run back costs, wherever it is (the merge plans its fan-in from it). */
+export interface RunShape {
   readonly rows: number;
   /** Largest `heldBatchBytes` of a batch written. */
   readonly maxBatchBytes: number;
@@ -43,6 +42,56 @@ export interface Run {
   readonly maxBatchRows: number;
   /** Largest buffer bytes per row of a batch written (for sizing output batches). */
   readonly maxRowBytes: number;
+}
+
+/** A sorted run on disk. */
+export interface Run extends RunShape {
+  readonly file: SpillFile;
+}
+
+/**
+ * A sorted run held in memory (a worker thread sorted it, parallel.ts): its batches in order and
+ * the reservation that covers them. The merge reads it like a file run (`MemoryRunReader`); each
+ * batch handed to the merge leaves the run — its bytes move from `reservation` into the merge's
+ * own accounting — so no batch is counted twice and none is held by the run once read.
+ */
+export interface MemoryRun extends RunShape {
+  readonly batches: (RecordBatch | null)[];
+  readonly reservation: Reservation;
+}
+
+/** A run the merge can read: on disk or in memory. */
+export type AnyRun = Run | MemoryRun;
+
+export function isMemoryRun(run: AnyRun): run is MemoryRun {
+  return (run as MemoryRun).batches !== undefined;
+}
+
+/** The shape of a run of these batches (heldBatchBytes, key estimate, rows, bytes per row). */
+export function runShapeOf(batches: readonly RecordBatch[], bound: BoundSort): RunShape {
+  let rows = 0;
+  let maxBatchBytes = 0;
+  let maxKeyBytes = 0;
+  let maxBatchRows = 0;
+  let maxRowBytes = 0;
+  for (const b of batches) {
+    if (b.numRows === 0) continue;
+    rows += b.numRows;
+    maxBatchBytes = Math.max(maxBatchBytes, heldBatchBytes(b));
+    maxKeyBytes = Math.max(maxKeyBytes, keyBytesEstimate(b, bound));
+    maxBatchRows = Math.max(maxBatchRows, b.numRows);
+    maxRowBytes = Math.max(maxRowBytes, Math.ceil(batchByteSize(b) / b.numRows));
+  }
+  return { rows, maxBatchBytes, maxKeyBytes, maxBatchRows, maxRowBytes };
+}
+
+/**
+ * The normalised sort-key columns of `batches` taken as one sequence of rows (each key column
+ * normalised once over all of them, core/keys/normalize.ts): what `argsortKeys` orders, on the
+ * calling thread (`RunBuilder.sortOrder`) and on a worker (sort-task.ts) alike — one ordering.
+ */
+export function sortKeyColumns(batches: readonly RecordBatch[], bound: BoundSort): KeyColumn[] {
+  return bound.columns.map((name, k) => normalizeKeyColumn(new Vector(batches.map((b) => b.data.children[bound.indices[k]!]!)), bound.kinds[k]!, name));
 }
 
 /** Estimated JS-object bytes of one held batch of `schema` (see core/arrow/size.ts). */
@@ -169,9 +218,7 @@ export class RunBuilder {
    */
   sortOrder(): Int32Array {
     const { bound, batches } = this;
-    const keyCols: KeyColumn[] = bound.columns.map((name, k) =>
-      normalizeKeyColumn(new Vector(batches.map((b) => b.data.children[bound.indices[k]!]!)), bound.kinds[k]!, name),
-    );
+    const keyCols = sortKeyColumns(batches, bound);
     // the estimate is an upper bound; should a column ever need more, it is reserved (or refused) here
     const actual = keyCols.reduce((s, c) => s + keyColumnBytes(c), 0) + this.rows * this.#scratchPerRow;
     if (actual > this.#work.size) this.#work.grow(actual - this.#work.size);
@@ -221,12 +268,15 @@ export class RunWriter {
     this.#reservation = pool.reservation('sort run write');
   }
 
-  /** Write `batch` (reserved while it is written; its dictionaries compacted first). */
-  async append(batch: RecordBatch): Promise<void> {
+  /**
+   * Write `batch` (reserved while it is written, unless `covered`: the caller's reservation
+   * already counts it — a sorted run held in memory being spilled; its dictionaries compacted first).
+   */
+  async append(batch: RecordBatch, covered = false): Promise<void> {
     if (batch.numRows === 0) return;
     const b = compactDictionaries(batch);
     const held = heldBatchBytes(b);
-    this.#reservation.resize(held);
+    if (!covered) this.#reservation.resize(held);
     try {
       await this.#writer.append(b);
     } finally {
@@ -305,8 +355,37 @@ export async function writeHeldRun(held: RunBuilder, o: WriteRunOptions): Promis
   }
 }
 
+/** What the merge reads a run through: its batches in order, then null. */
+export interface RunSource {
+  next(): Promise<RecordBatch | null>;
+  close(): Promise<void>;
+}
+
+/** A memory run read by the merge: each batch leaves the run (and its reservation) as it is handed out. */
+export class MemoryRunReader implements RunSource {
+  #at = 0;
+
+  constructor(readonly run: MemoryRun) {}
+
+  next(): Promise<RecordBatch | null> {
+    const { batches, reservation } = this.run;
+    while (this.#at < batches.length) {
+      const b = batches[this.#at]!;
+      batches[this.#at++] = null;
+      if (b === null || b.numRows === 0) continue;
+      reservation.shrink(Math.min(reservation.size, heldBatchBytes(b)));
+      return Promise.resolve(b);
+    }
+    return Promise.resolve(null);
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /** A run read back a batch at a time (each batch is decoded when asked for). */
-export class RunReader {
+export class RunReader implements RunSource {
   readonly #it: AsyncIterator<RecordBatch>;
 
   constructor(spill: SpillManager, readonly run: Run) {

@@ -67,6 +67,10 @@ export interface SortMetrics {
   bytesSpilled: number;
   /** Runs the final merge read at once (0 in memory). */
   mergeFanIn: number;
+  /** Sorted runs made on worker threads (parallel.ts; 0 single-threaded). */
+  workerRuns: number;
+  /** Time the workers spent making them, summed over workers. */
+  workerMs: number;
   peakReservedBytes: number;
 }
 
@@ -82,7 +86,7 @@ export interface SortOptions {
 }
 
 export function newSortMetrics(): SortMetrics {
-  return { rows: 0, outputBatches: 0, runsSpilled: 0, mergedRuns: 0, bytesSpilled: 0, mergeFanIn: 0, peakReservedBytes: 0 };
+  return { rows: 0, outputBatches: 0, runsSpilled: 0, mergedRuns: 0, bytesSpilled: 0, mergeFanIn: 0, workerRuns: 0, workerMs: 0, peakReservedBytes: 0 };
 }
 
 /** The rows of `scan` in sort-key order, `options.batchSize` rows a batch. */
@@ -136,7 +140,7 @@ export async function* sortScan(scan: Scan, keys: readonly SortKey[], options: S
 }
 
 /** A batch whose key column is not of the type the scan's schema promised (a broken scan) is refused, typed. */
-function checkKeyTypes(b: RecordBatch, bound: BoundSort, schema: Schema, source: string, index: number): void {
+export function checkKeyTypes(b: RecordBatch, bound: BoundSort, schema: Schema, source: string, index: number): void {
   for (let k = 0; k < bound.indices.length; k++) {
     const want = schema.fields[bound.indices[k]!]!.type;
     const got = b.schema.fields[bound.indices[k]!]?.type;
@@ -146,7 +150,8 @@ function checkKeyTypes(b: RecordBatch, bound: BoundSort, schema: Schema, source:
   }
 }
 
-interface SortContext {
+/** What the steps of a sort share (the serial sort's and, for its fallbacks, the parallel one's: parallel.ts). */
+export interface SortContext {
   readonly schema: Schema;
   readonly bound: BoundSort;
   readonly pool: MemoryPool;
@@ -156,6 +161,8 @@ interface SortContext {
   /** Every run file not yet deleted (in input order while runs are generated). */
   readonly live: Set<Run>;
   spill(): SpillManager;
+  /** Told of every run written from the input, in order (the parallel sort places them among its own). */
+  onRun?: (run: Run) => void;
 }
 
 /** The held rows, sorted, as `batchSize` batches (nothing was spilled). */
@@ -183,7 +190,7 @@ async function* emitInMemory(held: RunBuilder, c: SortContext): AsyncGenerator<R
   }
 }
 
-function counted(b: RecordBatch, c: SortContext): RecordBatch {
+export function counted(b: RecordBatch, c: SortContext): RecordBatch {
   c.metrics.rows += b.numRows;
   c.metrics.outputBatches++;
   c.metrics.peakReservedBytes = Math.max(c.metrics.peakReservedBytes, c.pool.peak);
@@ -197,7 +204,7 @@ function counted(b: RecordBatch, c: SortContext): RecordBatch {
  * leave no room for the next slice. A single row that does not fit is a MemoryLimitError naming
  * the sort input. The batch itself is the scan's memory, as before the sort asked for it.
  */
-async function addInSlices(b: RecordBatch, held: RunBuilder, c: SortContext): Promise<void> {
+export async function addInSlices(b: RecordBatch, held: RunBuilder, c: SortContext): Promise<void> {
   const src = new RowSource([b], c.schema);
   const perRow = held.costAlone(b) / b.numRows;
   const copy = (start: number, n: number) => {
@@ -227,22 +234,24 @@ async function addInSlices(b: RecordBatch, held: RunBuilder, c: SortContext): Pr
   }
 }
 
-async function spillHeld(held: RunBuilder, c: SortContext): Promise<void> {
+export async function spillHeld(held: RunBuilder, c: SortContext): Promise<Run> {
   const run = await writeHeldRun(held, { spill: c.spill(), pool: c.pool, signal: c.signal });
   c.live.add(run);
   c.metrics.runsSpilled++;
   c.metrics.bytesSpilled += run.file.bytes;
+  c.onRun?.(run);
+  return run;
 }
 
 /**
- * Merge the live runs to the output: while they are more than one merge can read at once
+ * Merge `runs` (by default the live runs, in input order) to the output: while they are more than one merge can read at once
  * (the memory left, `runMergeCost` per run, `outputCost` for the output; the final merge takes
  * at most half of it, see below), merge groups of consecutive runs into one run each — just
  * enough of them that the final merge can read the rest.
  */
-async function* mergeAll(c: SortContext): AsyncGenerator<RecordBatch> {
+export async function* mergeAll(c: SortContext, from: readonly Run[] = [...c.live]): AsyncGenerator<RecordBatch> {
   const { schema, pool } = c;
-  let runs = [...c.live];
+  let runs = [...from];
   const totalRows = runs.reduce((s, r) => s + r.rows, 0);
   for (;;) {
     const maxCost = Math.max(...runs.map((r) => runMergeCost(r, schema)));
