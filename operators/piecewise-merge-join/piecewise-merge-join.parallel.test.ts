@@ -76,7 +76,8 @@ afterAll(async () => {
 });
 
 describe('piecewise merge join on worker threads', () => {
-  const CASES = 12;
+  // six cases cover every key type, an empty and an all-NULL buffered side; `joinlab parity` draws many more
+  const CASES = 6;
   for (let from = 0; from < CASES; from += 3) {
     it(`cases ${from}..${from + 2}: every join type x operator at threads 2 and 4 gives the threads=1 answer and the oracle's`, async () => {
       const oracle = await engineFor({ join: 'nested-loop' });
