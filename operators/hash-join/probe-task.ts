@@ -20,7 +20,6 @@
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
 import { RowLayout, type SharedRowLayout } from '../../core/arrow/row-layout.ts';
-import { heldBatchBytes } from '../../core/arrow/size.ts';
 import { Bitset } from '../../core/bitset.ts';
 import type { Config } from '../../core/config/schema.ts';
 import type { JoinHashTable, SharedTable } from '../../core/hashmap.ts';
@@ -32,6 +31,7 @@ import { newOperatorMetrics } from '../../core/metrics.ts';
 import type { OutputColumn } from '../../core/output-schema.ts';
 import { buffersOf, decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
+import { nextReplyChunk, type ReplyChunk } from '../../core/parallel/reply-chunks.ts';
 import { bindJoin } from '../../core/plan.ts';
 import { HASHMAP, SCAN_DECODER } from '../../core/registry/slots.ts';
 import type { DecodeMorsel, Scan, SharedRowTest } from '../../core/scan/scan.ts';
@@ -208,27 +208,15 @@ export const probeTask: WorkerTask = {
         const current = open.get(x.morsel);
         if (current === undefined) throw new Error(`hash-join.probe: no morsel ${x.morsel} to continue`);
         const before = metrics.counters.pairsMatched ?? 0;
-        const out: RecordBatch[] = [];
-        let more = false;
+        let chunk: ReplyChunk;
         try {
-          for (let r = current.next(); ; r = current.next()) {
-            if (r.done) {
-              endMorsel(x.morsel);
-              break;
-            }
-            held.grow(heldBatchBytes(r.value));
-            out.push(r.value);
-            if (held.size >= REPLY_BYTES) {
-              more = true;
-              break;
-            }
-          }
+          chunk = nextReplyChunk(current, held, REPLY_BYTES);
         } catch (e) {
           endMorsel(x.morsel);
           throw e;
-        } finally {
-          held.free();
         }
+        const { batches: out, more } = chunk;
+        if (!more) endMorsel(x.morsel);
         const { wires, transfer } = encodeBatches(out, 'transfer', more ? morselBuffers.get(x.morsel) : undefined);
         const value: ProbeMorselReply = { batches: wires, pairsMatched: (metrics.counters.pairsMatched ?? 0) - before, rowsDropped: drops.dropped, more, worker: env.workerIndex, morsel: x.morsel };
         drops.dropped = 0;

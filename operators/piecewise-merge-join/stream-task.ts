@@ -29,12 +29,12 @@
  * limit across threads); the shared buffered side is the main thread's reservation.
  */
 import type { RecordBatch } from 'apache-arrow';
-import { heldBatchBytes } from '../../core/arrow/size.ts';
 import type { Config } from '../../core/config/schema.ts';
 import { MemoryPool, type Reservation, type SharedPoolHandle } from '../../core/memory/pool.ts';
 import type { OutputColumn } from '../../core/output-schema.ts';
 import { buffersOf, decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
+import { nextReplyChunk, type ReplyChunk } from '../../core/parallel/reply-chunks.ts';
 import { bindJoin } from '../../core/plan.ts';
 import { SCAN_DECODER } from '../../core/registry/slots.ts';
 import type { DecodeMorsel } from '../../core/scan/scan.ts';
@@ -154,27 +154,15 @@ export const streamTask: WorkerTask = {
         }
         const current = open.get(x.morsel);
         if (current === undefined) throw new Error(`${STREAM_TASK}: no morsel ${x.morsel} to continue`);
-        const out: RecordBatch[] = [];
-        let more = false;
+        let chunk: ReplyChunk;
         try {
-          for (let r = current.out.next(); ; r = current.out.next()) {
-            if (r.done) {
-              end(x.morsel);
-              break;
-            }
-            held.grow(heldBatchBytes(r.value));
-            out.push(r.value);
-            if (held.size >= REPLY_BYTES) {
-              more = true;
-              break;
-            }
-          }
+          chunk = nextReplyChunk(current.out, held, REPLY_BYTES);
         } catch (e) {
           open.delete(x.morsel); // not reused: its pair loop stopped mid-batch (the join fails anyway)
           throw e;
-        } finally {
-          held.free();
         }
+        const { batches: out, more } = chunk;
+        if (!more) end(x.morsel);
         // output may slice the morsel's own buffers: they are moved only once its output is complete
         const { wires, transfer } = encodeBatches(out, 'transfer', more ? current.buffers : undefined);
         return reply({ batches: wires, more, worker: env.workerIndex, morsel: x.morsel } satisfies StreamMorselReply, transfer);
