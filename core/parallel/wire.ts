@@ -161,43 +161,74 @@ function compactCopy<T extends ArrayBufferView>(view: T): T {
 }
 
 /**
- * The views of `d` cut to the rows it covers. A slice of a column (a morsel cut from a larger
- * batch, or every batch of a table built by slicing one column) keeps views that run to the end
- * of the whole column — and, for strings, all of its bytes — so copying them as they are would
- * copy the rest of the column with every morsel (measured: a 10M-row string probe in 64K-row
- * morsels copied ~12 GB and took 17 s instead of 1). Fixed-width values and validity bitmaps are
- * cut at the end; 32-bit offsets are cut and rebased with their bytes cut to the rows' range.
- * Other layouts (large offsets, views, unions, nested) are kept as they are, and so is a column
- * in shared memory (it crosses as it is).
+ * The views of `d` cut to the rows it covers, and the row offset they are read at. A slice of a
+ * column (a morsel cut from a larger batch, or every batch of a table built by slicing one column)
+ * keeps views that run to the end of the whole column — and, for strings, all of its bytes — so
+ * copying them as they are would copy the rest of the column with every morsel (measured: a
+ * 10M-row string probe in 64K-row morsels copied ~12 GB and took 17 s instead of 1). Fixed-width
+ * values are cut at the end; 32-bit offsets are cut and rebased with their bytes cut to the rows'
+ * range; bit-packed buffers (validity, booleans), which a slice keeps from bit 0 and reads at
+ * `d.offset`, are copied from the slice's first bit, so the wire's offset becomes 0. Other layouts
+ * (large offsets, views, unions, nested) are kept as they are, and so is a column in shared memory
+ * (it crosses as it is).
+ *
+ * A zero-length validity bitmap is what Arrow JS gives a column without NULLs: it is no reason to
+ * keep the other views whole (a bail-out on it once copied every string morsel's whole column).
  */
-function trimmedViews(d: Data): [ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined] {
-  const asIs: [ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined] = [d.valueOffsets ?? undefined, d.values ?? undefined, d.nullBitmap ?? undefined, d.typeIds ?? undefined];
+type Views = [ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined, ArrayBufferView | undefined];
+function trimmedViews(d: Data): { views: Views; offset: number } {
+  const asIs: Views = [d.valueOffsets ?? undefined, d.values ?? undefined, d.nullBitmap ?? undefined, d.typeIds ?? undefined];
+  const kept = { views: asIs, offset: d.offset };
   // shared memory crosses without a copy: nothing to save, and a rebased copy would not be shared
-  if (asIs.some((v) => v !== undefined && isShared(v))) return asIs;
-  // an empty view (or one whose buffer an earlier reply moved away: a NULL-padded side's cached
-  // empty column is in every output batch) has nothing to cut: encodeData replaces it
-  if (asIs.some((v) => v !== undefined && v.byteLength === 0)) return asIs;
-  const bitmap = d.nullBitmap && d.nullBitmap.byteLength > 0 ? d.nullBitmap.subarray(0, Math.min(d.nullBitmap.length, Math.ceil((d.offset + d.length) / 8))) : d.nullBitmap;
+  if (asIs.some((v) => v !== undefined && isShared(v))) return kept;
+  // an empty offsets/values view (or one whose buffer an earlier reply moved away: a NULL-padded
+  // side's cached empty column is in every output batch) has nothing to cut: encodeData replaces it
+  if ((asIs[0] !== undefined && asIs[0].byteLength === 0) || (asIs[1] !== undefined && asIs[1].byteLength === 0)) return kept;
+  const bitmap = d.nullBitmap && d.nullBitmap.byteLength > 0 ? bitsFrom(d.nullBitmap, d.offset, d.length) : d.nullBitmap ?? undefined;
   const id = d.type.typeId;
   const values = d.values as (ArrayBufferView & { length: number; subarray(a: number, b: number): ArrayBufferView }) | undefined;
   if ((id === Type.Utf8 || id === Type.Binary) && d.valueOffsets !== undefined && d.valueOffsets !== null && values !== undefined) {
     const offs = (d.valueOffsets as Int32Array).subarray(0, d.length + 1);
     const start = offs[0]!;
-    const rebased = start === 0 ? offs : offs.map((o) => o - start);
-    return [rebased, values.subarray(start, offs[d.length]!), bitmap ?? undefined, undefined];
+    const rebased = start === 0 ? offs : rebase(offs, start);
+    return { views: [rebased, values.subarray(start, offs[d.length]!), bitmap, undefined], offset: 0 };
   }
-  if (isFixedWidth(id) && values !== undefined) return [undefined, values.subarray(0, Math.min(values.length, d.length * d.stride)), bitmap ?? undefined, undefined];
-  if (id === Type.Bool && values !== undefined) return [undefined, values.subarray(0, Math.min(values.length, Math.ceil((d.offset + d.length) / 8))), bitmap ?? undefined, undefined];
-  return asIs;
+  if (isFixedWidth(id) && values !== undefined) return { views: [undefined, values.subarray(0, Math.min(values.length, d.length * d.stride)), bitmap, undefined], offset: 0 };
+  if (id === Type.Bool && values !== undefined) return { views: [undefined, bitsFrom(values as Uint8Array, d.offset, d.length), bitmap, undefined], offset: 0 };
+  return kept;
+}
+
+/** `offs` minus `start`, in a new array. */
+function rebase(offs: Int32Array, start: number): Int32Array {
+  const out = new Int32Array(offs.length);
+  for (let i = 0; i < offs.length; i++) out[i] = offs[i]! - start;
+  return out;
+}
+
+/** Bits [from, from + n) of `bits` from bit 0 of a new array (a view of `bits` when `from` is byte-aligned). */
+function bitsFrom(bits: Uint8Array, from: number, n: number): Uint8Array {
+  const first = from >>> 3;
+  const bytes = (n + 7) >>> 3;
+  const shift = from & 7;
+  if (shift === 0) return bits.subarray(first, Math.min(bits.length, first + bytes));
+  const out = new Uint8Array(bytes);
+  const last = bits.length - 1;
+  for (let i = 0, j = first; i < bytes; i++, j++) {
+    const lo = bits[j]! >>> shift;
+    const hi = j < last ? (bits[j + 1]! << (8 - shift)) & 0xff : 0;
+    out[i] = lo | hi;
+  }
+  return out;
 }
 
 function encodeData(d: Data, visit: <T extends ArrayBufferView>(v: T) => T): DataWire {
   // an empty view is replaced by a fresh one: cloning it would copy whatever buffer it points into
-  const buffers: Buffer[] = trimmedViews(d).map((b) =>
+  const { views, offset } = trimmedViews(d);
+  const buffers: Buffer[] = views.map((b) =>
     b === undefined || b === null ? undefined : b.byteLength === 0 ? new (b.constructor as new (n: number) => ArrayBufferView)(0) : visit(b),
   );
   return {
-    offset: d.offset,
+    offset,
     length: d.length,
     nullCount: d.nullCount,
     buffers,
