@@ -87,12 +87,20 @@ interface DropCount {
   dropped: number;
 }
 
-function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null, count: DropCount): Generator<RecordBatch> {
+/**
+ * The morsel's output: each batch through the row test, then the probe. `inputBuffers` collects
+ * the buffers of every batch probed — a batch the row test cut is new memory, and output slices
+ * point into it as they do into the decoded input, so a reply with more to come must not move it.
+ */
+function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null, count: DropCount, inputBuffers: Set<ArrayBufferLike>): Generator<RecordBatch> {
+  for (const b of batches) for (const buffer of buffersOf([b])) inputBuffers.add(buffer);
   for (const b of batches) {
     const rows = rowTest === null ? null : rowTest.selectRows(b);
     if (rows !== null) count.dropped += b.numRows - rows.length;
     if (rows !== null && rows.length === 0) continue;
-    yield* probe.probeBatch(rows === null ? b : takeRows(b, rows));
+    const probed = rows === null ? b : takeRows(b, rows);
+    if (probed !== b) for (const buffer of buffersOf([probed])) inputBuffers.add(buffer);
+    yield* probe.probeBatch(probed);
   }
 }
 
@@ -202,8 +210,9 @@ export const probeTask: WorkerTask = {
           }
           const probe = takeProbe();
           probeOf.set(x.morsel, probe);
-          open.set(x.morsel, probeAll(probe, batches, test, drops));
-          morselBuffers.set(x.morsel, buffersOf(batches));
+          const inputBuffers = new Set<ArrayBufferLike>();
+          morselBuffers.set(x.morsel, inputBuffers);
+          open.set(x.morsel, probeAll(probe, batches, test, drops, inputBuffers));
         }
         const current = open.get(x.morsel);
         if (current === undefined) throw new Error(`hash-join.probe: no morsel ${x.morsel} to continue`);
