@@ -21,6 +21,7 @@ import { SpillManager } from './core/memory/spill.ts';
 import type { ScanMetrics } from './core/metrics.ts';
 import type { AggregateSpec } from './core/aggregate.ts';
 import { hashAggregate } from './operators/aggregate/hash-aggregate.ts';
+import { ParallelSort } from './operators/sort/parallel.ts';
 import { bindSort, newSortMetrics, parseSortKeys, sortScan, type SortKey, type SortMetrics } from './operators/sort/sort.ts';
 
 /** The built-in extensions, in load order. */
@@ -54,6 +55,13 @@ export interface SortRunMetrics {
   /** Runs spilled and merged, bytes spilled, output batches (operators/sort/sort.ts). */
   sort: SortMetrics;
   memory: MemoryMetrics;
+  /**
+   * Where the sort ran: the workers' count when its runs were sorted on them (the merge runs on
+   * the calling thread), `1`, or `1 (why)` when there were workers but the input is below
+   * `parallel.minProbeRows`. `parallelSort` describes the runs when it ran on workers.
+   */
+  threads: string;
+  parallelSort?: string;
 }
 
 export interface SortStream {
@@ -99,7 +107,9 @@ export class Engine extends CoreEngine {
    * The rows of `input` ordered by `keys`, as a stream of `batchSize` batches (config). Under
    * `memoryLimit` the sort spills sorted runs and merges them (operators/sort/sort.ts), so the
    * stream can be far larger than the limit; its spill directory is removed when the stream ends,
-   * fails or is stopped. Keys are checked against the input's schema before any row is read.
+   * fails or is stopped. Keys are checked against the input's schema before any row is read. With
+   * `threads` > 1 the runs are sorted on the worker threads (operators/sort/parallel.ts) and merged
+   * here, in input order: the same rows in the same order as on one thread.
    */
   async sortStream(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<SortStream> {
     const scan = await this.openInput(input, 'input');
@@ -116,14 +126,23 @@ export class Engine extends CoreEngine {
       scan: scan.metrics,
       sort,
       memory: { limit: pool.limit, limitSource: pool.limitSource ?? 'memoryLimit', peakReservedBytes: 0 },
+      threads: '1',
     };
+    // on the worker threads when there are some and the input is large enough (the joins'
+    // threshold, parallel.minProbeRows: below it a pool's start-up costs more than the sort)
+    const workers = this.workers();
+    const min = this.config['parallel.minProbeRows'];
+    if (workers !== null) metrics.threads = scan.numRows >= min ? String(workers.size) : `1 (input of ${scan.numRows} rows, below parallel.minProbeRows=${min})`;
+    const onWorkers = workers !== null && scan.numRows >= min ? workers : null;
     async function* run(): AsyncIterable<RecordBatch> {
       const started = performance.now();
       const spill = new SpillManager();
       // the batch between the sort and the consumer, as in Engine.stream
       const inFlight = pool.reservation('sort output batch');
+      const sortOptions = { pool, batchSize, signal: options.signal, metrics: sort, spill };
+      const parallel = onWorkers === null ? null : new ParallelSort(scan, sortKeys, { ...sortOptions, workers: onWorkers });
       try {
-        for await (const b of sortScan(scan, sortKeys, { pool, batchSize, signal: options.signal, metrics: sort, spill })) {
+        for await (const b of parallel?.batches() ?? sortScan(scan, sortKeys, sortOptions)) {
           inFlight.resize(heldBatchBytes(b));
           if ((sort.outputBatches & HEAP_CHECK_MASK) === 0) pool.checkHeap('sort output');
           metrics.rows += b.numRows;
@@ -131,6 +150,10 @@ export class Engine extends CoreEngine {
         }
       } finally {
         inFlight.free();
+        if (parallel !== null) {
+          await parallel.close(); // a consumer that stopped early: the runs still held, the session
+          metrics.parallelSort = parallel.describe();
+        }
         metrics.elapsedMs = performance.now() - started;
         metrics.memory.peakReservedBytes = pool.peak;
         await spill.close();

@@ -73,6 +73,23 @@ describe('joinlab sort INPUT --by … --out', () => {
     expect(spillDirs()).toEqual([]);
   });
 
+  it('threads=2: the runs are sorted on the workers, in memory and past the memory limit, and the order is the same', async () => {
+    const want = await duck.query('SELECT rid FROM t ORDER BY "k_utf8" DESC NULLS FIRST, "k_int32" ASC NULLS LAST, rid');
+    for (const limit of ['1GB', '1000000']) {
+      const out = join(dir, `sorted-threads-${limit}.arrow`);
+      const r = await run('sort', IN, '--by', 'k_utf8 desc nulls first, k_int32, rid', '--set', 'threads=2', '--set', 'parallel.minProbeRows=0', '--set', `memoryLimit=${limit}`, '--set', 'batchSize=300', '--out', out, '--json');
+      expect(r.stderr, limit).toBe('');
+      expect(r.code).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect([report.rows, report.threads], limit).toEqual([N, '2']);
+      expect(report.parallelSort, limit).toMatch(limit === '1GB' ? /runs on 2 workers, merged in memory/ : /spilled past the memory limit/);
+      const got = await readTable(out);
+      expect(Array.from(got.getChild('rid')!.toArray() as Int32Array).join(), limit).toBe(Array.from(want.getChild('rid')!.toArray() as Int32Array).join());
+      rmSync(out);
+    }
+    expect(spillDirs()).toEqual([]);
+  });
+
   it('without --out: a summary line and the first rows', async () => {
     const r = await run('sort', IN, '--by', 'rid desc', '--set', 'memoryLimit=400KB', '--set', 'batchSize=500');
     expect(r.stderr).toBe('');

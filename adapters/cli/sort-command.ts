@@ -46,6 +46,8 @@ export async function runSortCommand(opts: SortCommandOptions): Promise<void> {
       config: configReport(metrics.config),
       scan: scanReport(metrics.scan),
       sort: metrics.sort,
+      threads: metrics.threads,
+      ...(metrics.parallelSort !== undefined ? { parallelSort: metrics.parallelSort } : {}),
       memory: memoryReport(metrics.memory),
       ...(opts.out ? { out: opts.out } : {}),
     };
@@ -57,6 +59,7 @@ export async function runSortCommand(opts: SortCommandOptions): Promise<void> {
     s.runsSpilled === 0
       ? 'in memory'
       : `${s.runsSpilled} runs spilled, ${s.bytesSpilled} bytes; ${s.mergedRuns > 0 ? `${s.mergedRuns} intermediate merges, then ` : ''}a ${s.mergeFanIn}-way merge`;
-  process.stdout.write(`${metrics.rows} rows sorted in ${round(metrics.elapsedMs)} ms (${how})${opts.out ? ` -> ${opts.out}` : ''}\n`);
+  const threads = metrics.parallelSort !== undefined ? `; threads=${metrics.threads}: ${metrics.parallelSort}` : metrics.threads === '1' ? '' : `; threads=${metrics.threads}`;
+  process.stdout.write(`${metrics.rows} rows sorted in ${round(metrics.elapsedMs)} ms (${how}${threads})${opts.out ? ` -> ${opts.out}` : ''}\n`);
   if (head !== null && head.numRows > 0) process.stdout.write(`${preview(head, metrics.rows)}\n`);
 }

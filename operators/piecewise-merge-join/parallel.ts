@@ -94,7 +94,8 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
     // was pruned by the extreme key (or the input is empty) nothing is sorted, shared or started
     let first = await source.next();
     while (!first.done && !isDecodeMorsel(first.value) && first.value.numRows === 0) first = await source.next();
-    if (!first.done) {
+    if (first.done) m.details.threads = '1 (nothing to stream: the streamed input is empty or the extreme key pruned every container)';
+    else {
       const shareStarted = performance.now();
       const { side, shared } = a.buffered.share(plan.existence === null);
       buffered = side;

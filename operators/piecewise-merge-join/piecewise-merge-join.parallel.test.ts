@@ -136,7 +136,7 @@ describe('piecewise merge join on worker threads', () => {
     for (const type of ['inner', 'left', 'left-semi', 'left-anti'] as const) {
       const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0 })).join({ type, range: 'l.k < r.k' }, buffered, streamed);
       const m = r.metrics.operators.join!;
-      expect(m.details.threads, type).toBe('2');
+      expect(m.details.threads, type).toBe('1 (nothing to stream: the streamed input is empty or the extreme key pruned every container)');
       expect(r.metrics.scans.right.containersPruned, type).toBe(10);
       expect(m.details.bufferedSort, type).toMatch(/not needed/);
       expect(m.counters.morsels ?? 0, type).toBe(0);

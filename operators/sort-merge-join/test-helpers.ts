@@ -4,6 +4,7 @@
  * batch boundaries.
  */
 import * as arrow from 'apache-arrow';
+import { CancelledError } from '../../core/errors.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { Rng } from '../../core/random.ts';
 import type { Scan, ScanSortColumn } from '../../core/scan/scan.ts';
@@ -20,7 +21,8 @@ export function slicedScan(batches: readonly arrow.RecordBatch[], schema: arrow.
     sortedOn,
     async *batches(options = {}) {
       for (const b of batches) {
-        options.signal?.throwIfAborted();
+        // as the memory scan does: an abort is a CancelledError, whatever reason the signal carries
+        if (options.signal?.aborted) throw new CancelledError(`scan of memory:${name} cancelled`);
         if (options.columns === undefined) yield b;
         else yield projectBatch(b, options.columns);
       }
