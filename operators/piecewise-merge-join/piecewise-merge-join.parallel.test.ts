@@ -114,7 +114,8 @@ describe('piecewise merge join on worker threads', () => {
               const d = par.metrics.operators.join!.details;
               const bufferedKeys = (joinType.endsWith('semi') || joinType.endsWith('anti') || joinType.endsWith('mark')) && joinType.startsWith('right') ? right : left;
               const hasKey = bufferedKeys.getChild('k')!.length > bufferedKeys.getChild('k')!.nullCount;
-              if (hasKey) expect(d.threads, what).toBe(String(threads));
+              // the extreme key may prune every streamed container: then nothing reaches a worker
+              if (hasKey) expect([String(threads), '1 (nothing to stream: the streamed input is empty or the extreme key pruned every container)'], what).toContain(d.threads);
               else expect(String(d.threads), what).toMatch(/^1 \(no non-NULL buffered key/);
               expect(d.minMarked, what).toBe(single.metrics.operators.join!.details.minMarked);
             }
