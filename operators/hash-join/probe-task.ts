@@ -93,7 +93,7 @@ interface DropCount {
  * point into it as they do into the decoded input, so a reply with more to come must not move it.
  */
 function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null, count: DropCount, inputBuffers: Set<ArrayBufferLike>): Generator<RecordBatch> {
-  for (const b of batches) for (const buffer of buffersOf([b])) inputBuffers.add(buffer);
+  for (const buffer of buffersOf(batches)) inputBuffers.add(buffer);
   for (const b of batches) {
     const rows = rowTest === null ? null : rowTest.selectRows(b);
     if (rows !== null) count.dropped += b.numRows - rows.length;
