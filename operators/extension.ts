@@ -9,6 +9,7 @@ import { AutoJoin } from './auto-join/auto-join.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
 import { probeTask } from './hash-join/probe-task.ts';
 import { buildTask } from './hash-join/build-task.ts';
+import { concatTask } from './hash-join/concat-task.ts';
 import { NestedLoopJoin } from './nested-loop-join/nested-loop-join.ts';
 import { PiecewiseMergeJoin } from './piecewise-merge-join/piecewise-merge-join.ts';
 import { streamTask } from './piecewise-merge-join/stream-task.ts';
@@ -26,6 +27,7 @@ const extension: Extension = {
     // the parallel phases, run by worker threads (core/parallel/)
     registry.register(WORKER_TASK, probeTask);
     registry.register(WORKER_TASK, buildTask);
+    registry.register(WORKER_TASK, concatTask);
     registry.register(WORKER_TASK, streamTask);
     registry.register(WORKER_TASK, sortTask);
   },

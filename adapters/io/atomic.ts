@@ -102,16 +102,39 @@ function interrupted(path: string): CancelledError {
   return new CancelledError(`interrupted: ${path} was not written`);
 }
 
-/** Read a whole regular file; missing -> FileNotFoundError, a directory, FIFO, … -> CorruptFileError. */
-export async function readFileBytes(path: string, role = 'input'): Promise<Uint8Array> {
+/**
+ * Read a whole regular file; missing -> FileNotFoundError, a directory, FIFO, … -> CorruptFileError.
+ * `shared`: into a `SharedArrayBuffer` (at offset 0), read there directly — no extra copy — so
+ * that what is decoded as views of it (Arrow IPC) reaches worker threads without one.
+ */
+export async function readFileBytes(path: string, role = 'input', options: { readonly shared?: boolean } = {}): Promise<Uint8Array> {
   await assertRegularFile(path, role);
   try {
+    if (options.shared === true) return await readIntoShared(path);
     const buf = await readFile(path);
     return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   } catch (e) {
     const code = errnoCode(e);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new FileNotFoundError(path);
     throw e;
+  }
+}
+
+/** The file's bytes in shared memory; a file that changes size while read is read as it was stat'ed, up to EOF. */
+async function readIntoShared(path: string): Promise<Uint8Array> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const bytes = new Uint8Array(new SharedArrayBuffer(size));
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await fh.read(bytes, at, Math.min(size - at, 1 << 30), at);
+      if (bytesRead === 0) return bytes.subarray(0, at); // truncated meanwhile: what is there
+      at += bytesRead;
+    }
+    return bytes;
+  } finally {
+    await fh.close();
   }
 }
 

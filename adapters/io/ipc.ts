@@ -105,8 +105,12 @@ function withEmptyNames(table: Table): Table {
   return new Table(schema, batches);
 }
 
+/**
+ * The file as a Table whose buffers are views of one `SharedArrayBuffer` the file was read into:
+ * with `threads` > 1 its batches reach the workers without a copy (core/parallel/wire.ts).
+ */
 export async function readIpcFile(path: string): Promise<Table> {
-  return decodeIpc(await readFileBytes(path), path);
+  return decodeIpc(await readFileBytes(path, 'input', { shared: true }), path);
 }
 
 export interface IpcWriteOptions {

@@ -55,6 +55,13 @@ export interface ParquetRowGroupInfo {
 export interface DecodeOptions {
   /** Rows per decoded RecordBatch (default: all rows of the requested row groups, max 1M). */
   readonly batchSize?: number;
+  /**
+   * Decode into shared memory: the decoded Arrow bytes are copied out of the WebAssembly heap into
+   * a `SharedArrayBuffer` instead of an `ArrayBuffer` (the same one copy), so the batches reach
+   * worker threads without another (`readParquetFile` does this: a table read whole is a table a
+   * parallel join probes).
+   */
+  readonly shared?: boolean;
 }
 
 export interface DecodedRowGroups {
@@ -300,9 +307,9 @@ export class ParquetFileHandle {
     return [...tops].sort((a, b) => a - b);
   }
 
-  #decodeBytes(bytes: Uint8Array, rowGroups: number[] | undefined, batchSize: number): RecordBatch[] {
+  #decodeBytes(bytes: Uint8Array, rowGroups: number[] | undefined, batchSize: number, shared: boolean): RecordBatch[] {
     const wasm = readParquet(bytes, rowGroups ? { rowGroups, batchSize } : { batchSize });
-    const table = tableFromIPC(wasm.intoIPCStream());
+    const table = tableFromIPC(shared ? wasmIpcShared(wasm) : wasm.intoIPCStream());
     return table.batches.filter((b) => b.numRows > 0);
   }
 
@@ -357,7 +364,7 @@ export class ParquetFileHandle {
     }
     if (sub !== null) {
       try {
-        const batches = this.#decodeBytes(sub, undefined, batchSize);
+        const batches = this.#decodeBytes(sub, undefined, batchSize, options.shared === true);
         return { batches: this.#conform(batches, decoded), columns: decoded };
       } catch (e) {
         if (e instanceof UnsupportedTypeError || e instanceof CorruptFileError) throw e;
@@ -367,7 +374,7 @@ export class ParquetFileHandle {
     }
     this.#fallbacks++;
     try {
-      const batches = this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize);
+      const batches = this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize, options.shared === true);
       return { batches: this.#conform(batches, this.columnNames), columns: this.columnNames.slice() };
     } catch (e) {
       if (e instanceof CorruptFileError || e instanceof FileNotFoundError || e instanceof UnsupportedTypeError) throw e;
@@ -400,10 +407,21 @@ export interface ParquetReadOptions {
   readonly rowGroups?: readonly number[];
 }
 
-/** Read (part of) a Parquet file into an Arrow Table; columns come back in the requested order. */
+/**
+ * parquet-wasm's decoded table as IPC bytes in a `SharedArrayBuffer` (its binding returns a fresh
+ * `ArrayBuffer` copy of the WebAssembly heap; this copies that once more, a memcpy beside the decode).
+ */
+function wasmIpcShared(wasm: ReturnType<typeof readParquet>): Uint8Array {
+  const ipc = wasm.intoIPCStream();
+  const shared = new Uint8Array(new SharedArrayBuffer(ipc.byteLength));
+  shared.set(ipc);
+  return shared;
+}
+
+/** Read (part of) a Parquet file into an Arrow Table; columns come back in the requested order, their buffers in shared memory (`DecodeOptions.shared`). */
 export async function readParquetFile(path: string, options: ParquetReadOptions = {}): Promise<Table> {
   const h = await ParquetFileHandle.open(path);
   const rgs = options.rowGroups ?? h.rowGroups.map((_, i) => i);
-  const batches = await h.readRowGroups(rgs, options.columns, { batchSize: 1 << 16 });
+  const batches = await h.readRowGroups(rgs, options.columns, { batchSize: 1 << 16, shared: true });
   return batches.length > 0 ? new Table(batches) : new Table(h.schemaFor(options.columns));
 }

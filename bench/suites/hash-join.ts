@@ -6,6 +6,11 @@
  * counts (the probe side is `left`), with and without pushdown, and a string-key twin (`key-<n>`).
  * `--scale` shrinks or grows both sides.
  *
+ * joinlab's tables are put in shared memory once, at setup (`shareTable`, what `readTable` does for
+ * files): at `--threads` > 1 the workers then read the probe side where it is, as DuckDB's threads
+ * read its tables, instead of the calling thread copying every morsel to them (it makes no
+ * difference at one thread).
+ *
  * Both sides compute the same thing: DuckDB's `count(*), sum(b.bv)` reads only `bv` of the join
  * output, so joinlab's inner cases `select` only `bv` too (the join still materialises it for every
  * output row, and the fold below sums it); semi/anti output the probe side's single column.
@@ -16,6 +21,7 @@ import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
 import { float64Data, int64Data, int64Values, tableOf, uniformInts, utf8Digits } from '../../adapters/datagen/keys.ts';
 import type { Table } from 'apache-arrow';
+import { shareTable } from '../../core/parallel/wire.ts';
 
 const BATCH_ROWS = 65_536;
 
@@ -58,11 +64,12 @@ async function countAndSum(engine: Engine, spec: JoinSpecInput, left: Table, rig
 }
 
 export async function hashJoinCases(duck: DuckDBSession, scale: number, overrides: SuiteOverrides = {}): Promise<BenchCase[]> {
-  const d = hashJoinData(scale);
-  await duck.loadTable('hj_build', d.build);
-  await duck.loadTable('hj_probe', d.probe);
-  await duck.loadTable('hj_build_s', d.buildS);
-  await duck.loadTable('hj_probe_s', d.probeS);
+  const data = hashJoinData(scale);
+  await duck.loadTable('hj_build', data.build);
+  await duck.loadTable('hj_probe', data.probe);
+  await duck.loadTable('hj_build_s', data.buildS);
+  await duck.loadTable('hj_probe_s', data.probeS);
+  const d = { ...data, build: shareTable(data.build), probe: shareTable(data.probe), buildS: shareTable(data.buildS), probeS: shareTable(data.probeS) };
   const auto = await Engine.create(caseConfig({ join: 'hash', pushdown: 'auto' }, overrides));
   const none = await Engine.create(caseConfig({ join: 'hash', pushdown: 'none' }, overrides));
   const count = async (sql: string) => Number((await duck.queryRows(sql))[0]![0]);

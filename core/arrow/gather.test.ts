@@ -50,7 +50,8 @@ import {
   tableFromIPC,
   tableToIPC,
 } from 'apache-arrow';
-import type { Data, DataType } from 'apache-arrow';
+import { Data } from 'apache-arrow';
+import type { DataType } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Bitset } from '../bitset.ts';
 import { RowSource, boolData, concatBatches, gatherColumn, gatherColumns, makeRecordBatch, ungatherableReason } from './gather.ts';
@@ -284,6 +285,41 @@ describe('gatherColumn', () => {
     const multi = new RowSource([randomBatch(5, 12), randomBatch(5, 13)]);
     expect(() => gatherColumn(multi, 0, new Int32Array([10]), 0, 1)).toThrow(RangeError);
   });
+});
+
+describe('string gathers (values copied a word pair at a time, over-copying into padding)', () => {
+  // every length from 0 to 80 (inside the 8-byte loop, its tail, the `set` path past 64), values
+  // ending exactly at the end of their buffer (the last word cannot be read whole)
+  function stringsBatch(seed: number, binary: boolean): RecordBatch {
+    const r = rng(seed);
+    const values = Array.from({ length: 162 }, (_, i) => (i % 17 === 5 ? null : 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(3).slice(0, i % 81)));
+    for (let i = values.length - 1; i > 0; i--) {
+      const j = Math.floor(r() * (i + 1));
+      [values[i], values[j]] = [values[j]!, values[i]!];
+    }
+    values[values.length - 1] = 'abcde'; // the last value starts less than a word before the end
+    const type = binary ? new Binary() : new Utf8();
+    const data = vectorOf(type, binary ? values.map((v) => (v === null ? null : new TextEncoder().encode(v))) : values).data[0]!;
+    const offsets = data.valueOffsets as Int32Array;
+    const exact = (data.values as Uint8Array).slice(0, offsets[data.length]!); // no slack after the last value
+    const tight = new Data(type, 0, data.length, data.nullCount, [offsets, exact, data.nullBitmap] as never);
+    return makeRecordBatch(new Schema([new Field('s', type)]), [tight], data.length);
+  }
+  for (const binary of [false, true]) {
+    it(`${binary ? 'Binary' : 'Utf8'}: random, ascending and NULL-padded rows of one batch and of several`, () => {
+      const one = stringsBatch(41, binary);
+      const several = [stringsBatch(42, binary), stringsBatch(43, binary).slice(7, 150), stringsBatch(44, binary)];
+      for (const batches of [[one], several]) {
+        const src = new RowSource(batches);
+        const ascending = Int32Array.from({ length: src.numRows }, (_, i) => i).filter((i) => i % 3 !== 1);
+        for (const indices of [randomIndices(500, src.numRows, 45), ascending, Int32Array.from({ length: src.numRows }, (_, i) => src.numRows - 1 - i)]) {
+          const out = gatherColumn(src, 0, indices, 0, indices.length);
+          expectGathered(batches, 0, indices, out);
+          expect((out.values as Uint8Array).length).toBe((out.valueOffsets as Int32Array)[indices.length]);
+        }
+      }
+    });
+  }
 });
 
 // --- nested, interval, time and duration columns ----------------------------------------------

@@ -30,7 +30,7 @@ import { Bitset } from '../bitset.ts';
 import { UnsupportedTypeError } from '../errors.ts';
 import type { AllocationGuard } from './allocation-guard.ts';
 import type { RowLayout } from './row-layout.ts';
-import { copyBytes, VIEW_INLINE } from './views.ts';
+import { COPY_PADDING, copyBytesPadded, viewOf, VIEW_INLINE } from './views.ts';
 
 type Located = {
   /** Batch of each output row; `null` when the source has at most one batch. */
@@ -228,14 +228,20 @@ export function boolData(bits: Bitset | Uint8Array, start: number, count: number
   return makeData({ type: new Bool(), data: packed.bytes(), length: count, nullCount: 0 });
 }
 
-/** All rows of `batches` as one batch (dictionaries shared or merged as in `gatherColumn`). */
-export function concatBatches(batches: readonly RecordBatch[], schema: Schema): RecordBatch {
+/**
+ * All rows of `batches` as one batch (dictionaries shared or merged as in `gatherColumn`).
+ * `shared`: the block-copied columns are allocated in shared memory, so a caller that puts the
+ * result there (a hash join's build probed by worker threads) does not copy it a second time;
+ * columns the general gather produced are not (the caller's `shareBatch` copies only those).
+ */
+export function concatBatches(batches: readonly RecordBatch[], schema: Schema, options: { readonly shared?: boolean } = {}): RecordBatch {
   if (batches.length === 1) return batches[0]!;
   const src = new RowSource(batches, schema);
+  const shared = options.shared === true;
   let all: Int32Array | null = null;
   const columns = schema.fields.map((_, c) => {
     const parts = batches.map((b) => b.data.children[c]!);
-    const fast = concatFixedNoNulls(parts, src.numRows) ?? concatUtf8NoNulls(parts, src.numRows);
+    const fast = concatFixedNoNulls(parts, src.numRows, shared) ?? concatUtf8NoNulls(parts, src.numRows, shared);
     if (fast) return fast;
     if (all === null) {
       all = new Int32Array(src.numRows);
@@ -246,18 +252,23 @@ export function concatBatches(batches: readonly RecordBatch[], schema: Schema): 
   return makeRecordBatch(schema, columns, src.numRows);
 }
 
+/** `n` bytes, in shared memory when asked. */
+function bytesFor(n: number, shared: boolean): ArrayBufferLike {
+  return shared ? new SharedArrayBuffer(n) : new ArrayBuffer(n);
+}
+
 /**
  * Concatenation of a fixed-width column without NULLs (ints, floats, dates, timestamps,
  * decimals) as one block copy per batch; `null` for anything else (the general gather does it).
  */
-function concatFixedNoNulls(parts: readonly Data[], length: number): Data | null {
+function concatFixedNoNulls(parts: readonly Data[], length: number, shared: boolean): Data | null {
   const type = parts[0]!.type;
   const fixed = DataType.isInt(type) || DataType.isFloat(type) || DataType.isDate(type) || DataType.isTimestamp(type) || DataType.isDecimal(type);
   if (!fixed || parts.some((p) => p.nullCount !== 0 || !p.values || p.type.typeId !== type.typeId)) return null;
   const first = parts[0]!.values as Int32Array;
   const stride = parts[0]!.stride;
-  const Ctor = first.constructor as { new (n: number): Int32Array };
-  const out = new Ctor(length * stride);
+  const Ctor = first.constructor as { new (b: ArrayBufferLike): Int32Array; readonly BYTES_PER_ELEMENT: number };
+  const out = new Ctor(bytesFor(length * stride * Ctor.BYTES_PER_ELEMENT, shared));
   let at = 0;
   for (const p of parts) {
     const v = (p.values as Int32Array).subarray(0, p.length * stride);
@@ -272,15 +283,15 @@ function concatFixedNoNulls(parts: readonly Data[], length: number): Data | null
  * as one block copy and its offsets rebased in one pass, instead of a row-by-row gather (a 1M-row
  * string build side: ~50 ms -> a few). `null` for anything else, or past 2^31 bytes.
  */
-function concatUtf8NoNulls(parts: readonly Data[], length: number): Data | null {
+function concatUtf8NoNulls(parts: readonly Data[], length: number, shared: boolean): Data | null {
   const type = parts[0]!.type;
   if (!(type.typeId === Type.Utf8 || type.typeId === Type.Binary)) return null;
   if (parts.some((p) => p.nullCount !== 0 || !p.valueOffsets || !p.values || p.type.typeId !== type.typeId)) return null;
   let total = 0;
   for (const p of parts) total += p.valueOffsets![p.length]! - p.valueOffsets![0]!;
   if (total > 0x7fffffff) return null;
-  const data = new Uint8Array(total);
-  const offsets = new Int32Array(length + 1);
+  const data = new Uint8Array(bytesFor(total, shared));
+  const offsets = new Int32Array(bytesFor(4 * (length + 1), shared));
   let row = 0;
   let pos = 0;
   for (const p of parts) {
@@ -696,7 +707,9 @@ function gatherVariable(parts: readonly Data[], loc: Located, count: number, typ
   }
   if (!large && total > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), `with ${total} bytes in one output batch (use LargeUtf8/LargeBinary)`);
   activeGuard?.ensure(total, `gather of column '${name}'`);
-  const data = new Uint8Array(total);
+  const padded = new Uint8Array(total + COPY_PADDING);
+  const dv = new DataView(padded.buffer);
+  const views = vals.map(viewOf);
   const outOffsets = large ? new BigInt64Array(count + 1) : new Int32Array(count + 1);
   const ow = large ? new Int32Array(outOffsets.buffer) : (outOffsets as Int32Array);
   let pos = 0;
@@ -706,7 +719,8 @@ function gatherVariable(parts: readonly Data[], loc: Located, count: number, typ
       const b = batch === null ? 0 : batch[k]!;
       const s = offsetAt(offs[b]!, large, l);
       const size = offsetAt(offs[b]!, large, l + 1) - s;
-      copyBytes(vals[b]!, s, size, data, pos);
+      const src = vals[b]!;
+      copyBytesPadded(src, views[b]!, src.byteLength - 8, s, s + size, padded, dv, pos);
       pos += size;
     }
     if (large) {
@@ -714,13 +728,13 @@ function gatherVariable(parts: readonly Data[], loc: Located, count: number, typ
       ow[2 * k + 3] = Math.floor(pos / TWO_32);
     } else ow[k + 1] = pos;
   }
-  return { valueOffsets: outOffsets, data };
+  return { valueOffsets: outOffsets, data: padded.subarray(0, total) };
 }
 
 /**
- * The common case of `gatherVariable` — 32-bit offsets, one source batch — as two tight loops
- * with the copy inlined (a join's build side gathered at every output row: h2o's q3 spends most
- * of its time here).
+ * The common case of `gatherVariable` — 32-bit offsets, one source batch — as two tight loops,
+ * values copied a word pair at a time (`copyBytesPadded`; a join's build side gathered at every
+ * output row: h2o's q3 spends most of its time here).
  */
 function gatherVariableSingle(part: Data, local: Int32Array, count: number, type: DataType, name: string) {
   const offs = part.valueOffsets as Int32Array;
@@ -732,7 +746,10 @@ function gatherVariableSingle(part: Data, local: Int32Array, count: number, type
   }
   if (total > 0x7fffffff) throw new UnsupportedTypeError(name, String(type), `with ${total} bytes in one output batch (use LargeUtf8/LargeBinary)`);
   activeGuard?.ensure(total, `gather of column '${name}'`);
-  const data = new Uint8Array(total);
+  const padded = new Uint8Array(total + COPY_PADDING);
+  const dv = new DataView(padded.buffer);
+  const sv = viewOf(vals);
+  const lim = vals.byteLength - 8;
   const outOffsets = new Int32Array(count + 1);
   let pos = 0;
   for (let k = 0; k < count; k++) {
@@ -740,14 +757,12 @@ function gatherVariableSingle(part: Data, local: Int32Array, count: number, type
     if (l >= 0) {
       const s = offs[l]!;
       const e = offs[l + 1]!;
-      if (e - s > 64) {
-        data.set(vals.subarray(s, e), pos);
-        pos += e - s;
-      } else for (let j = s; j < e; j++) data[pos++] = vals[j]!;
+      copyBytesPadded(vals, sv, lim, s, e, padded, dv, pos);
+      pos += e - s;
     }
     outOffsets[k + 1] = pos;
   }
-  return { valueOffsets: outOffsets, data };
+  return { valueOffsets: outOffsets, data: padded.subarray(0, total) };
 }
 
 /** Utf8View/BinaryView: copy the 16-byte views, keep the data buffers (ids rebased per batch). */

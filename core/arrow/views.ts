@@ -8,7 +8,7 @@
  *
  * As everywhere in Arrow JS, `values` of a sliced Data already start at its row 0. Sizes are
  * trusted (input checks refuse a negative size or a view outside its buffers): this is a hot path.
- * `copyBytes` is the short-value copy these and the offsets-based gathers share.
+ * `copyBytes` is the short-value copy these share; `copyBytesPadded` the offsets-based gathers'.
  */
 import type { Data } from 'apache-arrow';
 
@@ -54,4 +54,38 @@ export function copyBytes(src: Uint8Array, from: number, size: number, dst: Uint
     return;
   }
   for (let k = 0; k < size; k++) dst[to + k] = src[from + k]!;
+}
+
+/**
+ * Bytes past the end of its output that `copyBytesPadded` may write: the gather allocates its
+ * output this much longer and hands out a view of the exact length.
+ */
+export const COPY_PADDING = 8;
+
+/**
+ * `src[s, e)` to `dst` at `p`, eight bytes at a time as two int32 words through DataViews: a
+ * value of up to 64 bytes costs one loop trip per 8 bytes instead of one per byte (a string
+ * gather of 6–9-byte values: ~19 -> ~12 ns a row, tmp micro-benchmark; h2o's id4–id6 are such).
+ * It over-copies up to 7 bytes past `dst[p + e - s]`: correct only when values are written at
+ * ascending positions (the next value overwrites the excess) into a `dst` with `COPY_PADDING`
+ * spare bytes. `lim` is `src.byteLength - 8`: a word is read only where it lies inside `src`;
+ * the last bytes of `src` go one at a time. Longer values are one `set` of a subarray.
+ */
+export function copyBytesPadded(src: Uint8Array, sv: DataView, lim: number, s: number, e: number, dst: Uint8Array, dv: DataView, p: number): void {
+  if (e - s > 64) {
+    dst.set(src.subarray(s, e), p);
+    return;
+  }
+  while (s < e && s <= lim) {
+    dv.setInt32(p, sv.getInt32(s, true), true);
+    dv.setInt32(p + 4, sv.getInt32(s + 4, true), true);
+    s += 8;
+    p += 8;
+  }
+  while (s < e) dst[p++] = src[s++]!;
+}
+
+/** A DataView over exactly `bytes` (what `copyBytesPadded` reads and writes through). */
+export function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

@@ -91,12 +91,15 @@ export function encodeBatches(
   return { wires, transfer: [...transfer] };
 }
 
-/** Every `ArrayBuffer` the batches' columns point into (not shared ones). */
+/**
+ * Every `ArrayBuffer` the batches' columns point into with data (not shared ones, nor the empty
+ * views Arrow JS gives a column without NULLs: the wire never moves or copies those).
+ */
 export function buffersOf(batches: readonly RecordBatch[]): Set<ArrayBufferLike> {
   const out = new Set<ArrayBufferLike>();
   const visit = (d: Data): void => {
-    for (const b of [d.valueOffsets, d.values, d.nullBitmap, d.typeIds]) if (b !== undefined && b !== null && !isShared(b)) out.add(b.buffer);
-    for (const v of d.variadicBuffers) if (!isShared(v)) out.add(v.buffer);
+    for (const b of [d.valueOffsets, d.values, d.nullBitmap, d.typeIds]) if (b !== undefined && b !== null && b.byteLength > 0 && !isShared(b)) out.add(b.buffer);
+    for (const v of d.variadicBuffers) if (v.byteLength > 0 && !isShared(v)) out.add(v.buffer);
     d.children.forEach(visit);
     d.dictionary?.data.forEach(visit);
   };

@@ -14,9 +14,11 @@
  * cannot grant it the partition keeps the columnar gather (slower, never an error).
  *
  * With `workers` (partitioned mode at `threads` > 1) the partitions' tables are built on the
- * worker pool, all at once (build-task.ts); the split by partition stays here.
+ * worker pool, all at once (build-task.ts); the split by partition stays here. With `concatOn`
+ * (collect-left at `threads` > 1, a build input of several batches in shared memory) the payload
+ * columns are concatenated on the workers while the table is built here (concat-task.ts).
  */
-import type { RecordBatch, Schema } from 'apache-arrow';
+import { makeData, RecordBatch, Schema, Struct } from 'apache-arrow';
 import { concatBatches, RowSource } from '../../core/arrow/gather.ts';
 import { RowLayout } from '../../core/arrow/row-layout.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
@@ -28,10 +30,12 @@ import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { groupRowsByPartition, partitionIds, TABLE_SEED, type PartitionGroups } from '../../core/keys/partition.ts';
 import { keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
-import { encodeBatch, encodeSchema, shareBatch } from '../../core/parallel/wire.ts';
+import type { OperatorMetrics } from '../../core/metrics.ts';
+import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import { takeRows } from '../memory-scan/memory-scan.ts';
 import { BUILD_TASK, type BuildTaskInit, type BuildTaskInput, type BuildTaskReply } from './build-task.ts';
+import { CONCAT_TASK, type ConcatTaskInit, type ConcatTaskInput, type ConcatTaskReply } from './concat-task.ts';
 
 export interface PartitionBuild {
   readonly index: number;
@@ -83,6 +87,13 @@ export interface BuildOptions {
    * `threads` > 1; the tables then are in shared memory, as `shared` asks.
    */
   readonly workers?: WorkerPool;
+  /**
+   * Collect-left with `threads` > 1: concatenate a build input of several batches in shared
+   * memory on these workers, a column each, while the table is built here (concat-task.ts).
+   */
+  readonly concatOn?: WorkerPool;
+  /** The join's metrics (`details.buildConcat` says where the build input was concatenated). */
+  readonly metrics?: OperatorMetrics;
   /** The build columns the output gathers (plan.ts `payload`), and whether to lay them out as rows. */
   readonly payload?: readonly number[];
   readonly payloadRows?: boolean;
@@ -139,6 +150,18 @@ function emptyPartition(index: number, o: BuildOptions): PartitionBuild {
 }
 
 function buildTable(index: number, batch: RecordBatch, o: BuildOptions): PartitionBuild {
+  return withRows(index, batch, indexKeys(batch, o), o);
+}
+
+/** A partition's keys, their hashes and its table. */
+interface IndexedKeys {
+  readonly keys: readonly KeyColumn[];
+  readonly hashes: Uint32Array;
+  readonly table: JoinHashTable;
+}
+
+/** The table over the key columns of `batch` (which may hold only those), reserved. */
+function indexKeys(batch: RecordBatch, o: BuildOptions): IndexedKeys {
   const keys = normalizeKeys(batch, o.keyColumns, o.kinds);
   const hashes = hashKeys(keys, TABLE_SEED);
   const input = { keys, hashes, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull, shared: o.shared === true };
@@ -151,6 +174,11 @@ function buildTable(index: number, batch: RecordBatch, o: BuildOptions): Partiti
   o.reservation.grow(estimate + hashes.byteLength + keyBytes + batch.numRows + Math.ceil(batch.numRows / 8));
   const table = o.layout.build(input);
   o.reservation.resize(o.reservation.size - estimate + table.memoryBytes);
+  return { keys, hashes, table };
+}
+
+/** The partition over its rows `batch` (every column) and its indexed keys. */
+function withRows(index: number, batch: RecordBatch, { keys, hashes, table }: IndexedKeys, o: BuildOptions): PartitionBuild {
   const source = new RowSource([batch], o.schema);
   if (o.payloadRows === true && o.payload !== undefined) source.layout = payloadLayout(batch, o.payload, o);
   return { index, rows: batch.numRows, batch, source, keys, nullKeys: anyNullMask(keys), table, hashes, matched: new Bitset(batch.numRows) };
@@ -181,9 +209,16 @@ export async function buildPartitions(batches: readonly RecordBatch[], o: BuildO
   let pieces: (RecordBatch | null)[];
   if (rows === 0) pieces = new Array<null>(o.partitions).fill(null);
   else {
+    if (batches.length > 1 && o.partitions === 1 && o.concatOn !== undefined && buffersOf(batches).size === 0) {
+      if (o.metrics !== undefined) o.metrics.details.buildConcat = `${batches.length} batches: payload columns on ${o.concatOn.size} workers, keys and table on the calling thread`;
+      const part = await buildCollectLeftOnWorkers(batches, o, o.concatOn);
+      o.onBuilt?.(part);
+      return [part];
+    }
     let all = batches[0]!;
     if (batches.length > 1) {
-      all = concatBatches(batches, o.schema);
+      // for workers, in shared memory at once (shareBuild then copies only what is not there yet)
+      all = concatBatches(batches, o.schema, { shared: o.shared === true && o.partitions === 1 });
       swapReserved(o.reservation, batchByteSize(all), batches.reduce((n, b) => n + batchByteSize(b), 0));
     }
     if (o.partitions === 1) pieces = [all];
@@ -254,6 +289,48 @@ async function buildOnWorkers(pieces: readonly (RecordBatch | null)[], o: BuildO
   } finally {
     await session.close().catch(() => {});
   }
+}
+
+/**
+ * The collect-left build with its concatenation shared out (concat-task.ts): every payload
+ * column concatenated on a worker (one task per column, the batches' shared buffers read where
+ * they are) while this thread concatenates the key columns and builds the table over them; the
+ * partition's batch is then assembled from both, all in shared memory. The whole concatenation is
+ * reserved first, the input's bytes released once it exists, as `buildPartitions` does.
+ */
+async function buildCollectLeftOnWorkers(batches: readonly RecordBatch[], o: BuildOptions, workers: WorkerPool): Promise<PartitionBuild> {
+  const fields = o.schema.fields;
+  const keyIndices = [...new Set(o.keyColumns.map((name) => fields.findIndex((f) => f.name === name)))];
+  const rows = batches.reduce((n, b) => n + b.numRows, 0);
+  const inputBytes = batches.reduce((n, b) => n + batchByteSize(b), 0);
+  o.reservation.grow(inputBytes);
+  const session = await workers.open(CONCAT_TASK, { schema: encodeSchema(o.schema) } satisfies ConcatTaskInit);
+  try {
+    const pending = fields.map((_, c) =>
+      keyIndices.includes(c) ? null : (session.submit({ column: c, batches: batches.map((b) => encodeBatch(columnsOf(b, [c]), 'copy').wire) } satisfies ConcatTaskInput) as Promise<ConcatTaskReply>),
+    );
+    for (const p of pending) p?.catch(() => {}); // awaited below; not unhandled while the keys are built
+    const keyBatch = concatBatches(batches.map((b) => columnsOf(b, keyIndices)), columnsOf(batches[0]!, keyIndices).schema, { shared: true });
+    const indexed = indexKeys(keyBatch, o);
+    const children = await Promise.all(
+      pending.map(async (p, c) => {
+        if (p === null) return keyBatch.data.children[keyIndices.indexOf(c)]!;
+        return decodeBatch((await p).batch, columnsOf(batches[0]!, [c]).schema).data.children[0]!;
+      }),
+    );
+    if (o.signal?.aborted) throw o.signal.reason;
+    const batch = shareBatch(new RecordBatch(o.schema, makeData({ type: new Struct(fields), length: rows, nullCount: 0, children })));
+    o.reservation.resize(o.reservation.size - inputBytes + batchByteSize(batch) - inputBytes);
+    return withRows(0, batch, indexed, o);
+  } finally {
+    await session.close().catch(() => {});
+  }
+}
+
+/** Columns `indices` of `batch` as a batch of their own (zero-copy). */
+function columnsOf(batch: RecordBatch, indices: readonly number[]): RecordBatch {
+  const fields = indices.map((c) => batch.schema.fields[c]!);
+  return new RecordBatch(new Schema(fields, batch.schema.metadata), makeData({ type: new Struct(fields), length: batch.numRows, nullCount: 0, children: indices.map((c) => batch.data.children[c]!) }));
 }
 
 /** Resolves on a later turn of the event loop (after pending I/O and timers). */

@@ -88,6 +88,8 @@ export class HashJoin implements JoinAlgorithm {
         shared: parallel,
         // partitioned: the partitions' tables are built on the workers too (build-task.ts)
         ...(parallel && plan.partitions > 1 ? { workers: workers! } : {}),
+        // collect-left: a build of several batches in shared memory is concatenated there too
+        ...(parallel && plan.partitions === 1 && buildScan.numRows >= ctx.config['parallel.minProbeRows'] ? { concatOn: workers!, metrics: m } : {}),
         payload: plan.payload,
         payloadRows: plan.payloadRows,
       });

@@ -97,6 +97,9 @@ describe('hash join on worker threads', () => {
     expect(compareResults(plain.table, shared.table).equal).toBe(true);
     expect(plain.metrics.operators.join!.details.threads).toBe('2');
     expect(plain.metrics.operators.join!.counters.morsels).toBeGreaterThanOrEqual(1);
+    // the plain table's morsels were copied to the workers, the shared one's were not
+    expect(plain.metrics.operators.join!.counters.morselBytesCopied).toBeGreaterThan(n * 4);
+    expect(shared.metrics.operators.join!.counters.morselBytesCopied ?? 0).toBe(0);
   });
 
   it("the dynamic filter's row test runs on the workers (built-in filters and an extension's), dropping what the serial scan drops", async () => {
@@ -222,6 +225,29 @@ describe('hash join on worker threads', () => {
       expect(count(parallel.table), layout).toEqual(count(serial.table));
       expect(parallel.metrics.operators.join?.details.dynamicFilter).toBe(serial.metrics.operators.join?.details.dynamicFilter);
     }
+  });
+
+  it('collect-left: a build of several batches in shared memory is concatenated on the workers (payload) and here (keys), and the answer is the single-threaded one', async () => {
+    const space = caseSpace((await Engine.create()).registry, { algorithms: ['hash'] });
+    let onWorkers = 0;
+    for (let i = 0; i < 16; i++) {
+      const c = randomCase(space, SEED + 7, i);
+      const both = { left: shareTable(c.left), right: shareTable(c.right) };
+      for (const hashmap of ['chained', 'auto']) {
+        const config = { ...c.config, pushdown: 'auto', hashmap, 'hash.mode': 'collect-left', 'parallel.minProbeRows': 0 } as CaseConfig;
+        const single = await run(c, config, 1);
+        if (single === 'skip') continue;
+        const par = await (await engineFor({ ...config, threads: 2 })).join(toJoinSpec(c.spec), both.left, both.right);
+        const cmp = compareResults(par.table, single.table);
+        expect(cmp.equal, `case ${i} ${hashmap}\n${formatComparison(cmp)}`).toBe(true);
+        const concat = par.metrics.operators.join?.details.buildConcat;
+        if (concat !== undefined) {
+          expect(String(concat)).toMatch(/payload columns on 2 workers/);
+          onWorkers++;
+        }
+      }
+    }
+    expect(onWorkers).toBeGreaterThan(4);
   });
 
   it('a full join against an empty build side with a dictionary column: every worker reply encodes (the padded side is one cached empty column)', async () => {

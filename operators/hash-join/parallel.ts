@@ -10,8 +10,9 @@
  * The main thread reads the probe input — the scan prunes containers and applies the dynamic
  * filter as always — and hands each batch to the next free worker (`PoolSession.map`: at most two
  * per worker in flight, so a worker never waits for its next morsel while the main thread is
- * busy). A batch in shared memory (a table made with `shareTable`) crosses without a copy; any
- * other is copied once, into buffers of its own size. Workers answer with their output batches as
+ * busy). A batch in shared memory (a table read by `readTable`, or made with `shareTable`) crosses
+ * without a copy; any other is copied once, into buffers of its own size (`morselBytesCopied`
+ * counts them: the calling thread's copying competes with the workers for the cores). Workers answer with their output batches as
  * transferred buffers, which the main thread yields in the order they complete: output order
  * differs from the single-threaded join's (no join guarantees an order). Once the probe input is
  * exhausted, every worker's match bits are ORed into the main thread's partitions and the build
@@ -151,6 +152,8 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
           const piece = item.numRows <= MORSEL_ROWS ? item : item.slice(at, Math.min(item.numRows, at + MORSEL_ROWS));
           bump(m, 'morsels');
           const { wire, transfer } = encodeBatch(piece, 'copy');
+          // what the hand-over copied (0 for a table in shared memory: `readTable`, `shareTable`)
+          bump(m, 'morselBytesCopied', transfer.reduce((n, b) => n + b.byteLength, 0));
           const input: ProbeMorselInput = { morsel: morsel++, batch: wire, unfiltered };
           yield { input, transfer };
         }
