@@ -192,7 +192,7 @@ export class SortedBufferedSide {
     this.reservation.grow(bytes);
     let side: SortedBufferedSide;
     try {
-      const batches = this.source.batches.map(shareBatch);
+      const batches = this.source.batches.map((b) => shareBatch(b));
       side = new SortedBufferedSide(new RowSource(batches, this.source.schema), null, this.nonNull, this.extremeRow, this.firstRow, this.plan, this.reservation);
       side.#order = shareView(order);
       side.#keys = { key: shareKeyColumn(key), nums: nums === null ? null : shareView(nums) };
