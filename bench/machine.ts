@@ -11,8 +11,16 @@
  * than 2x, while one that mostly waits (`alu-latency`, one dependent chain; `random-read`, cache
  * misses over 64 MiB) still gains nearly 2x — which is how to tell SMT siblings from real cores.
  *
- * What it showed on the 2-vCPU VM this project is developed on is in README "Benchmarks": there
- * every kernel gains ~2x, so that machine's cores are not the limit of a 2-thread join's gain.
+ * `fresh-write` allocates a new 4 MiB buffer per step and writes a byte per cache line: the cost of
+ * memory the kernel has to map (and the allocator has to get from it), which a join's output is.
+ * glibc's malloc returns such blocks to the kernel as they are freed unless told otherwise
+ * (bin/tuned.mjs); run it both ways to see what that costs two threads:
+ *   npm run bench:machine
+ *   MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=17179869184 npm run bench:machine
+ *
+ * What it showed on the 2-vCPU VM this project is developed on is in README "Benchmarks": there the
+ * first three kernels gain ~2x (the cores are independent), and `fresh-write` collapses at two
+ * threads under glibc's defaults.
  */
 import { Worker } from 'node:worker_threads';
 import { Command } from 'commander';
@@ -38,6 +46,12 @@ function chunk() {
     for (let i = 0; i < 4e6; i++) a = (Math.imul(a, 1103515245) + 12345) | 0;
     return [4e6, a];
   }
+  if (kind === 'fresh-write') {
+    // a new 4 MiB buffer, one write per 64-byte line: what a join's output allocation costs
+    const a = new Uint8Array(1 << 22);
+    for (let i = 0; i < a.length; i += 64) a[i] = i;
+    return [(1 << 22) / 64, a[64]];
+  }
   let x = 1;
   for (let i = 0; i < 1e6; i++) { x = (Math.imul(x, 1103515245) + 12345) | 0; s += table[x >>> 8]; }
   return [1e6, s];
@@ -49,7 +63,7 @@ while (performance.now() - t0 < ms) { const [n, s] = chunk(); ops += n; check ^=
 parentPort.postMessage({ mops: ops / (performance.now() - t0) / 1e3, check });
 `;
 
-export const KERNELS = ['alu-throughput', 'alu-latency', 'random-read'] as const;
+export const KERNELS = ['alu-throughput', 'alu-latency', 'random-read', 'fresh-write'] as const;
 
 function runWorker(kind: string, ms: number): Promise<number> {
   return new Promise((resolve, reject) => {
