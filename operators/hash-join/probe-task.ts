@@ -72,10 +72,11 @@ export interface ProbeTaskInit {
   readonly rowTest: SharedRowTest | null;
 }
 
-/** A morsel to probe, or (no `batch`) the next chunk of the current one's output. */
+/** A morsel to probe, or (no `batches`) the next chunk of the current one's output. */
 export interface ProbeMorselInput {
   readonly morsel: number;
-  readonly batch?: BatchWire;
+  /** Consecutive probe batches, probed in order (several small ones make one morsel). */
+  readonly batches?: readonly BatchWire[];
   /** A container to decode here (`Scan.morsels`), instead of a batch. */
   readonly decode?: DecodeMorsel;
   /** The batch or container has not been through the row test yet (a morsel, not a scan batch). */
@@ -200,9 +201,9 @@ export const probeTask: WorkerTask = {
       async run(input) {
         const x = input as ProbeMorselInput;
         const test = x.unfiltered ? rowTest : null;
-        if (x.batch !== undefined || x.decode !== undefined) {
+        if (x.batches !== undefined || x.decode !== undefined) {
           let batches: readonly RecordBatch[];
-          if (x.batch !== undefined) batches = [decodeBatch(x.batch, probeSchema)];
+          if (x.batches !== undefined) batches = x.batches.map((w) => decodeBatch(w, probeSchema));
           else {
             // a container the scan handed out undecoded: decoded here, off the main thread
             const decoder = env.registry.resolve(SCAN_DECODER, x.decode!.decoder);
