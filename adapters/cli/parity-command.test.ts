@@ -6,6 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../composition.ts';
+import { isShared } from '../../core/parallel/wire.ts';
+import { caseSpace, randomCase } from '../datagen/random-cases.ts';
 import { isSqlCase, runParity } from './parity-command.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'joinlab-parity-'));
@@ -24,6 +27,22 @@ describe('joinlab parity', () => {
     expect(r.passed).toBe(40 - r.skipped);
     const last = out.lines.join('').trimEnd().split('\n').at(-1)!;
     expect(last).toMatch(/^\d+ passed, 0 failed(, \d+ skipped)?$/);
+  });
+
+  it('draws shared-memory inputs for about half the cases on worker threads, and only there', async () => {
+    const space = caseSpace((await Engine.create()).registry, { threads: [1, 2, 4] });
+    let parallel = 0;
+    let shared = 0;
+    for (let i = 0; i < 120; i++) {
+      const c = randomCase(space, 31, i);
+      if (c.config.threads > 1) parallel++;
+      if (c.sharedInputs !== true) continue;
+      shared++;
+      expect(c.config.threads).toBeGreaterThan(1);
+      for (const t of [c.left, c.right]) for (const b of t.batches) for (const d of b.data.children) if (d.values !== undefined && d.values.byteLength > 0) expect(isShared(d.values)).toBe(true);
+    }
+    expect(shared).toBeGreaterThan(parallel / 4);
+    expect(shared).toBeLessThan((parallel * 3) / 4);
   });
 
   it('draws a share of SQL cases, which pass with the features the planner claims', async () => {

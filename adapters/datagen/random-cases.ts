@@ -59,6 +59,7 @@ import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { TABLE_SEED } from '../../core/keys/partition.ts';
 import { bindJoin, type BoundJoin } from '../../core/plan.ts';
+import { shareTable } from '../../core/parallel/wire.ts';
 import { Rng } from '../../core/random.ts';
 import type { Registry, Slot, Strategy } from '../../core/registry/registry.ts';
 import { HASHMAP, JOIN, PUSHDOWN, PWMJ_SEARCH, SMJ_EXISTENCE } from '../../core/registry/slots.ts';
@@ -161,6 +162,8 @@ export interface JoinCase {
    * it throws UnsupportedJoinError and a runner counts it as skipped); null for a runnable case.
    */
   readonly unsupported: string | null;
+  /** The inputs are in shared memory (`shareTable`): drawn for half the cases with `threads` > 1. */
+  readonly sharedInputs?: boolean;
 }
 
 /** What cases are drawn from: strategy names (from a registry) and how to ask about support. */
@@ -509,8 +512,16 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     ...(d.smallEngineThresholds ? SMALL_ENGINE_THRESHOLDS : {}),
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
-  return { seed, index, left, right, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported };
+  // half the cases on worker threads read their inputs from shared memory, as tables read by
+  // `readTable` are: the workers then take the probe morsels where they are, and a collect-left
+  // build of several batches is concatenated on the workers (operators/hash-join/concat-task.ts)
+  const shared = config.threads > 1 && new Rng(caseSeed(seed, index) ^ SHARED_INPUT_STREAM).int(0, 1) === 1;
+  const inputs = shared ? { left: shareTable(left), right: shareTable(right) } : { left, right };
+  return { seed, index, ...inputs, leftBatch: d.leftBatch, rightBatch: d.rightBatch, spec, config, unsupported, sharedInputs: shared };
 }
+
+/** Mixed into a case's seed for its shared-input draw. */
+const SHARED_INPUT_STREAM = 0x54a_12ed;
 
 // ---------------------------------------------------------------------------------------------
 // random arithmetic filters
@@ -810,7 +821,7 @@ export function tableToJson(table: Table): { types: Record<string, string>; colu
 /** A case as text: spec, config and both tables as JSON (plus `extra` lines, e.g. the SQL). */
 export function describeCase(c: JoinCase, extra: Record<string, string> = {}): string {
   const lines = [
-    `case ${c.index} of seed ${c.seed} (${c.left.numRows} x ${c.right.numRows} rows, input batches ${c.leftBatch} / ${c.rightBatch})`,
+    `case ${c.index} of seed ${c.seed} (${c.left.numRows} x ${c.right.numRows} rows, input batches ${c.leftBatch} / ${c.rightBatch}${c.sharedInputs === true ? ', in shared memory' : ''})`,
     `spec:   ${JSON.stringify(c.spec)}`,
     `config: ${JSON.stringify(c.config)}`,
     `left:   ${JSON.stringify(tableToJson(c.left))}`,
