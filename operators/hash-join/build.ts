@@ -320,7 +320,8 @@ async function buildCollectLeftOnWorkers(batches: readonly RecordBatch[], o: Bui
     );
     if (o.signal?.aborted) throw o.signal.reason;
     const batch = shareBatch(new RecordBatch(o.schema, makeData({ type: new Struct(fields), length: rows, nullCount: 0, children })));
-    o.reservation.resize(o.reservation.size - inputBytes + batchByteSize(batch) - inputBytes);
+    o.reservation.shrink(inputBytes); // the estimate, replaced by the concatenation's own size
+    swapReserved(o.reservation, batchByteSize(batch), inputBytes);
     return withRows(0, batch, indexed, o);
   } finally {
     await session.close().catch(() => {});

@@ -35,7 +35,7 @@ import type { JoinContext } from '../../core/join-algorithm.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import { bump } from '../../core/metrics.ts';
-import { decodeBatch, encodeBatch, encodeSchema, shareBatch, shareKeyColumn, shareView, type BatchWire } from '../../core/parallel/wire.ts';
+import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch, shareKeyColumn, shareView, type BatchWire } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { isDecodeMorsel, type DynamicFilter, type Scan } from '../../core/scan/scan.ts';
@@ -78,8 +78,9 @@ export function requireShareable(layout: HashMapLayout): void {
 
 /**
  * Each partition in shared memory: rows, keys and NULL bytes copied there (their bytes reserved
- * first, the originals' released), the table restored over its shared state. Returns the main
- * thread's new partitions and what the workers' sessions open with.
+ * first, the originals' released), the table restored over its shared state. Rows the build put in
+ * shared memory already (a collect-left build, build.ts) are not copied, so not reserved again.
+ * Returns the main thread's new partitions and what the workers' sessions open with.
  */
 export function shareBuild(parts: readonly PartitionBuild[], layout: HashMapLayout, nullEqualsNull: boolean, reservation: Reservation): { parts: PartitionBuild[]; shared: SharedPartition[] } {
   const mainParts: PartitionBuild[] = [];
@@ -91,7 +92,8 @@ export function shareBuild(parts: readonly PartitionBuild[], layout: HashMapLayo
       continue;
     }
     const keyBytes = p.keys.reduce((n, k) => n + keyColumnBytes(k), 0);
-    const bytes = batchByteSize(p.batch) + keyBytes + (p.nullKeys?.byteLength ?? 0);
+    const rowBytes = buffersOf([p.batch]).size === 0 ? 0 : batchByteSize(p.batch);
+    const bytes = rowBytes + keyBytes + (p.nullKeys?.byteLength ?? 0);
     reservation.grow(bytes);
     const batch = shareBatch(p.batch);
     const keys = p.keys.map(shareKeyColumn);
