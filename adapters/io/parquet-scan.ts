@@ -137,6 +137,11 @@ export class ParquetScan implements Scan {
     return read.filter !== null && !mayContainAnyHash(read.filter, probe.hashes);
   }
 
+  /** The row groups' footer statistics (`Scan.containers`). */
+  containers(): readonly ContainerStats[] {
+    return this.#containers;
+  }
+
   static async open(path: string, options?: ParquetScanOptions): Promise<ParquetScan> {
     return new ParquetScan(await ParquetFileHandle.open(path), options);
   }

@@ -157,7 +157,9 @@ export function convertStats(
   if (!stats) return undefined;
   const nc = ti64(stats, 3);
   const nullCount = nc !== undefined && nc >= 0n ? Number(nc) : null;
-  if (nullCount !== null && nullCount === numRows) return { min: null, max: null, nullCount };
+  const dc = ti64(stats, 4);
+  const distinct = dc !== undefined && dc >= 0n ? { distinctCount: Number(dc) } : {};
+  if (nullCount !== null && nullCount === numRows) return { min: null, max: null, nullCount, ...distinct };
   const kind = statKindOf(arrow);
   if (kind === null) return undefined;
   let minB = tbytes(stats, 6);
@@ -174,7 +176,7 @@ export function convertStats(
     const min = decodeBound(kind, el, arrow, minB, false);
     const max = decodeBound(kind, el, arrow, maxB, true);
     if (min === undefined || max === undefined) return undefined;
-    return { min, max, nullCount };
+    return { min, max, nullCount, ...distinct };
   } catch (e) {
     if (e instanceof NeedsFallback) return undefined;
     throw e;

@@ -60,7 +60,18 @@ export interface StreamEngine {
   stream(spec: JoinSpecInput, left: JoinInput, right: JoinInput, options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<JoinStream>;
 }
 
-export type Leaf = { readonly kind: 'leaf'; readonly name: string; readonly table: string; readonly scan: Scan; readonly statics: SqlExpr[]; nullable: boolean; rel: Relation | null; target: PushdownTarget | null };
+export type Leaf = {
+  readonly kind: 'leaf';
+  readonly name: string;
+  readonly table: string;
+  readonly scan: Scan;
+  readonly statics: SqlExpr[];
+  nullable: boolean;
+  rel: Relation | null;
+  target: PushdownTarget | null;
+  /** Estimated rows after the static conjuncts (cardinality.ts), once estimated. */
+  estimate?: number;
+};
 export type JoinNode = {
   readonly kind: 'join';
   readonly type: JoinType | 'cross';
@@ -75,6 +86,13 @@ export type JoinNode = {
   post: SqlExpr[];
   /** Filled when it runs. */
   exec: JoinExec | null;
+  /** Estimated output rows (cardinality.ts), once estimated. */
+  estimate?: number;
+  /**
+   * Set on the root of a reordered region of inner joins (join-order.ts): its tables' names in
+   * the order the query wrote them, so `*` lists their columns in that order whatever the plan.
+   */
+  columnOrder?: readonly string[];
 };
 export type FromPlan = Leaf | JoinNode;
 
@@ -114,7 +132,7 @@ function leafColumns(leaf: Leaf): Visible[] {
 }
 
 /** Marks leaves on the NULL-padded side of an outer join above them. */
-function markNullable(p: FromPlan, nullable: boolean): void {
+export function markNullable(p: FromPlan, nullable: boolean): void {
   if (p.kind === 'leaf') {
     p.nullable = nullable;
     return;
@@ -168,23 +186,27 @@ function placeOnJoin(plan: FromPlan, c: SqlExpr, needs: ReadonlySet<string>): bo
   }
 }
 
+/** A leaf's static conjuncts as one scan predicate (rows and containers), or null when it has none. */
+export function leafPredicate(leaf: Leaf): ScanPredicate | null {
+  if (leaf.statics.length === 0) return null;
+  const shape = { columns: leafColumns(leaf) };
+  const parts: StaticConjunct[] = leaf.statics.map((sql) => ({
+    sql,
+    expr: toExpr(sql, shape, NO_COLUMNS),
+    column: (col) => {
+      const v = lookup(shape, col.names);
+      return v === null || v === 'ambiguous' ? null : v.out;
+    },
+  }));
+  return staticPredicate(parts, leaf.scan.schema, `WHERE on ${leaf.name}`);
+}
+
 /** Each leaf's relation: its scan behind its static predicate, inside a PushdownTarget. */
 function openLeaf(leaf: Leaf): Relation {
   const columns = leafColumns(leaf);
-  let scan = leaf.scan;
-  if (leaf.statics.length > 0) {
-    const shape = { columns };
-    const parts: StaticConjunct[] = leaf.statics.map((sql) => ({
-      sql,
-      expr: toExpr(sql, shape, NO_COLUMNS),
-      column: (col) => {
-        const v = lookup(shape, col.names);
-        return v === null || v === 'ambiguous' ? null : v.out;
-      },
-    }));
-    scan = new FilteredScan(scan, staticPredicate(parts, scan.schema, `WHERE on ${leaf.name}`));
-  }
-  const target = new PushdownTarget(scan, leaf.name, leaf.table);
+  const predicate = leafPredicate(leaf);
+  const scan = predicate === null ? leaf.scan : new FilteredScan(leaf.scan, predicate);
+  const target = new PushdownTarget(scan, leaf.name, leaf.table, leaf.estimate);
   leaf.target = target;
   const where = leaf.statics.length > 0;
   const rel: Relation = {
@@ -235,10 +257,21 @@ export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relati
   // IS NOT DISTINCT FROM keys only together (null-equals-null is per join); mixed: the residual
   if (nullSafe > 0 && nullSafe < keys.length) return notYet('a join mixing = and IS NOT DISTINCT FROM keys', plan.on?.at ?? null);
   const type: JoinType = plan.type === 'cross' ? 'inner' : plan.type;
-  return joinRelations(ctx, { type, keys, conds, nullEqualsNull: nullSafe > 0, merged, rowFilter: plan.post }, left, right, (exec) => {
+  const req: JoinRequest = { type, keys, conds, nullEqualsNull: nullSafe > 0, merged, rowFilter: plan.post, ...(plan.estimate !== undefined ? { estimate: plan.estimate } : {}) };
+  const rel = await joinRelations(ctx, req, left, right, (exec) => {
     plan.exec = exec;
     ctx.opened(exec);
   });
+  return plan.columnOrder === undefined ? rel : { ...rel, columns: inWrittenOrder(rel.columns, plan.columnOrder) };
+}
+
+/** `columns` stably sorted by their table's place in `order` (columns of no listed table last). */
+function inWrittenOrder(columns: readonly Visible[], order: readonly string[]): Visible[] {
+  const rank = (c: Visible): number => {
+    const i = order.indexOf(c.rel);
+    return i < 0 ? order.length : i;
+  };
+  return columns.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
 }
 
 export interface JoinRequest {
@@ -252,6 +285,8 @@ export interface JoinRequest {
   readonly merged: ReadonlySet<string>;
   /** Conditions on the join's OUTPUT, applied to its rows (WHERE above an outer join). */
   readonly rowFilter: readonly SqlExpr[];
+  /** The planner's estimate of the output rows (else: the larger input's, or the outer side's). */
+  readonly estimate?: number;
 }
 
 /** Runs one join of two relations as a stream, returning its output as a relation. */
@@ -313,7 +348,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
   }
   const routes = new Map<string, Route>();
   for (const c of kept) if (c.route !== null) routes.set(c.out, c.route);
-  const estimate = sides === 'left' ? left.input.numRows : sides === 'right' ? right.input.numRows : Math.max(left.input.numRows, right.input.numRows);
+  const estimate = req.estimate ?? (sides === 'left' ? left.input.numRows : sides === 'right' ? right.input.numRows : Math.max(left.input.numRows, right.input.numRows));
   const outShape = { columns: kept };
   const rowFilter = req.rowFilter.length === 0 ? null : rowPredicate(req.rowFilter, outShape, first.schema);
   const scan = new JoinStreamScan(first, open, `${type} join`, estimate, routes, rowFilter);

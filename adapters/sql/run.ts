@@ -27,7 +27,8 @@ import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
 import { withSteps, type ExplainNode } from './explain.ts';
-import { bindFrom, openTree, placeWhere, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
+import { bindFrom, openTree, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
+import { planFrom } from './join-order.ts';
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
@@ -147,8 +148,9 @@ class QueryRun {
   /** The FROM tree opened with WHERE placed, subquery conjuncts joined on top. */
   async open(plan: FromPlan, where: readonly SqlExpr[], ctes: Ctes) {
     const plain = where.filter((c) => !hasSubquery(c));
-    placeWhere(plan, plain);
-    let rel = await openTree(plan, this.tree);
+    const config = this.engine.config;
+    const planned = planFrom(plan, plain, { order: config['sql.joinOrder'], seed: config['sql.joinOrderSeed'] });
+    let rel = await openTree(planned, this.tree);
     const host: SubqueryHost = {
       tree: this.tree,
       run: (sq) => this.query(sq, ctes),

@@ -39,8 +39,18 @@ export class PushdownTarget extends ScanWrapper {
     readonly name: string,
     /** The table's name in the tables given. */
     readonly table: string,
+    /**
+     * The planner's estimate of the rows its static filter keeps (cardinality.ts): what the joins
+     * above compare (`hash.build: auto` builds the smaller side, workers start for large probes).
+     */
+    readonly estimate?: number,
   ) {
     super(inner);
+  }
+  /** The estimate when there is one (never 0 for a table with rows: 0 means empty), else the table's row count. */
+  override get numRows(): number {
+    const n = this.inner.numRows;
+    return this.estimate === undefined || n === 0 ? n : Math.max(1, Math.min(n, Math.round(this.estimate)));
   }
   /** Adds an upper join's filter (over this scan's column names); attaching one twice is a no-op. */
   attach(filter: DynamicFilter): void {

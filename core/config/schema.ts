@@ -132,6 +132,11 @@ export const configSchema = z
     threads: positiveInt.max(MAX_THREADS).default(DEFAULT_THREADS),
     // a probe input smaller than this (rows, by metadata) is probed on the calling thread
     'parallel.minProbeRows': nonNegativeInt.default(100_000),
+    // the SQL front end's join order (adapters/sql/join-order.ts): `cost` plans it from statistics
+    // over the join graph, `written` keeps the FROM clause's order, `random` draws a valid order
+    // (no cross product while the graph is connected) from `sql.joinOrderSeed`, for experiments
+    'sql.joinOrder': z.enum(['cost', 'written', 'random']).default('cost'),
+    'sql.joinOrderSeed': nonNegativeInt.default(0),
   })
   .strict();
 

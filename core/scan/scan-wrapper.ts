@@ -7,7 +7,7 @@
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { ScanMetrics } from '../metrics.ts';
-import type { Scan, ScanOptions, ScanSortColumn } from './scan.ts';
+import type { ContainerStats, Scan, ScanOptions, ScanSortColumn } from './scan.ts';
 
 export abstract class ScanWrapper implements Scan {
   constructor(readonly inner: Scan) {}
@@ -28,6 +28,10 @@ export abstract class ScanWrapper implements Scan {
   }
   get sortedOn(): readonly ScanSortColumn[] | undefined {
     return this.inner.sortedOn;
+  }
+  /** The inner scan's containers (a wrapper drops rows, so these still bound what it yields). */
+  containers(): readonly ContainerStats[] | undefined {
+    return this.inner.containers?.();
   }
   abstract batches(options?: ScanOptions): AsyncIterable<RecordBatch>;
 }

@@ -27,6 +27,12 @@ export interface ColumnStats {
   readonly max: StatValue | null;
   /** `null` when unknown. */
   readonly nullCount: number | null;
+  /**
+   * Distinct non-NULL values in the container, when its metadata says (a Parquet chunk's
+   * `distinct_count`: DuckDB writes it for dictionary-encoded chunks); absent when unknown. Only
+   * estimates are made from it (join planning), never a pruning decision.
+   */
+  readonly distinctCount?: number;
 }
 
 export interface ContainerStats {
@@ -168,6 +174,14 @@ export interface Scan {
    * decoded morsel's batches have exactly the requested columns (`options.columns`), in order.
    */
   morsels?(options?: ScanOptions): AsyncIterable<DecodeMorsel | RecordBatch>;
+  /**
+   * Every container's statistics, from metadata and without decoding anything the scan would not
+   * decode anyway (a Parquet footer; an in-memory batch's zone map), in scan order; absent when
+   * the scan cannot tell before it runs (a join's output). What a planner estimates rows and
+   * distinct counts from; `mayContain` over them says which containers a predicate would keep.
+   * `undefined` (or no method): unknown.
+   */
+  containers?(): readonly ContainerStats[] | undefined;
 }
 
 /**

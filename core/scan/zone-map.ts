@@ -297,6 +297,8 @@ function dictionaryStats(d: Data): ColumnStats | undefined {
 export function columnStatsOf(d: Data): ColumnStats | undefined {
   const t = d.type;
   if (DataType.isNull(t)) return { min: null, max: null, nullCount: d.length };
+  // no rows, or every row NULL: nothing to order (an all-NULL column may come without a values buffer)
+  if (d.length === 0 || d.nullCount === d.length) return { min: null, max: null, nullCount: d.length };
   if (DataType.isDictionary(t)) return dictionaryStats(d);
   const acc = flatStats(d, null, 0);
   if (acc === null) return undefined;

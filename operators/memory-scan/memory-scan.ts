@@ -33,7 +33,7 @@ import {
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import type { Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import type { ContainerStats, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
 import { resolveSortedOn, type SortColumnInput } from '../../core/scan/sort-order.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
 
@@ -134,6 +134,11 @@ export class MemoryScan implements Scan {
     this.numContainers = table.batches.length;
     this.#names = table.schema.fields.map((f) => f.name);
     this.sortedOn = resolveSortedOn(table.schema, options.sortedOn, this.source);
+  }
+
+  /** Each batch's zone map (`Scan.containers`; computed per column on first use, then cached). */
+  containers(): readonly ContainerStats[] {
+    return this.#batches.map((b, i) => zoneMapOf(b, i));
   }
 
   async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
