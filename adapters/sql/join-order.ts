@@ -25,10 +25,10 @@
  * single-table filters it implies are added for the scans (or-factor.ts: TPC-H q19).
  *
  * In the planned tree each join has the input with more estimated rows on the left and the other
- * on the right (the hash join builds the side with fewer estimated rows either way), every
- * condition sits at the lowest join holding all the atoms it names, and the region's root lists
- * the tables in their written order (`columnOrder`), so `SELECT *` shows the columns as the query
- * wrote them whatever the plan.
+ * on the right (the hash join builds the side with fewer estimated rows either way), and every
+ * condition sits at the lowest join holding all the atoms it names. Each table keeps its written
+ * position (`Leaf.position`), so `SELECT *` lists the columns as the query wrote them whatever the
+ * plan (relation.ts `writtenOrder`).
  */
 import type { SqlExpr } from '../../core/sql/ast.ts';
 import { Rng } from '../../core/random.ts';
@@ -54,6 +54,7 @@ export const DP_LIMIT = 12;
  * tree to open; its leaves are the given tree's.
  */
 export function planFrom(plan: FromPlan, where: readonly SqlExpr[], options: JoinOrderOptions): FromPlan {
+  leaves(plan).forEach((l, i) => (l.position = i)); // the written order, for `*` (relation.ts writtenOrder)
   markNullable(plan, false);
   const factored = where.flatMap(factorOr);
   const conds = [...factored, ...factored.flatMap((c) => impliedOnScans(c, plan))];
@@ -226,7 +227,7 @@ function planRegion(atoms: readonly FromPlan[], conds: readonly SqlExpr[], ctx: 
     parts.sort((a, b) => a.rows - b.rows);
     tree = parts.reduce((a, b) => join(a, b));
   }
-  return toPlan(tree, atoms, joinConds, atomConds, rootConds, scope.map((l) => l.name));
+  return toPlan(tree, atoms, joinConds, atomConds, rootConds);
 }
 
 function bitsOf(mask: number): number[] {
@@ -321,7 +322,7 @@ function randomTree(singles: readonly Sub[], connected: Connected, join: Joiner,
 }
 
 /** The planned region as a FROM tree, each condition at the lowest join holding every atom it names. */
-function toPlan(tree: Sub, atoms: readonly FromPlan[], joinConds: readonly { sql: SqlExpr; mask: number }[], atomConds: readonly SqlExpr[][], rootConds: readonly SqlExpr[], written: readonly string[]): FromPlan {
+function toPlan(tree: Sub, atoms: readonly FromPlan[], joinConds: readonly { sql: SqlExpr; mask: number }[], atomConds: readonly SqlExpr[][], rootConds: readonly SqlExpr[]): FromPlan {
   const placed = new Map<Sub, SqlExpr[]>();
   const lowest = (s: Sub, mask: number): Sub => {
     for (;;) {
@@ -348,7 +349,5 @@ function toPlan(tree: Sub, atoms: readonly FromPlan[], joinConds: readonly { sql
     const right = build(s.right!);
     return { kind: 'join', type: 'inner', left, right, on: null, using: null, natural: false, where: placed.get(s) ?? [], rels: new Set([...relsOf(left), ...relsOf(right)]), post: [], exec: null };
   };
-  const root = build(tree);
-  if (root.kind === 'join') root.columnOrder = written;
-  return root;
+  return build(tree);
 }

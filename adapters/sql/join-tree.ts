@@ -71,6 +71,8 @@ export type Leaf = {
   target: PushdownTarget | null;
   /** Estimated rows after the static conjuncts (cardinality.ts), once estimated. */
   estimate?: number;
+  /** Its place among the FROM clause's tables as written (set by the planner; `Visible.written`). */
+  position?: number;
 };
 export type JoinNode = {
   readonly kind: 'join';
@@ -88,11 +90,6 @@ export type JoinNode = {
   exec: JoinExec | null;
   /** Estimated output rows (cardinality.ts), once estimated. */
   estimate?: number;
-  /**
-   * Set on the root of a reordered region of inner joins (join-order.ts): its tables' names in
-   * the order the query wrote them, so `*` lists their columns in that order whatever the plan.
-   */
-  columnOrder?: readonly string[];
 };
 export type FromPlan = Leaf | JoinNode;
 
@@ -211,7 +208,7 @@ function openLeaf(leaf: Leaf): Relation {
   const where = leaf.statics.length > 0;
   const rel: Relation = {
     input: target,
-    columns: columns.map((c) => ({ ...c, route: { target, column: c.out } })),
+    columns: columns.map((c) => ({ ...c, route: { target, column: c.out }, ...(leaf.position !== undefined ? { written: leaf.position } : {}) })),
     rels: new Set([leaf.name]),
     coalescedUsing: false,
     describe: () => scanNode(leaf.name, leaf.table, target, where),
@@ -258,20 +255,10 @@ export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relati
   if (nullSafe > 0 && nullSafe < keys.length) return notYet('a join mixing = and IS NOT DISTINCT FROM keys', plan.on?.at ?? null);
   const type: JoinType = plan.type === 'cross' ? 'inner' : plan.type;
   const req: JoinRequest = { type, keys, conds, nullEqualsNull: nullSafe > 0, merged, rowFilter: plan.post, ...(plan.estimate !== undefined ? { estimate: plan.estimate } : {}) };
-  const rel = await joinRelations(ctx, req, left, right, (exec) => {
+  return joinRelations(ctx, req, left, right, (exec) => {
     plan.exec = exec;
     ctx.opened(exec);
   });
-  return plan.columnOrder === undefined ? rel : { ...rel, columns: inWrittenOrder(rel.columns, plan.columnOrder) };
-}
-
-/** `columns` stably sorted by their table's place in `order` (columns of no listed table last). */
-function inWrittenOrder(columns: readonly Visible[], order: readonly string[]): Visible[] {
-  const rank = (c: Visible): number => {
-    const i = order.indexOf(c.rel);
-    return i < 0 ? order.length : i;
-  };
-  return columns.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
 }
 
 export interface JoinRequest {

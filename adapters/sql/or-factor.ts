@@ -22,8 +22,19 @@
 import type { SqlExpr } from '../../core/sql/ast.ts';
 import { conjuncts } from './relation.ts';
 
-/** A structural key of `e`: equal for expressions that differ only in their source positions. */
-export function exprKey(e: unknown): string {
+const FLIPPED: Record<string, string> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=', 'IS DISTINCT FROM': 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM': 'IS NOT DISTINCT FROM' };
+
+/**
+ * A structural key of `e`: equal for expressions that differ only in their source positions or
+ * in the order of a comparison's operands (`a = b` and `b = a`, `a < b` and `b > a`).
+ */
+export function exprKey(e: SqlExpr): string {
+  if (e.kind === 'compare') {
+    const l = exprKey(e.left);
+    const r = exprKey(e.right);
+    return l <= r ? `(${l} ${e.op} ${r})` : `(${r} ${FLIPPED[e.op]} ${l})`;
+  }
+  if (e.kind === 'and' || e.kind === 'or') return `${e.kind}(${e.args.map(exprKey).join(',')})`;
   return JSON.stringify(e, (k, v: unknown) => (k === 'at' ? undefined : typeof v === 'bigint' ? `${v}n` : v));
 }
 

@@ -34,6 +34,18 @@ export interface Visible {
   readonly merged: boolean;
   /** The FROM table it comes from unchanged, when a filter on it may go to that table's scan. */
   readonly route: Route | null;
+  /**
+   * Its FROM table's place in the order the query wrote the tables (absent: a column no table
+   * has, e.g. a mark). The join planner may join tables in any order, and a join's output holds its
+   * left input's columns first; `*` lists columns in this order instead, as DuckDB does.
+   */
+  readonly written?: number;
+}
+
+/** `columns` stably sorted by their tables' written order (`Visible.written`; columns without one last). */
+export function writtenOrder(columns: readonly Visible[]): Visible[] {
+  const rank = (c: Visible): number => c.written ?? Number.MAX_SAFE_INTEGER;
+  return columns.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c) - rank(b.c) || a.i - b.i).map((x) => x.c);
 }
 
 export interface Relation {

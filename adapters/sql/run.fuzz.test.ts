@@ -2,7 +2,7 @@
  * Random SQL over random tables (adapters/datagen/random-sql.ts: join trees of 2–4 tables of every
  * join type, USING / NATURAL, comma joins with WHERE keys, single-table WHERE conjuncts, ORDER BY),
  * run by joinlab (`runSql`, what `Engine.sql` runs) and by DuckDB on the same tables, on random
- * batch sizes (1, 2, 8192). Every answer must equal DuckDB's as a multiset, and in ORDER BY order
+ * batch sizes (1, 2, 8192) and join orders (`sql.joinOrder` cost, random, written). Every answer must equal DuckDB's as a multiset, and in ORDER BY order
  * (the whole row for a total order, else the ORDER BY columns).
  *
  * Three cases in four use only the features the planner claims (CLAIMED_SQL_FEATURES): there an
@@ -38,7 +38,9 @@ describe('Engine.sql on random join trees against DuckDB', () => {
   it(`${CASES} random queries of 2–4 tables`, async () => {
     const rng = new Rng(Number(process.env.SQL_FUZZ_SEED ?? 20261202));
     let refused = 0;
-    const engines = await Promise.all([1, 2, 8192].map((batchSize) => Engine.create({ batchSize })));
+    // each batch size with each join order (sql.joinOrder: the planned, a random valid and the written one)
+    const orders = ['cost', 'random', 'written'] as const;
+    const engines = await Promise.all([1, 2, 8192].flatMap((batchSize) => orders.map((order, i) => Engine.create({ batchSize, 'sql.joinOrder': order, 'sql.joinOrderSeed': batchSize + i }))));
     for (let i = 0; i < CASES; i++) {
       const claimed = i % 4 !== 3;
       const c = drawSqlCase(rng, { features: claimed ? CLAIMED_SQL_FEATURES : EVERY });

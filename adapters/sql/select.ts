@@ -30,7 +30,7 @@ import { hashAggregate } from '../../operators/aggregate/hash-aggregate.ts';
 import { takeRows } from '../../operators/memory-scan/memory-scan.ts';
 import { isAggregateQuery, planAggregate } from './aggregate-query.ts';
 import { rowPredicate } from './join-tree.ts';
-import { NO_COLUMNS, notYet, resolveIn, toExpr, type Relation } from './relation.ts';
+import { NO_COLUMNS, notYet, resolveIn, toExpr, writtenOrder, type Relation, type Visible } from './relation.ts';
 
 export interface SelectEngine {
   sort(input: JoinInput, keys: readonly { column: string; descending: boolean; nullsFirst: boolean }[], options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<{ readonly table: Table }>;
@@ -128,7 +128,7 @@ function outputsOf(rel: Relation, items: readonly SelectItem[]): Output[] {
     const e = item.expr;
     if (e.kind === 'star') {
       if (rel.coalescedUsing && e.relation === null) notYet('* over a RIGHT / FULL join with USING (a coalesced column)', e.at);
-      const cols = rel.columns.filter((c) => (e.relation === null ? !c.merged && !c.name.startsWith(HIDDEN) : c.rel === e.relation));
+      const cols = starColumns(rel, e.relation);
       if (e.relation !== null && cols.length === 0) throw new MissingColumnError(`${e.relation}.*`, 'the query', [...rel.rels]);
       for (const c of cols) out.push({ kind: 'column', out: c.out, name: c.name });
     } else if (e.kind === 'column') {
@@ -141,11 +141,16 @@ function outputsOf(rel: Relation, items: readonly SelectItem[]): Output[] {
   return out;
 }
 
+/** The columns `*` (relation null) or `t.*` shows, in the order the query wrote its tables (relation.ts `writtenOrder`). */
+function starColumns(rel: Relation, relation: string | null): Visible[] {
+  return writtenOrder(rel.columns.filter((c) => (relation === null ? !c.merged && !c.name.startsWith(HIDDEN) : c.rel === relation)));
+}
+
 function outputNames(rel: Relation, items: readonly SelectItem[]): string[] {
   const names: string[] = [];
   for (const item of items) {
     const e = item.expr;
-    if (e.kind === 'star') for (const c of rel.columns.filter((c) => (e.relation === null ? !c.merged && !c.name.startsWith(HIDDEN) : c.rel === e.relation))) names.push(c.name);
+    if (e.kind === 'star') for (const c of starColumns(rel, e.relation)) names.push(c.name);
     else names.push(item.name ?? '?column?');
   }
   return names;
