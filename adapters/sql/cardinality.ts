@@ -9,8 +9,8 @@
  *   between the same two inputs are one composite key: each side's distinct keys are the product
  *   of its columns' NDVs, at most its table's rows (table-stats.ts). When one side is unique on the
  *   key (a primary key), the other side's keys are taken to be among its keys (a foreign key:
- *   containment), so the selectivity is 1 / the smaller NDV; otherwise 1 / the larger (the
- *   textbook independence formula). With NDVs from the base tables and rows after filters,
+ *   containment), so the selectivity is 1 / the unique side's NDV (both unique: the smaller);
+ *   otherwise 1 / the larger (the textbook formula). With NDVs from the base tables and rows after filters,
  *   `fact ⋈ filtered dimension` comes out as |fact| x (the dimension's kept share) — the
  *   foreign-key estimate — and `lineitem ⋈ orders` as |lineitem| even where the order keys'
  *   range makes `l_orderkey` look unique. A range comparison between the inputs keeps a third,
@@ -85,7 +85,8 @@ function keySide(cols: readonly ColumnSource[]): { ndv: number; unique: boolean 
 export function keySelectivity(pairs: readonly (readonly [ColumnSource, ColumnSource])[]): number {
   const a = keySide(pairs.map((p) => p[0]));
   const b = keySide(pairs.map((p) => p[1]));
-  const denominator = a.unique || b.unique ? Math.min(a.ndv, b.ndv) : Math.max(a.ndv, b.ndv);
+  // a unique side is a primary key the other side's keys are drawn from: |F| x |P_kept| / |P|
+  const denominator = a.unique && b.unique ? Math.min(a.ndv, b.ndv) : a.unique ? a.ndv : b.unique ? b.ndv : Math.max(a.ndv, b.ndv);
   return 1 / Math.max(1, denominator);
 }
 

@@ -11,7 +11,9 @@
  */
 import { formatExpr } from '../../core/expr/parse.ts';
 import type { Expr } from '../../core/expr/ast.ts';
+import type { SqlExpr } from '../../core/sql/ast.ts';
 import type { JoinType, KeyPair, RangePredicate } from '../../core/types.ts';
+import { sqlText } from './sql-text.ts';
 import type { JoinStreamScan, PushdownTarget } from './stream-scan.ts';
 
 /** What a join of the tree ran as (for --explain and the metrics). */
@@ -24,6 +26,8 @@ export interface JoinExec {
   readonly filter: Expr | null;
   readonly nullEqualsNull: boolean;
   readonly scan: JoinStreamScan;
+  /** The planner's estimate of its output rows (cardinality.ts), when it made one. */
+  readonly estimate?: number;
 }
 
 
@@ -33,14 +37,19 @@ export interface ExplainNode {
   readonly children: readonly ExplainNode[];
 }
 
-export function scanNode(name: string, table: string, target: PushdownTarget, where: boolean): ExplainNode {
+/** An estimate as a whole number of rows ('?' when there is none). */
+function estimated(n: number | undefined): string {
+  return n === undefined ? '?' : String(Math.round(n));
+}
+
+export function scanNode(name: string, table: string, target: PushdownTarget, statics: readonly SqlExpr[]): ExplainNode {
   const m = target.metrics;
   const details = [
     `source: ${target.source}`,
     `containers: ${m.containersTotal - m.containersPruned} of ${m.containersTotal} read (${m.containersPruned} pruned${m.containersPrunedByBloom > 0 ? `, ${m.containersPrunedByBloom} by Bloom filters` : ''})`,
-    `rows: ${m.rowsDecoded} decoded, ${m.rowsAfterFilter} after filters; ${m.elapsedMs.toFixed(1)} ms`,
+    `rows: ${m.rowsDecoded} decoded, ${m.rowsAfterFilter} after filters (estimated ${estimated(target.estimate)} of ${target.inner.numRows}); ${m.elapsedMs.toFixed(1)} ms`,
   ];
-  if (where) details.push('static filter: WHERE');
+  if (statics.length > 0) details.push(`static filter: ${statics.map(sqlText).join(' AND ')}`);
   if (target.published.length > 0) details.push(`dynamic filters: ${target.published.join('; ')}`);
   return { label: `SCAN ${table}${name !== table ? ` AS ${name}` : ''}`, details, children: [] };
 }
@@ -63,7 +72,7 @@ export function joinNode(exec: JoinExec, children: readonly ExplainNode[]): Expl
     parts.push(`pushdown: ${String(first.config.pushdown)}`);
     details.push(parts.join(', '));
     if (d.dynamicFilter !== undefined) details.push(`dynamic filter: ${String(d.dynamicFilter)}`);
-    details.push(`rows: ${rows}; ${ms.toFixed(1)} ms${runs.length > 1 ? ` over ${runs.length} runs` : ''}`);
+    details.push(`rows: ${rows} (estimated ${estimated(exec.estimate)}); ${ms.toFixed(1)} ms${runs.length > 1 ? ` over ${runs.length} runs` : ''}`);
   } else details.push('not run');
   if (exec.scan.rowFilter !== null) details.push('then: WHERE above the join');
   return { label: `${exec.type.toUpperCase().replace('-', ' ')} JOIN`, details, children };

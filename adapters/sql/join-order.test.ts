@@ -12,6 +12,7 @@ import type { SqlExpr } from '../../core/sql/ast.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
+import { formatExplain } from './explain.ts';
 import { bindFrom, leaves, type FromPlan } from './join-tree.ts';
 import { DP_LIMIT, planFrom, type JoinOrder } from './join-order.ts';
 import { exprKey } from './or-factor.ts';
@@ -168,5 +169,11 @@ describe('join order', () => {
       expect(leaves(p.right).map((l) => l.name)).not.toContain('t0');
       expect(leaves(p.left).map((l) => l.name)).toContain('t0');
     }
+    // --explain: estimated beside actual rows, each scan's static filter as text
+    const engine = await Engine.create({});
+    const text = formatExplain((await runSql(engine, sql, tables, { duck })).plan);
+    expect(text).toContain('static filter: t1.v1 < 5');
+    expect(text).toMatch(/rows: \d+ \(estimated \d+\); [\d.]+ ms/);
+    expect(text).toMatch(/rows: 5000 decoded, \d+ after filters \(estimated 5000 of 5000\)/);
   });
 });

@@ -205,13 +205,12 @@ function openLeaf(leaf: Leaf): Relation {
   const scan = predicate === null ? leaf.scan : new FilteredScan(leaf.scan, predicate);
   const target = new PushdownTarget(scan, leaf.name, leaf.table, leaf.estimate);
   leaf.target = target;
-  const where = leaf.statics.length > 0;
   const rel: Relation = {
     input: target,
     columns: columns.map((c) => ({ ...c, route: { target, column: c.out }, ...(leaf.position !== undefined ? { written: leaf.position } : {}) })),
     rels: new Set([leaf.name]),
     coalescedUsing: false,
-    describe: () => scanNode(leaf.name, leaf.table, target, where),
+    describe: () => scanNode(leaf.name, leaf.table, target, leaf.statics),
   };
   leaf.rel = rel;
   return rel;
@@ -348,7 +347,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
     ...req.keys.map((k) => `${named(left, k.left)} ${eq} ${named(right, k.right)}`),
     ...(useRange && range !== null ? [`${named(left, range.left)} ${range.op} ${named(right, range.right)} (range)`] : []),
   ];
-  const exec: JoinExec = { type, on, keys: req.keys, range: useRange ? range : null, filter: useRange ? filter : filterAll, nullEqualsNull: req.nullEqualsNull, scan };
+  const exec: JoinExec = { type, on, keys: req.keys, range: useRange ? range : null, filter: useRange ? filter : filterAll, nullEqualsNull: req.nullEqualsNull, scan, ...(req.estimate !== undefined ? { estimate: req.estimate } : {}) };
   done(exec);
   return {
     input: scan,

@@ -29,6 +29,7 @@ import { openScan } from '../io/open.ts';
 import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { planFrom } from './join-order.ts';
+import { sqlText } from './sql-text.ts';
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
@@ -46,7 +47,7 @@ export interface ScanReport {
   /** Its name in the query (alias). */
   readonly alias: string;
   readonly metrics: ScanMetrics;
-  /** Labels of the dynamic filters published into it (the join above it first), and of its WHERE. */
+  /** Labels of the dynamic filters published into it (the join above it first), then `where <its WHERE conjuncts>`. */
   readonly filters: readonly string[];
 }
 
@@ -192,7 +193,7 @@ class QueryRun {
     for (const plan of this.plans) {
       for (const leaf of leavesOf(plan)) {
         if (leaf.target === null) continue;
-        const statics = leaf.statics.length > 0 ? ['where'] : [];
+        const statics = leaf.statics.length > 0 ? [`where ${leaf.statics.map(sqlText).join(' AND ')}`] : [];
         out.push({ table: leaf.table, alias: leaf.name, metrics: leaf.target.metrics, filters: [...leaf.target.published, ...statics] });
       }
     }

@@ -1,0 +1,60 @@
+/**
+ * A SQL condition of the bound tree (core/sql/ast.ts) printed back as text, for `--explain` and
+ * the scan reports: the filters a scan received, as the query wrote them (`l_shipdate >=
+ * '1994-01-01'`), not an internal label. Display only — never parsed again, so it favours
+ * readability: an AND / OR nested in another is parenthesised, subqueries print as `(subquery)`.
+ */
+import { decimalText } from '../../core/expr/numeric-nodes.ts';
+import { quoteString } from '../../core/expr/sql.ts';
+import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
+
+function constantText(c: SqlConstant): string {
+  switch (c.type) {
+    case 'NULL':
+      return 'NULL';
+    case 'BOOLEAN':
+      return c.value ? 'TRUE' : 'FALSE';
+    case 'VARCHAR':
+      return quoteString(c.value);
+    case 'DECIMAL':
+      return decimalText(c.value, c.scale);
+    default:
+      return String(c.value);
+  }
+}
+
+/** `e` as SQL text (see the module comment). */
+export function sqlText(e: SqlExpr): string {
+  const inner = (x: SqlExpr): string => (x.kind === 'and' || x.kind === 'or' ? `(${sqlText(x)})` : sqlText(x));
+  switch (e.kind) {
+    case 'column':
+      return e.names.join('.');
+    case 'star':
+      return e.relation === null ? '*' : `${e.relation}.*`;
+    case 'constant':
+      return constantText(e.constant);
+    case 'compare':
+      return `${inner(e.left)} ${e.op} ${inner(e.right)}`;
+    case 'and':
+    case 'or':
+      return e.args.map(inner).join(e.kind === 'and' ? ' AND ' : ' OR ');
+    case 'not':
+      return `NOT ${inner(e.arg)}`;
+    case 'is-null':
+      return `${inner(e.arg)} IS ${e.negated ? 'NOT ' : ''}NULL`;
+    case 'in-list':
+      return `${inner(e.arg)} ${e.negated ? 'NOT ' : ''}IN (${e.list.map(sqlText).join(', ')})`;
+    case 'arith':
+      return e.args.length === 1 ? `-${inner(e.args[0]!)}` : `(${inner(e.args[0]!)} ${e.op} ${inner(e.args[1]!)})`;
+    case 'call':
+      return `${e.name}(${e.star ? '*' : `${e.distinct ? 'DISTINCT ' : ''}${e.args.map(sqlText).join(', ')}`})`;
+    case 'case':
+      return `CASE ${e.whens.map((w) => `WHEN ${sqlText(w.when)} THEN ${sqlText(w.then)}`).join(' ')}${e.otherwise === null ? '' : ` ELSE ${sqlText(e.otherwise)}`} END`;
+    case 'cast':
+      return `CAST(${sqlText(e.arg)} AS ${e.type})`;
+    case 'exists':
+      return `${e.negated ? 'NOT ' : ''}EXISTS (subquery)`;
+    case 'in-subquery':
+      return `${inner(e.arg)} ${e.negated ? 'NOT ' : ''}IN (subquery)`;
+  }
+}
