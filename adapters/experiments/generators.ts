@@ -10,7 +10,8 @@
  * parameters, the seed, the row-group size, the DuckDB version (its `hash()` may change between
  * versions) and `GENERATOR_VERSION` (bumped when the SQL below changes). Each file is written to
  * a temporary name and renamed, so an interrupted run never leaves a half-written file that a
- * later run would mistake for a cached one.
+ * later run would mistake for a cached one (adapters/datagen/cached-parquet.ts does both, for the
+ * SSB and TPC-H workloads too).
  *
  * The data sets (left is always the larger, probed side; right the build side):
  * - `star`: left `orders(order_id, customer_id, amount, status, order_date)`, sorted by
@@ -71,41 +72,16 @@
  * ORDER BY in the file it writes (`preserve_insertion_order`, on by default); were it not kept,
  * the join's row-by-row check would fail with a typed error, never a wrong answer.
  */
-import { existsSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ConfigError } from '../../core/errors.ts';
-import { quoteString } from '../../core/expr/sql.ts';
-import { writeFileAtomic } from '../io/atomic.ts';
-import { declareParquetSortOrder } from '../io/parquet.ts';
 import type { SortColumnInput } from '../../core/scan/sort-order.ts';
+import { cacheDir, defaultDataRoot, writeCachedTables, type GeneratedTables, type FileInfo } from '../datagen/cached-parquet.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
 import { GENERATOR_TABLES, type GeneratedDataSpec, type GeneratorParams } from './schema.ts';
 
+export { defaultDataRoot, duckdbVersion, parquetInfo, type FileInfo, type GeneratedTables } from '../datagen/cached-parquet.ts';
+
 /** Bump when the SQL of any generator changes, so old caches are not reused. */
 export const GENERATOR_VERSION = 2; // 2: files declare their order (sorting_columns)
-
-/** Default cache root: `os.tmpdir()/joinlab-data`. */
-export function defaultDataRoot(): string {
-  return join(tmpdir(), 'joinlab-data');
-}
-
-export interface FileInfo {
-  readonly path: string;
-  readonly rows: number;
-  readonly rowGroups: number;
-  readonly bytes: number;
-}
-
-/** Every table a generator wrote (by its name: `left`/`right`, or a schema's tables). */
-export interface GeneratedTables {
-  readonly dir: string;
-  readonly tables: Readonly<Record<string, FileInfo>>;
-  /** True when every file was already in the cache. */
-  readonly cached: boolean;
-}
 
 export interface GeneratedFiles {
   readonly dir: string;
@@ -324,39 +300,14 @@ function rangeSql(p: GeneratorParams['range'], seed: number): { left: string; ri
   };
 }
 
-/** Stable JSON (sorted keys), so the cache key does not depend on key order. */
-function stableJson(v: unknown): string {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(stableJson).join(',')}]`;
-  const o = v as Record<string, unknown>;
-  return `{${Object.keys(o)
-    .sort()
-    .map((k) => `${JSON.stringify(k)}:${stableJson(o[k])}`)
-    .join(',')}}`;
+/** The cache key of a data set (besides the row-group size and DuckDB's version, which cacheDir adds). */
+function cacheKey(spec: GeneratedDataSpec): unknown {
+  return { v: GENERATOR_VERSION, generator: spec.generator, params: spec.params, seed: spec.seed };
 }
 
 /** The cache directory of one data set: `<root>/<generator>-<16 hex digits>`. */
 export function dataDir(spec: GeneratedDataSpec, duckdbVersion: string, root = defaultDataRoot()): string {
-  const key = stableJson({
-    v: GENERATOR_VERSION,
-    generator: spec.generator,
-    params: spec.params,
-    seed: spec.seed,
-    rowGroupSize: spec.rowGroupSize,
-    duckdb: duckdbVersion,
-  });
-  return join(root, `${spec.generator}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`);
-}
-
-export async function duckdbVersion(duck: DuckDBSession): Promise<string> {
-  return String((await duck.queryRows('SELECT version()'))[0]![0]);
-}
-
-/** Row and row-group counts from the Parquet footer, plus the file size. */
-export async function parquetInfo(duck: DuckDBSession, path: string): Promise<FileInfo> {
-  const [row] = await duck.queryRows(`SELECT num_rows, num_row_groups FROM parquet_file_metadata(${quoteString(path)})`);
-  const st = await stat(path);
-  return { path, rows: Number(row![0]), rowGroups: Number(row![1]), bytes: st.size };
+  return cacheDir(spec.generator, cacheKey(spec), spec.rowGroupSize, duckdbVersion, root);
 }
 
 /**
@@ -364,28 +315,17 @@ export async function parquetInfo(duck: DuckDBSession, path: string): Promise<Fi
  * for each of `GENERATOR_TABLES[spec.generator]`. `root` defaults to `os.tmpdir()/joinlab-data`.
  */
 export async function generateTables(duck: DuckDBSession, spec: GeneratedDataSpec, options: { root?: string } = {}): Promise<GeneratedTables> {
-  const dir = dataDir(spec, await duckdbVersion(duck), options.root);
-  await mkdir(dir, { recursive: true });
-  const defs = generatorTables(spec);
-  let cached = true;
-  for (const [name, def] of Object.entries(defs)) {
-    const path = join(dir, `${name}.parquet`);
-    if (existsSync(path)) continue;
-    cached = false;
-    await writeFileAtomic(path, async (tmp) => {
-      await duck.run(`COPY (${def.sql}) TO ${quoteString(tmp)} (FORMAT parquet, ROW_GROUP_SIZE ${spec.rowGroupSize})`);
-      if (def.order.length > 0) await declareParquetSortOrder(tmp, def.order);
-    });
-  }
-  const meta = join(dir, 'meta.json');
-  if (!existsSync(meta)) {
-    const sql = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, def.sql]));
-    const text = `${JSON.stringify({ generator: spec.generator, params: spec.params, seed: spec.seed, rowGroupSize: spec.rowGroupSize, sql }, null, 2)}\n`;
-    await writeFileAtomic(meta, new TextEncoder().encode(text));
-  }
-  const tables: Record<string, FileInfo> = {};
-  for (const name of Object.keys(defs)) tables[name] = await parquetInfo(duck, join(dir, `${name}.parquet`));
-  return { dir, tables, cached };
+  return writeCachedTables(
+    duck,
+    {
+      name: spec.generator,
+      key: cacheKey(spec),
+      rowGroupSize: spec.rowGroupSize,
+      tables: generatorTables(spec),
+      meta: { generator: spec.generator, params: spec.params, seed: spec.seed },
+    },
+    { root: options.root },
+  );
 }
 
 /** Writes (or finds in the cache) the left and right Parquet files of a two-sided generated data set. */
