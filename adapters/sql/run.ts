@@ -135,14 +135,14 @@ class QueryRun {
       // SELECT without FROM: one row of no columns
       if (q.where !== null) notYet('WHERE without FROM', q.where.at);
       const rel = scanRelation(ONE_ROW, '', () => ({ label: 'ONE ROW (no FROM)', details: [], children: [] }));
-      const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool });
+      const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool, mentioned: this.tree.mentioned });
       return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
     }
     const plan = await this.bindFrom(q.from, ctes);
     this.plans.push(plan);
     const where = conjuncts(q.where);
     const rel = await this.open(plan, where, ctes);
-    const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool });
+    const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool, mentioned: this.tree.mentioned });
     return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
   }
 

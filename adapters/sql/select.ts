@@ -54,6 +54,20 @@ export interface SelectOutput {
 interface Options {
   readonly signal?: AbortSignal;
   readonly pool: MemoryPool;
+  /** SQL names the query mentions (run.ts `mentionedNames`); null or absent: every column is read. */
+  readonly mentioned?: ReadonlySet<string> | null;
+}
+
+/**
+ * The columns of `rel`'s scan the query can need: those it mentions by name (a scan then decodes
+ * only these — `SELECT count(*) FROM lineitem` reads one column, not sixteen); undefined: all.
+ */
+function readColumns(rel: Relation, mentioned: ReadonlySet<string> | null | undefined): string[] | undefined {
+  if (mentioned === null || mentioned === undefined) return undefined;
+  const fields = new Set(rel.input.schema.fields.map((f) => f.name));
+  const out = [...new Set(rel.columns.filter((c) => mentioned.has(c.name) && fields.has(c.out)).map((c) => c.out))];
+  if (out.length === 0) return fields.size > 0 ? [rel.input.schema.fields[0]!.name] : undefined;
+  return out;
 }
 
 /** A hidden column's name prefix (no SQL name starts with NUL). */
@@ -66,7 +80,8 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   const batchSize = engine.config.batchSize;
   let started = performance.now();
   let source = rel;
-  let rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal });
+  const columns = readColumns(rel, options.mentioned);
+  let rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal, ...(columns !== undefined ? { columns } : {}) });
   if (isAggregateQuery(q)) {
     const agg = planAggregate(rel, q);
     const input = project(rows, agg.inputItems, rel, 'aggregate input');
