@@ -80,7 +80,8 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   const batchSize = engine.config.batchSize;
   let started = performance.now();
   let source = rel;
-  const columns = readColumns(rel, options.mentioned);
+  // `*` (also the one an EXISTS subquery is run with, after the names were collected) reads all
+  const columns = q.select.some((s) => s.expr.kind === 'star') ? undefined : readColumns(rel, options.mentioned);
   let rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal, ...(columns !== undefined ? { columns } : {}) });
   if (isAggregateQuery(q)) {
     const agg = planAggregate(rel, q);
