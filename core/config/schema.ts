@@ -132,6 +132,9 @@ export const configSchema = z
     threads: positiveInt.max(MAX_THREADS).default(DEFAULT_THREADS),
     // a probe input smaller than this (rows, by metadata) is probed on the calling thread
     'parallel.minProbeRows': nonNegativeInt.default(100_000),
+    // what worker threads load: `bundle` the sources compiled ahead (core/parallel/worker-code.ts,
+    // falling back to `source` when that cannot be built), `source` the TypeScript through tsx
+    'parallel.workerCode': z.enum(['bundle', 'source']).default('bundle'),
   })
   .strict();
 
