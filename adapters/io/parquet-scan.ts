@@ -37,7 +37,7 @@ import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
 import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
-import type { ColumnStats, ContainerStats, DecodeMorsel, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import { rowsMaybeKept, type ColumnStats, type ContainerStats, type DecodeMorsel, type DynamicFilter, type Scan, type ScanOptions, type ScanPredicate, type ScanSortColumn } from '../../core/scan/scan.ts';
 import { PARQUET_DECODER, type ParquetMorsel } from './parquet-decoder.ts';
 import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
 
@@ -100,6 +100,11 @@ export class ParquetScan implements Scan {
     this.#runBytes = Math.max(1, options.runBytes ?? 32 * 1024 * 1024);
     this.#batchSize = options.batchSize;
     this.#containers = handle.rowGroups.map((rg) => new RowGroupContainer(rg));
+  }
+
+  /** Rows of the row groups whose footer statistics `filter` cannot rule out (Bloom filters not read). */
+  estimateRows(filter?: DynamicFilter): number {
+    return rowsMaybeKept(this.#containers, filter?.current() ?? null);
   }
 
   /**

@@ -130,8 +130,11 @@ export const configSchema = z
     memoryLimit: byteSize.default(Infinity),
     // worker threads for parallel execution (core/parallel/); 1 runs everything on the calling thread
     threads: positiveInt.max(MAX_THREADS).default(DEFAULT_THREADS),
-    // a probe input smaller than this (rows, by metadata) is probed on the calling thread
+    // work on fewer estimated rows than this runs on the calling thread, even when the worker
+    // pool is started already (core/parallel/threshold.ts)
     'parallel.minProbeRows': nonNegativeInt.default(100_000),
+    // work on fewer estimated rows than this does not start a worker pool that is not started yet
+    'parallel.minStartRows': nonNegativeInt.default(4_000_000),
     // what worker threads load: `bundle` the sources compiled ahead (core/parallel/worker-code.ts,
     // falling back to `source` when that cannot be built), `source` the TypeScript through tsx
     'parallel.workerCode': z.enum(['bundle', 'source']).default('bundle'),

@@ -7,7 +7,7 @@
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { ScanMetrics } from '../metrics.ts';
-import type { Scan, ScanOptions, ScanSortColumn } from './scan.ts';
+import { estimatedRows, type DynamicFilter, type Scan, type ScanOptions, type ScanSortColumn } from './scan.ts';
 
 export abstract class ScanWrapper implements Scan {
   constructor(readonly inner: Scan) {}
@@ -28,6 +28,10 @@ export abstract class ScanWrapper implements Scan {
   }
   get sortedOn(): readonly ScanSortColumn[] | undefined {
     return this.inner.sortedOn;
+  }
+  /** The inner scan's estimate (a wrapper that filters rows says more: FilteredScan). */
+  estimateRows(filter?: DynamicFilter): number {
+    return estimatedRows(this.inner, filter);
   }
   abstract batches(options?: ScanOptions): AsyncIterable<RecordBatch>;
 }

@@ -168,6 +168,25 @@ export interface Scan {
    * decoded morsel's batches have exactly the requested columns (`options.columns`), in order.
    */
   morsels?(options?: ScanOptions): AsyncIterable<DecodeMorsel | RecordBatch>;
+  /**
+   * Rows in the containers that `filter`'s current predicate (ANDed with any static predicate of
+   * the scan's own) cannot rule out by their statistics — nothing is decoded (optional; use
+   * `estimatedRows`, which falls back to `numRows`). An estimate for choosing how to run (whether
+   * worker threads repay their start, core/parallel/threshold.ts), never used to drop a row.
+   */
+  estimateRows?(filter?: DynamicFilter): number;
+}
+
+/** `scan.estimateRows(filter)`, or its metadata row count when it cannot say. */
+export function estimatedRows(scan: Scan, filter?: DynamicFilter): number {
+  return scan.estimateRows?.(filter) ?? scan.numRows;
+}
+
+/** Rows of the containers `predicate` may hold (all of them when there is none). */
+export function rowsMaybeKept(containers: readonly ContainerStats[], predicate: ScanPredicate | null): number {
+  let rows = 0;
+  for (const c of containers) if (predicate === null || predicate.mayContain(c)) rows += c.numRows;
+  return rows;
 }
 
 /**

@@ -33,7 +33,7 @@ import {
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import type { Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
+import { rowsMaybeKept, type DynamicFilter, type Scan, type ScanOptions, type ScanPredicate, type ScanSortColumn } from '../../core/scan/scan.ts';
 import { resolveSortedOn, type SortColumnInput } from '../../core/scan/sort-order.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
 
@@ -172,6 +172,12 @@ export class MemoryScan implements Scan {
     } finally {
       if (inScan) m.elapsedMs += performance.now() - t0;
     }
+  }
+
+  /** Rows of the batches whose zone maps `filter` cannot rule out (zone maps are computed once, cached). */
+  estimateRows(filter?: DynamicFilter): number {
+    const predicate = filter?.current() ?? null;
+    return predicate === null ? this.numRows : rowsMaybeKept(this.#batches.map((b, i) => zoneMapOf(b, i)), predicate);
   }
 
   /**
