@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findOrBuildWorkerCode, workerCode } from './worker-code.ts';
 
@@ -16,6 +16,7 @@ function writeExtension(version: number): string {
     file,
     `import { WORKER_TASK } from ${JSON.stringify(SLOTS)};\n` +
       `const version: number = ${version};\n` +
+      `export const here: string = import.meta.url;\n` +
       `export default { name: 'test.version', load(r: any) { r.register(WORKER_TASK, { name: 'test.version', description: 'v', open: () => ({ run: () => ({ value: 'version-' + version }), close: () => ({ value: null }) }) }); } };\n`,
   );
   return file;
@@ -33,6 +34,8 @@ describe('worker code compiled ahead', () => {
     if (first.kind !== 'bundle') return;
     expect(bundleText(first.url)).toContain('version-');
     expect(bundleText(first.url)).toMatch(/version = 1/);
+    // the module keeps its own URL in the bundle
+    expect(bundleText(first.url)).toContain(`here = ${JSON.stringify(pathToFileURL(ext).href)}`);
 
     const again = await findOrBuildWorkerCode([ext], dir, cache);
     expect(again).toEqual({ ...first, built: false, ms: expect.any(Number) });

@@ -41,6 +41,10 @@
  *
  * Error stacks: the bundle has a source map beside it (sources only, no text); the worker entry
  * enables source maps, so a bug's stack names the TypeScript file and line.
+ *
+ * Module URLs: `import.meta.url` in each compiled file is replaced by that file's own URL, so code
+ * that locates a file beside itself works as under tsx. A CommonJS extension's `__dirname` is not
+ * rewritten (it is undefined in the bundle): such an extension needs `parallel.workerCode: source`.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -240,7 +244,9 @@ async function build(entry: string, dir: string): Promise<string> {
             }
             const text = await readFile(args.path, 'utf8');
             inputs[args.path] = sha256(text);
-            return { contents: text, loader: LOADERS[extname(args.path)] ?? 'js', resolveDir: dirname(args.path) };
+            // each module keeps its own URL (a file it locates beside itself is still found)
+            const contents = text.replace(/\bimport\.meta\.url\b/g, JSON.stringify(pathToFileURL(args.path).href));
+            return { contents, loader: LOADERS[extname(args.path)] ?? 'js', resolveDir: dirname(args.path) };
           });
         },
       },
