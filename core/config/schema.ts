@@ -134,7 +134,7 @@ export const configSchema = z
     // pool is started already (core/parallel/threshold.ts)
     'parallel.minProbeRows': nonNegativeInt.default(100_000),
     // work on fewer estimated rows than this does not start a worker pool that is not started yet
-    'parallel.minStartRows': nonNegativeInt.default(10_000_000),
+    'parallel.minStartRows': nonNegativeInt.default(25_000_000),
     // what worker threads load: `bundle` the sources compiled ahead (core/parallel/worker-code.ts,
     // falling back to `source` when that cannot be built), `source` the TypeScript through tsx
     'parallel.workerCode': z.enum(['bundle', 'source']).default('bundle'),

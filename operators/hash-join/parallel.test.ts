@@ -99,7 +99,7 @@ describe('hash join on worker threads', () => {
     const small = await engine.join({ type: 'inner', on: 'k=k' }, probeSide, buildSide);
     expect(small.metrics.operators.join!.details.threads).toBe(`1 (probe input of ${n} estimated rows, below parallel.minProbeRows=100000)`);
     const mid = await (await engineFor({ ...config, pushdown: 'none' })).join({ type: 'inner', on: 'k=k' }, sorted(150_000), keys);
-    expect(mid.metrics.operators.join!.details.threads).toBe('1 (probe input of 150000 estimated rows, below parallel.minStartRows=10000000 to start the worker pool)');
+    expect(mid.metrics.operators.join!.details.threads).toBe('1 (probe input of 150000 estimated rows, below parallel.minStartRows=25000000 to start the worker pool)');
     // 150K rows by the static estimate, but the build's bounds [0, 27] leave one 10K-row container
     const pruned = await engine.join({ type: 'inner', on: 'k=k' }, sorted(150_000), keys);
     expect(pruned.metrics.operators.join!.details.threads).toBe('1 (probe input of 10000 estimated rows, below parallel.minProbeRows=100000)');
