@@ -17,6 +17,8 @@ import { heldBatchBytes } from './core/arrow/size.ts';
 import type { Config } from './core/config/schema.ts';
 import { Engine as CoreEngine, type EngineOptions, type EngineRuntime, type JoinInput, type MemoryMetrics } from './core/engine.ts';
 import { MemoryPool } from './core/memory/pool.ts';
+import { chooseWorkers, threadsDetail } from './core/parallel/threshold.ts';
+import { estimatedRows } from './core/scan/scan.ts';
 import { SpillManager } from './core/memory/spill.ts';
 import type { ScanMetrics } from './core/metrics.ts';
 import type { AggregateSpec } from './core/aggregate.ts';
@@ -57,8 +59,8 @@ export interface SortRunMetrics {
   memory: MemoryMetrics;
   /**
    * Where the sort ran: the workers' count when its runs were sorted on them (the merge runs on
-   * the calling thread), `1`, or `1 (why)` when there were workers but the input is below
-   * `parallel.minProbeRows`. `parallelSort` describes the runs when it ran on workers.
+   * the calling thread), `1`, or `1 (why)` when there were workers but the input is too small to
+   * repay them (core/parallel/threshold.ts). `parallelSort` describes the runs when it ran on workers.
    */
   threads: string;
   parallelSort?: string;
@@ -128,12 +130,12 @@ export class Engine extends CoreEngine {
       memory: { limit: pool.limit, limitSource: pool.limitSource ?? 'memoryLimit', peakReservedBytes: 0 },
       threads: '1',
     };
-    // on the worker threads when there are some and the input is large enough (the joins'
-    // threshold, parallel.minProbeRows: below it a pool's start-up costs more than the sort)
+    // on the worker threads when there are some and the input is large enough to repay them
+    // (the joins' rule, core/parallel/threshold.ts)
     const workers = this.workers();
-    const min = this.config['parallel.minProbeRows'];
-    if (workers !== null) metrics.threads = scan.numRows >= min ? String(workers.size) : `1 (input of ${scan.numRows} rows, below parallel.minProbeRows=${min})`;
-    const onWorkers = workers !== null && scan.numRows >= min ? workers : null;
+    const choice = chooseWorkers(workers, estimatedRows(scan), this.config, 'input');
+    metrics.threads = threadsDetail(workers, choice);
+    const onWorkers = choice.pool;
     async function* run(): AsyncIterable<RecordBatch> {
       const started = performance.now();
       const spill = new SpillManager();

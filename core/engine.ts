@@ -126,12 +126,14 @@ export class Engine {
   ) {}
 
   /**
-   * The worker threads runs of this engine use: null when `threads` is 1, else the process's warm
-   * pool of `threads` workers loading this engine's extensions (started on first use).
+   * The worker threads runs of this engine may use: null when `threads` is 1, else the process's
+   * pool of `threads` workers loading this engine's extensions. Getting it starts nothing: an
+   * operator starts its threads (`ready`, `open`) only for work that repays them
+   * (core/parallel/threshold.ts), and a pool started once serves every later join and query.
    */
   workers(): WorkerPool | null {
     if (this.config.threads <= 1) return null;
-    return WorkerPool.get(this.config.threads, [...this.runtime.extensions, ...this.config.extensions], this.baseDir);
+    return WorkerPool.get(this.config.threads, [...this.runtime.extensions, ...this.config.extensions], this.baseDir, this.config['parallel.workerCode']);
   }
 
   /** Validates `config` (nested or dotted keys), loads the runtime's then the configured extensions. */

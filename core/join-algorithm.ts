@@ -37,7 +37,8 @@ export interface JoinContext {
   /**
    * The worker threads of this run (config `threads` > 1: a pool of that many workers with the
    * engine's extensions loaded, core/parallel/worker-pool.ts); absent or null when `threads` is 1
-   * or the caller made the context by hand. An algorithm with a parallel phase runs it there.
+   * or the caller made the context by hand. An algorithm with a parallel phase runs it there when
+   * the work repays it (core/parallel/threshold.ts): the pool is not started until something uses it.
    */
   readonly workers?: WorkerPool | null;
 }

@@ -77,7 +77,7 @@ describe('joinlab sort INPUT --by … --out', () => {
     const want = await duck.query('SELECT rid FROM t ORDER BY "k_utf8" DESC NULLS FIRST, "k_int32" ASC NULLS LAST, rid');
     for (const limit of ['1GB', '1000000']) {
       const out = join(dir, `sorted-threads-${limit}.arrow`);
-      const r = await run('sort', IN, '--by', 'k_utf8 desc nulls first, k_int32, rid', '--set', 'threads=2', '--set', 'parallel.minProbeRows=0', '--set', `memoryLimit=${limit}`, '--set', 'batchSize=300', '--out', out, '--json');
+      const r = await run('sort', IN, '--by', 'k_utf8 desc nulls first, k_int32, rid', '--set', 'threads=2', '--set', 'parallel.minProbeRows=0', '--set', 'parallel.minStartRows=0', '--set', `memoryLimit=${limit}`, '--set', 'batchSize=300', '--out', out, '--json');
       expect(r.stderr, limit).toBe('');
       expect(r.code).toBe(0);
       const report = JSON.parse(r.stdout);

@@ -115,6 +115,7 @@ export interface CaseConfig {
   readonly threads: number;
   /** 0 when `threads` > 1: the tiny random inputs run on the workers too. */
   readonly 'parallel.minProbeRows'?: number;
+  readonly 'parallel.minStartRows'?: number;
   readonly extensions?: readonly string[];
   /** The engine policies' thresholds, when drawn small (`SMALL_ENGINE_THRESHOLDS`). */
   readonly [engineThreshold: `pushdown.${'duckdb' | 'trino' | 'spark' | 'velox'}.${string}`]: number | boolean;
@@ -220,9 +221,9 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
 const THREADS_STREAM = 0x7e4d_a11e;
 
 /** A case's `threads` (and, above 1, no row threshold, so its tiny inputs really run on the workers). */
-export function threadsDraw(space: CaseSpace, seed: number, index: number): { threads: number; 'parallel.minProbeRows'?: number } {
+export function threadsDraw(space: CaseSpace, seed: number, index: number): { threads: number; 'parallel.minProbeRows'?: number; 'parallel.minStartRows'?: number } {
   const threads = space.threads.length === 1 ? space.threads[0]! : space.threads[new Rng(caseSeed(seed, index) ^ THREADS_STREAM).int(0, space.threads.length - 1)]!;
-  return threads > 1 ? { threads, 'parallel.minProbeRows': 0 } : { threads };
+  return threads > 1 ? { threads, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 } : { threads };
 }
 
 /** Mixed into a case's seed for its `hash.payloadLayout` draw (another stream of its own). */

@@ -229,7 +229,10 @@ async function createEngines(exp: Experiment): Promise<Engine[]> {
   const engines: Engine[] = [];
   for (const [i, v] of exp.variants.entries()) {
     try {
-      engines.push(await Engine.create(v.config, { baseDir: exp.baseDir }));
+      // experiments measure warm runs: at threads > 1 the warm-up starts the worker pool whatever the
+      // data's size (parallel.minStartRows 0 unless the experiment sets it; core/parallel/threshold.ts)
+      const warm = exp.threads > 1 && !('parallel.minStartRows' in v.config) ? { 'parallel.minStartRows': 0 } : {};
+      engines.push(await Engine.create({ ...warm, ...v.config }, { baseDir: exp.baseDir }));
     } catch (e) {
       if (e instanceof UnknownStrategyError) {
         const key = `variants[${i}].config.${e.slot}`;

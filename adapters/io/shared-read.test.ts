@@ -37,7 +37,7 @@ describe('tables read from files are in shared memory', () => {
         const read = await readTable(join(dir, file));
         expect(compareResults(probeSide, read).equal).toBe(true);
         for (const b of read.batches) for (const d of b.data.children) expect(buffersShared(d)).toBe(true);
-        const engine = await Engine.create({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 1024, 'hash.build': 'right' });
+        const engine = await Engine.create({ join: 'hash', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, threads: 2, batchSize: 1024, 'hash.build': 'right' });
         const want = await engine.join({ type: 'inner', on: 'k=k' }, probeSide, buildSide);
         const got = await engine.join({ type: 'inner', on: 'k=k' }, read, buildSide);
         expect(compareResults(want.table, got.table).equal).toBe(true);

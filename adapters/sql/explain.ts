@@ -72,6 +72,8 @@ export function joinNode(exec: JoinExec, children: readonly ExplainNode[]): Expl
     parts.push(`pushdown: ${String(first.config.pushdown)}`);
     details.push(parts.join(', '));
     if (d.dynamicFilter !== undefined) details.push(`dynamic filter: ${String(d.dynamicFilter)}`);
+    // with workers configured: how many ran the join, or why one thread did (core/parallel/threshold.ts)
+    if (first.config.threads > 1 && d.threads !== undefined) details.push(`threads: ${String(d.threads)}${d.workerStart !== undefined ? `; started ${String(d.workerStart)}` : ''}`);
     details.push(`rows: ${rows} (estimated ${estimated(exec.estimate)}); ${ms.toFixed(1)} ms${runs.length > 1 ? ` over ${runs.length} runs` : ''}`);
   } else details.push('not run');
   if (exec.scan.rowFilter !== null) details.push('then: WHERE above the join');

@@ -12,7 +12,7 @@
  */
 import { DataType } from 'apache-arrow';
 import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
-import type { ContainerStats, ScanPredicate } from '../../core/scan/scan.ts';
+import { rowsMaybeKept, type ScanPredicate } from '../../core/scan/scan.ts';
 import { numericStat, type ColumnProfile, type TableProfile } from './table-stats.ts';
 
 /** DuckDB's selectivity for a filter it cannot estimate (`DEFAULT_SELECTIVITY`, cardinality_estimator.hpp). */
@@ -26,15 +26,9 @@ export function estimateFilteredRows(table: TableProfile, conjuncts: readonly Sq
   const rows = table.rows;
   if (rows === 0 || conjuncts.length === 0) return rows;
   let kept = rows;
-  if (predicate !== null && table.containers !== null) kept = keptRows(table.containers, predicate);
+  if (predicate !== null && table.containers !== null) kept = rowsMaybeKept(table.containers, predicate);
   const estimate = rows * conjunctionSelectivity(conjuncts, resolve, rows);
   return Math.max(1, Math.min(kept, estimate));
-}
-
-function keptRows(containers: readonly ContainerStats[], predicate: ScanPredicate): number {
-  let n = 0;
-  for (const c of containers) if (predicate.mayContain(c)) n += c.numRows;
-  return n;
 }
 
 /** The selectivity of a conjunction: range conjuncts on one column merged into one interval, the rest multiplied. */

@@ -31,7 +31,7 @@ describe('the h2o questions', () => {
     const x = await readTable(files.x);
     const rhs = { small: await readTable(files.small), medium: await readTable(files.medium), big: await readTable(files.big) };
     for (const threads of [1, 2]) {
-      const engine = await Engine.create({ threads, 'parallel.minProbeRows': 0 });
+      const engine = await Engine.create({ threads, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 });
       for (const q of H2O_QUESTIONS) {
         const want = await duckdbAnswer(duck, q);
         expect(want.rows, q.name).toBeGreaterThan(0);

@@ -130,13 +130,19 @@ export const configSchema = z
     memoryLimit: byteSize.default(Infinity),
     // worker threads for parallel execution (core/parallel/); 1 runs everything on the calling thread
     threads: positiveInt.max(MAX_THREADS).default(DEFAULT_THREADS),
-    // a probe input smaller than this (rows, by metadata) is probed on the calling thread
+    // work on fewer estimated rows than this runs on the calling thread, even when the worker
+    // pool is started already (core/parallel/threshold.ts)
     'parallel.minProbeRows': nonNegativeInt.default(100_000),
     // the SQL front end's join order (adapters/sql/join-order.ts): `cost` plans it from statistics
     // over the join graph, `written` keeps the FROM clause's order, `random` draws a valid order
     // (no cross product while the graph is connected) from `sql.joinOrderSeed`, for experiments
     'sql.joinOrder': z.enum(['cost', 'written', 'random']).default('cost'),
     'sql.joinOrderSeed': nonNegativeInt.default(0),
+    // work on fewer estimated rows than this does not start a worker pool that is not started yet
+    'parallel.minStartRows': nonNegativeInt.default(25_000_000),
+    // what worker threads load: `bundle` the sources compiled ahead (core/parallel/worker-code.ts,
+    // falling back to `source` when that cannot be built), `source` the TypeScript through tsx
+    'parallel.workerCode': z.enum(['bundle', 'source']).default('bundle'),
   })
   .strict();
 

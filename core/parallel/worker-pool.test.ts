@@ -34,6 +34,24 @@ describe('worker pool', () => {
     expect(closed.reduce((n, c) => n + c.own, 0)).toBe(expectedSum(40));
   });
 
+  it('starts no thread until asked; its workers load the bundle compiled ahead, and answer as workers loading the TypeScript sources do', async () => {
+    const sums: Record<string, number> = {};
+    for (const code of ['bundle', 'source'] as const) {
+      const pool = WorkerPool.get(3, [TASKS], process.cwd(), code); // a shape no other test starts
+      expect(pool.started).toBe(false);
+      expect(pool.startup).toBeNull();
+      const acc = new SharedArrayBuffer(4);
+      const s = await pool.open('test.sum', { acc });
+      expect(pool.started).toBe(true);
+      expect(pool.startup!.code.kind).toBe(code);
+      let total = 0;
+      for await (const v of s.map<{ out: Float64Array }>(inputs(12))) total += v.out[0]!;
+      await s.close();
+      sums[code] = total;
+    }
+    expect(sums).toEqual({ bundle: expectedSum(12), source: expectedSum(12) });
+  });
+
   it('a typed error in a worker reaches the caller as the same class, with its fields; a bug keeps its stack', async () => {
     const pool = WorkerPool.get(2, [TASKS], process.cwd());
     const s = await pool.open('test.sum', { acc: new SharedArrayBuffer(4) });

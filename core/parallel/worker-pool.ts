@@ -1,12 +1,16 @@
 /**
  * A pool of worker threads that run registered `WorkerTask`s (task.ts), morsel by morsel.
  *
- * Pools are process-wide and kept warm: starting a worker costs a thread, an isolate and the
- * extensions' imports (~0.3–0.5 s here, mostly compiling the TypeScript sources), which a query of
- * a few hundred milliseconds cannot pay each time. `WorkerPool.get(size, extensions, baseDir)`
- * returns the pool of that shape, starting it on first use; idle workers are `unref`'d, so a pool
- * never keeps the process alive, and are `ref`'d while they owe an answer (a pending promise alone
- * does not keep Node's event loop running).
+ * Pools are process-wide and kept warm: starting a worker costs a thread, an isolate and loading
+ * the code (docs/threads.md has the figures: ~0.1–0.2 s a worker from the compiled bundle,
+ * worker-code.ts; 1–2 s through tsx), which a query of a few hundred milliseconds cannot pay each
+ * time. `WorkerPool.get(size, extensions, baseDir)` returns the pool of that shape and starts
+ * nothing: the threads start on the first `ready()` or `open()`, which an operator calls only for
+ * work large enough to repay them (core/parallel/threshold.ts) — so a query whose joins are all
+ * small never starts a thread, and every later join and query of the process reuses the pool the
+ * first one started. Idle workers are `unref`'d, so a pool never keeps the process alive, and are
+ * `ref`'d while they owe an answer (a pending promise alone does not keep Node's event loop
+ * running).
  *
  * Scheduling is morsel-driven, the way DuckDB's and Velox's task queues are: a session is opened
  * on every worker, and each submitted input goes to the worker with the fewest unanswered
@@ -23,6 +27,7 @@ import { Worker } from 'node:worker_threads';
 import { CancelledError } from '../errors.ts';
 import { decodeError } from './errors.ts';
 import type { InitMessage, Request, Response } from './protocol.ts';
+import { workerCode, type WorkerCode, type WorkerCodeMode } from './worker-code.ts';
 
 interface Pending {
   resolve(value: unknown): void;
@@ -39,8 +44,9 @@ class PoolWorker {
   constructor(
     readonly index: number,
     init: Omit<InitMessage, 'op' | 'workerIndex'>,
+    code: WorkerCode,
   ) {
-    this.thread = new Worker(new URL('./worker-entry.mjs', import.meta.url));
+    this.thread = new Worker(ENTRY, { workerData: { code: code.kind === 'bundle' ? code.url : null } });
     this.thread.unref();
     let settle: Pending;
     this.ready = new Promise<void>((resolve, reject) => (settle = { resolve: () => resolve(), reject }));
@@ -110,28 +116,45 @@ class PoolWorker {
   }
 }
 
+const ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+
+/** How a pool's workers came up: the code they load and how long until all were ready. */
+export interface PoolStartup {
+  readonly code: WorkerCode;
+  /** From the first `ready()` to every worker ready (the code's cache check or build included). */
+  readonly ms: number;
+}
+
 let nextId = 1;
 let nextSession = 1;
 const POOLS = new Map<string, WorkerPool>();
 
 export class WorkerPool {
-  readonly #workers: PoolWorker[];
+  #workers: PoolWorker[] = [];
   readonly #init: Omit<InitMessage, 'op' | 'workerIndex'>;
+  readonly #mode: WorkerCodeMode;
+  #started: Promise<void> | null = null;
+  #code: WorkerCode | null = null;
+  #startup: PoolStartup | null = null;
   #closed = false;
 
   private constructor(
     readonly size: number,
     init: Omit<InitMessage, 'op' | 'workerIndex'>,
+    mode: WorkerCodeMode,
   ) {
     this.#init = init;
-    this.#workers = Array.from({ length: size }, (_, i) => new PoolWorker(i, init));
+    this.#mode = mode;
   }
 
-  /** The process's pool of `size` workers loading `extensions` (started on first use). */
-  static get(size: number, extensions: readonly string[], baseDir: string): WorkerPool {
-    const key = JSON.stringify([size, extensions, baseDir]);
+  /**
+   * The process's pool of `size` workers loading `extensions` (nothing starts until `ready` or
+   * `open`). `code`: what the workers load (worker-code.ts; `bundle` unless asked otherwise).
+   */
+  static get(size: number, extensions: readonly string[], baseDir: string, code: WorkerCodeMode = 'bundle'): WorkerPool {
+    const key = JSON.stringify([size, extensions, baseDir, code]);
     let pool = POOLS.get(key);
-    if (pool === undefined || pool.#closed) POOLS.set(key, (pool = new WorkerPool(size, { extensions, baseDir })));
+    if (pool === undefined || pool.#closed) POOLS.set(key, (pool = new WorkerPool(size, { extensions, baseDir }, code)));
     return pool;
   }
 
@@ -142,10 +165,37 @@ export class WorkerPool {
     await Promise.all(pools.map((p) => p.close()));
   }
 
-  /** Every worker started and its extensions loaded (the first failure otherwise). */
+  /** Whether the threads were started (by a `ready` or an `open`). */
+  get started(): boolean {
+    return this.#started !== null;
+  }
+
+  /** Once every worker first came up: the code they load and how long it took; else null. */
+  get startup(): PoolStartup | null {
+    return this.#startup;
+  }
+
+  /** Starts the threads on the first call; resolves once every worker has its extensions loaded (the first failure otherwise). */
   async ready(): Promise<void> {
+    if (this.#closed) throw new CancelledError('worker pool closed');
+    if (this.#started === null) {
+      const t = performance.now();
+      this.#started = this.#start();
+      await this.#started;
+      await Promise.all(this.#workers.map((w) => w.ready));
+      this.#startup = { code: this.#code!, ms: performance.now() - t };
+      return;
+    }
+    await this.#started;
     this.#replaceDead();
     await Promise.all(this.#workers.map((w) => w.ready));
+  }
+
+  async #start(): Promise<void> {
+    const code = await workerCode(this.#init.extensions, this.#init.baseDir, { mode: this.#mode });
+    this.#code = code;
+    if (this.#closed) throw new CancelledError('worker pool closed');
+    this.#workers = Array.from({ length: this.size }, (_, i) => new PoolWorker(i, this.#init, code));
   }
 
   /**
@@ -169,11 +219,12 @@ export class WorkerPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#started?.catch(() => {});
     await Promise.all(this.#workers.map((w) => w.terminate()));
   }
 
   #replaceDead(): void {
-    for (let i = 0; i < this.#workers.length; i++) if (!this.#workers[i]!.alive) this.#workers[i] = new PoolWorker(i, this.#init);
+    for (let i = 0; i < this.#workers.length; i++) if (!this.#workers[i]!.alive) this.#workers[i] = new PoolWorker(i, this.#init, this.#code!);
   }
 }
 

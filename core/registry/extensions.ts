@@ -17,6 +17,12 @@
  * ES modules it cannot load are ones with top-level `await`, which get the clear message "name it
  * .mjs or add "type": "module"". `.mjs`, `.cjs`, `.ts` and `.js` inside a module package are
  * imported as before.
+ *
+ * Preloaded modules: code compiled ahead (a worker thread's bundle, core/parallel/worker-code.ts)
+ * carries the extension modules it was built from and hands them to `preloadExtensionModules`
+ * under the URL each was compiled from; an extension whose specifier resolves to one of those URLs
+ * is taken from there rather than imported — importing the file would load a second copy of every
+ * module it imports (and TypeScript would need a loader).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,6 +39,19 @@ export interface Extension {
 
 function isExtension(x: unknown): x is Extension {
   return !!x && typeof x === 'object' && typeof (x as Extension).name === 'string' && typeof (x as Extension).load === 'function';
+}
+
+/** Module namespaces by the URL they were compiled from (see the module comment). */
+const PRELOADED = new Map<string, Record<string, unknown>>();
+
+/** Makes `modules` (URL -> namespace) what `importExtension` finds for those URLs. */
+export function preloadExtensionModules(modules: Readonly<Record<string, Record<string, unknown>>>): void {
+  for (const [url, mod] of Object.entries(modules)) PRELOADED.set(url, mod);
+}
+
+/** What an extension specifier names: a `file:` URL (paths resolved against `baseDir`) or a package name. */
+export function extensionUrl(specifier: string, baseDir = process.cwd()): string {
+  return toUrl(specifier, baseDir);
 }
 
 function toUrl(specifier: string, baseDir: string): string {
@@ -81,7 +100,8 @@ async function importModule(url: string, specifier: string): Promise<Record<stri
 export async function importExtension(specifier: string, baseDir = process.cwd()): Promise<Extension> {
   let mod: Record<string, unknown>;
   try {
-    mod = await importModule(toUrl(specifier, baseDir), specifier);
+    const url = toUrl(specifier, baseDir);
+    mod = PRELOADED.get(url) ?? (await importModule(url, specifier));
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     throw new ConfigError(`cannot load extension '${specifier}': ${(e as Error).message.split('\n')[0]}`, 'extensions');

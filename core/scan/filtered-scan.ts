@@ -10,7 +10,7 @@
  * summary carry over: every row passing the conjunction passes it.
  */
 import type { RecordBatch } from 'apache-arrow';
-import { DynamicFilter, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate, type SharedRowTest } from './scan.ts';
+import { DynamicFilter, estimatedRows, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate, type SharedRowTest } from './scan.ts';
 import { registerRowTestKind, restoreRowTest, type RowTest } from './shared-row-test.ts';
 import { ScanWrapper } from './scan-wrapper.ts';
 
@@ -100,5 +100,9 @@ export class FilteredScan extends ScanWrapper {
   }
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
     return this.inner.batches({ ...options, filter: new StaticAndDynamic(this.predicate, options.filter) });
+  }
+  /** The inner scan's containers that the static predicate AND `filter` may hold. */
+  override estimateRows(filter?: DynamicFilter): number {
+    return estimatedRows(this.inner, new StaticAndDynamic(this.predicate, filter));
   }
 }

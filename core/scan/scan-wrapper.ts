@@ -7,7 +7,7 @@
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { ScanMetrics } from '../metrics.ts';
-import type { ContainerStats, Scan, ScanOptions, ScanSortColumn } from './scan.ts';
+import { estimatedRows, type ContainerStats, type DynamicFilter, type Scan, type ScanOptions, type ScanSortColumn } from './scan.ts';
 
 export abstract class ScanWrapper implements Scan {
   constructor(readonly inner: Scan) {}
@@ -32,6 +32,10 @@ export abstract class ScanWrapper implements Scan {
   /** The inner scan's containers (a wrapper drops rows, so these still bound what it yields). */
   containers(): readonly ContainerStats[] | undefined {
     return this.inner.containers?.();
+  }
+  /** The inner scan's estimate (a wrapper that filters rows says more: FilteredScan). */
+  estimateRows(filter?: DynamicFilter): number {
+    return estimatedRows(this.inner, filter);
   }
   abstract batches(options?: ScanOptions): AsyncIterable<RecordBatch>;
 }

@@ -182,6 +182,31 @@ export interface Scan {
    * `undefined` (or no method): unknown.
    */
   containers?(): readonly ContainerStats[] | undefined;
+  /**
+   * Rows in the containers that `filter`'s current predicate (ANDed with any static predicate of
+   * the scan's own) cannot rule out by their statistics — nothing is decoded (optional: a scan
+   * with `containers` is estimated from them; use `estimatedRows`). An estimate for choosing how
+   * to run (whether worker threads repay their start, core/parallel/threshold.ts), never used to
+   * drop a row.
+   */
+  estimateRows?(filter?: DynamicFilter): number;
+}
+
+/**
+ * `scan.estimateRows(filter)`; else the rows of its containers the filter may keep; else its
+ * metadata row count.
+ */
+export function estimatedRows(scan: Scan, filter?: DynamicFilter): number {
+  if (scan.estimateRows !== undefined) return scan.estimateRows(filter);
+  const containers = scan.containers?.();
+  return containers === undefined ? scan.numRows : rowsMaybeKept(containers, filter?.current() ?? null);
+}
+
+/** Rows of the containers `predicate` may hold (all of them when there is none). */
+export function rowsMaybeKept(containers: readonly ContainerStats[], predicate: ScanPredicate | null): number {
+  let rows = 0;
+  for (const c of containers) if (predicate === null || predicate.mayContain(c)) rows += c.numRows;
+  return rows;
 }
 
 /**

@@ -24,7 +24,8 @@ import { TABLE_SEED } from '../../core/keys/partition.ts';
 import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { publishWhenComplete } from '../../core/pushdown/compose.ts';
-import { DynamicFilter } from '../../core/scan/scan.ts';
+import { chooseWorkers, startupDetail, threadsDetail } from '../../core/parallel/threshold.ts';
+import { DynamicFilter, estimatedRows } from '../../core/scan/scan.ts';
 import { collectScan } from '../common/collect.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
 import { buildPartitions, type PartitionBuild } from './build.ts';
@@ -56,16 +57,19 @@ export class HashJoin implements JoinAlgorithm {
       m.details.mode = plan.mode;
       // The dynamic filter is published by a barrier that every partition reports to as its table
       // completes: only the last report publishes (a filter of some partitions drops rows).
-      // worker threads probe when there are some and the join can use them (parallel.ts)
+      // Worker threads probe when there are some, the join can use them and the probe is large
+      // enough to repay them (parallel.ts, core/parallel/threshold.ts). Before the build only the
+      // static predicates are known: a probe that may be large is built in shared memory, and a
+      // pool started already (warm) helps build it. Whether the probe runs on workers — and so
+      // whether a pool not started yet starts — is decided once the build has published its
+      // filter, from the probe's containers that filter cannot rule out.
       const workers = ctx.workers ?? null;
-      const serial = workers === null ? null : serialProbeReason(plan, join, probeScan, ctx.config);
-      const parallel = workers !== null && serial === null;
-      if (parallel) {
-        requireShareable(plan.layout);
-        workers.ready().catch(() => {}); // start the threads now: they load while the build runs
-      }
-      m.details.threads = parallel ? String(workers.size) : serial === null ? '1' : `1 (${serial})`;
-      if (parallel && plan.partitions > 1) m.details.partitionsBuiltOn = `${workers.size} workers`;
+      const serial = workers === null ? null : serialProbeReason(plan, join);
+      const staticProbeRows = estimatedRows(probeScan);
+      const mayUseWorkers = workers !== null && serial === null && staticProbeRows >= ctx.config['parallel.minProbeRows'];
+      if (mayUseWorkers) requireShareable(plan.layout);
+      const buildOn = mayUseWorkers && workers.started ? workers : null;
+      if (buildOn !== null && plan.partitions > 1) m.details.partitionsBuiltOn = `${buildOn.size} workers`;
       const filter = new DynamicFilter();
       const barrier = plan.pushdown !== null ? publishWhenComplete(filter, plan.pushdown) : null;
       const buildStarted = performance.now();
@@ -85,14 +89,18 @@ export class HashJoin implements JoinAlgorithm {
         },
         onFailed: (index) => barrier?.report(index, 'failed'),
         signal: ctx.signal,
-        shared: parallel,
+        shared: mayUseWorkers,
         // partitioned: the partitions' tables are built on the workers too (build-task.ts)
-        ...(parallel && plan.partitions > 1 ? { workers: workers! } : {}),
+        ...(buildOn !== null && plan.partitions > 1 ? { workers: buildOn } : {}),
         // collect-left: a build of several batches in shared memory is concatenated there too
-        ...(parallel && plan.partitions === 1 && buildScan.numRows >= ctx.config['parallel.minProbeRows'] ? { concatOn: workers!, metrics: m } : {}),
+        ...(buildOn !== null && plan.partitions === 1 && buildScan.numRows >= ctx.config['parallel.minProbeRows'] ? { concatOn: buildOn, metrics: m } : {}),
         payload: plan.payload,
         payloadRows: plan.payloadRows,
       });
+      const probeRows = mayUseWorkers ? estimatedRows(probeScan, filter) : staticProbeRows;
+      const choice = serial !== null ? { pool: null, why: serial } : chooseWorkers(workers, probeRows, ctx.config, 'probe input');
+      const parallel = choice.pool !== null;
+      m.details.threads = threadsDetail(workers, choice);
       let shared: SharedPartition[] = [];
       if (parallel) ({ parts, shared } = shareBuild(parts, plan.layout, plan.nullEqualsNull, reservation));
       const probe = new HashJoinProbe(plan, join, parts, { probe: probeScan.schema, build: buildScan.schema }, ctx, scratch);
@@ -110,8 +118,11 @@ export class HashJoin implements JoinAlgorithm {
         : `none (unmatched ${roles.probe} rows reach the output of a ${join.spec.type} join)`;
       m.details.dynamicFilterLabel = publishedFilter === null ? 'none' : (publishedFilter.label ?? publishedFilter.description);
 
-      if (parallel) yield* parallelProbe({ workers: workers!, join, plan, probe, shared, probeScan, buildScan, filter, ctx });
-      else yield* probe.run(probeScan, filter);
+      if (parallel) {
+        const starting = !workers!.started;
+        yield* parallelProbe({ workers: workers!, join, plan, probe, shared, probeScan, buildScan, filter, ctx });
+        if (starting) m.details.workerStart = startupDetail(workers!);
+      } else yield* probe.run(probeScan, filter);
       const published = filter.current();
       if (published?.rowTestSummary) m.details.rowFilter = published.rowTestSummary();
     } finally {

@@ -62,7 +62,7 @@ describe('hash join on worker threads', () => {
         await duck.run('DROP TABLE l; DROP TABLE r;');
         for (const hashmap of space.hashmaps) {
           for (const mode of MODES) {
-            const config = { ...c.config, pushdown: 'auto', hashmap, ...mode, 'parallel.minProbeRows': 0 } as CaseConfig;
+            const config = { ...c.config, pushdown: 'auto', hashmap, ...mode, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 } as CaseConfig;
             const single = await run(c, config, 1);
             if (single === 'skip') continue;
             const duckCmp = compareResults(single.table, expected);
@@ -89,8 +89,37 @@ describe('hash join on worker threads', () => {
   });
   const buildSide = new Table({ k: vectorFromArray(Int32Array.from({ length: 1000 }, (_, i) => i)), v: vectorFromArray(Int32Array.from({ length: 1000 }, (_, i) => i * 2)) });
 
+  it('workers start only for a probe that repays them, judged after the build published its filter; once started they serve later joins', async () => {
+    // threads 3: a pool no other test here starts
+    const sorted = (rows: number) => new Table(Array.from({ length: rows / 10_000 }, (_, b) => new Table({ k: vectorFromArray(Int32Array.from({ length: 10_000 }, (_, i) => b * 10_000 + i)) }).batches[0]!));
+    const keys = new Table({ k: vectorFromArray(Int32Array.from({ length: 10 }, (_, i) => i * 3)) });
+    const config = { join: 'hash', threads: 3, 'hash.build': 'right', pushdown: 'bounds' };
+    const engine = await engineFor(config);
+    const pool = engine.workers()!;
+    const small = await engine.join({ type: 'inner', on: 'k=k' }, probeSide, buildSide);
+    expect(small.metrics.operators.join!.details.threads).toBe(`1 (probe input of ${n} estimated rows, below parallel.minProbeRows=100000)`);
+    const mid = await (await engineFor({ ...config, pushdown: 'none' })).join({ type: 'inner', on: 'k=k' }, sorted(150_000), keys);
+    expect(mid.metrics.operators.join!.details.threads).toBe('1 (probe input of 150000 estimated rows, below parallel.minStartRows=25000000 to start the worker pool)');
+    // 150K rows by the static estimate, but the build's bounds [0, 27] leave one 10K-row container
+    const pruned = await engine.join({ type: 'inner', on: 'k=k' }, sorted(150_000), keys);
+    expect(pruned.metrics.operators.join!.details.threads).toBe('1 (probe input of 10000 estimated rows, below parallel.minProbeRows=100000)');
+    expect(pruned.table.numRows).toBe(10);
+    expect(pool.started).toBe(false);
+    // a join that repays the start starts the pool and says how it came up...
+    const first = await (await engineFor({ ...config, pushdown: 'none', 'parallel.minStartRows': 100_000 })).join({ type: 'inner', on: 'k=k' }, sorted(150_000), keys);
+    expect(first.metrics.operators.join!.details.threads).toBe('3');
+    expect(first.metrics.operators.join!.details.workerStart).toMatch(/^3 workers from the compiled bundle( \(built now\))? in \d+ ms$/);
+    expect(first.table.numRows).toBe(10);
+    expect(pool.started).toBe(true);
+    // ...and later joins use the started pool for anything above parallel.minProbeRows
+    const warm = await engine.join({ type: 'inner', on: 'k=k' }, sorted(150_000), new Table({ k: vectorFromArray(Int32Array.from({ length: 10 }, (_, i) => i * 15_000)) }));
+    expect(warm.metrics.operators.join!.details.threads).toBe('3');
+    expect(warm.metrics.operators.join!.details.workerStart).toBeUndefined();
+    expect(warm.table.numRows).toBe(10);
+  });
+
   it('probe input in shared memory gives the same answer, and the workers say they ran', async () => {
-    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 1024, 'hash.build': 'right' });
+    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, threads: 2, batchSize: 1024, 'hash.build': 'right' });
     const plain = await engine.join({ type: 'inner', on: 'k=k' }, probeSide, buildSide);
     const shared = await engine.join({ type: 'inner', on: 'k=k' }, shareTable(probeSide), buildSide);
     expect(plain.table.numRows).toBe(n);
@@ -111,7 +140,7 @@ describe('hash join on worker threads', () => {
       { pushdown: 'bloom', 'pushdown.rowFilter': 'always', extensions: [bloomExtension] },
     ];
     for (const v of variants) {
-      const config = { join: 'hash', 'parallel.minProbeRows': 0, batchSize: 1024, 'hash.build': 'right', ...v };
+      const config = { join: 'hash', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, batchSize: 1024, 'hash.build': 'right', ...v };
       const serial = await (await engineFor({ ...config, threads: 1 })).join({ type: 'inner', on: 'k=k' }, probeSide, small);
       const par = await (await engineFor({ ...config, threads: 2 })).join({ type: 'inner', on: 'k=k' }, probeSide, small);
       expect(par.table.numRows, v.pushdown).toBe(n / 10);
@@ -126,7 +155,7 @@ describe('hash join on worker threads', () => {
   });
 
   it('a typed error raised in a worker reaches the caller as that error, and the pool serves the next join', async () => {
-    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 512, 'hash.build': 'right' });
+    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, threads: 2, batchSize: 512, 'hash.build': 'right' });
     // row 15000's `big` is 1000: the cast fails only there, inside whichever worker probes it
     const bad = engine.join({ type: 'inner', on: 'k=k', filter: 'CAST(l.big AS TINYINT) >= 0' }, probeSide, buildSide);
     await expect(bad).rejects.toBeInstanceOf(ExpressionError);
@@ -136,7 +165,7 @@ describe('hash join on worker threads', () => {
   });
 
   it('an abort mid-probe stops the join with the abort, and the pool serves the next join', async () => {
-    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 256, 'hash.build': 'right' });
+    const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, threads: 2, batchSize: 256, 'hash.build': 'right' });
     const controller = new AbortController();
     const s = await engine.stream({ type: 'inner', on: 'k=k' }, probeSide, buildSide, { signal: controller.signal });
     let batches = 0;
@@ -152,7 +181,7 @@ describe('hash join on worker threads', () => {
   it('under a memory limit a parallel join either gives the right answer or a MemoryLimitError, never anything else', async () => {
     let refused = 0;
     for (const limit of [64 << 20, 4 << 20, 2 << 20, 1 << 20, 600_000, 300_000]) {
-      const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, threads: 2, batchSize: 2048, 'hash.build': 'right', memoryLimit: limit });
+      const engine = await engineFor({ join: 'hash', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, threads: 2, batchSize: 2048, 'hash.build': 'right', memoryLimit: limit });
       try {
         const s = await engine.stream({ type: 'inner', on: 'k=k' }, probeSide, buildSide);
         let rows = 0;
@@ -201,7 +230,7 @@ describe('hash join on worker threads', () => {
     ] as const) {
       const spec = { type, on: 'k=k', select: ['k', 's', 'v'] };
       const serial = fold((await (await engineFor({ threads: 1, 'hash.build': 'right', ...extra })).join(spec, probe, build)).table);
-      const r = await (await engineFor({ threads: 2, 'hash.build': 'right', 'parallel.minProbeRows': 0, ...extra })).join(spec, probe, build);
+      const r = await (await engineFor({ threads: 2, 'hash.build': 'right', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, ...extra })).join(spec, probe, build);
       expect(String(r.metrics.operators.join?.details.threads)).toBe('2');
       if (extra === cut) expect(r.metrics.operators.join?.counters.workerRowTestDropped).toBeGreaterThan(0);
       expect(fold(r.table), type).toEqual(serial);
@@ -220,7 +249,7 @@ describe('hash join on worker threads', () => {
     for (const layout of ['chained', 'swiss', 'linear', 'auto']) {
       const config = { 'hash.mode': 'partitioned', 'hash.partitions': 4, 'hash.build': 'right', hashmap: layout, pushdown: 'auto' } as const;
       const serial = await (await engineFor({ ...config, threads: 1 })).join({ type: 'inner', on: 'k=k' }, probe, build);
-      const parallel = await (await engineFor({ ...config, threads: 2, 'parallel.minProbeRows': 0 })).join({ type: 'inner', on: 'k=k' }, probe, build);
+      const parallel = await (await engineFor({ ...config, threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join({ type: 'inner', on: 'k=k' }, probe, build);
       expect(parallel.metrics.operators.join?.details.partitionsBuiltOn, layout).toBe('2 workers');
       expect(count(parallel.table), layout).toEqual(count(serial.table));
       expect(parallel.metrics.operators.join?.details.dynamicFilter).toBe(serial.metrics.operators.join?.details.dynamicFilter);
@@ -234,7 +263,7 @@ describe('hash join on worker threads', () => {
       const c = randomCase(space, SEED + 7, i);
       const both = { left: shareTable(c.left), right: shareTable(c.right) };
       for (const hashmap of ['chained', 'auto']) {
-        const config = { ...c.config, pushdown: 'auto', hashmap, 'hash.mode': 'collect-left', 'parallel.minProbeRows': 0 } as CaseConfig;
+        const config = { ...c.config, pushdown: 'auto', hashmap, 'hash.mode': 'collect-left', 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 } as CaseConfig;
         const single = await run(c, config, 1);
         if (single === 'skip') continue;
         const par = await (await engineFor({ ...config, threads: 2 })).join(toJoinSpec(c.spec), both.left, both.right);
@@ -256,7 +285,7 @@ describe('hash join on worker threads', () => {
     const batches = Array.from({ length: 6 }, (_, b) => left.slice(b * 50, b * 50 + 50).batches).flat();
     const probe = new Table(batches);
     const right = new Table({ k: vectorFromArray([] as string[], new Dictionary(new Utf8(), new Int32())), w: vectorFromArray(new Float64Array(0)) });
-    const r = await (await engineFor({ threads: 2, 'parallel.minProbeRows': 0, 'hash.build': 'right', batchSize: 16 })).join({ type: 'full', on: 'k=k' }, probe, right);
+    const r = await (await engineFor({ threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, 'hash.build': 'right', batchSize: 16 })).join({ type: 'full', on: 'k=k' }, probe, right);
     expect(String(r.metrics.operators.join?.details.threads)).toBe('2');
     expect(r.table.numRows).toBe(300);
     expect(r.table.getChild('k_right')!.nullCount).toBe(300);

@@ -19,16 +19,17 @@
  * exhausted, every worker's match bits are ORed into the main thread's partitions and the build
  * side's rows (outer joins' unmatched build rows, build-side semi/anti/mark) are emitted there.
  *
- * Not parallel (the join says why in its metrics, `details.threads`): a probe input smaller than
- * `parallel.minProbeRows` rows by metadata (a worker pool takes seconds to start the first time
- * in a process, and a small probe gains nothing from it), and NOT IN with a residual filter whose
- * outer side is the build (its per-build-row state observes every probe batch in order, not-in.ts).
+ * Not parallel (the join says why in its metrics, `details.threads`): a probe too small to repay
+ * the workers — estimated from the probe's containers that the static predicates and the published
+ * filter cannot rule out, against `parallel.minStartRows` while the pool is not started and
+ * `parallel.minProbeRows` once it is (core/parallel/threshold.ts) — and NOT IN with a residual
+ * filter whose outer side is the build (its per-build-row state observes every probe batch in
+ * order, not-in.ts).
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
 import { RowLayout } from '../../core/arrow/row-layout.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
-import type { Config } from '../../core/config/schema.ts';
 import { CancelledError, UnsupportedJoinError } from '../../core/errors.ts';
 import type { HashMapLayout } from '../../core/hashmap.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
@@ -59,11 +60,12 @@ export function morselRowsFor(probeRows: number, workers: number): number {
 const MAX_MORSEL_ROWS = 1 << 20;
 const MORSELS_PER_WORKER = 8;
 
-/** Why this join's probe runs on the calling thread although there are workers, or null. */
-export function serialProbeReason(plan: HashJoinPlan, join: BoundJoin, probeScan: Scan, config: Config): string | null {
+/**
+ * Why this join's probe cannot run on workers whatever its size, or null (its size is
+ * core/parallel/threshold.ts's to judge).
+ */
+export function serialProbeReason(plan: HashJoinPlan, join: BoundJoin): string | null {
   if (plan.roles.nullAwareOuter === 'build' && join.filter) return 'NOT IN with a residual filter over the build side observes the probe input in order';
-  const min = config['parallel.minProbeRows'];
-  if (probeScan.numRows < min) return `probe input of ${probeScan.numRows} rows, below parallel.minProbeRows=${min}`;
   return null;
 }
 

@@ -25,15 +25,15 @@
  * main thread emits what depends on it, through the same `finish()` as the single-threaded join:
  * a left / full join's unmatched buffered rows, or the semi / anti / mark answer.
  *
- * Stays on the calling thread (the join says why in `details.threads`): a streamed input below
- * `parallel.minProbeRows` rows by metadata (a pool costs more to feed than a small input saves),
- * and a buffered side without a non-NULL key (nothing is compared: the join short-circuits).
+ * Stays on the calling thread (the join says why in `details.threads`): a streamed input too small
+ * to repay the workers (estimated from its containers the extreme key cannot rule out, against
+ * `parallel.minStartRows` while the pool is not started, `parallel.minProbeRows` once it is:
+ * core/parallel/threshold.ts), and a buffered side without a non-NULL key (nothing is compared: the join short-circuits).
  * Errors in a worker reach the caller as the same typed error; an abort stops handing out
  * morsels and the session is closed whatever happens (`finally`), so no worker keeps working for
  * a consumer that is gone.
  */
 import type { RecordBatch } from 'apache-arrow';
-import type { Config } from '../../core/config/schema.ts';
 import { CancelledError } from '../../core/errors.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
@@ -52,16 +52,12 @@ import { BatchScratch, type PiecewiseStats } from './scratch.ts';
 import { STREAM_TASK, type StreamCloseReply, type StreamMorselInput, type StreamMorselReply, type StreamTaskInit } from './stream-task.ts';
 import type { MinMarkedWatermark } from './watermark.ts';
 
-/** Why the streamed input is too small for the workers (by metadata, before anything is read), or null. */
-export function smallStreamReason(streamed: Scan, config: Config): string | null {
-  const min = config['parallel.minProbeRows'];
-  return streamed.numRows < min ? `streamed input of ${streamed.numRows} rows, below parallel.minProbeRows=${min}` : null;
-}
-
-/** Why the streamed phase stays on the calling thread once the buffered side is loaded, or null. */
-export function serialStreamReason(buffered: SortedBufferedSide, streamed: Scan, config: Config): string | null {
-  if (buffered.nonNull === 0) return 'no non-NULL buffered key: nothing to compare';
-  return smallStreamReason(streamed, config);
+/**
+ * Why the streamed phase stays on the calling thread whatever its size once the buffered side is
+ * loaded, or null (its size is core/parallel/threshold.ts's to judge).
+ */
+export function serialStreamReason(buffered: SortedBufferedSide): string | null {
+  return buffered.nonNull === 0 ? 'no non-NULL buffered key: nothing to compare' : null;
 }
 
 export interface ParallelStreamArgs {

@@ -107,7 +107,7 @@ describe('piecewise merge join on worker threads', () => {
             expect(vsOracle.equal, `${what}: threads=1 vs oracle\n${formatComparison(vsOracle)}`).toBe(true);
             expect(single.metrics.operators.join!.details.threads).toBe('1');
             for (const threads of c % 2 === 0 ? [2, 4] : [2]) {
-              const par = await (await engineFor({ ...base, threads, 'parallel.minProbeRows': 0 })).join(spec, input(left, lb, 'l'), input(right, rb, 'r'));
+              const par = await (await engineFor({ ...base, threads, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join(spec, input(left, lb, 'l'), input(right, rb, 'r'));
               const cmp = compareResults(par.table, expected);
               expect(cmp.equal, `${what}: threads=${threads} vs oracle\n${formatComparison(cmp)}`).toBe(true);
               expect(par.table.batches.every((b) => b.numRows <= base.batchSize), what).toBe(true);
@@ -128,14 +128,14 @@ describe('piecewise merge join on worker threads', () => {
   it('a streamed input below parallel.minProbeRows stays on the calling thread, and says so', async () => {
     const t = sideTable(new Rng(5), 50, 'int32', 0, 10, 0, false);
     const r = await (await engineFor({ join: 'piecewise', threads: 2 })).join({ type: 'inner', range: 'k < k' }, t, t);
-    expect(r.metrics.operators.join!.details.threads).toBe('1 (streamed input of 50 rows, below parallel.minProbeRows=100000)');
+    expect(r.metrics.operators.join!.details.threads).toBe('1 (streamed input of 50 estimated rows, below parallel.minProbeRows=100000)');
   });
 
   it('a streamed input whose every container the extreme key prunes opens no session and never sorts the buffered side', async () => {
     const buffered = new arrow.Table({ k: arrow.vectorFromArray(Int32Array.from({ length: 1000 }, (_, i) => 5000 + ((i * 37) % 1000))) });
     const streamed = new arrow.Table(Array.from({ length: 10 }, (_, b) => new arrow.RecordBatch({ k: arrow.vectorFromArray(Int32Array.from({ length: 100 }, (_, i) => b * 100 + i)).data[0]! })));
     for (const type of ['inner', 'left', 'left-semi', 'left-anti'] as const) {
-      const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0 })).join({ type, range: 'l.k < r.k' }, buffered, streamed);
+      const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join({ type, range: 'l.k < r.k' }, buffered, streamed);
       const m = r.metrics.operators.join!;
       expect(m.details.threads, type).toBe('1 (nothing to stream: the streamed input is empty or the extreme key pruned every container)');
       expect(r.metrics.scans.right.containersPruned, type).toBe(10);
@@ -180,7 +180,7 @@ describe('piecewise merge join on worker threads', () => {
       for (const type of ['inner', 'full'] as const) {
         const spec = { type, range: 'l.k < r.k' };
         const serial = await (await engineFor({ join: 'piecewise', threads: 1 })).join(spec, buffered, streamedBatches);
-        const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0 })).join(spec, buffered, streamedBatches);
+        const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join(spec, buffered, streamedBatches);
         const m = r.metrics.operators.join!;
         expect(m.details.threads).toBe('2');
         expect(m.counters.morselReplies!, `${type} nullPayload=${nullPayload}`).toBeGreaterThan(m.counters.morsels!);
@@ -206,7 +206,7 @@ describe('piecewise merge join on worker threads', () => {
       for (const type of ['inner', 'right', 'left-semi', 'left-anti', 'left-mark'] as const) {
         const spec = toJoinSpec({ type, range: 'l.k < r.k' });
         const serial = await (await engineFor({ join: 'piecewise', threads: 1 })).join(spec, buffered, file);
-        const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0 })).join(spec, buffered, file);
+        const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join(spec, buffered, file);
         expect(r.metrics.operators.join!.details.threads, type).toBe('2');
         expect(r.metrics.operators.join!.counters.morselsDecodedByWorkers ?? 0, type).toBeGreaterThan(0);
         const cmp = compareResults(r.table, serial.table);
@@ -223,7 +223,7 @@ describe('piecewise merge join on worker threads', () => {
     const batches = Array.from({ length: 100 }, (_, b) => new arrow.RecordBatch({ k: arrow.vectorFromArray(Int32Array.from({ length: 200 }, (_, i) => (b === 0 && i === 0 ? 10_000 : (b * 7 + i) % 500))).data[0]! }));
     const streamed = new arrow.Table(batches);
     for (const type of ['left-semi', 'left-anti', 'left-mark'] as const) {
-      const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0 })).join({ type, range: 'l.k < r.k' }, buffered, streamed);
+      const r = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join({ type, range: 'l.k < r.k' }, buffered, streamed);
       expect(r.metrics.operators.join!.details.threads).toBe('2');
       expect(r.table.numRows).toBe(type === 'left-anti' ? 0 : 1000);
       expect(r.metrics.operators.join!.details.minMarked).toBe('0 of 1000 non-NULL buffered keys');
@@ -260,19 +260,19 @@ describe('piecewise merge join on worker threads', () => {
     const serial = await (await engineFor({ ...config, threads: 1 })).join(spec, smallBuffered, bigStreamed);
     expect(serial.table.numRows).toBeGreaterThan(0);
     for (const threads of [2, 4]) {
-      const r = await drain(await engineFor({ ...config, threads, 'parallel.minProbeRows': 0 }), spec, smallBuffered, bigStreamed);
+      const r = await drain(await engineFor({ ...config, threads, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 }), spec, smallBuffered, bigStreamed);
       expect(r.error, `threads=${threads}`).toBeInstanceOf(ExpressionError);
       expect((r.error as Error).message).toMatch(/refused on a worker thread/);
       expect(r.reserved, 'every worker closed its session and freed what it held').toBe(0);
     }
-    const ok = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0 })).join(spec, smallBuffered, bigStreamed);
+    const ok = await (await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join(spec, smallBuffered, bigStreamed);
     expect(fold(ok.table)).toEqual(fold(serial.table));
   });
 
   it('a memory limit hit inside a worker is a MemoryLimitError naming the worker; nothing stays reserved', async () => {
     // the buffered side (1000 rows) fits in 1 MB on the main thread; a worker's scratch for a
     // 65,536-row morsel (the batch, its key, the mask, numbers and rows: ~1.6 MB) does not
-    const engine = await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, memoryLimit: 1 << 20 });
+    const engine = await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, memoryLimit: 1 << 20 });
     for (const type of ['inner', 'left-semi'] as const) {
       const r = await drain(engine, { type, range: 'l.k > r.k' }, smallBuffered, bigStreamed);
       expect(r.error, type).toBeInstanceOf(MemoryLimitError);
@@ -283,7 +283,7 @@ describe('piecewise merge join on worker threads', () => {
   });
 
   it('an abort mid-stream stops the join with a CancelledError, no hang; nothing stays reserved, and the pool serves the next join', async () => {
-    const engine = await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, batchSize: 256 });
+    const engine = await engineFor({ join: 'piecewise', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, batchSize: 256 });
     const spec = { type: 'inner' as const, range: 'l.k > r.k' };
     const controller = new AbortController();
     const r = await drain(engine, spec, smallBuffered, bigStreamed, (n) => n === 3 && controller.abort(), controller.signal);

@@ -17,8 +17,8 @@
  * An empty or all-NULL buffered side short-circuits: nothing is compared, and the streamed side is
  * read only when its rows are output unmatched (right / full).
  *
- * With worker threads (config `threads` > 1, `ctx.workers`) and a streamed input of at least
- * `parallel.minProbeRows` rows, the streamed partitions are the workers instead (parallel.ts,
+ * With worker threads (config `threads` > 1, `ctx.workers`) and a streamed input large enough to
+ * repay them (core/parallel/threshold.ts), the streamed partitions are the workers instead (parallel.ts,
  * stream-task.ts): the sorted buffered side and the watermark in shared memory, the same partition
  * code on each worker, the buffered side's rows emitted here once every worker is done.
  * `details.threads` says which ran, or why not.
@@ -32,13 +32,14 @@ import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-alg
 import { UnsupportedJoinError } from '../../core/errors.ts';
 import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
-import { DynamicFilter } from '../../core/scan/scan.ts';
+import { chooseWorkers, threadsDetail } from '../../core/parallel/threshold.ts';
+import { DynamicFilter, estimatedRows } from '../../core/scan/scan.ts';
 import { OutputPlan } from '../common/output.ts';
 import { SortedBufferedSide } from './buffered-side.ts';
 import { ClassicPartition } from './classic.ts';
 import { ExistencePartition } from './existence.ts';
 import { ExtremeKeyFilter } from './range-filter.ts';
-import { parallelStream, serialStreamReason, smallStreamReason } from './parallel.ts';
+import { parallelStream, serialStreamReason } from './parallel.ts';
 import { piecewiseUnsupportedReason, planPiecewise, type PiecewisePlan } from './plan.ts';
 import { BatchScratch, newPiecewiseStats, type PiecewiseStats } from './scratch.ts';
 import { MinMarkedWatermark } from './watermark.ts';
@@ -70,14 +71,7 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
       const bufferedSchema = plan.buffered === 'left' ? join.leftSchema : join.rightSchema;
       const streamedSchema = plan.streamed === 'left' ? join.leftSchema : join.rightSchema;
       const workers = ctx.workers ?? null;
-      // start the threads now (they load while the buffered side is read) when they may be used
-      if (workers !== null && smallStreamReason(inputs[plan.streamed], ctx.config) === null) workers.ready().catch(() => {});
       buffered = await SortedBufferedSide.load(inputs[plan.buffered], bufferedSchema, plan, held, ctx.signal);
-      const serial = workers === null ? null : serialStreamReason(buffered, inputs[plan.streamed], ctx.config);
-      const parallel = workers !== null && serial === null;
-      m.details.threads = parallel ? String(workers.size) : serial === null ? '1' : `1 (${serial})`;
-      // on workers, the partitions are the workers and only the main thread finishes (parallel.ts)
-      watermark = MinMarkedWatermark.create(buffered.nonNull, parallel ? 1 : plan.partitions);
       const batchSize = ctx.config.batchSize;
       const filter = new DynamicFilter();
       const extreme = ExtremeKeyFilter.forJoin(plan, buffered, streamedSchema.fields.find((f) => f.name === plan.streamedKey)!.type);
@@ -85,6 +79,14 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
         filter.publish(extreme);
         m.details.dynamicFilter = extreme.description;
       }
+      // on workers when the streamed rows the extreme key cannot rule out repay them
+      // (core/parallel/threshold.ts; a pool not started yet starts in parallel.ts, at the first morsel)
+      const serial = workers === null ? null : serialStreamReason(buffered);
+      const choice = serial !== null ? { pool: null, why: serial } : chooseWorkers(workers, estimatedRows(inputs[plan.streamed], extreme !== null ? filter : undefined), ctx.config, 'streamed input');
+      const parallel = choice.pool !== null;
+      m.details.threads = threadsDetail(workers, choice);
+      // on workers, the partitions are the workers and only the main thread finishes (parallel.ts)
+      watermark = MinMarkedWatermark.create(buffered.nonNull, parallel ? 1 : plan.partitions);
       const scanOptions = { signal: ctx.signal, ...(extreme !== null ? { filter } : {}) };
       const streamedBatches = () => inputs[plan.streamed].batches(scanOptions);
       if (parallel) {

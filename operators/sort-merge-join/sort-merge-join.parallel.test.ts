@@ -83,7 +83,7 @@ describe('sort-merge join with its sorts on worker threads', () => {
           expect(vsOracle.equal, `${what} threads=1 vs nested-loop\n${formatComparison(vsOracle)}`).toBe(true);
           const want = rowsInOrder(one.table);
           for (const threads of runs % 2 === 0 ? [2, 4] : [2]) {
-            const par = await (await engineFor({ join: 'sort-merge', batchSize, threads, 'parallel.minProbeRows': 0 })).join(spec, slicedScan(lb, L.schema, 'left'), slicedScan(rb, R.schema, 'right'));
+            const par = await (await engineFor({ join: 'sort-merge', batchSize, threads, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join(spec, slicedScan(lb, L.schema, 'left'), slicedScan(rb, R.schema, 'right'));
             const d = par.metrics.operators.join!.details;
             expect(String(d.threads), what).toBe(String(threads));
             expect(String(d.parallelSort), what).toMatch(new RegExp(`^left: \\d+ runs on ${threads} workers, merged in memory; right: \\d+ runs on ${threads} workers, merged in memory$`));
@@ -108,17 +108,17 @@ describe('sort-merge join with its sorts on worker threads', () => {
     const SORTED: ScanSortColumn[] = [{ column: 'k', descending: false, nullsFirst: false }];
     const spec = toJoinSpec({ type: 'full', on: 'k=k' });
     const one = await (await engineFor({ join: 'sort-merge', threads: 1 })).join(spec, L, slicedScan(rSorted.batches, rSorted.schema, 'right', SORTED));
-    const par = await (await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0 })).join(spec, L, slicedScan(rSorted.batches, rSorted.schema, 'right', SORTED));
+    const par = await (await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join(spec, L, slicedScan(rSorted.batches, rSorted.schema, 'right', SORTED));
     expect(rowsInOrder(par.table)).toEqual(rowsInOrder(one.table));
     const d = par.metrics.operators.join!.details;
     expect(d.order).toBe('k ASC NULLS LAST; left sorted, right declared (checked)');
     expect(d.threads).toBe('2');
     expect(String(d.parallelSort)).toMatch(/^left: \d+ runs on 2 workers, merged in memory; right declared sorted$/);
 
-    const declared = await (await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0 })).join(spec, slicedScan(rSorted.batches, rSorted.schema, 'left', SORTED), slicedScan(rSorted.batches, rSorted.schema, 'right', SORTED));
+    const declared = await (await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 })).join(spec, slicedScan(rSorted.batches, rSorted.schema, 'left', SORTED), slicedScan(rSorted.batches, rSorted.schema, 'right', SORTED));
     expect(declared.metrics.operators.join!.details.threads).toBe('1 (left declared sorted; right declared sorted; the merge runs on the calling thread)');
     const small = await (await engineFor({ join: 'sort-merge', threads: 2 })).join(spec, L, R);
-    expect(small.metrics.operators.join!.details.threads).toBe('1 (left input of 400 rows, below parallel.minProbeRows=100000; right input of 300 rows, below parallel.minProbeRows=100000; the merge runs on the calling thread)');
+    expect(small.metrics.operators.join!.details.threads).toBe('1 (inputs to sort of 700 estimated rows, below parallel.minProbeRows=100000; the merge runs on the calling thread)');
     expect(rowsInOrder(small.table)).toEqual(rowsInOrder((await (await engineFor({ join: 'sort-merge', threads: 1 })).join(spec, L, R)).table));
   });
 
@@ -135,7 +135,7 @@ describe('sort-merge join with its sorts on worker threads', () => {
     let spilled = 0;
     let refused = 0;
     for (const limit of [32 << 20, 1 << 20, 400_000, 150_000, 20_000]) {
-      const engine = await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0, batchSize: 1024, memoryLimit: limit });
+      const engine = await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, batchSize: 1024, memoryLimit: limit });
       try {
         const s = await engine.stream(spec, L, R);
         const batches: arrow.RecordBatch[] = [];
@@ -152,7 +152,7 @@ describe('sort-merge join with its sorts on worker threads', () => {
     }
     expect(spilled).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(0);
-    const ok = await (await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0, batchSize: 1024 })).join(spec, L, R);
+    const ok = await (await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0, batchSize: 1024 })).join(spec, L, R);
     expect(rowsInOrder(ok.table).sort()).toEqual(want);
   }, 300_000);
 
@@ -173,7 +173,7 @@ describe('sort-merge join with its sorts on worker threads', () => {
         }
       },
     };
-    const engine = await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0 });
+    const engine = await engineFor({ join: 'sort-merge', threads: 2, 'parallel.minProbeRows': 0, 'parallel.minStartRows': 0 });
     const s = await engine.stream({ type: 'inner', on: 'k=k' }, left, R, { signal: controller.signal });
     let batches = 0;
     const err = await (async () => {

@@ -19,7 +19,9 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { bump } from '../../core/metrics.ts';
+import { chooseWorkers, type WorkerChoice } from '../../core/parallel/threshold.ts';
 import type { BoundJoin } from '../../core/plan.ts';
+import { estimatedRows } from '../../core/scan/scan.ts';
 import { isAntiJoin } from '../../core/types.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
 import { ParallelSort } from '../sort/parallel.ts';
@@ -44,12 +46,17 @@ export class SortMergeJoin implements JoinAlgorithm {
     const plan = planSortMerge(join, inputs, ctx.config, ctx.registry);
     const batchSize = ctx.config.batchSize;
     const sorts: Partial<Record<'left' | 'right', SortMetrics>> = {};
-    // the sorts run on the worker threads when there are some and the input is large enough
-    // (parallel.minProbeRows, the hash join's threshold: below it a pool's start-up costs more
-    // than the sort); both are started before either is read, so they sort at once
+    // The sorts run on the worker threads when there are some and the rows to sort repay them
+    // (core/parallel/threshold.ts: both sorts together against the cost of starting a pool that
+    // is not started yet; each side against parallel.minProbeRows); both are started before
+    // either is read, so they sort at once.
     const workers = ctx.workers ?? null;
     const parallel: ParallelSort[] = [];
     const serialWhy: string[] = [];
+    const rowsToSort = { left: 0, right: 0 };
+    for (const o of [plan.streamed, plan.buffered]) if (o.sort) rowsToSort[o.side] = estimatedRows(inputs[o.side]);
+    const choice: WorkerChoice = plan.streamed.sort || plan.buffered.sort ? chooseWorkers(workers, rowsToSort.left + rowsToSort.right, ctx.config, 'inputs to sort') : { pool: null, why: null };
+    if (choice.why !== null) serialWhy.push(choice.why);
     const open = (o: SideOrder): AsyncIterable<RecordBatch> => {
       const scan = inputs[o.side];
       if (!o.sort) {
@@ -60,12 +67,12 @@ export class SortMergeJoin implements JoinAlgorithm {
       const keys = o.keys.map((column, k) => ({ column, descending: plan.orders[k]!.descending, nullsFirst: plan.orders[k]!.nullsFirst }));
       const options = { pool: ctx.pool, batchSize, signal: ctx.signal, metrics, spill: ctx.spill };
       const min = ctx.config['parallel.minProbeRows'];
-      if (workers !== null && scan.numRows >= min) {
-        const sort = new ParallelSort(scan, keys, { ...options, workers }, o.side);
+      if (choice.pool !== null && rowsToSort[o.side] >= min) {
+        const sort = new ParallelSort(scan, keys, { ...options, workers: choice.pool }, o.side);
         parallel.push(sort);
         return sort.batches();
       }
-      if (workers !== null) serialWhy.push(`${o.side} input of ${scan.numRows} rows, below parallel.minProbeRows=${min}`);
+      if (choice.pool !== null) serialWhy.push(`${o.side} input of ${rowsToSort[o.side]} estimated rows, below parallel.minProbeRows=${min}`);
       return sortScan(scan, keys, options);
     };
     const cursor = (o: SideOrder, onBatch?: (b: RecordBatch) => void) =>
@@ -85,7 +92,7 @@ export class SortMergeJoin implements JoinAlgorithm {
     const buffered = cursor(plan.buffered, plan.notIn ? (b) => run!.onBufferedBatch(b) : undefined);
     m.details.threads = threadsDetail(workers?.size ?? 1, parallel.length, serialWhy);
     if (parallel.length > 0) {
-      if (workers !== null) workers.ready().catch(() => {}); // the threads start loading now
+      choice.pool!.ready().catch(() => {}); // the threads start loading now
       for (const s of parallel) s.start();
     }
     run = new MergeRun(plan, join, streamed, buffered, { pool: ctx.pool, spill: ctx.spill, batchSize });
