@@ -17,6 +17,7 @@ import { castTo, commonClass, type Operand, parseTypeName, temporalCommon } from
 import { CaseNode, CoalesceNode } from './conditional-nodes.ts';
 import { numClass, columnType } from './column-types.ts';
 import { CompareBools, CompareStrings } from './compare-nodes.ts';
+import { compileCall } from './functions.ts';
 import { ColumnNode, LiteralNode, NullNode } from './leaf-nodes.ts';
 import { IsNullNode, LogicNode, NotNode } from './logic-nodes.ts';
 import { BOOLEAN, type Ctx, Node, NULL_CLASS, type VClass } from './node-base.ts';
@@ -137,6 +138,8 @@ export class Compiler {
         const branches = [...thens, otherwise].map((op) => castTo(op, cls, label));
         return new CaseNode(whens, branches, cls, label);
       }
+      case 'call':
+        return compileCall(e.name, e.args.map((a) => this.operand(a)), label);
       case 'coalesce': {
         if (e.args.length === 0) throw new ExpressionError(`COALESCE needs at least one argument, in ${label}`);
         const args = e.args.map((a) => this.operand(a));

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExpressionError } from '../errors.ts';
-import { and, arith, cast, caseWhen, cmp, coalesce, col, type Expr, exprDepth, isNull, lit, MAX_EXPR_DEPTH, negate, not, or } from './ast.ts';
+import { and, arith, call, cast, caseWhen, cmp, coalesce, col, type Expr, exprDepth, isNull, lit, MAX_EXPR_DEPTH, negate, not, or } from './ast.ts';
 import { formatExpr, parseExpr } from './parse.ts';
 
 const la = col('left', 'a');
@@ -140,6 +140,23 @@ describe('parseExpr: errors name the position and what was expected', () => {
   it('literals out of range', () => {
     expect(parseError('l.a = 170141183460469231731687303715884105729')).toMatch(/integer literal 1701\d+ is out of range \(beyond HUGEINT.* position 7/);
     expect(parseError('l.a = 1e400')).toBe("number 1e400 is out of range at position 7 in 'l.a = 1e400'");
+  });
+});
+
+describe('parseExpr: LIKE, function calls', () => {
+  const s = col('left', 's');
+  it("[NOT] [I]LIKE [ESCAPE] are calls of DuckDB's operators; they bind like comparisons", () => {
+    expect(parseExpr("l.s LIKE 'a%'")).toEqual(call('~~', s, lit('a%')));
+    expect(parseExpr("l.s not ilike 'a%'")).toEqual(call('!~~*', s, lit('a%')));
+    expect(parseExpr("l.s NOT LIKE 'a#%' ESCAPE '#'")).toEqual(call('not_like_escape', s, lit('a#%'), lit('#')));
+    expect(parseExpr("NOT l.s LIKE 'a' AND l.s ILIKE 'b'")).toEqual(and(not(call('~~', s, lit('a'))), call('~~*', s, lit('b'))));
+    expect(parseError("l.s LIKE 'a' LIKE 'b'")).toMatch(/do not chain/);
+  });
+
+  it('function calls by name, any case; an unknown name is not a function', () => {
+    expect(parseExpr("PREFIX(l.s, 'a')")).toEqual(call('prefix', s, lit('a')));
+    expect(parseExpr("contains(l.s, 'a') = TRUE")).toEqual(cmp('=', call('contains', s, lit('a')), lit(true)));
+    expect(parseError('frobnicate(l.s)')).toMatch(/expected a column/);
   });
 });
 
@@ -339,6 +356,8 @@ const { expr: exprArb } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.array(tie('expr'), { minLength: 1, maxLength: 3 }).map((args) => coalesce(...args)),
     fc.tuple(tie('expr'), fc.constantFrom('INTEGER', 'BIGINT', 'DECIMAL(10,2)', 'DECIMAL(5)', 'VARCHAR', 'DATE', 'TIMESTAMP_NS')).map(([e, t]) => cast(e, t)),
     tie('expr').map((e) => negate(e)),
+    fc.tuple(fc.constantFrom('~~', '!~~', '~~*', '!~~*', 'prefix', 'contains'), tie('expr'), tie('expr')).map(([f, a, b]) => call(f, a, b)),
+    fc.tuple(fc.constantFrom('like_escape', 'not_ilike_escape'), tie('expr'), tie('expr'), tie('expr')).map(([f, a, b, c]) => call(f, a, b, c)),
   ),
 }));
 
