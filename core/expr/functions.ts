@@ -17,9 +17,11 @@
  *    ILIKE that does not lower the pattern and has no escape when a column holds no non-ASCII
  *    string): a two-argument ILIKE pattern holding a NUL byte, U+0130 or U+212A (non-ASCII letters
  *    whose lowercase is ASCII). Also refused: ESCAPE '%' (see like-match.ts).
+ *  - `date_part` / `datepart` (`extract`) and the one-part functions (date-part-nodes.ts).
  */
 import { ExpressionError, UnsupportedExpressionError } from '../errors.ts';
 import type { Operand } from './casts.ts';
+import { DATE_PART_FUNCTIONS, type DatePart, datePartOf, DatePartNode, BIGINT } from './date-part-nodes.ts';
 import { NullNode } from './leaf-nodes.ts';
 import { errorProbe, LikeMatcher, literalPattern, parseLikePattern } from './like-match.ts';
 import { LikeNode } from './like-nodes.ts';
@@ -124,8 +126,34 @@ function bindLike(args: readonly Operand[], label: string, name: string): Node {
   return new LikeNode(s.node, new LikeMatcher(parsed), form.negated, form.lower, probe, label);
 }
 
+function bindDatePart(args: readonly Operand[], label: string, name: string): Node {
+  let part: DatePart;
+  let x: Operand;
+  if (name === 'date_part' || name === 'datepart') {
+    arity(name, args, 2, 2, label);
+    const spec = constantString(args[0]!);
+    if (spec === undefined) throw new UnsupportedExpressionError(`${name}() with a part that is not a constant string is not supported, in ${label}`);
+    x = args[1]!;
+    if (spec === null) return new NullNode(BIGINT, label);
+    part = datePartOf(spec, label);
+  } else {
+    arity(name, args, 1, 1, label);
+    part = DATE_PART_FUNCTIONS[name]!;
+    x = args[0]!;
+  }
+  const cls = x.node.cls;
+  if (isNull(x)) {
+    if (name === 'date_part' || name === 'datepart') return new NullNode(BIGINT, label);
+    throw new ExpressionError(`Binder Error: Could not choose a best candidate function for the function call "${name}(NULL)", in ${label}`);
+  }
+  if (cls.c !== 'time') throw new ExpressionError(`Binder Error: No function matches ${name}(…) with an argument ${x.node.label} of type ${cls.sql} (it needs DATE or TIMESTAMP), in ${label}`);
+  if (cls.tz !== undefined || cls.unit === 'date-ms') throw new UnsupportedExpressionError(`${name}() of ${cls.sql} is not supported (DATE and TIMESTAMP_S/MS/(US)/NS are), in ${label}`);
+  return new DatePartNode(x.node, part, cls.unit, label);
+}
+
 const BINDERS: Record<string, Binder> = {};
 for (const n of Object.keys(LIKE_FORMS)) BINDERS[n] = bindLike;
+for (const n of ['date_part', 'datepart', ...Object.keys(DATE_PART_FUNCTIONS)]) BINDERS[n] = bindDatePart;
 
 /** Every function name joinlab evaluates (lower case, DuckDB's spelling). */
 export const FUNCTION_NAMES: ReadonlySet<string> = new Set(Object.keys(BINDERS));

@@ -155,7 +155,7 @@ describe('parseExpr: LIKE, function calls', () => {
 
   it('function calls by name, any case; an unknown name is not a function', () => {
     expect(parseExpr("PREFIX(l.s, 'a')")).toEqual(call('prefix', s, lit('a')));
-    expect(parseExpr("contains(l.s, 'a') = TRUE")).toEqual(cmp('=', call('contains', s, lit('a')), lit(true)));
+    expect(parseExpr("date_part('year', l.d) >= 1994")).toEqual(cmp('>=', call('date_part', lit('year'), col('left', 'd')), lit(1994)));
     expect(parseError('frobnicate(l.s)')).toMatch(/expected a column/);
   });
 });
@@ -356,8 +356,9 @@ const { expr: exprArb } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.array(tie('expr'), { minLength: 1, maxLength: 3 }).map((args) => coalesce(...args)),
     fc.tuple(tie('expr'), fc.constantFrom('INTEGER', 'BIGINT', 'DECIMAL(10,2)', 'DECIMAL(5)', 'VARCHAR', 'DATE', 'TIMESTAMP_NS')).map(([e, t]) => cast(e, t)),
     tie('expr').map((e) => negate(e)),
-    fc.tuple(fc.constantFrom('~~', '!~~', '~~*', '!~~*', 'prefix', 'contains'), tie('expr'), tie('expr')).map(([f, a, b]) => call(f, a, b)),
+    fc.tuple(fc.constantFrom('~~', '!~~', '~~*', '!~~*', 'prefix', 'contains', 'date_part'), tie('expr'), tie('expr')).map(([f, a, b]) => call(f, a, b)),
     fc.tuple(fc.constantFrom('like_escape', 'not_ilike_escape'), tie('expr'), tie('expr'), tie('expr')).map(([f, a, b, c]) => call(f, a, b, c)),
+    fc.tuple(fc.constantFrom('year', 'dayofweek'), tie('expr')).map(([f, a]) => call(f, a)),
   ),
 }));
 
