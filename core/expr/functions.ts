@@ -18,15 +18,17 @@
  *    string): a two-argument ILIKE pattern holding a NUL byte, U+0130 or U+212A (non-ASCII letters
  *    whose lowercase is ASCII). Also refused: ESCAPE '%' (see like-match.ts).
  *  - `date_part` / `datepart` (`extract`) and the one-part functions (date-part-nodes.ts).
+ *  - `substring` / `substr` (2 or 3 arguments), `||`, `concat` (string-nodes.ts).
  */
 import { ExpressionError, UnsupportedExpressionError } from '../errors.ts';
-import type { Operand } from './casts.ts';
+import { castTo, type Operand, VARCHAR } from './casts.ts';
 import { DATE_PART_FUNCTIONS, type DatePart, datePartOf, DatePartNode, BIGINT } from './date-part-nodes.ts';
-import { NullNode } from './leaf-nodes.ts';
+import { LiteralNode, NullNode } from './leaf-nodes.ts';
 import { errorProbe, LikeMatcher, literalPattern, parseLikePattern } from './like-match.ts';
 import { LikeNode } from './like-nodes.ts';
 import { lowerCapacity, lowerUtf8 } from './case-fold.ts';
 import { BOOLEAN, type Node } from './node-base.ts';
+import { ConcatNode, type IntArg, SubstringNode } from './string-nodes.ts';
 
 type Binder = (args: readonly Operand[], label: string, name: string) => Node;
 
@@ -151,9 +153,50 @@ function bindDatePart(args: readonly Operand[], label: string, name: string): No
   return new DatePartNode(x.node, part, cls.unit, label);
 }
 
+/** An integer argument of substring (a NULL is fine: the result is NULL). */
+function intArg(name: string, op: Operand, label: string): IntArg {
+  const cls = op.node.cls;
+  if (!isNull(op) && (cls.c !== 'num' || cls.t.k !== 'int')) {
+    throw new ExpressionError(`Binder Error: No function matches ${name}(…) with an argument ${op.node.label} of type ${cls.sql} (it needs an integer), in ${label}`);
+  }
+  const e = op.expr;
+  const constant = e.kind === 'literal' && (typeof e.value === 'number' || typeof e.value === 'bigint') ? Number(e.value) : null;
+  return { node: op.node, constant };
+}
+
+function bindSubstring(args: readonly Operand[], label: string, name: string): Node {
+  arity(name, args, 2, 3, label);
+  stringArg(name, args[0]!, label);
+  const start = intArg(name, args[1]!, label);
+  const length = args.length === 3 ? intArg(name, args[2]!, label) : null;
+  if (args.some(isNull)) return new NullNode(VARCHAR, label);
+  return new SubstringNode(args[0]!.node, start, length, VARCHAR, label);
+}
+
+function toVarchar(op: Operand, name: string, label: string): Node {
+  if (op.node.cls.c === 'bin') throw new UnsupportedExpressionError(`${name} of BLOB values is not supported, in ${label}`);
+  return op.node.cls.c === 'str' ? op.node : castTo(op, VARCHAR, label);
+}
+
+function bindConcat(args: readonly Operand[], label: string, name: string): Node {
+  if (name === '||') {
+    arity(name, args, 2, 2, label);
+    if (args.some(isNull)) return new NullNode(VARCHAR, label);
+    return new ConcatNode(args.map((a) => toVarchar(a, name, label)), true, VARCHAR, label);
+  }
+  arity(name, args, 1, Infinity, label);
+  const kept = args.filter((a) => !isNull(a));
+  if (kept.length === 0) return new LiteralNode(VARCHAR, label, '');
+  return new ConcatNode(kept.map((a) => toVarchar(a, name, label)), false, VARCHAR, label);
+}
+
 const BINDERS: Record<string, Binder> = {};
 for (const n of Object.keys(LIKE_FORMS)) BINDERS[n] = bindLike;
 for (const n of ['date_part', 'datepart', ...Object.keys(DATE_PART_FUNCTIONS)]) BINDERS[n] = bindDatePart;
+BINDERS.substring = bindSubstring;
+BINDERS.substr = bindSubstring;
+BINDERS['||'] = bindConcat;
+BINDERS.concat = bindConcat;
 
 /** Every function name joinlab evaluates (lower case, DuckDB's spelling). */
 export const FUNCTION_NAMES: ReadonlySet<string> = new Set(Object.keys(BINDERS));

@@ -17,6 +17,7 @@
  *   ±(2^63 - 1). Rows of a 64-bit value at or beyond 2^53 (nanosecond timestamps more than 104
  *   days from 1970, wide integers and decimals) are split through a BigInt.
  */
+import { copyByteRange } from './byte-sources.ts';
 import { exactValue, type ExactVec, TWO53 } from './exact.ts';
 import { type Ctx, i32, Node, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
 import { decimalText } from './numeric-nodes.ts';
@@ -82,7 +83,7 @@ const INT32_INFINITY = 2147483647;
 const INT64_INFINITY = 2n ** 63n - 1n;
 
 /** Growable output bytes (reused across calls; evaluation is synchronous). */
-class ByteWriter {
+export class ByteWriter {
   buf = new Uint8Array(256);
   pos = 0;
   private readonly scratch = new Uint8Array(24);
@@ -122,6 +123,13 @@ class ByteWriter {
   byte(c: number): void {
     this.ensure(1);
     this.buf[this.pos++] = c;
+  }
+
+  /** Bytes [start, end) of `src`. */
+  range(src: Uint8Array, start: number, end: number): void {
+    this.ensure(end - start);
+    copyByteRange(src, start, end, this.buf, this.pos);
+    this.pos += end - start;
   }
 }
 
