@@ -9,7 +9,7 @@
  * number literal is a literal (as DuckDB's parser folds it).
  */
 import { type Schema } from 'apache-arrow';
-import { ExpressionError, MissingColumnError, UnsupportedTypeError } from '../errors.ts';
+import { ExpressionError, MissingColumnError, UnsupportedExpressionError, UnsupportedTypeError } from '../errors.ts';
 import type { Side } from '../types.ts';
 import { type ArithOp, type CompareOp, type Expr, lit, referencedColumns } from './ast.ts';
 import { NegateExactNode, NegateFloatNode } from './cast-nodes.ts';
@@ -131,6 +131,10 @@ export class Compiler {
         const b = this.compile(e.right);
         for (const x of [a, b]) {
           if (x.cls.c !== 'num' && x.cls.c !== 'null') {
+            if (x.cls.c === 'time' && (e.op === '+' || e.op === '-')) {
+              // DuckDB has DATE ± INTEGER and DATE - DATE; joinlab folds them for constants only (adapters/sql/temporal-fold.ts)
+              throw new UnsupportedExpressionError(`date arithmetic on a column is not supported: ${label}`);
+            }
             throw new ExpressionError(`cannot apply '${e.op}' to ${x.label} (${x.cls.sql}): arithmetic needs numbers, in ${label}`);
           }
         }
