@@ -69,6 +69,7 @@ describe('q6 on a lineitem in ship-date order', () => {
     const scan = result.scans.find((s) => s.table === 'lineitem')!;
     expect(scan.metrics.containersTotal).toBe(GROUPS);
     expect(scan.metrics.containersPruned).toBe(Number(ruledOut));
+    if (process.env.PRUNE_VERBOSE) console.log(`q6: ${scan.metrics.containersPruned} of ${scan.metrics.containersTotal} row groups pruned`);
   });
 });
 
