@@ -2,13 +2,14 @@
  * The SQL TPC-H needs, end to end through `runSql` against DuckDB on the same tables, at batch
  * sizes 1, 3 and 8192: LIKE / NOT LIKE / ILIKE with and without ESCAPE (in WHERE, SELECT, CASE,
  * on a dictionary column too), extract / date_part / year() (in SELECT, WHERE and GROUP BY),
- * substring / `||` / concat (q22's `substring(c_phone, 1, 2) IN (…)`), and the typed refusal of
- * a pattern that is not a constant. (Dates with intervals: temporal-fold.test.ts.)
+ * substring / `||` / concat (q22's `substring(c_phone, 1, 2) IN (…)`), date constants with
+ * intervals folded at plan time in every spelling TPC-H uses (temporal-fold.test.ts tests the
+ * folding itself), and the typed refusals (a non-constant pattern, an interval on a column).
  */
-import { Dictionary, Int32, type Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { Dictionary, Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
-import { UnsupportedSqlError } from '../../core/errors.ts';
+import { ExpressionError, UnsupportedSqlError } from '../../core/errors.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { runSql } from './run.ts';
@@ -28,13 +29,10 @@ beforeAll(async () => {
     FROM range(400) t(i)`);
   tables = { p: await duck.query('SELECT * FROM p') };
   // the string column dictionary-encoded, as a Parquet reader may hand it over
-  const s = tables.p.getChild('s')!;
-  const values = [...s].map((v) => (v === null ? null : String(v)));
-  const { Table: T } = await import('apache-arrow');
   const cols: Record<string, unknown> = {};
   for (const f of tables.p.schema.fields) cols[f.name] = tables.p.getChild(f.name);
-  cols.s = vectorFromArray(values, new Dictionary(new Utf8(), new Int32()));
-  tables.pd = new T(cols as never);
+  cols.s = vectorFromArray([...tables.p.getChild('s')!].map((v) => (v === null ? null : String(v))), new Dictionary(new Utf8(), new Int32()));
+  tables.pd = new Table(cols as never);
   await duck.run('CREATE TABLE pd AS SELECT * FROM p');
   for (const batchSize of [1, 3, 8192]) engines.push(await Engine.create({ batchSize }));
 });
@@ -86,5 +84,32 @@ describe('substring, || and concat in SQL', () => {
     await same("SELECT k, substring(phone, 1, 2) AS cc FROM p WHERE substring(phone, 1, 2) IN ('13', '31', '23', '29', '30', '18', '17')");
     await same("SELECT substring(phone FROM 1 FOR 2) AS cntrycode, count(*) AS numcust FROM p GROUP BY cntrycode");
     await same("SELECT k, substr(s, 2, 3) AS a, substring(s, -3) AS b, s || '!' AS c, concat(s, '-', k, '-', d) AS e, 'x' || k AS f FROM p");
+  });
+});
+
+describe('dates and intervals folded at plan time, in queries', () => {
+  it('every spelling TPC-H uses, compared with DATE and TIMESTAMP columns', async () => {
+    for (const t of ['p', 'pd']) {
+      await same(`SELECT k FROM ${t} WHERE d >= date '1994-01-01' AND d < date '1994-01-01' + interval '1' year`);
+      await same(`SELECT k FROM ${t} WHERE d >= DATE '1994-01-01' AND d < DATE '1994-01-01' + INTERVAL 1 YEAR`);
+      await same(`SELECT k FROM ${t} WHERE d <= date '1998-12-01' - interval '90' day`);
+      await same(`SELECT k FROM ${t} WHERE d >= date '1993-07-01' AND d < date '1993-07-01' + interval '3' month`);
+      await same(`SELECT k FROM ${t} WHERE d BETWEEN CAST('1995-01-01' AS DATE) AND '1996-12-31'::date`);
+      await same(`SELECT k FROM ${t} WHERE d > date '1995-01-31' + interval 1 month`);
+      await same(`SELECT k FROM ${t} WHERE d < date '1995-03-15' + 10 AND d >= date '1995-03-15' - 10`);
+      await same(`SELECT k FROM ${t} WHERE ts < date '1996-01-01' + interval '36' hour AND ts >= timestamp '1995-07-01 06:00:00' - interval '2 days'`);
+      await same(`SELECT k FROM ${t} WHERE d < date '1995-01-01' + interval '36' hour`);
+      await same(`SELECT k FROM ${t} WHERE d = date '1995-01-01' + interval '12' hour OR d <> date '1996-01-01' + interval '1' minute`);
+      await same(`SELECT k FROM ${t} WHERE d >= date '1994-01-01' + interval '1 year 2 months' - interval 3 day`);
+    }
+    await same("SELECT date '1994-01-01' + interval '1' year AS a, date '1994-01-31' + interval 1 month AS b, date '1995-03-01' - date '1995-01-01' AS c, date '1995-03-01' - 1 AS e, interval '1' day + date '1995-12-31' AS f, 5 + date '1994-01-01' AS g");
+    await same("SELECT k, date '2024-02-29' - interval '1' year AS x FROM p WHERE k < 3");
+  });
+
+  it('what stays an interval is refused, typed; an out-of-range date is an error', async () => {
+    await expect(runSql(engines[0]!, "SELECT k FROM p WHERE d + interval '1' day > date '1995-01-01'", tables, { duck })).rejects.toThrow(UnsupportedSqlError);
+    await expect(runSql(engines[0]!, "SELECT interval '1' day AS i FROM p", tables, { duck })).rejects.toThrow(UnsupportedSqlError);
+    await expect(runSql(engines[0]!, "SELECT k FROM p WHERE d + 1 > date '1995-01-01'", tables, { duck })).rejects.toThrow(UnsupportedSqlError);
+    await expect(runSql(engines[0]!, "SELECT k FROM p WHERE d < date '1995-01-01' + 3000000000", tables, { duck })).rejects.toThrow(ExpressionError);
   });
 });
