@@ -91,7 +91,7 @@ describe('joinlab parity', () => {
     expect(s.failed).toBeGreaterThan(0);
     const report = sql.lines.join('');
     expect(report).toMatch(/MISMATCH \((mismatch|order)\) in SQL case \d+ of seed 3: SQL join=drops-one/);
-    expect(report).toMatch(/^CREATE TABLE t0 \(k INTEGER, j BIGINT, v0 INTEGER, s0 VARCHAR\);$/m);
+    expect(report).toMatch(/^CREATE TABLE t0 \(k INTEGER, j BIGINT, v0 INTEGER, s0 VARCHAR, d0 DATE\);$/m);
     expect(report).toMatch(/^query: {2}SELECT .* FROM t0\b.*;$/m);
     expect(report).toMatch(/missing \(in expected, not in actual\)/);
   });

@@ -5,8 +5,8 @@
  * so those two numbers reproduce it.
  *
  * Tables t0..t3 of 0–12 rows: `k` INTEGER and `j` BIGINT keys over a small domain (NULLs, duplicates
- * and, in some cases, one hot key: skew), a payload `v<t>` INTEGER and `s<t>` VARCHAR (NULLs, the
- * empty string). Every query is valid DuckDB SQL; what it contains:
+ * and, in some cases, one hot key: skew), a payload `v<t>` INTEGER, `s<t>` VARCHAR (NULLs, the
+ * empty string) and `d<t>` DATE (1993–1996, NULLs). Every query is valid DuckDB SQL; what it contains:
  *  - FROM: a join TREE of 2–4 tables — INNER / LEFT / RIGHT / FULL / CROSS joins, left-deep or
  *    bushy (`a JOIN (b JOIN c ON …) ON …`), keys between a table of each side (one or two
  *    equalities, `k` with `k` or `j`), sometimes USING / NATURAL between two tables, residual ON
@@ -27,13 +27,17 @@
  *  - `outerWhere`: WHERE conjuncts on tables an outer join pads (e.g. the anti-join pattern
  *    `LEFT JOIN … WHERE r.k IS NULL`) and across tables of one outer-join tree;
  *  - `limit`: LIMIT / OFFSET after a total ORDER BY (a flag only because of a known planner bug,
- *    see CLAIMED_SQL_FEATURES).
+ *    see CLAIMED_SQL_FEATURES);
+ *  - `functions`: LIKE / ILIKE / ESCAPE, extract / date_part, substring, `||`, concat and date
+ *    constants with intervals on the tables' DATE column `d<t>`, in WHERE and SELECT
+ *    (random-sql-functions.ts).
  * A case records the features it actually used, so a runner can tell claimed from unclaimed.
  */
-import { Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { DateDay, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { Rng } from '../../core/random.ts';
 import { quoteIdent, quoteString } from '../../core/expr/sql.ts';
 import { caseSeed } from './random-cases.ts';
+import { functionConjunct, functionExpression, type FunctionColumns } from './random-sql-functions.ts';
 import { SQL_FEATURES, type SqlFeature, type SqlFeatures } from './sql-features.ts';
 
 export { CLAIMED_SQL_FEATURES, SQL_FEATURES, type SqlFeature, type SqlFeatures } from './sql-features.ts';
@@ -160,7 +164,12 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
     return usable.length > 0 ? rng.pick(usable) : null;
   };
   const c = () => rng.int(0, domain);
+  const fcols = (t: number): FunctionColumns => ({ s: col(t, 's'), d: `${T(t)}.d${t}`, k: col(t, 'k'), v: col(t, 'v') });
   const one = (t: number): string => {
+    if (f.functions && rng.chance(0.3)) {
+      uses.add('functions');
+      return functionConjunct(rng, fcols(t));
+    }
     if (f.expressions && rng.chance(0.3)) {
       uses.add('expressions');
       return rng.pick([
@@ -269,6 +278,11 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
     }
   }
 
+  if (f.functions && groupBy.length === 0 && !select.some((x) => /^(count|sum|min|max|avg)\(/.test(x.sql)) && rng.chance(0.4)) {
+    uses.add('functions');
+    for (let i = rng.int(1, 2); i > 0; i--) select.push({ sql: functionExpression(rng, fcols(rng.pick(order))), alias: `fn${i}` });
+  }
+
   // ORDER BY
   let totalOrder = false;
   let orderColumns: string[] = [];
@@ -302,7 +316,7 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
   return { tables, sql, totalOrder, orderColumns, uses: SQL_FEATURES.filter((x) => uses.has(x)) };
 }
 
-/** Table `t<t>`: keys `k` (INTEGER) and `j` (BIGINT), payload `v<t>` (INTEGER) and `s<t>` (VARCHAR). */
+/** Table `t<t>`: keys `k` (INTEGER) and `j` (BIGINT), payload `v<t>` (INTEGER), `s<t>` (VARCHAR) and `d<t>` (DATE). */
 export function randomSqlTable(rng: Rng, t: number, rows: number, nullRate: number, domain: number, hot: number): Table {
   const key = () => (rng.chance(nullRate) ? null : rng.chance(hot) ? 0 : rng.int(0, domain));
   return new Table({
@@ -316,6 +330,8 @@ export function randomSqlTable(rng: Rng, t: number, rows: number, nullRate: numb
     ),
     [`v${t}`]: vectorFromArray(Array.from({ length: rows }, () => (rng.chance(0.1) ? null : rng.int(0, 20))), new Int32()),
     [`s${t}`]: vectorFromArray(Array.from({ length: rows }, () => (rng.chance(0.1) ? null : rng.pick(['a', 'b', 'c', '']))), new Utf8()),
+    // days 8401..9861: 1993-01-01 .. 1996-12-31 (DateDay takes milliseconds here)
+    [`d${t}`]: vectorFromArray(Array.from({ length: rows }, () => (rng.chance(0.1) ? null : new Date(rng.int(8401, 9861) * 86_400_000))), new DateDay()),
   });
 }
 
@@ -328,7 +344,7 @@ export function tablesToSql(tables: Readonly<Record<string, Table>>, options: { 
   const out: string[] = [];
   for (const [name, table] of Object.entries(tables)) {
     const fields = table.schema.fields;
-    const typeOf = (t: string) => (t === 'Int32' ? 'INTEGER' : t === 'Int64' ? 'BIGINT' : t === 'Utf8' ? 'VARCHAR' : t);
+    const typeOf = (t: string) => (t === 'Int32' ? 'INTEGER' : t === 'Int64' ? 'BIGINT' : t === 'Utf8' ? 'VARCHAR' : t === 'Date32<DAY>' ? 'DATE' : t);
     out.push(`CREATE ${options.replace ? 'OR REPLACE ' : ''}TABLE ${ident(name)} (${fields.map((f) => `${ident(f.name)} ${typeOf(String(f.type))}`).join(', ')});`);
     const rows: string[] = [];
     for (let r = 0; r < table.numRows; r++) {
@@ -336,7 +352,9 @@ export function tablesToSql(tables: Readonly<Record<string, Table>>, options: { 
         `(${fields
           .map((f) => {
             const v: unknown = table.getChild(f.name)!.get(r);
-            return v === null || v === undefined ? 'NULL' : typeof v === 'string' ? quoteString(v) : String(v);
+            if (v === null || v === undefined) return 'NULL';
+            if (String(f.type) === 'Date32<DAY>') return `DATE '${new Date(v as number).toISOString().slice(0, 10)}'`;
+            return typeof v === 'string' ? quoteString(v) : String(v);
           })
           .join(', ')})`,
       );

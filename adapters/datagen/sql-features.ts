@@ -10,11 +10,12 @@ export interface SqlFeatures {
   readonly rangeJoins?: boolean;
   readonly outerWhere?: boolean;
   readonly limit?: boolean;
+  readonly functions?: boolean;
 }
 
 export type SqlFeature = keyof SqlFeatures;
 
-export const SQL_FEATURES: readonly SqlFeature[] = ['subqueries', 'aggregates', 'expressions', 'rangeJoins', 'outerWhere', 'limit'];
+export const SQL_FEATURES: readonly SqlFeature[] = ['subqueries', 'aggregates', 'expressions', 'rangeJoins', 'outerWhere', 'limit', 'functions'];
 
 /**
  * The features joinlab's SQL planner (adapters/sql/run.ts) claims to run: `joinlab parity` and the
@@ -34,4 +35,7 @@ export const CLAIMED_SQL_FEATURES: SqlFeatures = {
   outerWhere: true,
   // GROUP BY / aggregates / HAVING through the hash aggregate (adapters/sql/aggregate-query.ts)
   aggregates: true,
+  // LIKE / ILIKE / ESCAPE, extract, substring, ||, concat, date constants with intervals
+  // (core/expr/functions.ts, adapters/sql/temporal-fold.ts)
+  functions: true,
 };

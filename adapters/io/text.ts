@@ -19,6 +19,7 @@
  */
 import { type Data, DataType, IntervalUnit, Type, Vector } from 'apache-arrow';
 import { halfToDouble } from '../../core/arrow/half-float.ts';
+import { CIVIL, civil } from '../../core/expr/calendar.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { EXTENSION_NAME, JSON_EXTENSION, UUID_EXTENSION, ADJUSTED_TO_UTC } from './parquet-types.ts';
 
@@ -46,19 +47,12 @@ function floorDiv(a: bigint, b: bigint): bigint {
 }
 
 /**
- * Days since 1970-01-01 -> proleptic Gregorian (year, month, day), H. Hinnant's civil_from_days:
- * arithmetic only, so any Int32 day count works (year 0 is 1 BC).
+ * Days since 1970-01-01 -> proleptic Gregorian (year, month, day), H. Hinnant's civil_from_days
+ * (core/expr/calendar.ts): arithmetic only, so any Int32 day count works (year 0 is 1 BC).
  */
 export function civilFromDays(days: number): { y: number; m: number; d: number } {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return { y: yoe + era * 400 + (m <= 2 ? 1 : 0), m, d };
+  civil(days);
+  return { y: CIVIL[0]!, m: CIVIL[1]!, d: CIVIL[2]! };
 }
 
 /** Days since 1970-01-01 -> DuckDB's `YYYY-MM-DD`, `(BC)` for years before 1 (no year 0). */

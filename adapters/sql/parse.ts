@@ -279,6 +279,12 @@ const COMPARE: Record<string, CompareOp> = {
 
 const ARITH = new Set<string>(['+', '-', '*', '/', '//', '%']);
 
+/** Operators that are function calls to joinlab (`x LIKE p` is DuckDB's `~~`; `^@` is starts_with). */
+const OPERATOR_FUNCTIONS: Record<string, string> = { '~~': '~~', '!~~': '!~~', '~~*': '~~*', '!~~*': '!~~*', '||': '||', '^@': 'starts_with' };
+
+/** Functions DuckDB's parser writes, schema-qualified with `main`, for SQL syntax. */
+const SYNTAX_FUNCTIONS = new Set(['like_escape', 'not_like_escape', 'ilike_escape', 'not_ilike_escape', 'date_part', 'substring']);
+
 function expr(n: Node): SqlExpr {
   const at = atOf(n);
   const cls = String(n.class ?? '');
@@ -310,9 +316,12 @@ function expr(n: Node): SqlExpr {
       const name = String(n.function_name);
       if (n.filter !== undefined) unsupported(`FILTER clause on ${name}`, n);
       if (list((n.order_bys as Node | undefined)?.orders).length > 0) unsupported(`ORDER BY inside ${name}(...)`, n);
-      if (n.schema || n.catalog) unsupported(`qualified function ${name}`, n);
+      // the parser itself qualifies what it writes for syntax (`extract`, `substring(… FROM …)`, ESCAPE) with main
+      if ((n.schema && !(n.schema === 'main' && SYNTAX_FUNCTIONS.has(name))) || n.catalog) unsupported(`qualified function ${name}`, n);
       const args = list(n.children).map(expr);
       if (n.is_operator === true && ARITH.has(name)) return { kind: 'arith', op: name as ArithOp, args, at };
+      const callName = n.is_operator === true ? OPERATOR_FUNCTIONS[name] : undefined;
+      if (callName !== undefined) return { kind: 'call', name: callName, args, distinct: false, star: false, at };
       if (n.is_operator === true) unsupported(`operator ${name}`, n);
       const star = name.toLowerCase() === 'count_star';
       return { kind: 'call', name: star ? 'count' : name.toLowerCase(), args, distinct: n.distinct === true, star, at };

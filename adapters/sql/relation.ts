@@ -14,15 +14,19 @@
  * `toExpr` turns a SQL condition into the engine's expression (core/expr/ast.ts) over the two
  * inputs of one join — or over one input (`NO_COLUMNS` as the right) for a scan's row filter.
  * `x IN (a, b)` becomes `x = a OR x = b`: the same under three-valued logic (no match and a NULL
- * in the list: NULL).
+ * in the list: NULL). Scalar functions the evaluator has (core/expr/functions.ts: LIKE and its kin,
+ * date parts, substring, `||`, concat) pass through by name; date / interval arithmetic of
+ * constants is folded first (temporal-fold.ts), and an interval that remains is refused.
  */
 import type { Expr, Literal } from '../../core/expr/ast.ts';
+import { FUNCTION_NAMES } from '../../core/expr/functions.ts';
 import { decimalText } from '../../core/expr/numeric-nodes.ts';
 import { MissingColumnError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import type { SqlExpr } from '../../core/sql/ast.ts';
 import type { ExplainNode } from './explain.ts';
 import type { Route } from './stream-scan.ts';
+import { foldTemporal, isIntervalFunction } from './temporal-fold.ts';
 
 /** A column visible in a relation. */
 export interface Visible {
@@ -156,6 +160,8 @@ export function hasSubquery(e: SqlExpr): boolean {
   return e.kind === 'exists' || e.kind === 'in-subquery' || childrenOf(e).some(hasSubquery);
 }
 
+const intervalRefusal = 'an INTERVAL outside date arithmetic of constants (e.g. a column + interval)';
+
 /** A condition over a join's two inputs (or one input and NO_COLUMNS) as the engine's expression. */
 export function toExpr(e: SqlExpr, left: Pick<Relation, 'columns'>, right: Pick<Relation, 'columns'>): Expr {
   switch (e.kind) {
@@ -194,15 +200,21 @@ export function toExpr(e: SqlExpr, left: Pick<Relation, 'columns'>, right: Pick<
       const any: Expr = { kind: 'or', args: e.list.map((v) => ({ kind: 'compare', op: '=', left: x, right: toExpr(v, left, right) }) as Expr) };
       return e.negated ? { kind: 'not', arg: any } : any;
     }
-    case 'arith':
+    case 'arith': {
+      const folded = foldTemporal(e);
+      if (folded !== null) return toExpr(folded, left, right);
       if (e.args.length === 1) return { kind: 'negate', arg: toExpr(e.args[0]!, left, right) };
       return { kind: 'arith', op: e.op, left: toExpr(e.args[0]!, left, right), right: toExpr(e.args[1]!, left, right) };
+    }
     case 'case':
       return { kind: 'case', whens: e.whens.map((w) => ({ when: toExpr(w.when, left, right), then: toExpr(w.then, left, right) })), otherwise: e.otherwise === null ? null : toExpr(e.otherwise, left, right) };
     case 'cast':
+      if (e.type === 'INTERVAL') return notYet(intervalRefusal, e.at);
       return { kind: 'cast', arg: toExpr(e.arg, left, right), type: e.type };
     case 'call':
       if (e.name.toLowerCase() === 'coalesce' && !e.distinct && !e.star) return { kind: 'coalesce', args: e.args.map((a) => toExpr(a, left, right)) };
+      if (FUNCTION_NAMES.has(e.name) && !e.distinct && !e.star) return { kind: 'call', name: e.name, args: e.args.map((a) => toExpr(a, left, right)) };
+      if (isIntervalFunction(e.name)) return notYet(intervalRefusal, e.at);
       return notYet(`the function ${e.name}()${['count', 'count_star', 'sum', 'min', 'max', 'avg'].includes(e.name.toLowerCase()) ? ' outside a SELECT list, HAVING or ORDER BY' : ''}`, e.at);
     case 'exists':
     case 'in-subquery':

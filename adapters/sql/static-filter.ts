@@ -8,26 +8,25 @@
  * yields (a scan decodes only the columns asked for, so batch schemas may differ; one compile per
  * schema).
  *
- * Containers, conservatively (a pruning answer may only ever be "maybe"): a conjunct prunes only
- * in the forms whose statistics comparison is exact —
- *  - `col <op> constant` (either order) for an integer column and an integer constant (bigint
- *    comparison), or for a string column and a string constant when the statistics and the
- *    constant are ASCII (JavaScript's order is then byte order, DuckDB's string order);
- *  - `col IS NULL` (prunes when the null count is 0) and `col IS NOT NULL` (when every row is NULL);
- *  - `col IN (constants)` as the OR of equalities.
- * Anything else, or unknown statistics, keeps the container.
+ * Containers, conservatively (a pruning answer may only ever be "maybe"): each conjunct is tested
+ * against the container's min/max and null counts by static-prune.ts — comparisons with constants
+ * (integers, decimals, floats where exact, strings in byte order, dates and timestamps, casts,
+ * folded date arithmetic), BETWEEN, IN lists, IS [NOT] NULL, LIKE prefixes, and AND / OR of those;
+ * a container is dropped only when the statistics prove no row can pass. Anything else, or
+ * unknown statistics, keeps the container.
  */
-import { DataType, Schema, type RecordBatch } from 'apache-arrow';
+import type { RecordBatch, Schema } from 'apache-arrow';
 import { children, type Expr } from '../../core/expr/ast.ts';
 import { compileRowFilter } from '../../core/expr/project.ts';
-import type { ColumnStats, ContainerStats, ScanPredicate, StatValue } from '../../core/scan/scan.ts';
-import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
+import type { ContainerStats, ScanPredicate } from '../../core/scan/scan.ts';
+import type { SqlExpr } from '../../core/sql/ast.ts';
+import { mayHold } from './static-prune.ts';
 
 /** One conjunct: its engine expression (columns on side `left`) and its SQL form (for containers). */
 export interface StaticConjunct {
   readonly expr: Expr;
   readonly sql: SqlExpr;
-  /** The column a `col op constant` / `col IS NULL` / `col IN (...)` conjunct tests, as named in the scan. */
+  /** A column of the conjunct as named in the scan (null: not one of the scan's: nothing prunes on it). */
   readonly column: (e: Extract<SqlExpr, { kind: 'column' }>) => string | null;
 }
 
@@ -45,7 +44,7 @@ export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Sc
     columns,
     mayContain(stats: ContainerStats): boolean {
       if (stats.numRows === 0) return false;
-      for (const c of conjuncts) if (!conjunctMayHold(c, stats, types)) return false;
+      for (const c of conjuncts) if (!mayHold(c.sql, stats, { column: c.column, types })) return false;
       return true;
     },
     selectRows(batch: RecordBatch): Int32Array | null {
@@ -72,75 +71,4 @@ function columnsOf(e: Expr): string[] {
     }
   }
   return out;
-}
-
-const FLIP = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
-
-function conjunctMayHold(c: StaticConjunct, stats: ContainerStats, types: ReadonlyMap<string, DataType>): boolean {
-  const e = c.sql;
-  if (e.kind === 'is-null' && e.arg.kind === 'column') {
-    const name = c.column(e.arg);
-    const s = name === null ? undefined : stats.column(name);
-    if (s === undefined || s.nullCount === null) return true;
-    return e.negated ? s.nullCount < stats.numRows : s.nullCount > 0;
-  }
-  if (e.kind === 'in-list' && !e.negated && e.arg.kind === 'column') {
-    const name = c.column(e.arg);
-    if (name === null) return true;
-    return e.list.some((v) => v.kind !== 'constant' || rangeMayHold('=', stats.column(name), types.get(name), v.constant));
-  }
-  if (e.kind === 'compare' && (e.op in FLIP)) {
-    const op = e.op as keyof typeof FLIP;
-    if (e.left.kind === 'column' && e.right.kind === 'constant') {
-      const name = c.column(e.left);
-      return name === null || rangeMayHold(op, stats.column(name), types.get(name), e.right.constant);
-    }
-    if (e.right.kind === 'column' && e.left.kind === 'constant') {
-      const name = c.column(e.right);
-      return name === null || rangeMayHold(FLIP[op], stats.column(name), types.get(name), e.left.constant);
-    }
-  }
-  return true;
-}
-
-/** Whether some value in [min, max] may satisfy `value <op> constant` (exact comparisons only). */
-function rangeMayHold(op: keyof typeof FLIP, s: ColumnStats | undefined, type: DataType | undefined, k: SqlConstant): boolean {
-  if (k.type === 'NULL') return false; // `x op NULL` is NULL, never TRUE
-  if (s === undefined || type === undefined || s.min === null || s.max === null) return true;
-  const cmp = comparator(type, s.min, s.max, k);
-  if (cmp === null) return true;
-  const [lo, hi] = cmp; // sign of (min - k), (max - k)
-  switch (op) {
-    case '=':
-      return lo <= 0 && hi >= 0;
-    case '<>':
-      return !(lo === 0 && hi === 0);
-    case '<':
-      return lo < 0;
-    case '<=':
-      return lo <= 0;
-    case '>':
-      return hi > 0;
-    case '>=':
-      return hi >= 0;
-  }
-}
-
-function sign(a: bigint | string, b: bigint | string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-const ASCII = /^[\x00-\x7f]*$/;
-
-function comparator(type: DataType, min: StatValue, max: StatValue, k: SqlConstant): [number, number] | null {
-  if (DataType.isInt(type) && k.type === 'INTEGER') {
-    const lo = typeof min === 'bigint' ? min : typeof min === 'number' && Number.isInteger(min) ? BigInt(min) : null;
-    const hi = typeof max === 'bigint' ? max : typeof max === 'number' && Number.isInteger(max) ? BigInt(max) : null;
-    return lo === null || hi === null ? null : [sign(lo, k.value), sign(hi, k.value)];
-  }
-  if (DataType.isUtf8(type) && k.type === 'VARCHAR' && typeof min === 'string' && typeof max === 'string') {
-    if (!ASCII.test(min) || !ASCII.test(max) || !ASCII.test(k.value)) return null;
-    return [sign(min, k.value), sign(max, k.value)];
-  }
-  return null;
 }

@@ -14,7 +14,7 @@
  *
  * Depth: every consumer of an Expr (compile, evaluate, format, SQL) recurses over it, so an
  * expression may nest at most MAX_EXPR_DEPTH levels (a node's depth is 1 + its deepest child's;
- * an n-ary AND/OR/COALESCE/CASE is one level however many arguments it has). The parser enforces this while it
+ * an n-ary AND/OR/COALESCE/CASE/call is one level however many arguments it has). The parser enforces this while it
  * reads; `checkDepth` does for an AST built in code, without recursing itself.
  */
 import { ExpressionError } from '../errors.ts';
@@ -47,7 +47,12 @@ export type Expr =
   /** `CAST(arg AS type)`; `type` is a DuckDB type name as written (`BIGINT`, `DECIMAL(10,2)`, `VARCHAR`, `DATE`; see casts.ts). */
   | { readonly kind: 'cast'; readonly arg: Expr; readonly type: string }
   /** Unary minus. */
-  | { readonly kind: 'negate'; readonly arg: Expr };
+  | { readonly kind: 'negate'; readonly arg: Expr }
+  /**
+   * A scalar function by DuckDB's name, lower case (functions.ts lists them): `~~` (LIKE) and its
+   * kin, `like_escape`, `prefix`, `date_part`, `year`, `substring`, `||`, `concat`, ….
+   */
+  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[] };
 
 export interface CaseWhen {
   readonly when: Expr;
@@ -66,6 +71,7 @@ export const caseWhen = (whens: readonly CaseWhen[], otherwise: Expr | null = nu
 export const coalesce = (...args: Expr[]): Expr => ({ kind: 'coalesce', args });
 export const cast = (arg: Expr, type: string): Expr => ({ kind: 'cast', arg, type });
 export const negate = (arg: Expr): Expr => ({ kind: 'negate', arg });
+export const call = (name: string, ...args: Expr[]): Expr => ({ kind: 'call', name, args });
 
 /** The direct sub-expressions of `e` (a CASE's whens and thens in order, then its ELSE). */
 export function children(e: Expr): readonly Expr[] {
@@ -85,6 +91,7 @@ export function children(e: Expr): readonly Expr[] {
     case 'negate':
       return [e.arg];
     case 'coalesce':
+    case 'call':
       return e.args;
     case 'case': {
       const out: Expr[] = [];

@@ -9,7 +9,7 @@
  * number literal is a literal (as DuckDB's parser folds it).
  */
 import { type Schema } from 'apache-arrow';
-import { ExpressionError, MissingColumnError, UnsupportedTypeError } from '../errors.ts';
+import { ExpressionError, MissingColumnError, UnsupportedExpressionError, UnsupportedTypeError } from '../errors.ts';
 import type { Side } from '../types.ts';
 import { type ArithOp, type CompareOp, type Expr, lit, referencedColumns } from './ast.ts';
 import { NegateExactNode, NegateFloatNode } from './cast-nodes.ts';
@@ -17,9 +17,10 @@ import { castTo, commonClass, type Operand, parseTypeName, temporalCommon } from
 import { CaseNode, CoalesceNode } from './conditional-nodes.ts';
 import { numClass, columnType } from './column-types.ts';
 import { CompareBools, CompareStrings } from './compare-nodes.ts';
+import { compileCall } from './functions.ts';
 import { ColumnNode, LiteralNode, NullNode } from './leaf-nodes.ts';
 import { IsNullNode, LogicNode, NotNode } from './logic-nodes.ts';
-import { BOOLEAN, type Ctx, Node, NULL_CLASS, type VClass } from './node-base.ts';
+import { BOOLEAN, type Ctx, Node, NULL_CLASS, type TemporalUnit, type VClass } from './node-base.ts';
 import { ArithExactNode, ArithFloatNode, CompareExact, CompareNumbers, RescaleNode, ToFloatNode } from './numeric-nodes.ts';
 import { bindArithmetic, bindComparison, DOUBLE, FLOAT, intType, isExact, literalType, type NumType } from './numeric-types.ts';
 import { formatExpr } from './parse.ts';
@@ -44,6 +45,39 @@ const CONSTANT_CTX: Ctx = {
   n: 1,
   live: null,
 };
+
+const UNITS_PER_DAY: Partial<Record<TemporalUnit, bigint>> = { s: 86_400n, ms: 86_400_000n, us: 86_400_000_000n, ns: 86_400_000_000_000n };
+const TS_INFINITY = 2n ** 63n - 1n;
+
+/**
+ * A DATE compared with a TIMESTAMP constant T, as a comparison of dates: DuckDB casts the date to
+ * a timestamp (midnight), so with q = floor(T / day) and T at midnight `d op T` is `d op q`; past
+ * midnight `d < T` and `d <= T` are `d <= q`, `d > T` and `d >= T` are `d > q` (the date's midnight
+ * is never equal to T). Exact, and no cast per row — `l_shipdate < date '1995-01-01' + interval 1
+ * year` compares days. null (the generic cast) for `=` / `<>` past midnight, ±infinity, time zones.
+ */
+function dateAgainstTimestamp(op: CompareOp, a: Node, b: Node, label: string): Node | null {
+  const dateFirst = a.cls.c === 'time' && a.cls.unit === 'day';
+  const [date, ts] = dateFirst ? [a, b] : [b, a];
+  const dc = date.cls;
+  const tc = ts.cls;
+  if (dc.c !== 'time' || dc.unit !== 'day' || tc.c !== 'time' || tc.tz !== undefined || !(ts instanceof LiteralNode)) return null;
+  const perDay = UNITS_PER_DAY[tc.unit];
+  const t = ts.constant;
+  if (perDay === undefined || typeof t !== 'bigint' || t === TS_INFINITY || t === -TS_INFINITY) return null;
+  let q = t / perDay;
+  if (t % perDay !== 0n && t < 0n) q -= 1n;
+  const o: CompareOp = dateFirst ? op : FLIPPED[op];
+  let dateOp: CompareOp = o;
+  if (t % perDay !== 0n) {
+    if (o === '<' || o === '<=') dateOp = '<=';
+    else if (o === '>' || o === '>=') dateOp = '>';
+    else return null;
+  }
+  return new CompareExact(dateOp, date, new LiteralNode(dc, ts.label, q), label);
+}
+
+const FLIPPED: Record<CompareOp, CompareOp> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=' };
 
 export class Compiler {
   /** Nodes built from literals only (DuckDB's "foldable" expressions). */
@@ -97,6 +131,10 @@ export class Compiler {
         const b = this.compile(e.right);
         for (const x of [a, b]) {
           if (x.cls.c !== 'num' && x.cls.c !== 'null') {
+            if (x.cls.c === 'time' && (e.op === '+' || e.op === '-')) {
+              // DuckDB has DATE ± INTEGER and DATE - DATE; joinlab folds them for constants only (adapters/sql/temporal-fold.ts)
+              throw new UnsupportedExpressionError(`date arithmetic on a column is not supported: ${label}`);
+            }
             throw new ExpressionError(`cannot apply '${e.op}' to ${x.label} (${x.cls.sql}): arithmetic needs numbers, in ${label}`);
           }
         }
@@ -137,6 +175,8 @@ export class Compiler {
         const branches = [...thens, otherwise].map((op) => castTo(op, cls, label));
         return new CaseNode(whens, branches, cls, label);
       }
+      case 'call':
+        return compileCall(e.name, e.args.map((a) => this.operand(a)), label);
       case 'coalesce': {
         if (e.args.length === 0) throw new ExpressionError(`COALESCE needs at least one argument, in ${label}`);
         const args = e.args.map((a) => this.operand(a));
@@ -279,6 +319,8 @@ export class Compiler {
     if (ca.c === 'time' || cb.c === 'time') {
       if (ca.c === 'time' && cb.c === 'time') {
         if (ca.unit === cb.unit) return new CompareExact(op, a, b, label);
+        const onDates = dateAgainstTimestamp(op, a, b, label);
+        if (onDates !== null) return onDates;
         // DATE vs TIMESTAMP_x, or two units: both cast to the finer type first, as DuckDB binds it
         const common = temporalCommon(ca, cb);
         if (common === null) mismatch(': dates and timestamps of different units compare only without a time zone (and not DATE64)');

@@ -154,6 +154,11 @@ export class LiteralNode extends Node {
     }
   }
 
+  /** The constant (an exact value as a bigint). */
+  get constant(): number | boolean | string | bigint {
+    return this.value;
+  }
+
   override num(ctx: Ctx): NumVec {
     if (this.numBuf === undefined || this.numBuf.length < ctx.n) this.numBuf = new Float64Array(ctx.n).fill(this.approx);
     return { values: this.numBuf, nulls: null };

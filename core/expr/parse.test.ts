@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExpressionError } from '../errors.ts';
-import { and, arith, cast, caseWhen, cmp, coalesce, col, type Expr, exprDepth, isNull, lit, MAX_EXPR_DEPTH, negate, not, or } from './ast.ts';
+import { and, arith, call, cast, caseWhen, cmp, coalesce, col, type Expr, exprDepth, isNull, lit, MAX_EXPR_DEPTH, negate, not, or } from './ast.ts';
 import { formatExpr, parseExpr } from './parse.ts';
 
 const la = col('left', 'a');
@@ -140,6 +140,31 @@ describe('parseExpr: errors name the position and what was expected', () => {
   it('literals out of range', () => {
     expect(parseError('l.a = 170141183460469231731687303715884105729')).toMatch(/integer literal 1701\d+ is out of range \(beyond HUGEINT.* position 7/);
     expect(parseError('l.a = 1e400')).toBe("number 1e400 is out of range at position 7 in 'l.a = 1e400'");
+  });
+});
+
+describe('parseExpr: LIKE, ||, function calls', () => {
+  const s = col('left', 's');
+  it("[NOT] [I]LIKE [ESCAPE] are calls of DuckDB's operators; they bind like comparisons", () => {
+    expect(parseExpr("l.s LIKE 'a%'")).toEqual(call('~~', s, lit('a%')));
+    expect(parseExpr("l.s not ilike 'a%'")).toEqual(call('!~~*', s, lit('a%')));
+    expect(parseExpr("l.s NOT LIKE 'a#%' ESCAPE '#'")).toEqual(call('not_like_escape', s, lit('a#%'), lit('#')));
+    expect(parseExpr("NOT l.s LIKE 'a' AND l.s ILIKE 'b'")).toEqual(and(not(call('~~', s, lit('a'))), call('~~*', s, lit('b'))));
+    expect(parseExpr("l.s || 'x' LIKE 'a' || '%'")).toEqual(call('~~', call('||', s, lit('x')), call('||', lit('a'), lit('%'))));
+    expect(parseError("l.s LIKE 'a' LIKE 'b'")).toMatch(/do not chain/);
+  });
+
+  it('|| binds looser than + and tighter than comparisons, left to right', () => {
+    expect(parseExpr("l.s || 'a' || 'b'")).toEqual(call('||', call('||', s, lit('a')), lit('b')));
+    expect(parseExpr('l.s || 1 + 2 = l.t')).toEqual(cmp('=', call('||', s, arith('+', lit(1), lit(2))), col('left', 't')));
+    expect(formatExpr(call('||', s, call('||', lit('a'), lit('b'))))).toBe("l.s || ('a' || 'b')");
+  });
+
+  it('function calls by name, any case; an unknown name is not a function', () => {
+    expect(parseExpr('SUBSTRING(l.s, 1, 2)')).toEqual(call('substring', s, lit(1), lit(2)));
+    expect(parseExpr("date_part('year', l.d) >= 1994")).toEqual(cmp('>=', call('date_part', lit('year'), col('left', 'd')), lit(1994)));
+    expect(parseExpr('concat(l.s)')).toEqual(call('concat', s));
+    expect(parseError('frobnicate(l.s)')).toMatch(/expected a column/);
   });
 });
 
@@ -339,6 +364,9 @@ const { expr: exprArb } = fc.letrec<{ expr: Expr }>((tie) => ({
     fc.array(tie('expr'), { minLength: 1, maxLength: 3 }).map((args) => coalesce(...args)),
     fc.tuple(tie('expr'), fc.constantFrom('INTEGER', 'BIGINT', 'DECIMAL(10,2)', 'DECIMAL(5)', 'VARCHAR', 'DATE', 'TIMESTAMP_NS')).map(([e, t]) => cast(e, t)),
     tie('expr').map((e) => negate(e)),
+    fc.tuple(fc.constantFrom('~~', '!~~', '~~*', '!~~*', '||', 'prefix', 'contains', 'date_part'), tie('expr'), tie('expr')).map(([f, a, b]) => call(f, a, b)),
+    fc.tuple(fc.constantFrom('like_escape', 'not_ilike_escape', 'substring'), tie('expr'), tie('expr'), tie('expr')).map(([f, a, b, c]) => call(f, a, b, c)),
+    fc.tuple(fc.constantFrom('year', 'dayofweek', 'concat'), tie('expr')).map(([f, a]) => call(f, a)),
   ),
 }));
 

@@ -10,7 +10,9 @@
  *   and    := not (AND not)*                   -- likewise one n-ary `and` node
  *   not    := NOT not | is
  *   is     := cmp (IS [NOT] NULL)*             -- `a = b IS NULL` is `(a = b) IS NULL`
- *   cmp    := add [(= | <> | != | == | < | <= | > | >=) add]   -- does not chain, like SQL
+ *   cmp    := cat [(= | <> | != | == | < | <= | > | >=) cat]   -- does not chain, like SQL
+ *           | cat [NOT] (LIKE | ILIKE) cat [ESCAPE cat]        -- calls of `~~`, `!~~`, `like_escape`, …
+ *   cat    := add (|| add)*                    -- a `||` call per operator, left to right
  *   add    := mul ((+ | -) mul)*
  *   mul    := unary ((* | / | // | %) unary)*  -- `//` integer division, `%` remainder (DuckDB's)
  *   unary  := (- | +) unary | postfix
@@ -18,6 +20,7 @@
  *   primary:= number | 'string' | TRUE | FALSE | NULL | ( or ) | side . name
  *           | CASE [or] (WHEN or THEN or)+ [ELSE or] END   -- `CASE x WHEN v …` is `CASE WHEN x = v …`
  *           | COALESCE ( or (, or)* ) | CAST ( or AS type )
+ *           | fn ( [or (, or)*] )              -- fn: a function joinlab evaluates (functions.ts)
  *   type   := name [( digits [, digits] )]     -- a DuckDB type name, kept upper-cased: DECIMAL(10,2)
  *   side   := l | r | left | right             -- keywords and sides are case-insensitive
  *   name   := identifier | "quoted identifier"  -- `""` escapes a quote; `''` in strings likewise
@@ -43,6 +46,15 @@
 import { ExpressionError } from '../errors.ts';
 import type { Side } from '../types.ts';
 import { type ArithOp, checkDepth, type CompareOp, type Expr, type Literal, MAX_EXPR_DEPTH } from './ast.ts';
+import { FUNCTION_NAMES, LIKE_ESCAPE_OPERATORS, LIKE_OPERATORS } from './functions.ts';
+
+/** `[NOT] [I]LIKE` -> the call's name, without and with ESCAPE. */
+const LIKE_NAMES: Record<string, readonly [string, string]> = {
+  like: ['~~', 'like_escape'],
+  'not like': ['!~~', 'not_like_escape'],
+  ilike: ['~~*', 'ilike_escape'],
+  'not ilike': ['!~~*', 'not_ilike_escape'],
+};
 
 type TokKind = 'ident' | 'qident' | 'number' | 'string' | 'op' | 'eof';
 
@@ -66,7 +78,7 @@ const COMPARE_OPS: Record<string, CompareOp> = {
   '>': '>',
   '>=': '>=',
 };
-const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '==', '//', '::']);
+const TWO_CHAR_OPS = new Set(['<>', '!=', '<=', '>=', '==', '//', '::', '||']);
 const ONE_CHAR_OPS = new Set(['=', '<', '>', '+', '-', '*', '/', '%', '(', ')', '.', ',']);
 
 /** `text` for an error message: whole when short, else its start and its length. */
@@ -270,13 +282,15 @@ class Parser {
   }
 
   private parseCompare(): Expr {
-    const left = this.parseAdd();
+    const left = this.parseConcat();
     const t = this.tok;
+    const like = this.likeKeyword();
+    if (like !== null) return this.parseLike(left, like, t);
     if (t.kind !== 'op') return left;
     const op = COMPARE_OPS[t.text];
     if (op === undefined) return left;
     this.i++;
-    const right = this.parseAdd();
+    const right = this.parseConcat();
     const next = this.tok;
     if (next.kind === 'op' && next.text in COMPARE_OPS) {
       throw new ExpressionError(
@@ -284,6 +298,47 @@ class Parser {
       );
     }
     return this.node({ kind: 'compare', op, left, right }, Math.max(this.depth(left), this.depth(right)), t);
+  }
+
+  /** `LIKE`, `ILIKE`, `NOT LIKE` or `NOT ILIKE` at the current token (not consumed), else null. */
+  private likeKeyword(): string | null {
+    const t = this.tok;
+    if (t.kind !== 'ident') return null;
+    const word = t.text.toLowerCase();
+    if (word === 'like' || word === 'ilike') return word;
+    const next = this.tokens[this.i + 1]!;
+    const after = next.kind === 'ident' ? next.text.toLowerCase() : '';
+    return word === 'not' && (after === 'like' || after === 'ilike') ? `not ${after}` : null;
+  }
+
+  private parseLike(left: Expr, like: string, at: Token): Expr {
+    this.i += like.startsWith('not') ? 2 : 1;
+    const pattern = this.parseConcat();
+    const [plain, escaped] = LIKE_NAMES[like]!;
+    let e: Expr;
+    if (this.isKeyword('escape')) {
+      this.i++;
+      const escape = this.parseConcat();
+      e = this.node({ kind: 'call', name: escaped, args: [left, pattern, escape] }, Math.max(this.depth(left), this.depth(pattern), this.depth(escape)), at);
+    } else {
+      e = this.node({ kind: 'call', name: plain, args: [left, pattern] }, Math.max(this.depth(left), this.depth(pattern)), at);
+    }
+    const next = this.tok;
+    if ((next.kind === 'op' && next.text in COMPARE_OPS) || this.likeKeyword() !== null) {
+      throw new ExpressionError(`comparison operators do not chain: add parentheses before '${next.text}' at position ${next.pos + 1} in ${quoteInput(this.text)}`);
+    }
+    return e;
+  }
+
+  private parseConcat(): Expr {
+    let e = this.parseAdd();
+    while (this.isOp('||')) {
+      const at = this.tok;
+      this.i++;
+      const right = this.parseAdd();
+      e = this.node({ kind: 'call', name: '||', args: [e, right] }, Math.max(this.depth(e), this.depth(right)), at);
+    }
+    return e;
   }
 
   private parseAdd(): Expr {
@@ -426,6 +481,23 @@ class Parser {
     return this.node({ kind: 'coalesce', args }, Math.max(...args.map((a) => this.depth(a))), at);
   }
 
+  /** `name(args)` of a function joinlab evaluates. */
+  private parseCall(at: Token, name: string): Expr {
+    this.enter(at);
+    this.i += 2; // name (
+    const args: Expr[] = [];
+    if (!this.isOp(')')) {
+      args.push(this.parseOr());
+      while (this.isOp(',')) {
+        this.i++;
+        args.push(this.parseOr());
+      }
+    }
+    this.expectOp(')', `to close ${name}( at position ${at.pos + 1}`);
+    this.open--;
+    return this.node({ kind: 'call', name, args }, Math.max(0, ...args.map((a) => this.depth(a))), at);
+  }
+
   private parseCast(at: Token): Expr {
     this.enter(at);
     this.i += 2; // CAST (
@@ -472,6 +544,7 @@ class Parser {
         if (word === 'case') return this.parseCase(t);
         if (word === 'coalesce' && openParen) return this.parseCoalesce(t);
         if (word === 'cast' && openParen) return this.parseCast(t);
+        if (openParen && FUNCTION_NAMES.has(word)) return this.parseCall(t, word);
         const side = SIDES[word];
         if (side !== undefined && next.kind === 'op' && next.text === '.') {
           this.i += 2;
@@ -531,7 +604,7 @@ export function parseExpr(text: string): Expr {
 // ---- formatting -------------------------------------------------------------------------------
 
 /** Binding strength; a child printed at a lower level than its slot requires gets parentheses. */
-const Level = { Or: 1, And: 2, Not: 3, Is: 4, Compare: 5, Add: 6, Mul: 7, Unary: 8, Atom: 9 } as const;
+const Level = { Or: 1, And: 2, Not: 3, Is: 4, Compare: 5, Concat: 6, Add: 7, Mul: 8, Unary: 9, Atom: 10 } as const;
 type Level = number;
 
 function levelOf(e: Expr): Level {
@@ -553,12 +626,20 @@ function levelOf(e: Expr): Level {
       return typeof e.value === 'number' && (e.value < 0 || Object.is(e.value, -0)) ? Level.Unary : Level.Atom;
     case 'negate':
       return Level.Unary;
+    case 'call':
+      if (e.name === '||' && e.args.length === 2) return Level.Concat;
+      return isLikeInfix(e) ? Level.Compare : Level.Atom;
     case 'column':
     case 'case':
     case 'coalesce':
     case 'cast':
       return Level.Atom;
   }
+}
+
+/** A LIKE-family call printed as `x [NOT] [I]LIKE p [ESCAPE e]`. */
+function isLikeInfix(e: Expr & { kind: 'call' }): boolean {
+  return (e.name in LIKE_OPERATORS && e.args.length === 2) || (e.name in LIKE_ESCAPE_OPERATORS && e.args.length === 3);
 }
 
 const PLAIN_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -615,7 +696,7 @@ function format(e: Expr): string {
     case 'is-null':
       return `${formatAt(e.arg, Level.Is)} IS ${e.negated ? 'NOT ' : ''}NULL`;
     case 'compare':
-      return `${formatAt(e.left, Level.Add)} ${e.op} ${formatAt(e.right, Level.Add)}`;
+      return `${formatAt(e.left, Level.Concat)} ${e.op} ${formatAt(e.right, Level.Concat)}`;
     case 'arith': {
       const lvl = e.op === '+' || e.op === '-' ? Level.Add : Level.Mul;
       return `${formatAt(e.left, lvl)} ${e.op} ${formatAt(e.right, lvl + 1)}`;
@@ -635,5 +716,16 @@ function format(e: Expr): string {
       return `COALESCE(${e.args.map(format).join(', ')})`;
     case 'cast':
       return `CAST(${format(e.arg)} AS ${e.type})`;
+    case 'call': {
+      const a = e.args;
+      if (e.name === '||' && a.length === 2) return `${formatAt(a[0]!, Level.Concat)} || ${formatAt(a[1]!, Level.Add)}`;
+      if (isLikeInfix(e)) {
+        const op = LIKE_OPERATORS[e.name] ?? LIKE_ESCAPE_OPERATORS[e.name]!;
+        const escape = a.length === 3 ? ` ESCAPE ${formatAt(a[2]!, Level.Concat)}` : '';
+        return `${formatAt(a[0]!, Level.Concat)} ${op} ${formatAt(a[1]!, Level.Concat)}${escape}`;
+      }
+      if (!FUNCTION_NAMES.has(e.name)) throw new ExpressionError(`cannot format a call of ${e.name}: joinlab has no such function`);
+      return `${e.name}(${a.map(format).join(', ')})`;
+    }
   }
 }

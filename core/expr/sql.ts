@@ -16,11 +16,14 @@
  *   shortest text that round-trips a double is what `String(x)` prints. Negative literals are
  *   parenthesised (`(-7)`), which DuckDB folds into one constant of the same type.
  * - CASE, COALESCE and CAST are DuckDB's own (a cast's type in its canonical spelling, e.g.
- *   `DECIMAL(10,2)`, `TIMESTAMP`), unary minus is `(-(x))`.
+ *   `DECIMAL(10,2)`, `TIMESTAMP`), unary minus is `(-(x))`;
+ * - a function call is DuckDB's function of that name (`date_part('year', x)`, `substring(s, 1, 2)`),
+ *   the LIKE family and `||` in their infix spelling (`(x NOT ILIKE p)`, `(x LIKE p ESCAPE e)`).
  */
 import { checkDepth, type Expr, type Literal } from './ast.ts';
 import { ExpressionError } from '../errors.ts';
 import { parseTypeName } from './casts.ts';
+import { LIKE_ESCAPE_OPERATORS, LIKE_OPERATORS } from './functions.ts';
 import { literalType } from './numeric-types.ts';
 
 /** `name` as a DuckDB quoted identifier (`"a""b"` for `a"b`). */
@@ -111,6 +114,16 @@ function render(e: Expr, l: string, r: string): string {
     case 'cast':
       // the canonical spelling of a type joinlab knows (an unknown one is an ExpressionError)
       return `CAST(${render(e.arg, l, r)} AS ${parseTypeName(e.type, 'CAST').sql})`;
+    case 'call': {
+      const args = e.args.map((a) => render(a, l, r));
+      const op = LIKE_OPERATORS[e.name];
+      if (op !== undefined && args.length === 2) return `(${args[0]} ${op} ${args[1]})`;
+      const escaped = LIKE_ESCAPE_OPERATORS[e.name];
+      if (escaped !== undefined && args.length === 3) return `(${args[0]} ${escaped} ${args[1]} ESCAPE ${args[2]})`;
+      if (e.name === '||' && args.length === 2) return `(${args[0]} || ${args[1]})`;
+      if (!/^[a-z_][a-z0-9_]*$/.test(e.name)) throw new ExpressionError(`cannot render the function ${e.name} with ${args.length} arguments as SQL`);
+      return `${e.name}(${args.join(', ')})`;
+    }
     default: {
       const never: never = e;
       throw new ExpressionError(`unknown expression kind: ${JSON.stringify(never)}`);

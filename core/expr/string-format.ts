@@ -17,6 +17,8 @@
  *   ±(2^63 - 1). Rows of a 64-bit value at or beyond 2^53 (nanosecond timestamps more than 104
  *   days from 1970, wide integers and decimals) are split through a BigInt.
  */
+import { copyByteRange } from './byte-sources.ts';
+import { CIVIL, civil } from './calendar.ts';
 import { exactValue, type ExactVec, TWO53 } from './exact.ts';
 import { type Ctx, i32, Node, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
 import { decimalText } from './numeric-nodes.ts';
@@ -62,17 +64,10 @@ export function formatDouble(d: number, single: boolean): string {
   return neg ? `-${body}` : body;
 }
 
-/** Days since 1970-01-01 -> proleptic Gregorian [year, month, day] (H. Hinnant's civil_from_days). */
+/** Days since 1970-01-01 -> proleptic Gregorian [year, month, day] (calendar.ts's `civil`). */
 export function civilFromDays(days: number): [number, number, number] {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
+  civil(days);
+  return [CIVIL[0]!, CIVIL[1]!, CIVIL[2]!];
 }
 
 const UNIT_DIGITS: Record<TemporalUnit, number> = { day: 0, 'date-ms': 3, s: 0, ms: 3, us: 6, ns: 9 };
@@ -82,7 +77,7 @@ const INT32_INFINITY = 2147483647;
 const INT64_INFINITY = 2n ** 63n - 1n;
 
 /** Growable output bytes (reused across calls; evaluation is synchronous). */
-class ByteWriter {
+export class ByteWriter {
   buf = new Uint8Array(256);
   pos = 0;
   private readonly scratch = new Uint8Array(24);
@@ -122,6 +117,13 @@ class ByteWriter {
   byte(c: number): void {
     this.ensure(1);
     this.buf[this.pos++] = c;
+  }
+
+  /** Bytes [start, end) of `src`. */
+  range(src: Uint8Array, start: number, end: number): void {
+    this.ensure(end - start);
+    copyByteRange(src, start, end, this.buf, this.pos);
+    this.pos += end - start;
   }
 }
 
