@@ -11,8 +11,9 @@
  * An estimate never says which rows a query returns; a bad one costs time, not correctness.
  */
 import { DataType } from 'apache-arrow';
-import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from '../../core/sql/ast.ts';
 import { rowsMaybeKept, type ScanPredicate } from '../../core/scan/scan.ts';
+import { constantOf, type Const } from './static-prune.ts';
 import { numericStat, type ColumnProfile, type TableProfile } from './table-stats.ts';
 
 /** DuckDB's selectivity for a filter it cannot estimate (`DEFAULT_SELECTIVITY`, cardinality_estimator.hpp). */
@@ -70,7 +71,10 @@ export function selectivity(e: SqlExpr, resolve: ColumnResolver, rows: number): 
     case 'in-list': {
       const col = e.arg.kind === 'column' ? resolve(e.arg) : null;
       if (col === null) return DEFAULT_SELECTIVITY;
-      const hits = e.list.filter((v) => v.kind !== 'constant' || mayEqual(col, v.constant)).length;
+      const hits = e.list.filter((v) => {
+        const k = constantOf(v);
+        return k === null || mayEqual(col, k);
+      }).length;
       const s = Math.min(1, hits / col.profile.ndv);
       return e.negated ? 1 - s : s;
     }
@@ -91,20 +95,21 @@ export function selectivity(e: SqlExpr, resolve: ColumnResolver, rows: number): 
 
 type Resolved = NonNullable<ReturnType<ColumnResolver>>;
 
-function columnAndConstant(e: Extract<SqlExpr, { kind: 'compare' }>, resolve: ColumnResolver): { col: Resolved; k: SqlConstant; flipped: boolean } | null {
-  const k = (x: SqlExpr): SqlConstant | null => (x.kind === 'constant' ? x.constant : null);
-  if (e.left.kind === 'column' && k(e.right) !== null) {
-    const col = resolve(e.left);
-    return col === null ? null : { col, k: k(e.right)!, flipped: false };
+function columnAndConstant(e: Extract<SqlExpr, { kind: 'compare' }>, resolve: ColumnResolver): { col: Resolved; k: Const; flipped: boolean } | null {
+  if (e.left.kind === 'column') {
+    const k = constantOf(e.right);
+    const col = k === null ? null : resolve(e.left);
+    if (col !== null) return { col, k: k!, flipped: false };
   }
-  if (e.right.kind === 'column' && k(e.left) !== null) {
-    const col = resolve(e.right);
-    return col === null ? null : { col, k: k(e.left)!, flipped: true };
+  if (e.right.kind === 'column') {
+    const k = constantOf(e.left);
+    const col = k === null ? null : resolve(e.right);
+    if (col !== null) return { col, k: k!, flipped: true };
   }
   return null;
 }
 
-/** `col < c` and friends on a numeric column as an interval of the column's values, or null. */
+/** `col < c` and friends on a numeric or date column as an interval of the column's values, or null. */
 function rangeBound(e: SqlExpr, resolve: ColumnResolver): { name: string; col: Resolved; lo: number; hi: number } | null {
   if (e.kind !== 'compare' || !(e.op === '<' || e.op === '<=' || e.op === '>' || e.op === '>=')) return null;
   const side = columnAndConstant(e, resolve);
@@ -130,8 +135,8 @@ function intervalShare(col: Resolved, lo: number, hi: number): number {
   return integral ? (b - a + 1) / (max - min + 1) : (b - a) / (max - min);
 }
 
-function mayEqual(col: Resolved, k: SqlConstant): boolean {
-  if (k.type === 'NULL') return false;
+function mayEqual(col: Resolved, k: Const): boolean {
+  if (k.k === 'null') return false;
   const v = constantOnScale(k, col.type);
   const min = statOnScale(col.profile.min, col.type);
   const max = statOnScale(col.profile.max, col.type);
@@ -142,21 +147,15 @@ function mayEqual(col: Resolved, k: SqlConstant): boolean {
 /** A statistic of a column of `type` as a number on the column's value scale (decimals unscaled to their value). */
 function statOnScale(v: ColumnProfile['min'], type: DataType): number | null {
   const n = numericStat(v);
-  if (n === null) return null;
+  if (n === null || DataType.isTimestamp(type)) return null;
   return DataType.isDecimal(type) ? n / 10 ** type.scale : n;
 }
 
-/** A constant compared with a column of `type`, on the scale `statOnScale` uses, or null. */
-function constantOnScale(k: SqlConstant, type: DataType): number | null {
-  if (DataType.isDate(type) || DataType.isTimestamp(type)) return null; // date constants: a text the evaluator parses
-  switch (k.type) {
-    case 'INTEGER':
-      return Number(k.value);
-    case 'DECIMAL':
-      return Number(k.value) / 10 ** k.scale;
-    case 'DOUBLE':
-      return k.value;
-    default:
-      return null;
-  }
+/** A constant compared with a column of `type`, on the scale `statOnScale` uses (a DATE: days), or null. */
+function constantOnScale(k: Const, type: DataType): number | null {
+  if (DataType.isDate(type)) return k.k === 'time' && k.perSecond === 0n ? Number(k.v) : null;
+  if (DataType.isTimestamp(type)) return null;
+  if (k.k === 'exact') return Number(k.v) / 10 ** k.scale;
+  if (k.k === 'double') return k.v;
+  return null;
 }

@@ -46,7 +46,7 @@ export interface PruneContext {
 }
 
 /** A constant's exact value. */
-type Const =
+export type Const =
   | { readonly k: 'null' }
   | { readonly k: 'exact'; readonly v: bigint; readonly scale: number }
   | { readonly k: 'double'; readonly v: number }
