@@ -204,14 +204,14 @@ function queryNode(n: Node): SelectQuery {
   };
 }
 
-function cteList(n: Node): { name: string; query: SelectQuery }[] {
+function cteList(n: Node): SelectQuery['ctes'][number][] {
   const map = (n.cte_map as Node | undefined)?.map;
   return list(map).map((entry) => {
     const info = entry.value as Node;
     if (info.materialized === 'CTE_MATERIALIZE_ALWAYS') unsupported('MATERIALIZED CTE', info);
-    if (list(info.aliases).length > 0) unsupported('CTE column aliases', info);
+    const aliases = (info.aliases as Json[] | undefined) ?? [];
     const query = queryNode(((info.query as Node).node as Node) ?? {});
-    return { name: String(entry.key), query };
+    return { name: String(entry.key), query, ...(Array.isArray(aliases) && aliases.length > 0 ? { columnAliases: aliases.map(String) } : {}) };
   });
 }
 
@@ -231,19 +231,23 @@ function orderItem(o: Node): OrderItem {
   };
 }
 
-const JOIN_TYPES: Record<string, JoinKind> = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', OUTER: 'full', FULL: 'full' };
+// SEMI / ANTI: DuckDB's `a SEMI JOIN b ON …` keeps the rows of a with a match (without one), a's columns only
+const JOIN_TYPES: Record<string, JoinKind> = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', OUTER: 'full', FULL: 'full', SEMI: 'left-semi', ANTI: 'left-anti' };
 
 function tableRef(n: Node): TableRef {
   const at = atOf(n);
   const alias = typeof n.alias === 'string' && n.alias !== '' ? n.alias : null;
-  if (list(n.column_name_alias).length > 0) unsupported('column aliases on a table reference', n);
+  // `t AS x(a, b)`: the binder renames the table's first columns (join-tree.ts `leafColumns`)
+  const names = (n.column_name_alias as Json[] | undefined) ?? [];
+  const columnAliases = Array.isArray(names) && names.length > 0 ? { columnAliases: names.map(String) } : {};
   switch (n.type) {
     case 'BASE_TABLE':
       if (n.schema_name || n.catalog_name) unsupported('a schema- or catalog-qualified table name', n);
-      return { kind: 'table', name: String(n.table_name), alias, at };
+      return { kind: 'table', name: String(n.table_name), alias, ...columnAliases, at };
     case 'SUBQUERY':
-      return { kind: 'derived', query: queryNode(((n.subquery as Node).node as Node) ?? {}), alias, at };
+      return { kind: 'derived', query: queryNode(((n.subquery as Node).node as Node) ?? {}), alias, ...columnAliases, at };
     case 'JOIN': {
+      if (list(n.column_name_alias).length > 0) unsupported('column aliases on a join', n);
       const ref = String(n.ref_type ?? 'REGULAR');
       const jt = String(n.join_type ?? 'INNER');
       const left = tableRef(n.left as Node);

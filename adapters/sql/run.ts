@@ -14,7 +14,7 @@
  * the dynamic filters that were published into it, and the plan as a tree (explain.ts) — what
  * `joinlab sql --explain` prints.
  */
-import { Schema, Table } from 'apache-arrow';
+import { Schema, Table, type Data } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
@@ -30,6 +30,7 @@ import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, placeWhere, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
+import { checkHiddenReads } from './scope.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
 import { applySubquery, type SubqueryHost } from './subquery.ts';
 
@@ -146,6 +147,7 @@ class QueryRun {
 
   /** The FROM tree opened with WHERE placed, subquery conjuncts joined on top. */
   async open(plan: FromPlan, where: readonly SqlExpr[], ctes: Ctes) {
+    checkHiddenReads(plan, where);
     const plain = where.filter((c) => !hasSubquery(c));
     placeWhere(plan, plain);
     let rel = await openTree(plan, this.tree);
@@ -168,7 +170,7 @@ class QueryRun {
     for (const cte of q.ctes) {
       const visible = new Map(scope); // a CTE sees the ones before it (non-recursive)
       let cached: Promise<Table> | null = null;
-      scope.set(cte.name, () => (cached ??= this.query(cte.query, visible).then((o) => o.table)));
+      scope.set(cte.name, () => (cached ??= this.query(cte.query, visible).then((o) => renamePrefix(o.table, cte.columnAliases ?? []))));
     }
     return scope;
   }
@@ -196,6 +198,13 @@ class QueryRun {
     }
     return out;
   }
+}
+
+/** `table` with its first columns renamed (`WITH c(a, b) AS …`; names past its columns are ignored, as in DuckDB). */
+function renamePrefix(table: Table, names: readonly string[]): Table {
+  if (names.length === 0) return table;
+  const schema = new Schema(table.schema.fields.map((f, i) => f.clone({ name: names[i] ?? f.name })), table.schema.metadata);
+  return new Table(schema, table.batches.map((b) => makeRecordBatch(schema, b.data.children as Data[], b.numRows)));
 }
 
 function leavesOf(p: FromPlan): Extract<FromPlan, { kind: 'leaf' }>[] {
