@@ -6,8 +6,8 @@
  * Why a converter and not the raw JSON: the planner must never guess. Every node kind is matched
  * against the subset joinlab runs (the issue's list: SELECT [DISTINCT], joins of every kind with ON /
  * USING / NATURAL / commas, derived tables, non-recursive CTEs, the expressions the evaluator
- * covers, [NOT] EXISTS / IN / NOT IN subqueries, aggregates with GROUP BY / HAVING, ORDER BY,
- * LIMIT / OFFSET); anything else — a set operation, a window function, a scalar subquery,
+ * covers, [NOT] EXISTS / IN / NOT IN and scalar subqueries, aggregates with GROUP BY / HAVING, ORDER BY,
+ * LIMIT / OFFSET); anything else — a set operation, a window function, `> ALL (subquery)`,
  * QUALIFY, a recursive CTE, a table function — is an `UnsupportedSqlError` naming the construct
  * and its character offset, before any data is read. A text the parser rejects is a
  * `SqlSyntaxError` with DuckDB's message and position.
@@ -369,6 +369,8 @@ function subquery(n: Node, at: At): SqlExpr {
     case 'ANY':
       if (n.comparison_type !== 'COMPARE_EQUAL') unsupported(`${String(n.comparison_type)} ANY (subquery)`, n);
       return { kind: 'in-subquery', arg: expr(n.child as Node), query, negated: false, at };
+    case 'SCALAR':
+      return { kind: 'scalar-subquery', query, at };
     default:
       unsupported(`${String(n.subquery_type ?? 'scalar').toLowerCase()} subquery`, n);
   }

@@ -1,7 +1,12 @@
 /**
  * Running SQL on joinlab's own operators (issue 14). DuckDB parses (parse.ts); this module binds
  * the tree and runs it:
- *  1. WITH: each CTE is a query run (once, when first read) to a table the query names;
+ *  1. WITH: each CTE is a query run (once, when first read, however many times it is read: in FROM
+ *     and in subqueries alike) to an in-memory table every read scans anew;
+ *  1b. uncorrelated scalar subqueries (correlation.ts), in any clause: each run once, before the
+ *     query reads its data, and replaced by its value as a typed constant (typed-constant.ts), so
+ *     a WHERE conjunct on it is a static predicate that prunes; a correlated one is decorrelated
+ *     in WHERE (decorrelate.ts) and refused elsewhere;
  *  2. FROM: tables, derived tables and CTEs as a streamed tree of joins with stacked dynamic
  *     filters (join-tree.ts), WHERE conjuncts placed on scans, joins or the FROM result;
  *  3. WHERE conjuncts with [NOT] EXISTS / [NOT] IN subqueries: semi / anti joins on top of the
@@ -30,7 +35,9 @@ import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, placeWhere, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
+import { clauseExprs, mapClauses, outerReferences, replaceNodes, scalarSubqueries, type BindScope, type ScalarSubquery } from './correlation.ts';
 import { checkHiddenReads } from './scope.ts';
+import { scalarConstant } from './typed-constant.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
 import { applySubquery, type SubqueryHost } from './subquery.ts';
 
@@ -118,6 +125,9 @@ class QueryRun {
   readonly tree: TreeContext;
   /** One limit for the whole query: its joins, the rows it holds, its sorts. */
   readonly pool: MemoryPool;
+  readonly #scalars = new WeakMap<SqlExpr, Promise<SqlExpr | null>>();
+  readonly #derived = new WeakMap<SelectQuery, Promise<Table>>();
+  readonly #scopes = new WeakMap<SelectQuery, Ctes>();
   constructor(
     readonly engine: SqlEngine,
     readonly tables: Readonly<Record<string, JoinInput>>,
@@ -128,8 +138,10 @@ class QueryRun {
     this.tree = { engine, signal, pool: this.pool, mentioned, opened: (exec) => this.execs.push(exec) };
   }
 
-  async query(q: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
-    const ctes = this.withCtes(q, outerCtes);
+  async query(query: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
+    const ctes = this.withCtes(query, outerCtes);
+    const q = await this.inlineScalars(query, ctes);
+    refuseScalarsOutsideWhere(q);
     if (q.from === null) {
       // SELECT without FROM: one row of no columns
       if (q.where !== null) notYet('WHERE without FROM', q.where.at);
@@ -148,6 +160,7 @@ class QueryRun {
   /** The FROM tree opened with WHERE placed, subquery conjuncts joined on top. */
   async open(plan: FromPlan, where: readonly SqlExpr[], ctes: Ctes) {
     checkHiddenReads(plan, where);
+    for (const c of where) if (scalarSubqueries(c).length > 0) notYet('a correlated scalar subquery', scalarSubqueries(c)[0]!.at);
     const plain = where.filter((c) => !hasSubquery(c));
     placeWhere(plan, plain);
     let rel = await openTree(plan, this.tree);
@@ -155,18 +168,55 @@ class QueryRun {
       tree: this.tree,
       run: (sq) => this.query(sq, ctes),
       bindFrom: (sq) => this.bindFrom(sq.from!, this.withCtes(sq, ctes)),
-      open: (p, local) => {
+      open: async (p, local) => {
         this.plans.push(p);
-        return this.open(p, local, ctes);
+        const values = await this.scalarValues(local, ctes);
+        return this.open(p, local.map((c) => replaceNodes(c, values)), ctes);
       },
     };
     for (const c of where) if (hasSubquery(c)) rel = await applySubquery(host, rel, c);
     return rel;
   }
 
+  /** `q` with its uncorrelated scalar subqueries replaced by their values (correlation.ts, typed-constant.ts). */
+  async inlineScalars(q: SelectQuery, ctes: Ctes): Promise<SelectQuery> {
+    const values = await this.scalarValues(clauseExprs(q), ctes);
+    return values.size === 0 ? q : mapClauses(q, (e) => replaceNodes(e, values));
+  }
+
+  /** The values of the uncorrelated scalar subqueries in `exprs` (each run once per query run). */
+  async scalarValues(exprs: readonly SqlExpr[], ctes: Ctes): Promise<Map<SqlExpr, SqlExpr>> {
+    const out = new Map<SqlExpr, SqlExpr>();
+    for (const e of exprs) {
+      for (const s of scalarSubqueries(e)) {
+        let value = this.#scalars.get(s);
+        if (value === undefined) this.#scalars.set(s, (value = this.scalarValue(s, ctes)));
+        const v = await value;
+        if (v !== null) out.set(s, v);
+      }
+    }
+    return out;
+  }
+
+  /** An uncorrelated scalar subquery's value as a typed constant; null when it is correlated. */
+  async scalarValue(s: ScalarSubquery, ctes: Ctes): Promise<SqlExpr | null> {
+    if ((await outerReferences(s.query, ctes, this.bindScope)).length > 0) return null;
+    return scalarConstant((await this.query(s.query, ctes)).table, s.at);
+  }
+
+  /** Binds a query's FROM in its scope, for the correlation analysis (derived tables and CTEs run once). */
+  readonly bindScope: BindScope<Ctes> = async (q, outer) => {
+    const scope = this.withCtes(q, outer);
+    return { plan: q.from === null ? null : await this.bindFrom(q.from, scope), scope };
+  };
+
   withCtes(q: SelectQuery, outer: Ctes): Ctes {
     if (q.ctes.length === 0) return outer;
+    // one scope per query node: its CTEs run once however often the query is bound
+    const known = this.#scopes.get(q);
+    if (known !== undefined) return known;
     const scope = new Map(outer);
+    this.#scopes.set(q, scope);
     for (const cte of q.ctes) {
       const visible = new Map(scope); // a CTE sees the ones before it (non-recursive)
       let cached: Promise<Table> | null = null;
@@ -183,7 +233,12 @@ class QueryRun {
       if (source === undefined) throw new UsageError(`unknown table '${name}'; tables: ${Object.keys(this.tables).join(', ') || '(none)'}`);
       return typeof source === 'string' || source instanceof Table ? openScan(source, name) : source;
     };
-    const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => openScan((await this.query(d.query, ctes)).table, d.alias ?? 'subquery');
+    const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => {
+      // run once per query run (the correlation analysis binds FROM clauses before they run)
+      let table = this.#derived.get(d.query);
+      if (table === undefined) this.#derived.set(d.query, (table = this.query(d.query, ctes).then((o) => o.table)));
+      return openScan(await table, d.alias ?? 'subquery');
+    };
     return bindFrom(ref, table, derived);
   }
 
@@ -207,6 +262,14 @@ function renamePrefix(table: Table, names: readonly string[]): Table {
   return new Table(schema, table.batches.map((b) => makeRecordBatch(schema, b.data.children as Data[], b.numRows)));
 }
 
+/** A correlated scalar subquery is decorrelated only in WHERE (decorrelate.ts); elsewhere it is refused. */
+function refuseScalarsOutsideWhere(q: SelectQuery): void {
+  for (const e of clauseExprs({ ...q, where: null })) {
+    const [s] = scalarSubqueries(e);
+    if (s !== undefined) notYet('a correlated scalar subquery outside WHERE', s.at);
+  }
+}
+
 function leavesOf(p: FromPlan): Extract<FromPlan, { kind: 'leaf' }>[] {
   return p.kind === 'leaf' ? [p] : [...leavesOf(p.left), ...leavesOf(p.right)];
 }
@@ -221,7 +284,7 @@ export function mentionedNames(q: SelectQuery): Set<string> | null {
   const expr = (e: SqlExpr): void => {
     if (e.kind === 'column') out.add(e.names[e.names.length - 1]!);
     else if (e.kind === 'exists') query(e.query, false);
-    else if (e.kind === 'in-subquery') query(e.query, true);
+    else if (e.kind === 'in-subquery' || e.kind === 'scalar-subquery') query(e.query, true);
     for (const c of childrenOf(e)) expr(c);
   };
   const from = (r: TableRef): void => {

@@ -11,7 +11,7 @@
  * Containers, conservatively (a pruning answer may only ever be "maybe"): a conjunct prunes only
  * in the forms whose statistics comparison is exact —
  *  - `col <op> constant` (either order) for an integer column and an integer constant (bigint
- *    comparison), or for a string column and a string constant when the statistics and the
+ *    comparison; also under a cast to an integer type: an integer scalar subquery's value), or for a string column and a string constant when the statistics and the
  *    constant are ASCII (JavaScript's order is then byte order, DuckDB's string order);
  *  - `col IS NULL` (prunes when the null count is 0) and `col IS NOT NULL` (when every row is NULL);
  *  - `col IN (constants)` as the OR of equalities.
@@ -22,6 +22,7 @@ import { children, type Expr } from '../../core/expr/ast.ts';
 import { compileRowFilter } from '../../core/expr/project.ts';
 import type { ColumnStats, ContainerStats, ScanPredicate, StatValue } from '../../core/scan/scan.ts';
 import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
+import { constantThroughCast } from './typed-constant.ts';
 
 /** One conjunct: its engine expression (columns on side `left`) and its SQL form (for containers). */
 export interface StaticConjunct {
@@ -91,13 +92,15 @@ function conjunctMayHold(c: StaticConjunct, stats: ContainerStats, types: Readon
   }
   if (e.kind === 'compare' && (e.op in FLIP)) {
     const op = e.op as keyof typeof FLIP;
-    if (e.left.kind === 'column' && e.right.kind === 'constant') {
+    const right = constantThroughCast(e.right);
+    const left = constantThroughCast(e.left);
+    if (e.left.kind === 'column' && right !== null) {
       const name = c.column(e.left);
-      return name === null || rangeMayHold(op, stats.column(name), types.get(name), e.right.constant);
+      return name === null || rangeMayHold(op, stats.column(name), types.get(name), right);
     }
-    if (e.right.kind === 'column' && e.left.kind === 'constant') {
+    if (e.right.kind === 'column' && left !== null) {
       const name = c.column(e.right);
-      return name === null || rangeMayHold(FLIP[op], stats.column(name), types.get(name), e.left.constant);
+      return name === null || rangeMayHold(FLIP[op], stats.column(name), types.get(name), left);
     }
   }
   return true;

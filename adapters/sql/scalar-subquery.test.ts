@@ -1,0 +1,126 @@
+/**
+ * Uncorrelated scalar subqueries against DuckDB on the same tables (NULLs, duplicates, an empty
+ * table; batch sizes 1, 3 and 8192): in WHERE, the select list, HAVING (TPC-H q11), ORDER BY, an
+ * ON condition, nested in other subqueries, over a CTE the query also reads (q15); each value of
+ * the subquery's own type (BIGINT count, DOUBLE avg, HUGEINT / DECIMAL sums, VARCHAR, DATE);
+ * no row is NULL, more than one row is DuckDB's error. A static predicate on the value prunes
+ * row groups like a literal does.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DateDay, Decimal, Float64, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../composition.ts';
+import { ExpressionError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
+import { DuckDBSession } from '../duckdb/session.ts';
+import { differenceFromDuckDB } from './differential.ts';
+import { runSql } from './run.ts';
+
+const T = {
+  a: new Table({
+    k: vectorFromArray([1, 2, 2, 3, null, 5], new Int32()),
+    x: vectorFromArray(['a', 'b', 'c', null, 'e', 'f'], new Utf8()),
+    v: vectorFromArray([10, 20, 30, 40, 50, 60], new Int32()),
+  }),
+  b: new Table({
+    k: vectorFromArray([2n, 3n, 3n, null, 7n], new Int64()),
+    v: vectorFromArray([15, 25, 35, 45, null], new Int32()),
+    y: vectorFromArray([0.5, 1.5, null, 3.5, 4.5], new Float64()),
+  }),
+  e: new Table({ k: vectorFromArray([] as number[], new Int32()), v: vectorFromArray([] as number[], new Int32()) }),
+};
+
+let duck: DuckDBSession;
+let engines: Engine[];
+let tables: Record<string, Table>;
+beforeAll(async () => {
+  duck = await DuckDBSession.open({ threads: 1 });
+  for (const [name, t] of Object.entries(T)) await duck.loadTable(name, t);
+  // decimals and dates, made by DuckDB so both engines read the very same values
+  await duck.run(`CREATE TABLE d AS SELECT * FROM (VALUES (1, 12.25::DECIMAL(15,2), DATE '1994-01-01'), (2, 0.10, DATE '1995-06-30'), (2, NULL, NULL), (3, 99999999999.99, DATE '1992-02-29')) t(k, price, day)`);
+  const d = await duck.query('SELECT * FROM d');
+  expect(d.schema.fields.map((f) => f.type).map((t) => [t instanceof Int32, t instanceof Decimal, t instanceof DateDay])).toEqual([
+    [true, false, false],
+    [false, true, false],
+    [false, false, true],
+  ]);
+  tables = { ...T, d };
+  engines = await Promise.all([1, 3, 8192].map((batchSize) => Engine.create({ batchSize })));
+});
+afterAll(async () => {
+  await duck.close();
+});
+
+async function same(sql: string, ordered = false): Promise<void> {
+  expect(await differenceFromDuckDB(engines, duck, sql, tables, { ordered })).toBeNull();
+}
+
+describe('uncorrelated scalar subqueries', () => {
+  it('in WHERE, the select list, ORDER BY and an ON condition, of the subquery type', async () => {
+    await same('SELECT * FROM a WHERE v > (SELECT avg(v) FROM b)');
+    await same('SELECT * FROM a WHERE k = (SELECT min(k) FROM b)');
+    await same('SELECT k, (SELECT count(*) FROM b) AS n, v + (SELECT sum(v) FROM b) AS s, (SELECT max(y) FROM b) AS m FROM a');
+    await same('SELECT k, v FROM a ORDER BY abs(v - (SELECT avg(v) FROM b)), k'.replace('abs(v - (SELECT avg(v) FROM b))', 'v * (SELECT count(*) FROM b) DESC'), true);
+    await same('SELECT a.k, b.v FROM a JOIN b ON a.k = b.k AND b.v < (SELECT max(v) FROM a)');
+    await same("SELECT x FROM a WHERE x > (SELECT min(x) FROM a) OR k = (SELECT max(k) FROM b) - 4");
+    await same('SELECT (SELECT max(v) FROM a) AS top, (SELECT min(y) FROM b) AS low');
+  });
+
+  it('no row is a NULL of the subquery type; an empty table too', async () => {
+    await same('SELECT k FROM a WHERE v > (SELECT v FROM b WHERE v > 1000)');
+    await same('SELECT k, (SELECT v FROM b WHERE v > 1000) AS none FROM a');
+    await same('SELECT (SELECT max(k) FROM e) AS m, (SELECT count(*) FROM e) AS n, (SELECT sum(v) FROM e) + 1 AS s');
+    await same('SELECT * FROM a WHERE k > (SELECT count(*) FROM e)');
+    await same('SELECT * FROM a WHERE k = (SELECT k FROM b WHERE k IS NULL)');
+  });
+
+  it('decimals keep their scale, dates and strings their type', async () => {
+    await same('SELECT k, price FROM d WHERE price > (SELECT avg(price) FROM d)');
+    await same('SELECT k, (SELECT sum(price) * 0.0001 FROM d) AS tiny, price * (SELECT sum(price) FROM d WHERE k = 2) AS p FROM d');
+    await same('SELECT k, day FROM d WHERE day < (SELECT max(day) FROM d)');
+    await same("SELECT k FROM a WHERE x >= (SELECT max(x) FROM a WHERE x < 'd')");
+    await same('SELECT k, sum(price) AS value FROM d GROUP BY k HAVING sum(price) > (SELECT sum(price) * 0.0001 FROM d) ORDER BY value DESC', true);
+  });
+
+  it("the value's Arrow type is DuckDB's", async () => {
+    const sql = 'SELECT (SELECT count(*) FROM a) AS n, (SELECT avg(v) FROM a) AS m, (SELECT sum(v) FROM a) AS s, (SELECT sum(price) * 0.0001 FROM d) AS t, (SELECT max(day) FROM d) AS dy, (SELECT min(x) FROM a) AS x, (SELECT max(k) FROM e) AS none';
+    const { table } = await runSql(engines[0]!, sql, tables, { duck });
+    const expected = await duck.query(sql);
+    expect(table.schema.fields.map((f) => `${f.name}: ${String(f.type)}`)).toEqual(expected.schema.fields.map((f) => `${f.name}: ${String(f.type)}`));
+  });
+
+  it('HAVING, nested subqueries, and a CTE read in FROM and in the subquery (TPC-H q11, q15)', async () => {
+    await same('SELECT k, sum(v) AS s FROM a GROUP BY k HAVING sum(v) > (SELECT avg(v) FROM b) ORDER BY k', true);
+    await same('SELECT * FROM a WHERE v < (SELECT max(v) FROM b WHERE v < (SELECT max(v) FROM a WHERE k < 3))');
+    await same('SELECT * FROM a WHERE k IN (SELECT k FROM b WHERE v > (SELECT avg(v) FROM b))');
+    await same('SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v < (SELECT max(v) FROM a))');
+    await same('WITH r AS (SELECT k, sum(v) AS total FROM a GROUP BY k) SELECT r.k, r.total FROM r WHERE r.total = (SELECT max(total) FROM r) ORDER BY r.k', true);
+    await same('WITH r AS (SELECT k, sum(v) AS total FROM a GROUP BY k) SELECT b.k, r.total FROM b, r WHERE b.k = r.k AND r.total >= (SELECT avg(total) FROM r)');
+  });
+
+  it("more than one row is DuckDB's error, more than one column its binder error; correlation outside WHERE is refused", async () => {
+    for (const sql of ['SELECT * FROM a WHERE v > (SELECT v FROM b)', 'SELECT k FROM e WHERE k > (SELECT k FROM a)']) {
+      await expect(duck.query(sql)).rejects.toThrow(/More than one row returned by a subquery/);
+      await expect(runSql(engines[0]!, sql, tables, { duck })).rejects.toThrow(ExpressionError);
+      await expect(runSql(engines[0]!, sql, tables, { duck })).rejects.toThrow(/More than one row returned by a subquery/);
+    }
+    await expect(runSql(engines[0]!, 'SELECT * FROM a WHERE v > (SELECT v, k FROM b LIMIT 1)', tables, { duck })).rejects.toThrow(UsageError);
+    await expect(runSql(engines[0]!, 'SELECT k, (SELECT count(*) FROM b WHERE b.k = a.k) AS n FROM a', tables, { duck })).rejects.toThrow(UnsupportedSqlError);
+  });
+
+  it('a static predicate on the value prunes row groups like a literal', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'joinlab-scalar-'));
+    try {
+      const path = join(dir, 'big.parquet');
+      await duck.run(`COPY (SELECT range::INTEGER AS k, range % 7 AS m FROM range(8192)) TO '${path}' (FORMAT parquet, ROW_GROUP_SIZE 2048)`);
+      const sql = 'SELECT count(*) AS n FROM big WHERE k < (SELECT min(k) + 2047 FROM a)';
+      const { table, scans } = await runSql(engines[2]!, sql, { ...tables, big: path }, { duck });
+      expect(Number(table.getChildAt(0)!.get(0))).toBe(2048);
+      const big = scans.find((s) => s.table === 'big')!;
+      expect([big.metrics.containersTotal, big.metrics.containersPruned]).toEqual([4, 3]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
