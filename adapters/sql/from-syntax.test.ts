@@ -5,40 +5,26 @@
  * c_count)`; `WITH c(a, b) AS …`), and DuckDB's `SEMI JOIN` / `ANTI JOIN` (ON, USING, NATURAL; only the left side's
  * columns come out, the right side is visible to the ON condition only).
  */
-import { Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../composition.ts';
+import type { Engine } from '../../composition.ts';
 import { MissingColumnError, UsageError } from '../../core/errors.ts';
-import { DuckDBSession } from '../duckdb/session.ts';
-import { differenceFromDuckDB } from './differential.ts';
+import type { JoinInput } from '../../core/engine.ts';
+import type { DuckDBSession } from '../duckdb/session.ts';
+import { differentialSession, SMALL_TABLES, type DifferentialSession } from './differential.ts';
 import { runSql } from './run.ts';
 
-const T = {
-  a: new Table({
-    k: vectorFromArray([1, 2, 2, 3, null, 5], new Int32()),
-    x: vectorFromArray(['a', 'b', 'c', null, 'e', 'f'], new Utf8()),
-    v: vectorFromArray([10, 20, 30, 40, 50, 60], new Int32()),
-  }),
-  b: new Table({
-    k: vectorFromArray([2n, 3n, 3n, null, 7n], new Int64()),
-    v: vectorFromArray([15, 25, 35, 45, 55], new Int32()),
-  }),
-  e: new Table({ k: vectorFromArray([] as number[], new Int32()) }),
-};
-
+let s: DifferentialSession;
 let duck: DuckDBSession;
-let engines: Engine[];
+let engines: readonly Engine[];
+let T: Readonly<Record<string, JoinInput>>;
 beforeAll(async () => {
-  duck = await DuckDBSession.open({ threads: 1 });
-  for (const [name, t] of Object.entries(T)) await duck.loadTable(name, t);
-  engines = await Promise.all([1, 3, 8192].map((batchSize) => Engine.create({ batchSize })));
+  s = await differentialSession(SMALL_TABLES);
+  ({ duck, engines, tables: T } = s);
 });
-afterAll(async () => {
-  await duck.close();
-});
+afterAll(() => s.close());
 
 async function same(sql: string, ordered = false): Promise<void> {
-  expect(await differenceFromDuckDB(engines, duck, sql, T, { ordered })).toBeNull();
+  expect(await s.difference(sql, { ordered })).toBeNull();
 }
 
 describe('column aliases on a table reference', () => {
@@ -58,8 +44,8 @@ describe('column aliases on a table reference', () => {
   });
 
   it('more aliases than columns, or the old name after renaming, are errors as in DuckDB', async () => {
-    await expect(runSql(engines[0]!, 'SELECT * FROM b AS t(p, q, r)', T, { duck })).rejects.toThrow(UsageError);
-    await expect(runSql(engines[0]!, 'SELECT * FROM b AS t(p, q, r)', T, { duck })).rejects.toThrow(/has 2 columns available but 3 columns specified/);
+    await expect(runSql(engines[0]!, 'SELECT * FROM b AS t(p, q, r, s)', T, { duck })).rejects.toThrow(UsageError);
+    await expect(runSql(engines[0]!, 'SELECT * FROM b AS t(p, q, r, s)', T, { duck })).rejects.toThrow(/has 3 columns available but 4 columns specified/);
     await expect(runSql(engines[0]!, 'SELECT t.k FROM a AS t(p)', T, { duck })).rejects.toThrow(MissingColumnError);
   });
 });

@@ -36,6 +36,7 @@ import { bindFrom, openTree, placeWhere, type FromPlan, type JoinExec, type Stre
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
 import { clauseExprs, mapClauses, outerReferences, replaceNodes, scalarSubqueries, type BindScope, type ScalarSubquery } from './correlation.ts';
+import { applyCorrelatedScalars, type ScalarHost } from './decorrelate.ts';
 import { checkHiddenReads } from './scope.ts';
 import { scalarConstant } from './typed-constant.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
@@ -127,7 +128,8 @@ class QueryRun {
   readonly pool: MemoryPool;
   readonly #scalars = new WeakMap<SqlExpr, Promise<SqlExpr | null>>();
   readonly #derived = new WeakMap<SelectQuery, Promise<Table>>();
-  readonly #scopes = new WeakMap<SelectQuery, Ctes>();
+  readonly #scopes = new WeakMap<SelectQuery['ctes'], Ctes>();
+  #fresh = 0;
   constructor(
     readonly engine: SqlEngine,
     readonly tables: Readonly<Record<string, JoinInput>>,
@@ -160,8 +162,10 @@ class QueryRun {
   /** The FROM tree opened with WHERE placed, subquery conjuncts joined on top. */
   async open(plan: FromPlan, where: readonly SqlExpr[], ctes: Ctes) {
     checkHiddenReads(plan, where);
-    for (const c of where) if (scalarSubqueries(c).length > 0) notYet('a correlated scalar subquery', scalarSubqueries(c)[0]!.at);
-    const plain = where.filter((c) => !hasSubquery(c));
+    // what is left of scalar subqueries after inlining is correlated: joined on top (decorrelate.ts)
+    const correlated = where.filter((c) => scalarSubqueries(c).length > 0);
+    for (const c of correlated) if (hasSubquery(c)) notYet('a correlated scalar subquery and an EXISTS / IN subquery in one WHERE conjunct', c.at);
+    const plain = where.filter((c) => !hasSubquery(c) && !correlated.includes(c));
     placeWhere(plan, plain);
     let rel = await openTree(plan, this.tree);
     const host: SubqueryHost = {
@@ -175,6 +179,14 @@ class QueryRun {
       },
     };
     for (const c of where) if (hasSubquery(c)) rel = await applySubquery(host, rel, c);
+    const scalars: ScalarHost = {
+      tree: this.tree,
+      bind: async (sq) => (await this.bindScope(sq, ctes)).plan,
+      outerReferences: (sq) => outerReferences(sq, ctes, this.bindScope),
+      run: (sq) => this.query(sq, ctes),
+      fresh: () => this.#fresh++,
+    };
+    for (const c of correlated) rel = await applyCorrelatedScalars(scalars, rel, c);
     return rel;
   }
 
@@ -212,11 +224,11 @@ class QueryRun {
 
   withCtes(q: SelectQuery, outer: Ctes): Ctes {
     if (q.ctes.length === 0) return outer;
-    // one scope per query node: its CTEs run once however often the query is bound
-    const known = this.#scopes.get(q);
+    // one scope per WITH list (a rewritten query keeps its list): its CTEs run once however often the query is bound
+    const known = this.#scopes.get(q.ctes);
     if (known !== undefined) return known;
     const scope = new Map(outer);
-    this.#scopes.set(q, scope);
+    this.#scopes.set(q.ctes, scope);
     for (const cte of q.ctes) {
       const visible = new Map(scope); // a CTE sees the ones before it (non-recursive)
       let cached: Promise<Table> | null = null;

@@ -9,51 +9,27 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DateDay, Decimal, Float64, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../composition.ts';
+import type { Engine } from '../../composition.ts';
 import { ExpressionError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
-import { DuckDBSession } from '../duckdb/session.ts';
-import { differenceFromDuckDB } from './differential.ts';
+import type { JoinInput } from '../../core/engine.ts';
+import type { DuckDBSession } from '../duckdb/session.ts';
+import { differentialSession, SMALL_TABLES, type DifferentialSession } from './differential.ts';
 import { runSql } from './run.ts';
 
-const T = {
-  a: new Table({
-    k: vectorFromArray([1, 2, 2, 3, null, 5], new Int32()),
-    x: vectorFromArray(['a', 'b', 'c', null, 'e', 'f'], new Utf8()),
-    v: vectorFromArray([10, 20, 30, 40, 50, 60], new Int32()),
-  }),
-  b: new Table({
-    k: vectorFromArray([2n, 3n, 3n, null, 7n], new Int64()),
-    v: vectorFromArray([15, 25, 35, 45, null], new Int32()),
-    y: vectorFromArray([0.5, 1.5, null, 3.5, 4.5], new Float64()),
-  }),
-  e: new Table({ k: vectorFromArray([] as number[], new Int32()), v: vectorFromArray([] as number[], new Int32()) }),
-};
-
+let s: DifferentialSession;
 let duck: DuckDBSession;
-let engines: Engine[];
-let tables: Record<string, Table>;
+let engines: readonly Engine[];
+let tables: Readonly<Record<string, JoinInput>>;
 beforeAll(async () => {
-  duck = await DuckDBSession.open({ threads: 1 });
-  for (const [name, t] of Object.entries(T)) await duck.loadTable(name, t);
-  // decimals and dates, made by DuckDB so both engines read the very same values
-  await duck.run(`CREATE TABLE d AS SELECT * FROM (VALUES (1, 12.25::DECIMAL(15,2), DATE '1994-01-01'), (2, 0.10, DATE '1995-06-30'), (2, NULL, NULL), (3, 99999999999.99, DATE '1992-02-29')) t(k, price, day)`);
-  const d = await duck.query('SELECT * FROM d');
-  expect(d.schema.fields.map((f) => f.type).map((t) => [t instanceof Int32, t instanceof Decimal, t instanceof DateDay])).toEqual([
-    [true, false, false],
-    [false, true, false],
-    [false, false, true],
-  ]);
-  tables = { ...T, d };
-  engines = await Promise.all([1, 3, 8192].map((batchSize) => Engine.create({ batchSize })));
+  // decimals and dates made by DuckDB
+  s = await differentialSession(SMALL_TABLES, { d: "SELECT * FROM (VALUES (1, 12.25::DECIMAL(15,2), DATE '1994-01-01'), (2, 0.10, DATE '1995-06-30'), (2, NULL, NULL), (3, 99999999999.99, DATE '1992-02-29')) t(k, price, day)" });
+  ({ duck, engines, tables } = s);
 });
-afterAll(async () => {
-  await duck.close();
-});
+afterAll(() => s.close());
 
 async function same(sql: string, ordered = false): Promise<void> {
-  expect(await differenceFromDuckDB(engines, duck, sql, tables, { ordered })).toBeNull();
+  expect(await s.difference(sql, { ordered })).toBeNull();
 }
 
 describe('uncorrelated scalar subqueries', () => {
@@ -122,5 +98,50 @@ describe('uncorrelated scalar subqueries', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('correlated scalar subqueries in WHERE (decorrelated: a join with the subquery grouped by its keys)', () => {
+  it('sum / avg / min / max: an outer row without a group compares with NULL', async () => {
+    await same('SELECT * FROM a WHERE v > (SELECT avg(v) FROM b WHERE b.k = a.k)');
+    await same('SELECT * FROM a WHERE v < (SELECT 2 * max(v) FROM b WHERE a.k = b.k)');
+    await same('SELECT * FROM a WHERE v > (SELECT min(v) FROM b WHERE b.k = a.k AND b.v > 20)');
+    await same('SELECT a.x FROM a WHERE a.v * 2 >= (SELECT sum(b.v) FROM b WHERE b.k = a.k) + 1');
+    await same('SELECT * FROM a WHERE v < 20 OR v > (SELECT max(v) FROM b WHERE b.k = a.k)');
+    await same('SELECT * FROM a WHERE (SELECT sum(v) FROM b WHERE b.k = a.k) IS NULL');
+    await same('SELECT * FROM a WHERE coalesce((SELECT sum(v) FROM b WHERE b.k = a.k), 0) < 30');
+    await same('SELECT * FROM a WHERE v > (SELECT max(v) FROM e WHERE e.k = a.k)');
+  });
+
+  it('count: an outer row without a group counts 0 (the COUNT bug)', async () => {
+    await same('SELECT * FROM a WHERE (SELECT count(*) FROM b WHERE b.k = a.k) = 0');
+    await same('SELECT * FROM a WHERE v >= (SELECT count(b.v) FROM b WHERE b.k = a.k) * 20');
+    await same('SELECT * FROM a WHERE (SELECT count(*) FROM e WHERE e.k = a.k) = 0');
+    await same('SELECT * FROM a WHERE (SELECT count(*) + 1 FROM b WHERE b.k = a.k AND b.v > 20) > 1');
+  });
+
+  it('several keys, two subqueries in one conjunct, outer columns in the select expression, joins, aggregates above', async () => {
+    await same('SELECT * FROM a WHERE x = (SELECT max(i.x) FROM a AS i WHERE i.k = a.k AND i.v = a.v)');
+    await same('SELECT * FROM a WHERE (SELECT count(*) FROM a AS i WHERE a.k = i.k AND i.v = a.v) = 1');
+    await same('SELECT * FROM a WHERE (SELECT min(v) FROM b WHERE b.k = a.k) < (SELECT max(v) - 10 FROM b WHERE b.k = a.k)');
+    await same('SELECT * FROM a WHERE v > (SELECT max(b.v) - a.k FROM b WHERE b.k = a.k)');
+    await same('SELECT a.k, b.v FROM a JOIN b ON a.k = b.k WHERE b.v < (SELECT avg(i.v) FROM a AS i WHERE i.k = b.k)');
+    await same('SELECT a.k, count(*) AS n FROM a WHERE v <= (SELECT avg(v) FROM a AS i WHERE i.k = a.k) GROUP BY a.k ORDER BY a.k NULLS FIRST', true);
+    await same('SELECT * FROM a WHERE v > (SELECT avg(v) FROM b WHERE b.k = a.k) AND v < (SELECT sum(v) FROM b WHERE b.k = a.k)');
+    await same('SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v < (SELECT max(i.v) FROM a AS i WHERE i.k = b.k))');
+  });
+
+  it('what cannot be decorrelated exactly is refused, typed', async () => {
+    const cases = [
+      'SELECT * FROM a WHERE v > (SELECT max(v) FROM b WHERE b.k < a.k)',
+      'SELECT * FROM a WHERE v > (SELECT min(b.v) FROM b WHERE b.k = a.k AND b.v = a.v - 5)',
+      'SELECT * FROM a WHERE v > (SELECT v FROM b WHERE b.k = a.k)',
+      'SELECT * FROM a WHERE v > (SELECT max(v) FROM b WHERE b.k = a.k LIMIT 1)',
+      'SELECT * FROM a WHERE v > (SELECT max(v) FROM b WHERE b.k = a.k GROUP BY b.v)',
+      'SELECT * FROM a WHERE v > (SELECT max(v + a.k) FROM b WHERE b.k = a.k)',
+      'SELECT * FROM a WHERE v > (SELECT max(v) FROM b WHERE b.k = a.k OR b.v > 1)',
+      'SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.v > (SELECT max(v) FROM e WHERE e.k = a.k))',
+    ];
+    for (const sql of cases) await expect(runSql(engines[0]!, sql, tables, { duck }), sql).rejects.toThrow(UnsupportedSqlError);
   });
 });
