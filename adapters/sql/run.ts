@@ -34,7 +34,7 @@ import { openScan } from '../io/open.ts';
 import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, placeWhere, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { parseSql } from './parse.ts';
-import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
+import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation, type Relation } from './relation.ts';
 import { clauseExprs, mapClauses, outerReferences, replaceNodes, scalarSubqueries, type BindScope, type ScalarSubquery } from './correlation.ts';
 import { applyCorrelatedScalars, type ScalarHost } from './decorrelate.ts';
 import { checkHiddenReads } from './scope.ts';
@@ -155,7 +155,7 @@ class QueryRun {
     this.plans.push(plan);
     const where = conjuncts(q.where);
     const rel = await this.open(plan, where, ctes);
-    const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool });
+    const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool, havingSubquery: (groups, c) => this.havingSubquery(groups, c, ctes) });
     return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
   }
 
@@ -168,16 +168,7 @@ class QueryRun {
     const plain = where.filter((c) => !hasSubquery(c) && !correlated.includes(c));
     placeWhere(plan, plain);
     let rel = await openTree(plan, this.tree);
-    const host: SubqueryHost = {
-      tree: this.tree,
-      run: (sq) => this.query(sq, ctes),
-      bindFrom: (sq) => this.bindFrom(sq.from!, this.withCtes(sq, ctes)),
-      open: async (p, local) => {
-        this.plans.push(p);
-        const values = await this.scalarValues(local, ctes);
-        return this.open(p, local.map((c) => replaceNodes(c, values)), ctes);
-      },
-    };
+    const host = this.subqueryHost(ctes);
     for (const c of where) if (hasSubquery(c)) rel = await applySubquery(host, rel, c);
     const scalars: ScalarHost = {
       tree: this.tree,
@@ -188,6 +179,29 @@ class QueryRun {
     };
     for (const c of correlated) rel = await applyCorrelatedScalars(scalars, rel, c);
     return rel;
+  }
+
+  /** What subquery.ts needs to join an EXISTS / IN subquery in this scope. */
+  subqueryHost(ctes: Ctes): SubqueryHost {
+    return {
+      tree: this.tree,
+      run: (sq) => this.query(sq, ctes),
+      bindFrom: (sq) => this.bindFrom(sq.from!, this.withCtes(sq, ctes)),
+      open: async (p, local) => {
+        this.plans.push(p);
+        const values = await this.scalarValues(local, ctes);
+        return this.open(p, local.map((c) => replaceNodes(c, values)), ctes);
+      },
+    };
+  }
+
+  /**
+   * The groups filtered by a HAVING conjunct with an [NOT] EXISTS / IN subquery. Uncorrelated only:
+   * the groups' columns have the aggregate's names, not the query's, so a correlated one is refused.
+   */
+  async havingSubquery(groups: Relation, c: SqlExpr, ctes: Ctes): Promise<Relation> {
+    for (const node of subqueryNodes(c)) if ((await outerReferences(node.query, ctes, this.bindScope)).length > 0) notYet('a correlated subquery in HAVING', node.at);
+    return applySubquery(this.subqueryHost(ctes), groups, c);
   }
 
   /** `q` with its uncorrelated scalar subqueries replaced by their values (correlation.ts, typed-constant.ts). */
@@ -272,6 +286,12 @@ function renamePrefix(table: Table, names: readonly string[]): Table {
   if (names.length === 0) return table;
   const schema = new Schema(table.schema.fields.map((f, i) => f.clone({ name: names[i] ?? f.name })), table.schema.metadata);
   return new Table(schema, table.batches.map((b) => makeRecordBatch(schema, b.data.children as Data[], b.numRows)));
+}
+
+/** The EXISTS / IN subqueries of `e` at this query level. */
+function subqueryNodes(e: SqlExpr): Extract<SqlExpr, { kind: 'exists' | 'in-subquery' }>[] {
+  const own = e.kind === 'exists' || e.kind === 'in-subquery' ? [e] : [];
+  return [...own, ...childrenOf(e).flatMap(subqueryNodes)];
 }
 
 /** A correlated scalar subquery is decorrelated only in WHERE (decorrelate.ts); elsewhere it is refused. */

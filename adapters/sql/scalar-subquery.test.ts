@@ -101,6 +101,22 @@ describe('uncorrelated scalar subqueries', () => {
   });
 });
 
+describe('[NOT] EXISTS / IN subqueries in HAVING', () => {
+  it('filter the groups (semi / anti / mark joins over them)', async () => {
+    await same('SELECT k, sum(v) AS s FROM a GROUP BY k HAVING k IN (SELECT k FROM b)');
+    await same('SELECT k, sum(v) AS s FROM a GROUP BY k HAVING k NOT IN (SELECT k FROM b WHERE k IS NOT NULL) ORDER BY k', true);
+    await same('SELECT k, sum(v) AS s FROM a GROUP BY k HAVING k NOT IN (SELECT k FROM b)');
+    await same('SELECT k, count(*) AS n FROM a GROUP BY k HAVING count(*) > 1 AND EXISTS (SELECT 1 FROM b WHERE b.v > 20)');
+    await same('SELECT k, count(*) AS n FROM a GROUP BY k HAVING NOT EXISTS (SELECT 1 FROM e)');
+    await same('SELECT k, max(v) AS m FROM a GROUP BY k HAVING max(v) IN (SELECT v + 5 FROM b)');
+    await same('SELECT k, count(*) AS n FROM a GROUP BY k HAVING count(*) > 1 OR k IN (SELECT k FROM b WHERE v > 30)');
+  });
+
+  it('a correlated one is refused', async () => {
+    await expect(runSql(engines[0]!, 'SELECT k, count(*) FROM a GROUP BY k HAVING EXISTS (SELECT 1 FROM b WHERE b.k = a.k)', tables, { duck })).rejects.toThrow(UnsupportedSqlError);
+  });
+});
+
 describe('correlated scalar subqueries in WHERE (decorrelated: a join with the subquery grouped by its keys)', () => {
   it('sum / avg / min / max: an outer row without a group compares with NULL', async () => {
     await same('SELECT * FROM a WHERE v > (SELECT avg(v) FROM b WHERE b.k = a.k)');

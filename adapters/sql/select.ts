@@ -1,7 +1,8 @@
 /**
  * The SELECT list, GROUP BY / aggregates / HAVING, DISTINCT, ORDER BY and LIMIT over a query's
  * FROM + WHERE result (issue 14), in SQL's logical order: aggregate, HAVING, project, DISTINCT,
- * ORDER BY, LIMIT / OFFSET.
+ * ORDER BY, LIMIT / OFFSET. A HAVING conjunct with an [NOT] EXISTS / IN subquery is a join over
+ * the groups that the caller makes (`Options.havingSubquery`, run.ts: only uncorrelated ones).
  *
  *  - Projection is batch at a time: a column (or `*`, `t.*`) is the input's own Arrow data, zero
  *    copy; an expression is compiled once by the expression evaluator (core/expr/project.ts,
@@ -30,7 +31,7 @@ import { hashAggregate } from '../../operators/aggregate/hash-aggregate.ts';
 import { takeRows } from '../../operators/memory-scan/memory-scan.ts';
 import { isAggregateQuery, planAggregate } from './aggregate-query.ts';
 import { rowPredicate } from './join-tree.ts';
-import { NO_COLUMNS, notYet, resolveIn, toExpr, type Relation } from './relation.ts';
+import { conjuncts, hasSubquery, NO_COLUMNS, notYet, resolveIn, toExpr, type Relation } from './relation.ts';
 
 export interface SelectEngine {
   sort(input: JoinInput, keys: readonly { column: string; descending: boolean; nullsFirst: boolean }[], options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<{ readonly table: Table }>;
@@ -54,6 +55,8 @@ export interface SelectOutput {
 interface Options {
   readonly signal?: AbortSignal;
   readonly pool: MemoryPool;
+  /** Filters the groups by a HAVING conjunct with an [NOT] EXISTS / IN subquery (run.ts: a semi / anti / mark join). */
+  readonly havingSubquery?: (groups: Relation, conjunct: SqlExpr) => Promise<Relation>;
 }
 
 /** A hidden column's name prefix (no SQL name starts with NUL). */
@@ -71,18 +74,24 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
     const agg = planAggregate(rel, q);
     const input = project(rows, agg.inputItems, rel, 'aggregate input');
     let table = await hashAggregate(input.batches, input.schema, agg.spec, { pool: options.pool, signal: options.signal, batchSize });
-    source = await agg.output(table);
-    if (agg.having !== null) {
-      const having = rowPredicate([agg.having], source, table.schema);
+    // HAVING: plain conjuncts filter the groups; [NOT] EXISTS / IN ones are the caller's semi / anti joins
+    const having = conjuncts(agg.having);
+    const plain = having.filter((c) => !hasSubquery(c));
+    if (plain.length > 0) {
+      const filter = rowPredicate(plain, await agg.output(table), table.schema);
       const kept = table.batches.map((b) => {
-        const sel = having.selectRows(b);
+        const sel = filter.selectRows(b);
         return sel === null ? b : takeRows(b, sel);
       });
       table = kept.length === 0 ? table : new Table(table.schema, kept);
     }
+    source = await agg.output(table);
+    rows = fromArray(table.batches);
+    const joined = having.filter(hasSubquery);
+    for (const c of joined) source = await (options.havingSubquery ?? notYet('a subquery in HAVING here', c.at))(source, c);
+    if (joined.length > 0) rows = source.input.batches({ signal: options.signal });
     steps.unshift({ label: `${agg.label}${agg.having !== null ? ' HAVING' : ''}`, rows: table.numRows, ms: performance.now() - started });
     started = performance.now();
-    rows = fromArray(table.batches);
     q = agg.query;
   }
   // ORDER BY items that are not output columns become hidden ones (not under DISTINCT)
