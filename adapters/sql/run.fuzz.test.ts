@@ -1,6 +1,8 @@
 /**
  * Random SQL over random tables (adapters/datagen/random-sql.ts: join trees of 2–4 tables of every
- * join type, USING / NATURAL, comma joins with WHERE keys, single-table WHERE conjuncts, ORDER BY),
+ * join type, SEMI / ANTI JOIN, USING / NATURAL, comma joins with WHERE keys, table column aliases,
+ * single-table WHERE conjuncts, EXISTS / IN and scalar subqueries (correlated or not), CTEs read
+ * twice, aggregates, ORDER BY [LIMIT]),
  * run by joinlab (`runSql`, what `Engine.sql` runs) and by DuckDB on the same tables, on random
  * batch sizes (1, 2, 8192). Every answer must equal DuckDB's as a multiset, and in ORDER BY order
  * (the whole row for a total order, else the ORDER BY columns).
