@@ -21,6 +21,7 @@ import { SqlSyntaxError, UnsupportedSqlError } from '../../core/errors.ts';
 import { quoteString } from '../../core/expr/sql.ts';
 import type { ArithOp, At, CompareOp, JoinKind, OrderItem, SelectItem, SelectQuery, SqlConstant, SqlExpr, TableRef } from '../../core/sql/ast.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
+import { childrenOf } from './relation.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Node = { readonly [k: string]: Json };
@@ -95,9 +96,18 @@ async function nameExpressions(duck: DuckDBSession, q: SelectQuery): Promise<voi
       else if (r.kind === 'join') {
         from(r.left);
         from(r.right);
+        if (r.on !== null) subqueries(r.on);
       }
     };
+    // subqueries in expressions name their items too (a derived table inside one is read by name)
+    const subqueries = (e: SqlExpr): void => {
+      if (e.kind === 'exists' || e.kind === 'in-subquery' || e.kind === 'scalar-subquery') walk(e.query);
+      for (const c of childrenOf(e)) subqueries(c);
+    };
     from(sq.from);
+    for (const e of [...sq.select.map((s) => s.expr), ...sq.groupBy, ...sq.orderBy.map((o) => o.expr)]) subqueries(e);
+    if (sq.where !== null) subqueries(sq.where);
+    if (sq.having !== null) subqueries(sq.having);
   };
   walk(q);
   if (pending.length === 0) return;

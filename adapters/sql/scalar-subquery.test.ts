@@ -71,6 +71,9 @@ describe('uncorrelated scalar subqueries', () => {
     await same('SELECT * FROM a WHERE v < (SELECT max(v) FROM b WHERE v < (SELECT max(v) FROM a WHERE k < 3))');
     await same('SELECT * FROM a WHERE k IN (SELECT k FROM b WHERE v > (SELECT avg(v) FROM b))');
     await same('SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v < (SELECT max(v) FROM a))');
+    // a derived table inside a subquery, read by DuckDB's name of an unaliased expression
+    await same('SELECT * FROM a WHERE v > (SELECT max("(v + 1)") FROM (SELECT v + 1 FROM b) AS s)');
+    await same('SELECT * FROM a WHERE k IN (SELECT "(k * 1)" FROM (SELECT k * 1 FROM b) AS s)');
     await same('WITH r AS (SELECT k, sum(v) AS total FROM a GROUP BY k) SELECT r.k, r.total FROM r WHERE r.total = (SELECT max(total) FROM r) ORDER BY r.k', true);
     await same('WITH r AS (SELECT k, sum(v) AS total FROM a GROUP BY k) SELECT b.k, r.total FROM b, r WHERE b.k = r.k AND r.total >= (SELECT avg(total) FROM r)');
   });
