@@ -23,6 +23,13 @@
  * key matches no group (the subquery's `inner = NULL` selects nothing), and the NULL group
  * matches no outer row — exactly the equality join's NULL rule.
  *
+ * The outer rows first, when few (DuckDB's duplicate-eliminated join, physical_delim_join.cpp):
+ * the outer relation is read until it passes half the rows of the subquery's FROM tables
+ * (small-relation.ts); if it ends first, each grouped subquery also gets `inner_key IN (SELECT
+ * outer_key FROM <those rows>)` per key — a semi join whose build side's dynamic filter prunes the
+ * subquery's scan, so q17 aggregates the lineitems of its 87 parts, not all of them. Otherwise the
+ * rows read are replayed into the join and the subquery is grouped over all its rows.
+ *
  * Decorrelated exactly, or refused (UnsupportedSqlError), never approximated. The subquery must be
  *  - an aggregate without GROUP BY, HAVING, LIMIT or OFFSET (one row per outer row; correlation
  *    through those is not a grouping), with one select item;
@@ -34,15 +41,16 @@
  */
 import type { Table } from 'apache-arrow';
 import { openScan } from '../io/open.ts';
-import type { SelectItem, SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
+import type { SelectItem, SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
 import { ProjectedScan } from '../../core/scan/projected-scan.ts';
 import type { KeyPair, JoinType } from '../../core/types.ts';
 import { isAggregate } from './aggregate-query.ts';
 import { replaceNodes, scalarSubqueries, type ColumnRef, type ScalarSubquery } from './correlation.ts';
 import type { ExplainNode } from './explain.ts';
-import { joinRelations, type FromPlan, type TreeContext } from './join-tree.ts';
+import { joinRelations, leaves, type FromPlan, type TreeContext } from './join-tree.ts';
 import { childrenOf, conjuncts, lookup, notYet, scanRelation, type Relation } from './relation.ts';
 import { resolvesIn } from './scope.ts';
+import { readIfSmall } from './small-relation.ts';
 
 /** What the query runner offers the decorrelation. */
 export interface ScalarHost {
@@ -51,8 +59,8 @@ export interface ScalarHost {
   bind(q: SelectQuery): Promise<FromPlan | null>;
   /** The column references of a subquery that point outside it (correlation.ts). */
   outerReferences(q: SelectQuery): Promise<ColumnRef[]>;
-  /** Runs a query to a table, with its plan. */
-  run(q: SelectQuery): Promise<{ readonly table: Table; readonly plan: ExplainNode }>;
+  /** Runs a query to a table, with its plan; `extra` tables are in its scope by name (like CTEs). */
+  run(q: SelectQuery, extra?: ReadonlyMap<string, Table>): Promise<{ readonly table: Table; readonly plan: ExplainNode }>;
   /** A number no other decorrelated subquery of the run has (for hidden column names). */
   fresh(): number;
 }
@@ -60,41 +68,56 @@ export interface ScalarHost {
 /** `outer` filtered by the WHERE conjunct `c`, whose scalar subqueries are all correlated. */
 export async function applyCorrelatedScalars(host: ScalarHost, outer: Relation, c: SqlExpr): Promise<Relation> {
   const nodes = scalarSubqueries(c);
+  const analyses: Analysis[] = [];
+  for (const node of nodes) analyses.push(await analyze(host, outer, node));
+  // the outer rows first, when they are fewer than half the subqueries' input: then each subquery
+  // reads only the outer rows' keys (DuckDB's duplicate-eliminated join; small-relation.ts)
+  const limit = Math.floor(Math.min(...analyses.map((a) => a.inputRows)) / 2);
+  const small = await readIfSmall(outer, limit, host.tree.pool, host.tree.signal);
+  const outerTable = small.table === null ? null : { name: `\u0000outer${host.fresh()}`, table: small.table };
   const values = new Map<SqlExpr, SqlExpr>();
   const added = new Set<string>();
-  let rel = outer;
+  let rel = small.relation;
   for (let i = 0; i < nodes.length; i++) {
     const node = nodes[i]!;
-    const plan = await decorrelation(host, outer, node);
+    const a = analyses[i]!;
+    const relation = await runGrouped(host, a, outerTable === null ? null : { ...outerTable, columns: a.outerKeys.map((o) => keyColumn(rel, o, a.at)) });
     // names the joins above must keep: the aggregates, until the conjunct reading them has run
-    for (const n of plan.columns) added.add(n);
+    for (const n of a.columns) added.add(n);
     const tree: TreeContext = host.tree.mentioned === null ? host.tree : { ...host.tree, mentioned: new Set([...host.tree.mentioned, ...added]) };
-    values.set(node, plan.value);
+    values.set(node, a.value);
     const last = i === nodes.length - 1;
-    const inner = nodes.length === 1 && plan.nullWhenEmpty && nullWhenNull(c, node);
+    const inner = nodes.length === 1 && a.nullWhenEmpty && nullWhenNull(c, node);
     const type: JoinType = inner ? 'inner' : 'left';
     const rowFilter = last ? [replaceNodes(c, values)] : [];
-    rel = await joinRelations(tree, { type, keys: plan.keys(rel), conds: [], nullEqualsNull: false, merged: new Set(), rowFilter }, rel, plan.relation, host.tree.opened);
+    const keys: KeyPair[] = a.outerKeys.map((o, k) => ({ left: keyColumn(rel, o, a.at), right: a.key(k) }));
+    rel = await joinRelations(tree, { type, keys, conds: [], nullEqualsNull: false, merged: new Set(), rowFilter }, rel, relation, host.tree.opened);
   }
   // the aggregates' columns are projected away once the conjunct ran
   const columns = rel.columns.filter((v) => !added.has(v.name));
   return { ...rel, input: new ProjectedScan(rel.input, columns.map((v) => v.out)), columns };
 }
 
-interface Decorrelated {
-  /** The grouped subquery's result, as a relation (hidden column names). */
-  readonly relation: Relation;
-  /** Its hidden column names. */
+/** What a correlated scalar subquery decorrelates to, before it runs. */
+interface Analysis {
+  readonly at: number | null;
+  /** The subquery grouped by its correlated inner columns (hidden output names). */
+  readonly grouped: SelectQuery;
+  readonly innerKeys: readonly SqlExpr[];
+  readonly outerKeys: readonly ColumnRef[];
+  /** The hidden name of key column k of the grouped result. */
+  key(k: number): string;
+  /** The grouped result's hidden column names. */
   readonly columns: readonly string[];
-  /** The join keys against the relation the outer columns are read from. */
-  keys(outer: Relation): KeyPair[];
+  /** Rows of the subquery's FROM tables (what reading only the outer keys may save). */
+  readonly inputRows: number;
   /** The subquery's value over a joined row (aggregates read from the relation, counts COALESCEd to 0). */
   readonly value: SqlExpr;
   /** Whether the value is NULL for an outer row without a group. */
   readonly nullWhenEmpty: boolean;
 }
 
-async function decorrelation(host: ScalarHost, outer: Relation, node: ScalarSubquery): Promise<Decorrelated> {
+async function analyze(host: ScalarHost, outer: Relation, node: ScalarSubquery): Promise<Analysis> {
   const q = node.query;
   const at = node.at;
   const refuse = (why: string): never => notYet(`a correlated scalar subquery ${why}`, at);
@@ -131,10 +154,6 @@ async function decorrelation(host: ScalarHost, outer: Relation, node: ScalarSubq
   const K = (i: number) => `\u0000s${id}k${i}`;
   const A = (j: number) => `\u0000s${id}a${j}`;
   const select: SelectItem[] = [...innerKeys.map((k, i) => ({ expr: k, alias: K(i), name: K(i) })), ...aggregates.map((a, j) => ({ expr: a, alias: A(j), name: A(j) }))];
-  const grouped: SelectQuery = { ...q, distinct: false, select, where: and(local), groupBy: innerKeys, orderBy: [] };
-  const { table, plan: subPlan } = await host.run(grouped);
-  const scan = await openScan(table, 'subquery');
-  const relation: Relation = { ...scanRelation(scan, ''), describe: () => ({ label: 'SCALAR SUBQUERY (decorrelated: grouped by its correlated columns)', details: [`rows: ${table.numRows}`], children: [subPlan] }) };
   const by = new Map<SqlExpr, SqlExpr>(
     aggregates.map((a, j) => {
       const column: SqlExpr = { kind: 'column', names: [A(j)], at: a.at };
@@ -144,16 +163,43 @@ async function decorrelation(host: ScalarHost, outer: Relation, node: ScalarSubq
     }),
   );
   return {
-    relation,
+    at,
+    grouped: { ...q, distinct: false, select, where: and(local), groupBy: innerKeys, orderBy: [] },
+    innerKeys,
+    outerKeys,
+    key: K,
     columns: select.map((s) => s.name!),
-    keys: (rel) =>
-      outerKeys.map((o, i) => {
-        const v = lookup(rel, o.names);
-        return { left: v === null || v === 'ambiguous' ? refuse(`reading ${o.names.join('.')}, which is not a column of the query right around it`) : v.out, right: K(i) };
-      }),
+    inputRows: leaves(plan).reduce((n, l) => n + l.scan.numRows, 0),
     value: replaceNodes(item, by),
     nullWhenEmpty: nullOverEmpty(item),
   };
+}
+
+/**
+ * Runs the grouped subquery; with `outer` (the outer rows, held), it reads only rows whose keys
+ * the outer rows have: `inner_key IN (SELECT outer_key FROM <outer rows>)` per key — a semi join
+ * whose build side's dynamic filter prunes the subquery's scan. Per key column, so a superset of
+ * the groups the outer rows join (each such group's key values are all in the outer rows).
+ */
+async function runGrouped(host: ScalarHost, a: Analysis, outer: { readonly name: string; readonly table: Table; readonly columns: readonly string[] } | null): Promise<Relation> {
+  let q = a.grouped;
+  if (outer !== null) {
+    const from: TableRef = { kind: 'table', name: outer.name, alias: null, at: null };
+    const among = a.innerKeys.map((k, i): SqlExpr => ({ kind: 'in-subquery', arg: k, query: { ...EMPTY_QUERY, select: [{ expr: { kind: 'column', names: [outer.columns[i]!], at: null }, alias: null, name: outer.columns[i]! }], from }, negated: false, at: a.at }));
+    q = { ...q, where: and([...conjuncts(q.where), ...among]) };
+  }
+  const { table, plan } = await host.run(q, outer === null ? undefined : new Map([[outer.name, outer.table]]));
+  const scan = await openScan(table, 'subquery');
+  const how = outer === null ? 'grouped by its correlated columns' : "grouped by its correlated columns, over the outer rows' keys only";
+  return { ...scanRelation(scan, ''), describe: () => ({ label: `SCALAR SUBQUERY (decorrelated: ${how})`, details: [`rows: ${table.numRows}`], children: [plan] }) };
+}
+
+const EMPTY_QUERY: SelectQuery = { ctes: [], distinct: false, select: [], from: null, where: null, groupBy: [], having: null, orderBy: [], limit: null, offset: null };
+
+/** The data name of an outer key column in `rel`. */
+function keyColumn(rel: Relation, o: ColumnRef, at: number | null): string {
+  const v = lookup(rel, o.names);
+  return v === null || v === 'ambiguous' ? notYet(`a correlated scalar subquery reading ${o.names.join('.')}, which is not a column of the query right around it`, at) : v.out;
 }
 
 function and(parts: readonly SqlExpr[]): SqlExpr | null {

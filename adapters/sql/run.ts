@@ -174,7 +174,7 @@ class QueryRun {
       tree: this.tree,
       bind: async (sq) => (await this.bindScope(sq, ctes)).plan,
       outerReferences: (sq) => outerReferences(sq, ctes, this.bindScope),
-      run: (sq) => this.query(sq, ctes),
+      run: (sq, extra) => this.query(sq, extra === undefined ? ctes : new Map([...ctes, ...[...extra].map(([name, t]) => [name, () => Promise.resolve(t)] as const)])),
       fresh: () => this.#fresh++,
     };
     for (const c of correlated) rel = await applyCorrelatedScalars(scalars, rel, c);

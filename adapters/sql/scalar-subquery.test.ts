@@ -150,6 +150,25 @@ describe('correlated scalar subqueries in WHERE (decorrelated: a join with the s
     await same('SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND b.v < (SELECT max(i.v) FROM a AS i WHERE i.k = b.k))');
   });
 
+  it("few outer rows: the subquery reads only their keys (DuckDB's duplicate-eliminated join); many: replayed", async () => {
+    const reduced = [
+      'SELECT * FROM b WHERE b.k = 3 AND v > (SELECT avg(v) FROM a WHERE a.k = b.k)',
+      'SELECT * FROM b WHERE b.v > 40 AND (SELECT count(*) FROM a WHERE a.k = b.k) = 0',
+      'SELECT * FROM b WHERE b.k IS NULL AND (SELECT count(*) FROM a WHERE a.k = b.k) = 0',
+      'SELECT * FROM e WHERE v > (SELECT min(v) FROM a WHERE a.k = e.k)',
+    ];
+    const replayed = ['SELECT * FROM a WHERE v > (SELECT avg(v) FROM b WHERE b.k = a.k)', 'SELECT * FROM a WHERE (SELECT count(*) FROM b WHERE b.k = a.k AND b.v > 20) = 0'];
+    for (const [sqls, label] of [
+      [reduced, "over the outer rows' keys only"],
+      [replayed, 'grouped by its correlated columns)'],
+    ] as const) {
+      for (const sql of sqls) {
+        await same(sql);
+        for (const engine of engines) expect(JSON.stringify((await runSql(engine, sql, tables, { duck })).plan), sql).toContain(label);
+      }
+    }
+  });
+
   it('what cannot be decorrelated exactly is refused, typed', async () => {
     const cases = [
       'SELECT * FROM a WHERE v > (SELECT max(v) FROM b WHERE b.k < a.k)',
