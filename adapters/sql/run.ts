@@ -21,6 +21,7 @@
  */
 import { Schema, Table, type Data } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
+import { quoteString } from '../../core/expr/sql.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import type { Config } from '../../core/config/schema.ts';
@@ -126,7 +127,7 @@ class QueryRun {
   readonly tree: TreeContext;
   /** One limit for the whole query: its joins, the rows it holds, its sorts. */
   readonly pool: MemoryPool;
-  readonly #scalars = new WeakMap<SqlExpr, Promise<SqlExpr | null>>();
+  readonly #scalars = new WeakMap<SqlExpr, Promise<{ readonly value: SqlExpr; readonly plan: ExplainNode } | null>>();
   readonly #derived = new WeakMap<SelectQuery, Promise<Table>>();
   readonly #scopes = new WeakMap<SelectQuery['ctes'], Ctes>();
   #fresh = 0;
@@ -142,21 +143,24 @@ class QueryRun {
 
   async query(query: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
     const ctes = this.withCtes(query, outerCtes);
-    const q = await this.inlineScalars(query, ctes);
+    const scalars: ExplainNode[] = [];
+    const q = await this.inlineScalars(query, ctes, scalars);
     refuseScalarsOutsideWhere(q);
+    // the uncorrelated scalar subqueries' plans hang beside the query's own tree
+    const explain = (root: ExplainNode): ExplainNode => (scalars.length === 0 ? root : { ...root, children: [...root.children, ...scalars] });
     if (q.from === null) {
       // SELECT without FROM: one row of no columns
       if (q.where !== null) notYet('WHERE without FROM', q.where.at);
       const rel = scanRelation(ONE_ROW, '', () => ({ label: 'ONE ROW (no FROM)', details: [], children: [] }));
       const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool });
-      return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
+      return { table: done.table, orderedBy: done.orderedBy, plan: explain(withSteps(done.steps, rel.describe())) };
     }
     const plan = await this.bindFrom(q.from, ctes);
     this.plans.push(plan);
     const where = conjuncts(q.where);
     const rel = await this.open(plan, where, ctes);
     const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool, havingSubquery: (groups, c) => this.havingSubquery(groups, c, ctes) });
-    return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
+    return { table: done.table, orderedBy: done.orderedBy, plan: explain(withSteps(done.steps, rel.describe())) };
   }
 
   /** The FROM tree opened with WHERE placed, subquery conjuncts joined on top. */
@@ -205,29 +209,33 @@ class QueryRun {
   }
 
   /** `q` with its uncorrelated scalar subqueries replaced by their values (correlation.ts, typed-constant.ts). */
-  async inlineScalars(q: SelectQuery, ctes: Ctes): Promise<SelectQuery> {
-    const values = await this.scalarValues(clauseExprs(q), ctes);
+  async inlineScalars(q: SelectQuery, ctes: Ctes, plans: ExplainNode[]): Promise<SelectQuery> {
+    const values = await this.scalarValues(clauseExprs(q), ctes, plans);
     return values.size === 0 ? q : mapClauses(q, (e) => replaceNodes(e, values));
   }
 
-  /** The values of the uncorrelated scalar subqueries in `exprs` (each run once per query run). */
-  async scalarValues(exprs: readonly SqlExpr[], ctes: Ctes): Promise<Map<SqlExpr, SqlExpr>> {
+  /** The values of the uncorrelated scalar subqueries in `exprs` (each run once per query run), their plans added to `plans`. */
+  async scalarValues(exprs: readonly SqlExpr[], ctes: Ctes, plans: ExplainNode[] = []): Promise<Map<SqlExpr, SqlExpr>> {
     const out = new Map<SqlExpr, SqlExpr>();
     for (const e of exprs) {
       for (const s of scalarSubqueries(e)) {
         let value = this.#scalars.get(s);
         if (value === undefined) this.#scalars.set(s, (value = this.scalarValue(s, ctes)));
         const v = await value;
-        if (v !== null) out.set(s, v);
+        if (v === null) continue;
+        out.set(s, v.value);
+        plans.push(v.plan);
       }
     }
     return out;
   }
 
-  /** An uncorrelated scalar subquery's value as a typed constant; null when it is correlated. */
-  async scalarValue(s: ScalarSubquery, ctes: Ctes): Promise<SqlExpr | null> {
+  /** An uncorrelated scalar subquery's value as a typed constant, and its plan; null when it is correlated. */
+  async scalarValue(s: ScalarSubquery, ctes: Ctes): Promise<{ readonly value: SqlExpr; readonly plan: ExplainNode } | null> {
     if ((await outerReferences(s.query, ctes, this.bindScope)).length > 0) return null;
-    return scalarConstant((await this.query(s.query, ctes)).table, s.at);
+    const { table, plan } = await this.query(s.query, ctes);
+    const value = scalarConstant(table, s.at);
+    return { value, plan: { label: 'SCALAR SUBQUERY (uncorrelated: run once, used as a constant)', details: [`value: ${constantText(value)}`], children: [plan] } };
   }
 
   /** Binds a query's FROM in its scope, for the correlation analysis (derived tables and CTEs run once). */
@@ -286,6 +294,14 @@ function renamePrefix(table: Table, names: readonly string[]): Table {
   if (names.length === 0) return table;
   const schema = new Schema(table.schema.fields.map((f, i) => f.clone({ name: names[i] ?? f.name })), table.schema.metadata);
   return new Table(schema, table.batches.map((b) => makeRecordBatch(schema, b.data.children as Data[], b.numRows)));
+}
+
+/** A typed constant (typed-constant.ts) as SQL text, for --explain. */
+function constantText(e: SqlExpr): string {
+  if (e.kind === 'cast') return `CAST(${constantText(e.arg)} AS ${e.type})`;
+  if (e.kind !== 'constant') return '?';
+  const c = e.constant;
+  return c.type === 'NULL' ? 'NULL' : c.type === 'VARCHAR' ? quoteString(c.value) : String(c.value);
 }
 
 /** The EXISTS / IN subqueries of `e` at this query level. */

@@ -59,6 +59,13 @@ describe('uncorrelated scalar subqueries', () => {
     await same('SELECT k, sum(price) AS value FROM d GROUP BY k HAVING sum(price) > (SELECT sum(price) * 0.0001 FROM d) ORDER BY value DESC', true);
   });
 
+  it('--explain shows each one, run once, with its value', async () => {
+    const { plan } = await runSql(engines[0]!, 'SELECT k FROM a WHERE v > (SELECT avg(v) FROM b) AND k < (SELECT count(*) FROM b)', tables, { duck });
+    const text = JSON.stringify(plan);
+    expect(text).toContain("value: CAST('30.0' AS DOUBLE)");
+    expect(text).toContain('value: CAST(5 AS BIGINT)');
+  });
+
   it("the value's Arrow type is DuckDB's", async () => {
     const sql = 'SELECT (SELECT count(*) FROM a) AS n, (SELECT avg(v) FROM a) AS m, (SELECT sum(v) FROM a) AS s, (SELECT sum(price) * 0.0001 FROM d) AS t, (SELECT max(day) FROM d) AS dy, (SELECT min(x) FROM a) AS x, (SELECT max(k) FROM e) AS none';
     const { table } = await runSql(engines[0]!, sql, tables, { duck });
