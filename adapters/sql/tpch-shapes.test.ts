@@ -1,6 +1,6 @@
 /**
  * The TPC-H queries that need subqueries, table column aliases, count(DISTINCT), CASE inside
- * aggregates and top-k (q2, q8, q11, q13, q15, q16, q17, q18, q20, q22), run by joinlab and by
+ * aggregates and top-k (q2, q4, q8, q11, q13, q15, q16, q17, q18, q20, q21, q22), run by joinlab and by
  * DuckDB on tiny TPC-H-shaped tables made by DuckDB (deterministic: values from `hash` of the row
  * number; a few hundred rows, TPC-H's types and key relationships: INTEGER keys, DECIMAL(15,2)
  * money, DATE dates, customers with no order, parts with no lineitem, NULL-free as dbgen's).
@@ -41,7 +41,8 @@ const TABLES: Record<string, string> = {
     ${list(['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'])}[${rnd('o', 53, 5)} + 1] AS o_orderpriority FROM range(1, 301) t(o)`,
   lineitem: `SELECT o::INTEGER AS l_orderkey, (1 + ${rnd('o * 8 + l', 59, 55)})::INTEGER AS l_partkey, ((1 + ${rnd('o * 8 + l', 59, 55)} + ${rnd('o * 8 + l', 61, 4)} * 10) % 40 + 1)::INTEGER AS l_suppkey,
     l::INTEGER AS l_linenumber, (1 + ${rnd('o * 8 + l', 67, 50)})::DECIMAL(15,2) AS l_quantity, ((100000 + ${rnd('o * 8 + l', 71, 9000000)}) / 100)::DECIMAL(15,2) AS l_extendedprice,
-    (${rnd('o * 8 + l', 73, 11)} / 100)::DECIMAL(15,2) AS l_discount, DATE '1992-01-02' + ${rnd('o * 8 + l', 79, 2500)} AS l_shipdate
+    (${rnd('o * 8 + l', 73, 11)} / 100)::DECIMAL(15,2) AS l_discount, DATE '1992-01-02' + ${rnd('o * 8 + l', 79, 2500)} AS l_shipdate,
+    DATE '1992-01-02' + ${rnd('o * 8 + l', 79, 2500)} + ${rnd('o * 8 + l', 89, 60)} - 30 AS l_commitdate, DATE '1992-01-02' + ${rnd('o * 8 + l', 79, 2500)} + 1 + ${rnd('o * 8 + l', 97, 30)} AS l_receiptdate
     FROM range(1, 301) t(o), range(1, 8) u(l) WHERE l <= 1 + ${rnd('o', 83, 7)}`,
 };
 
@@ -53,6 +54,10 @@ const QUERIES: Record<string, string> = {
       and ps_supplycost = (select min(ps_supplycost) from partsupp, supplier, nation, region
         where p_partkey = ps_partkey and s_suppkey = ps_suppkey and s_nationkey = n_nationkey and n_regionkey = r_regionkey and r_name = 'EUROPE')
     order by s_acctbal desc, n_name, s_name, p_partkey limit 100`,
+  q4: `select o_orderpriority, count(*) as order_count from orders
+    where o_orderdate >= date '1993-07-01' and o_orderdate < date '1994-10-01'
+      and exists (select * from lineitem where l_orderkey = o_orderkey and l_commitdate < l_receiptdate)
+    group by o_orderpriority order by o_orderpriority`,
   q8: `select o_year, sum(case when nation = 'BRAZIL' then volume else 0 end) / sum(volume) as mkt_share
     from (select o_orderstatus as o_year, l_extendedprice * (1 - l_discount) as volume, n2.n_name as nation
       from part, supplier, lineitem, orders, customer, nation n1, nation n2, region
@@ -97,6 +102,12 @@ const QUERIES: Record<string, string> = {
             where l_partkey = ps_partkey and l_suppkey = ps_suppkey and l_shipdate >= date '1994-01-01' and l_shipdate < date '1997-01-01'))
       and s_nationkey = n_nationkey and n_name in ('CANADA', 'GERMANY', 'BRAZIL', 'PERU')
     order by s_name`,
+  q21: `select s_name, count(*) as numwait from supplier, lineitem l1, orders, nation
+    where s_suppkey = l1.l_suppkey and o_orderkey = l1.l_orderkey and o_orderstatus = 'F' and l1.l_receiptdate > l1.l_commitdate
+      and exists (select * from lineitem l2 where l2.l_orderkey = l1.l_orderkey and l2.l_suppkey <> l1.l_suppkey)
+      and not exists (select * from lineitem l3 where l3.l_orderkey = l1.l_orderkey and l3.l_suppkey <> l1.l_suppkey and l3.l_receiptdate > l3.l_commitdate)
+      and s_nationkey = n_nationkey and n_name in ('SAUDI ARABIA', 'GERMANY', 'CANADA', 'PERU', 'BRAZIL')
+    group by s_name order by numwait desc, s_name limit 100`,
   q22: `select cntrycode, count(*) as numcust, sum(c_acctbal) as totacctbal
     from (select c_nationkey as cntrycode, c_acctbal from customer
       where c_nationkey in (13, 1, 3, 9, 10, 18, 17, 22)
