@@ -51,6 +51,12 @@ describe('uncorrelated scalar subqueries', () => {
     await same('SELECT * FROM a WHERE k = (SELECT k FROM b WHERE k IS NULL)');
   });
 
+  it('count(DISTINCT …), sum / avg (DISTINCT …) and CASE inside aggregates, in and around subqueries', async () => {
+    await same("SELECT count(DISTINCT k) AS dk, sum(DISTINCT v) AS sv, avg(DISTINCT k) AS ak, sum(CASE WHEN x IN ('a', 'b') THEN v ELSE 0 END) / sum(v) AS share FROM a");
+    await same('SELECT k, count(DISTINCT v % 20) AS n FROM a WHERE v > (SELECT count(DISTINCT k) FROM b) GROUP BY k');
+    await same('SELECT (SELECT count(DISTINCT k) FROM b) AS dk, (SELECT sum(CASE WHEN y > 1 THEN v END) FROM b) AS s');
+  });
+
   it('decimals keep their scale, dates and strings their type', async () => {
     await same('SELECT k, price FROM d WHERE price > (SELECT avg(price) FROM d)');
     await same('SELECT k, (SELECT sum(price) * 0.0001 FROM d) AS tiny, price * (SELECT sum(price) FROM d WHERE k = 2) AS p FROM d');
@@ -144,6 +150,8 @@ describe('correlated scalar subqueries in WHERE (decorrelated: a join with the s
     await same('SELECT * FROM a WHERE v >= (SELECT count(b.v) FROM b WHERE b.k = a.k) * 20');
     await same('SELECT * FROM a WHERE (SELECT count(*) FROM e WHERE e.k = a.k) = 0');
     await same('SELECT * FROM a WHERE (SELECT count(*) + 1 FROM b WHERE b.k = a.k AND b.v > 20) > 1');
+    await same('SELECT * FROM a WHERE (SELECT count(DISTINCT i.v) FROM a AS i WHERE i.k = a.k) < 2');
+    await same("SELECT * FROM a WHERE v >= (SELECT sum(CASE WHEN b.y > 1 THEN b.v ELSE 0 END) FROM b WHERE b.k = a.k)");
   });
 
   it('several keys, two subqueries in one conjunct, outer columns in the select expression, joins, aggregates above', async () => {
