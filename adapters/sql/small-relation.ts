@@ -14,12 +14,12 @@
  * The held rows stay reserved in the query's pool (`correlated subquery outer rows`) while they
  * are held: a small table for the query's life, replayed batches until they are handed on.
  */
-import { Table, type Data, type RecordBatch, type Schema } from 'apache-arrow';
+import { Table, type Data, type RecordBatch } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
 import { heldBatchBytes } from '../../core/arrow/size.ts';
-import type { ScanMetrics } from '../../core/metrics.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { Scan, ScanOptions } from '../../core/scan/scan.ts';
+import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
 import { MemoryScan, projectBatch } from '../../operators/memory-scan/memory-scan.ts';
 import type { Relation } from './relation.ts';
 
@@ -59,28 +59,15 @@ export async function readIfSmall(rel: Relation, maxRows: number, pool: MemoryPo
 }
 
 /** The batches read so far, then the rest of the same stream; a second read runs the scan again. */
-class ReplayScan implements Scan {
+class ReplayScan extends ScanWrapper {
   #first = true;
   constructor(
-    readonly inner: Scan,
+    inner: Scan,
     readonly read: RecordBatch[],
     readonly rest: AsyncIterator<RecordBatch>,
     readonly held: Reservation,
-  ) {}
-  get source(): string {
-    return this.inner.source;
-  }
-  get schema(): Schema {
-    return this.inner.schema;
-  }
-  get numRows(): number {
-    return this.inner.numRows;
-  }
-  get numContainers(): number {
-    return this.inner.numContainers;
-  }
-  get metrics(): ScanMetrics {
-    return this.inner.metrics;
+  ) {
+    super(inner);
   }
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
     if (!this.#first) return this.inner.batches(options);
