@@ -11,8 +11,9 @@
  * Containers, conservatively (a pruning answer may only ever be "maybe"): a conjunct prunes only
  * in the forms whose statistics comparison is exact —
  *  - `col <op> constant` (either order) for an integer column and an integer constant (bigint
- *    comparison; also under a cast to an integer type: an integer scalar subquery's value), or for a string column and a string constant when the statistics and the
- *    constant are ASCII (JavaScript's order is then byte order, DuckDB's string order);
+ *    comparison; also under a cast to an integer type: an integer scalar subquery's value), or
+ *    for a string column and a string constant when the statistics and the constant are ASCII
+ *    (JavaScript's order is then byte order, DuckDB's string order);
  *  - `col IS NULL` (prunes when the null count is 0) and `col IS NOT NULL` (when every row is NULL);
  *  - `col IN (constants)` as the OR of equalities.
  * Anything else, or unknown statistics, keeps the container.
