@@ -47,7 +47,7 @@ describe('joinlab sql', () => {
   });
 
   it('typed exits: unsupported SQL and syntax errors exit 2 with the position; bad table flags exit 2', async () => {
-    const unsupported = await runCli(['sql', 'SELECT (SELECT 1) FROM orders', '--data', dir]);
+    const unsupported = await runCli(['sql', 'SELECT row_number() OVER () FROM orders', '--data', dir]);
     expect(unsupported.code).toBe(2);
     expect(unsupported.stderr).toMatch(/unsupported SQL: .*at character 7/);
     const syntax = await runCli(['sql', 'SELEC 1', '--data', dir]);
@@ -77,7 +77,7 @@ const SMALL_TEST = [
   '3',
   '',
   'query I rowsort',
-  'SELECT (SELECT 1) FROM t',
+  'SELECT row_number() OVER () FROM t',
   '----',
   '4',
   '',
@@ -88,7 +88,7 @@ describe('joinlab sqllogictest', () => {
     const corpus = join(import.meta.dirname, '../sqllogictest/corpus');
     const r = await runCli(['sqllogictest', corpus, '--verbose']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^skip .*subqueries\.test:\d+: unsupported SQL/m);
+    expect(r.stdout).toMatch(/^skip .*\.test:\d+: unsupported SQL/m);
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed, \d+ skipped$/);
     const missing = await runCli(['sqllogictest', join(dir, 'nope')]);
     expect(missing.code).toBe(2);

@@ -26,11 +26,16 @@
  *  - `rangeJoins`: joins on one inequality (plus a `<>` sometimes) instead of equalities;
  *  - `outerWhere`: WHERE conjuncts on tables an outer join pads (e.g. the anti-join pattern
  *    `LEFT JOIN … WHERE r.k IS NULL`) and across tables of one outer-join tree;
- *  - `limit`: LIMIT / OFFSET after a total ORDER BY (a flag only because of a known planner bug,
- *    see CLAIMED_SQL_FEATURES);
+ *  - `limit`: LIMIT / OFFSET after a total ORDER BY (the top-k, operators/sort/top-k.ts);
  *  - `functions`: LIKE / ILIKE / ESCAPE, extract / date_part, substring, `||`, concat and date
  *    constants with intervals on the tables' DATE column `d<t>`, in WHERE and SELECT
  *    (random-sql-functions.ts).
+ *  - `scalarSubqueries`: scalar subqueries, uncorrelated and correlated, with count / sum / min /
+ *    max / avg over empty groups and NULLs, in WHERE, the select list and HAVING
+ *    (random-sql-subqueries.ts);
+ *  - `cteTwice`: a CTE read twice (random-sql-subqueries.ts);
+ *  - `tableAliases`: column aliases on a table reference (`t0 AS t0(j, k)`: k and j trade names);
+ *  - `semiAnti`: `SEMI JOIN` / `ANTI JOIN` (their right sides then appear nowhere else).
  * A case records the features it actually used, so a runner can tell claimed from unclaimed.
  */
 import { DateDay, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
@@ -38,6 +43,7 @@ import { Rng } from '../../core/random.ts';
 import { quoteIdent, quoteString } from '../../core/expr/sql.ts';
 import { caseSeed } from './random-cases.ts';
 import { functionConjunct, functionExpression, type FunctionColumns } from './random-sql-functions.ts';
+import { cteReadTwice, scalarSubqueryConjunct, type SubqueryContext } from './random-sql-subqueries.ts';
 import { SQL_FEATURES, type SqlFeature, type SqlFeatures } from './sql-features.ts';
 
 export { CLAIMED_SQL_FEATURES, SQL_FEATURES, type SqlFeature, type SqlFeatures } from './sql-features.ts';
@@ -69,7 +75,7 @@ export function randomSqlCase(seed: number, index: number, options: SqlCaseOptio
 
 interface Tree {
   readonly sql: string;
-  /** Table indices in the tree. */
+  /** Table indices in the tree the query can name (not the right side of a SEMI / ANTI JOIN). */
   readonly tables: readonly number[];
   /** Tables an outer join of this tree pads with NULLs. */
   readonly padded: ReadonlySet<number>;
@@ -109,14 +115,22 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
     return keys;
   };
 
+  const leafSql = (t: number): string => {
+    if (!f.tableAliases || !rng.chance(0.25)) return T(t);
+    // k and j trade names (both integer keys): every later `t<t>.k` reads the physical j
+    uses.add('tableAliases');
+    return rng.chance(0.7) ? `${T(t)} AS ${T(t)}(j, k)` : `(SELECT * FROM ${T(t)}) AS ${T(t)}(j, k)`;
+  };
   const tree = (ts: readonly number[]): Tree => {
-    if (ts.length === 1) return { sql: T(ts[0]!), tables: ts, padded: new Set(), leaf: true };
+    if (ts.length === 1) return { sql: leafSql(ts[0]!), tables: ts, padded: new Set(), leaf: true };
     const split = rng.chance(0.6) ? ts.length - 1 : rng.int(1, ts.length - 1);
     const left = tree(ts.slice(0, split));
     const right = tree(ts.slice(split));
-    const type = rng.pick(['JOIN', 'JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN', 'CROSS JOIN'] as const);
+    const semi = f.semiAnti && rng.chance(0.2);
+    if (semi) uses.add('semiAnti');
+    const type = semi ? rng.pick(['SEMI JOIN', 'ANTI JOIN'] as const) : rng.pick(['JOIN', 'JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN', 'CROSS JOIN'] as const);
     const rightSql = right.leaf ? right.sql : `(${right.sql})`;
-    const padded = new Set<number>([...left.padded, ...right.padded]);
+    const padded = new Set<number>([...left.padded, ...(semi ? [] : right.padded)]);
     if (type === 'LEFT JOIN' || type === 'FULL JOIN') for (const t of right.tables) padded.add(t);
     if (type === 'RIGHT JOIN' || type === 'FULL JOIN') for (const t of left.tables) padded.add(t);
     let sql: string;
@@ -129,30 +143,35 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
       if (rng.chance(0.3)) on.push(`${col(rng.pick(right.tables), 'v')} ${rng.pick(['<', '>=', '<>'])} ${col(rng.pick(left.tables), 'v')}`);
       sql = `${left.sql} ${type} ${rightSql} ON ${on.join(' AND ')}`;
     }
-    return { sql, tables: [...left.tables, ...right.tables], padded, leaf: false };
+    // a SEMI / ANTI JOIN's right side is visible to its ON condition only
+    return { sql, tables: semi ? left.tables : [...left.tables, ...right.tables], padded, leaf: false };
   };
 
-  const order = Array.from({ length: count }, (_, t) => t);
+  const all = Array.from({ length: count }, (_, t) => t);
   const where: string[] = [];
   let from: string;
   let padded: Set<number>;
+  /** The tables the query can name (all but SEMI / ANTI JOINs' right sides). */
+  let order: readonly number[];
   if (rng.chance(0.3)) {
     // a comma list of trees, their keys in WHERE
     const items: number[][] = [];
-    for (const t of order) {
+    for (const t of all) {
       if (items.length === 0 || rng.chance(0.6)) items.push([t]);
       else items.at(-1)!.push(t);
     }
     const trees = items.map(tree);
     from = trees.map((x) => x.sql).join(', ');
     padded = new Set(trees.flatMap((x) => [...x.padded]));
+    order = trees.flatMap((x) => x.tables);
     for (let i = 1; i < trees.length; i++) {
       if (rng.chance(0.85)) where.push(...keysBetween(trees.slice(0, i).flatMap((x) => x.tables), trees[i]!.tables));
     }
   } else {
-    const x = tree(order);
+    const x = tree(all);
     from = x.sql;
     padded = new Set(x.padded);
+    order = x.tables;
   }
 
   const usable = order.filter((t) => !padded.has(t));
@@ -198,7 +217,8 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
     // the anti-join pattern, or a predicate across the tables of an outer join
     uses.add('outerWhere');
     const p = rng.pick([...padded]);
-    where.push(rng.chance(0.5) ? `${col(p, 'k')} IS NULL` : `${col(p, 'v')} ${rng.pick(OPS)} ${col(rng.pick(order.filter((t) => t !== p)), 'v')}`);
+    const others = order.filter((t) => t !== p);
+    where.push(rng.chance(0.5) || others.length === 0 ? `${col(p, 'k')} IS NULL` : `${col(p, 'v')} ${rng.pick(OPS)} ${col(rng.pick(others), 'v')}`);
   }
   if (f.subqueries && rng.chance(0.5)) {
     const o = filterable();
@@ -215,6 +235,25 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
           `${col(o, 'k')} ${not}IN (SELECT sq.k FROM ${T(x)} AS sq WHERE sq.j = ${col(o, 'j')})`,
         ]),
       );
+    }
+  }
+
+  const subqueries: SubqueryContext = { count, col };
+  if (f.scalarSubqueries && rng.chance(0.5)) {
+    const o = filterable();
+    if (o !== null) {
+      uses.add('scalarSubqueries');
+      where.push(scalarSubqueryConjunct(rng, subqueries, o));
+    }
+  }
+  let withClause = '';
+  if (f.cteTwice && rng.chance(0.3)) {
+    const o = filterable();
+    if (o !== null) {
+      uses.add('cteTwice');
+      const cte = cteReadTwice(rng, subqueries, o);
+      withClause = `WITH ${cte.with} `;
+      where.push(cte.conjunct);
     }
   }
 
@@ -248,8 +287,21 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
       select = [...groups, ...aggs];
       groupBy = groups.map((g) => g.sql);
       if (groups.length > 0 && rng.chance(0.3)) having = rng.pick([`count(*) > 1`, `sum(${col(rng.pick(order), 'v')}) >= ${rng.int(0, 30)}`, `min(${col(rng.pick(order), 'k')}) IS NOT NULL`]);
+      if (groups.length > 0 && f.scalarSubqueries && rng.chance(0.2)) {
+        uses.add('scalarSubqueries');
+        const x = rng.int(0, count - 1);
+        having = `count(*) * 3 >= (SELECT ${rng.pick(['count(*)', `min(sq.v${x})`, `avg(sq.v${x})`])} FROM t${x} AS sq)`;
+      }
     }
-  } else select = some(columns, 0.4);
+  } else {
+    select = some(columns, 0.4);
+    if (f.scalarSubqueries && rng.chance(0.2)) {
+      // an uncorrelated scalar subquery as a value (computed once, a constant of its type)
+      uses.add('scalarSubqueries');
+      const x = rng.int(0, count - 1);
+      select.push({ sql: `${col(rng.pick(order), 'v')} + (SELECT ${rng.pick(['count(*)', `max(sq.v${x})`, `sum(sq.v${x})`])} FROM t${x} AS sq)`, alias: 'q0' });
+    }
+  }
   if (f.expressions && rng.chance(0.5)) {
     uses.add('expressions');
     const t = () => rng.pick(order);
@@ -308,7 +360,7 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
   }
 
   const sql =
-    `SELECT ${distinct ? 'DISTINCT ' : ''}${select.map((s) => `${s.sql} AS ${s.alias}`).join(', ')} FROM ${from}` +
+    `${withClause}SELECT ${distinct ? 'DISTINCT ' : ''}${select.map((s) => `${s.sql} AS ${s.alias}`).join(', ')} FROM ${from}` +
     (where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '') +
     (groupBy.length > 0 ? ` GROUP BY ${groupBy.join(', ')}` : '') +
     (having !== null ? ` HAVING ${having}` : '') +

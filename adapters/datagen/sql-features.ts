@@ -11,11 +11,15 @@ export interface SqlFeatures {
   readonly outerWhere?: boolean;
   readonly limit?: boolean;
   readonly functions?: boolean;
+  readonly scalarSubqueries?: boolean;
+  readonly cteTwice?: boolean;
+  readonly tableAliases?: boolean;
+  readonly semiAnti?: boolean;
 }
 
 export type SqlFeature = keyof SqlFeatures;
 
-export const SQL_FEATURES: readonly SqlFeature[] = ['subqueries', 'aggregates', 'expressions', 'rangeJoins', 'outerWhere', 'limit', 'functions'];
+export const SQL_FEATURES: readonly SqlFeature[] = ['subqueries', 'aggregates', 'expressions', 'rangeJoins', 'outerWhere', 'limit', 'functions', 'scalarSubqueries', 'cteTwice', 'tableAliases', 'semiAnti'];
 
 /**
  * The features joinlab's SQL planner (adapters/sql/run.ts) claims to run: `joinlab parity` and the
@@ -38,4 +42,13 @@ export const CLAIMED_SQL_FEATURES: SqlFeatures = {
   // LIKE / ILIKE / ESCAPE, extract, substring, ||, concat, date constants with intervals
   // (core/expr/functions.ts, adapters/sql/temporal-fold.ts)
   functions: true,
+  // scalar subqueries: uncorrelated ones inlined as typed constants, correlated ones in WHERE
+  // decorrelated into a join with the grouped subquery (adapters/sql/typed-constant.ts, decorrelate.ts)
+  scalarSubqueries: true,
+  // a CTE run once and read in FROM and subqueries alike (adapters/sql/run.ts)
+  cteTwice: true,
+  // `t AS x(a, b)` (adapters/sql/join-tree.ts leafColumns)
+  tableAliases: true,
+  // DuckDB's SEMI JOIN / ANTI JOIN (left-semi / left-anti joins)
+  semiAnti: true,
 };

@@ -1171,3 +1171,13 @@ export class DuckDBSession {
     this.instance.closeSync();
   }
 }
+
+/**
+ * Whether a DuckDB error message is an internal error — a DuckDB bug on a valid query (1.5.6:
+ * 'Failed to bind column reference' on some ANTI JOIN trees under GROUP BY) — rather than one of
+ * the query itself (parser, binder, conversion). Differential runs skip such a query: DuckDB has
+ * no answer to compare with.
+ */
+export function isDuckDBInternalError(message: string): boolean {
+  return /^INTERNAL Error:/.test(message);
+}

@@ -27,7 +27,7 @@ export function isAggregateQuery(q: SelectQuery): boolean {
   return q.groupBy.length > 0 || q.having !== null || [...q.select.map((s) => s.expr), ...q.orderBy.map((o) => o.expr)].some(isAggregateIn);
 }
 
-function isAggregate(e: SqlExpr): e is Extract<SqlExpr, { kind: 'call' }> {
+export function isAggregate(e: SqlExpr): e is Extract<SqlExpr, { kind: 'call' }> {
   return e.kind === 'call' && FUNCTIONS[e.name.toLowerCase()] !== undefined;
 }
 

@@ -22,7 +22,7 @@
  */
 import type { SqlExpr } from '../../core/sql/ast.ts';
 import { DataType } from 'apache-arrow';
-import { leafPredicate, leaves, type FromPlan, type Leaf } from './join-tree.ts';
+import { leafColumns, leafPredicate, leaves, type FromPlan, type Leaf } from './join-tree.ts';
 import { conjuncts } from './relation.ts';
 import { DEFAULT_SELECTIVITY, estimateFilteredRows, type ColumnResolver } from './selectivity.ts';
 import { profileOf, type ColumnProfile } from './table-stats.ts';
@@ -39,11 +39,11 @@ export interface ColumnSource {
 export function columnSource(e: Extract<SqlExpr, { kind: 'column' }>, scope: readonly Leaf[]): ColumnSource | null {
   if (e.names.length > 2) return null;
   const [rel, name] = e.names.length === 2 ? [e.names[0]!, e.names[1]!] : [null, e.names[0]!];
-  const hits = scope.filter((l) => (rel === null || l.name === rel) && l.scan.schema.fields.some((f) => f.name === name));
+  const hits = scope.flatMap((l) => (rel === null || l.name === rel ? leafColumns(l).filter((c) => c.name === name).map((c) => ({ leaf: l, out: c.out })) : []));
   if (hits.length !== 1) return null;
-  const leaf = hits[0]!;
-  const field = leaf.scan.schema.fields.find((f) => f.name === name)!;
-  return { leaf, field: name, type: field.type, profile: profileOf(leaf.scan).column(name) };
+  const { leaf, out } = hits[0]!;
+  const field = leaf.scan.schema.fields.find((f) => f.name === out)!;
+  return { leaf, field: out, type: field.type, profile: profileOf(leaf.scan).column(out) };
 }
 
 /** A leaf's rows after its static conjuncts (>= 1 when the table has rows). */
@@ -165,8 +165,8 @@ function usingConditions(plan: Extract<FromPlan, { kind: 'join' }>): SqlExpr[] {
   const left = leaves(plan.left);
   const right = leaves(plan.right);
   for (const name of plan.using) {
-    const l = left.find((x) => x.scan.schema.fields.some((f) => f.name === name));
-    const r = right.find((x) => x.scan.schema.fields.some((f) => f.name === name));
+    const l = left.find((x) => leafColumns(x).some((c) => c.name === name));
+    const r = right.find((x) => leafColumns(x).some((c) => c.name === name));
     if (l !== undefined && r !== undefined) out.push({ kind: 'compare', op: '=', left: { kind: 'column', names: [l.name, name], at: null }, right: { kind: 'column', names: [r.name, name], at: null }, at: null });
   }
   return out;

@@ -33,9 +33,9 @@
 import type { SqlExpr } from '../../core/sql/ast.ts';
 import { Rng } from '../../core/random.ts';
 import { annotateEstimates, conditionsSelectivity, equiSources, leafEstimate } from './cardinality.ts';
-import { leaves, markNullable, placeWhere, relsOf, type FromPlan, type JoinNode, type Leaf } from './join-tree.ts';
+import { leaves, markNullable, placeWhere, relsOf, relsReadIn, type FromPlan } from './join-tree.ts';
 import { factorOr, impliedFilters } from './or-factor.ts';
-import { childrenOf, conjuncts } from './relation.ts';
+import { conjuncts } from './relation.ts';
 
 export type JoinOrder = 'cost' | 'written' | 'random';
 
@@ -72,7 +72,7 @@ export function planFrom(plan: FromPlan, where: readonly SqlExpr[], options: Joi
 /** The single-table filters an OR conjunct implies, for tables no outer join pads (or-factor.ts). */
 function impliedOnScans(c: SqlExpr, plan: FromPlan): SqlExpr[] {
   const all = leaves(plan);
-  const relsIn = (e: SqlExpr): ReadonlySet<string> => relsNamed(e, all);
+  const relsIn = (e: SqlExpr): ReadonlySet<string> => relsReadIn(e, all);
   if (relsIn(c).size < 2) return []; // a conjunct on one table is its scan's already
   return impliedFilters(c, relsIn).filter((f) => {
     const [rel] = relsIn(f);
@@ -137,17 +137,6 @@ interface Sub {
   readonly right?: Sub;
 }
 
-/** The relation names `e` reads among `scope` (a bare column: every table that has it). */
-function relsNamed(e: SqlExpr, scope: readonly Leaf[], out = new Set<string>()): Set<string> {
-  if (e.kind === 'column') {
-    if (e.names.length === 2) out.add(e.names[0]!);
-    else for (const l of scope) if (l.scan.schema.fields.some((f) => f.name === e.names[0])) out.add(l.name);
-    return out;
-  }
-  for (const c of childrenOf(e)) relsNamed(c, scope, out);
-  return out;
-}
-
 function bitCount(m: number): number {
   let n = 0;
   for (let x = m; x !== 0; x &= x - 1) n++;
@@ -160,7 +149,7 @@ function planRegion(atoms: readonly FromPlan[], conds: readonly SqlExpr[], ctx: 
   const scope = atoms.flatMap(leaves);
   const rels = atoms.map((a) => relsOf(a));
   const maskOf = (c: SqlExpr): number => {
-    const named = relsNamed(c, scope);
+    const named = relsReadIn(c, scope);
     let m = 0;
     rels.forEach((r, i) => {
       for (const x of named) if (r.has(x)) m |= 1 << i;

@@ -65,6 +65,8 @@ export type Leaf = {
   readonly name: string;
   readonly table: string;
   readonly scan: Scan;
+  /** The SQL names of the scan's first columns (`t AS x(a, b)`), the rest keep theirs. */
+  readonly columnAliases?: readonly string[];
   readonly statics: SqlExpr[];
   nullable: boolean;
   rel: Relation | null;
@@ -98,12 +100,12 @@ export async function bindFrom(ref: TableRef, tables: (name: string, at: number 
   switch (ref.kind) {
     case 'table': {
       const scan = await tables(ref.name, ref.at);
-      return { kind: 'leaf', name: ref.alias ?? ref.name, table: ref.name, scan, statics: [], nullable: false, rel: null, target: null };
+      return { kind: 'leaf', name: ref.alias ?? ref.name, table: ref.name, scan, ...aliased(ref, scan), statics: [], nullable: false, rel: null, target: null };
     }
     case 'derived': {
       if (ref.alias === null) notYet('a derived table without an alias', ref.at);
       const scan = await derived(ref);
-      return { kind: 'leaf', name: ref.alias!, table: `(subquery ${ref.alias})`, scan, statics: [], nullable: false, rel: null, target: null };
+      return { kind: 'leaf', name: ref.alias!, table: `(subquery ${ref.alias})`, scan, ...aliased(ref, scan), statics: [], nullable: false, rel: null, target: null };
     }
     case 'join': {
       const left = await bindFrom(ref.left, tables, derived);
@@ -123,9 +125,19 @@ export function leaves(p: FromPlan): Leaf[] {
   return p.kind === 'leaf' ? [p] : [...leaves(p.left), ...leaves(p.right)];
 }
 
-/** The columns a leaf shows the query (its scan's, qualified by its name). */
-function leafColumns(leaf: Leaf): Visible[] {
-  return leaf.scan.schema.fields.map((f) => ({ rel: leaf.name, name: f.name, out: f.name, merged: false, route: null }));
+/** A table reference's column aliases, checked against its scan (DuckDB's binder error when too many). */
+function aliased(ref: Extract<TableRef, { kind: 'table' | 'derived' }>, scan: Scan): { columnAliases?: readonly string[] } {
+  const names = ref.columnAliases ?? [];
+  if (names.length === 0) return {};
+  const n = scan.schema.fields.length;
+  if (names.length > n) throw new UsageError(`table "${ref.alias ?? (ref.kind === 'table' ? ref.name : 'subquery')}" has ${n} columns available but ${names.length} columns specified`);
+  return { columnAliases: names };
+}
+
+/** The columns a leaf shows the query (its scan's, qualified by its name, the first ones renamed by its column aliases). */
+export function leafColumns(leaf: Leaf): Visible[] {
+  const aliases = leaf.columnAliases ?? [];
+  return leaf.scan.schema.fields.map((f, i) => ({ rel: leaf.name, name: aliases[i] ?? f.name, out: f.name, merged: false, route: null }));
 }
 
 /** Marks leaves on the NULL-padded side of an outer join above them. */
@@ -139,13 +151,18 @@ export function markNullable(p: FromPlan, nullable: boolean): void {
 }
 
 /** Relation names a condition reads (`t.c` directly; a bare `c` through the leaves that have it). */
-export function relsRead(e: SqlExpr, plan: FromPlan, out = new Set<string>()): Set<string> {
+export function relsRead(e: SqlExpr, plan: FromPlan): Set<string> {
+  return relsReadIn(e, leaves(plan));
+}
+
+/** Relation names a condition reads among the tables of `scope` (see `relsRead`). */
+export function relsReadIn(e: SqlExpr, scope: readonly Leaf[], out = new Set<string>()): Set<string> {
   if (e.kind === 'column') {
     if (e.names.length === 2) out.add(e.names[0]!);
-    else for (const l of leaves(plan)) if (leafColumns(l).some((c) => c.name === e.names[0])) out.add(l.name);
+    else for (const l of scope) if (leafColumns(l).some((c) => c.name === e.names[0])) out.add(l.name);
     return out;
   }
-  for (const child of childrenOf(e)) relsRead(child, plan, out);
+  for (const child of childrenOf(e)) relsReadIn(child, scope, out);
   return out;
 }
 

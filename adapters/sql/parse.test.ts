@@ -115,11 +115,23 @@ describe('parseSql', () => {
     expect(parseExactJson('{"a": "12345678901234567890", "b": 12345678901234567890, "c": 1.5e300}')).toEqual({ a: '12345678901234567890', b: '\u0000big:12345678901234567890', c: 1.5e300 });
   });
 
+  it('scalar subqueries, SEMI / ANTI joins, column aliases on table references and CTEs', async () => {
+    const q = await parse('WITH c(p) AS (SELECT 1, 2) SELECT (SELECT max(y) FROM u) AS m FROM t AS x(a, b) SEMI JOIN u ON x.a = u.y ANTI JOIN c USING (p)');
+    expect(strip(q.select[0]!.expr)).toMatchObject({ kind: 'scalar-subquery', query: { select: [{ expr: { kind: 'call', name: 'max' } }] } });
+    expect(q.ctes[0]!.columnAliases).toEqual(['p']);
+    const anti = q.from as Extract<TableRef, { kind: 'join' }>;
+    const semi = anti.left as Extract<TableRef, { kind: 'join' }>;
+    expect([anti.type, anti.using, semi.type]).toEqual(['left-anti', ['p'], 'left-semi']);
+    expect(strip(semi.left)).toEqual({ kind: 'table', name: 't', alias: 'x', columnAliases: ['a', 'b'] });
+    const derived = (await parse('SELECT * FROM (SELECT 1, 2) AS s(one)')).from as Extract<TableRef, { kind: 'derived' }>;
+    expect(derived.columnAliases).toEqual(['one']);
+  });
+
   it('names what is outside the subset, with its position', async () => {
     const cases: [string, RegExp, string][] = [
       ['SELECT 1 UNION SELECT 2', /set operation UNION/, ''],
       ['SELECT row_number() OVER () FROM t', /window function row_number/, 'row_number'],
-      ['SELECT (SELECT max(y) FROM u) FROM t', /scalar subquery/, '('],
+      ['SELECT * FROM t WHERE x > ALL (SELECT y FROM u)', /ANY \(subquery\)/, ''],
       ['WITH RECURSIVE r AS (SELECT 1 UNION ALL SELECT 1 FROM r) SELECT * FROM r', /recursive CTE|set operation/, ''],
       ['SELECT * FROM range(10)', /table function range/, 'range'],
       ['SELECT x FROM t QUALIFY x > 1', /QUALIFY/, ''],

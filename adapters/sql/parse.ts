@@ -6,8 +6,8 @@
  * Why a converter and not the raw JSON: the planner must never guess. Every node kind is matched
  * against the subset joinlab runs (the issue's list: SELECT [DISTINCT], joins of every kind with ON /
  * USING / NATURAL / commas, derived tables, non-recursive CTEs, the expressions the evaluator
- * covers, [NOT] EXISTS / IN / NOT IN subqueries, aggregates with GROUP BY / HAVING, ORDER BY,
- * LIMIT / OFFSET); anything else — a set operation, a window function, a scalar subquery,
+ * covers, [NOT] EXISTS / IN / NOT IN and scalar subqueries, aggregates with GROUP BY / HAVING, ORDER BY,
+ * LIMIT / OFFSET); anything else — a set operation, a window function, `> ALL (subquery)`,
  * QUALIFY, a recursive CTE, a table function — is an `UnsupportedSqlError` naming the construct
  * and its character offset, before any data is read. A text the parser rejects is a
  * `SqlSyntaxError` with DuckDB's message and position.
@@ -21,6 +21,7 @@ import { SqlSyntaxError, UnsupportedSqlError } from '../../core/errors.ts';
 import { quoteString } from '../../core/expr/sql.ts';
 import type { ArithOp, At, CompareOp, JoinKind, OrderItem, SelectItem, SelectQuery, SqlConstant, SqlExpr, TableRef } from '../../core/sql/ast.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
+import { childrenOf } from './relation.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Node = { readonly [k: string]: Json };
@@ -95,9 +96,18 @@ async function nameExpressions(duck: DuckDBSession, q: SelectQuery): Promise<voi
       else if (r.kind === 'join') {
         from(r.left);
         from(r.right);
+        if (r.on !== null) subqueries(r.on);
       }
     };
+    // subqueries in expressions name their items too (a derived table inside one is read by name)
+    const subqueries = (e: SqlExpr): void => {
+      if (e.kind === 'exists' || e.kind === 'in-subquery' || e.kind === 'scalar-subquery') walk(e.query);
+      for (const c of childrenOf(e)) subqueries(c);
+    };
     from(sq.from);
+    for (const e of [...sq.select.map((s) => s.expr), ...sq.groupBy, ...sq.orderBy.map((o) => o.expr)]) subqueries(e);
+    if (sq.where !== null) subqueries(sq.where);
+    if (sq.having !== null) subqueries(sq.having);
   };
   walk(q);
   if (pending.length === 0) return;
@@ -204,14 +214,14 @@ function queryNode(n: Node): SelectQuery {
   };
 }
 
-function cteList(n: Node): { name: string; query: SelectQuery }[] {
+function cteList(n: Node): SelectQuery['ctes'][number][] {
   const map = (n.cte_map as Node | undefined)?.map;
   return list(map).map((entry) => {
     const info = entry.value as Node;
     if (info.materialized === 'CTE_MATERIALIZE_ALWAYS') unsupported('MATERIALIZED CTE', info);
-    if (list(info.aliases).length > 0) unsupported('CTE column aliases', info);
+    const aliases = (info.aliases as Json[] | undefined) ?? [];
     const query = queryNode(((info.query as Node).node as Node) ?? {});
-    return { name: String(entry.key), query };
+    return { name: String(entry.key), query, ...(Array.isArray(aliases) && aliases.length > 0 ? { columnAliases: aliases.map(String) } : {}) };
   });
 }
 
@@ -231,19 +241,23 @@ function orderItem(o: Node): OrderItem {
   };
 }
 
-const JOIN_TYPES: Record<string, JoinKind> = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', OUTER: 'full', FULL: 'full' };
+// SEMI / ANTI: DuckDB's `a SEMI JOIN b ON …` keeps the rows of a with a match (without one), a's columns only
+const JOIN_TYPES: Record<string, JoinKind> = { INNER: 'inner', LEFT: 'left', RIGHT: 'right', OUTER: 'full', FULL: 'full', SEMI: 'left-semi', ANTI: 'left-anti' };
 
 function tableRef(n: Node): TableRef {
   const at = atOf(n);
   const alias = typeof n.alias === 'string' && n.alias !== '' ? n.alias : null;
-  if (list(n.column_name_alias).length > 0) unsupported('column aliases on a table reference', n);
+  // `t AS x(a, b)`: the binder renames the table's first columns (join-tree.ts `leafColumns`)
+  const names = (n.column_name_alias as Json[] | undefined) ?? [];
+  const columnAliases = Array.isArray(names) && names.length > 0 ? { columnAliases: names.map(String) } : {};
   switch (n.type) {
     case 'BASE_TABLE':
       if (n.schema_name || n.catalog_name) unsupported('a schema- or catalog-qualified table name', n);
-      return { kind: 'table', name: String(n.table_name), alias, at };
+      return { kind: 'table', name: String(n.table_name), alias, ...columnAliases, at };
     case 'SUBQUERY':
-      return { kind: 'derived', query: queryNode(((n.subquery as Node).node as Node) ?? {}), alias, at };
+      return { kind: 'derived', query: queryNode(((n.subquery as Node).node as Node) ?? {}), alias, ...columnAliases, at };
     case 'JOIN': {
+      if (list(n.column_name_alias).length > 0) unsupported('column aliases on a join', n);
       const ref = String(n.ref_type ?? 'REGULAR');
       const jt = String(n.join_type ?? 'INNER');
       const left = tableRef(n.left as Node);
@@ -374,6 +388,8 @@ function subquery(n: Node, at: At): SqlExpr {
     case 'ANY':
       if (n.comparison_type !== 'COMPARE_EQUAL') unsupported(`${String(n.comparison_type)} ANY (subquery)`, n);
       return { kind: 'in-subquery', arg: expr(n.child as Node), query, negated: false, at };
+    case 'SCALAR':
+      return { kind: 'scalar-subquery', query, at };
     default:
       unsupported(`${String(n.subquery_type ?? 'scalar').toLowerCase()} subquery`, n);
   }

@@ -1,6 +1,8 @@
 /**
  * Random SQL over random tables (adapters/datagen/random-sql.ts: join trees of 2–4 tables of every
- * join type, USING / NATURAL, comma joins with WHERE keys, single-table WHERE conjuncts, ORDER BY),
+ * join type, SEMI / ANTI JOIN, USING / NATURAL, comma joins with WHERE keys, table column aliases,
+ * single-table WHERE conjuncts, EXISTS / IN and scalar subqueries (correlated or not), CTEs read
+ * twice, aggregates, ORDER BY [LIMIT]),
  * run by joinlab (`runSql`, what `Engine.sql` runs) and by DuckDB on the same tables, on random
  * batch sizes (1, 2, 8192) and join orders (`sql.joinOrder` cost, random, written). Every answer must equal DuckDB's as a multiset, and in ORDER BY order
  * (the whole row for a total order, else the ORDER BY columns).
@@ -18,7 +20,7 @@ import { UnsupportedSqlError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
 import { CLAIMED_SQL_FEATURES, drawSqlCase, SQL_FEATURES, type SqlFeatures } from '../datagen/random-sql.ts';
 import { compareResults, formatComparison, orderDifference } from '../duckdb/compare.ts';
-import { DuckDBSession } from '../duckdb/session.ts';
+import { DuckDBSession, isDuckDBInternalError } from '../duckdb/session.ts';
 import { runSql } from './run.ts';
 
 const CASES = Number(process.env.SQL_FUZZ_CASES ?? 400);
@@ -38,6 +40,7 @@ describe('Engine.sql on random join trees against DuckDB', () => {
   it(`${CASES} random queries of 2–4 tables`, async () => {
     const rng = new Rng(Number(process.env.SQL_FUZZ_SEED ?? 20261202));
     let refused = 0;
+    let duckdbInternal = 0;
     // each batch size with each join order (sql.joinOrder: the planned, a random valid and the written one)
     const orders = ['cost', 'random', 'written'] as const;
     const engines = await Promise.all([1, 2, 8192].flatMap((batchSize) => orders.map((order, i) => Engine.create({ batchSize, 'sql.joinOrder': order, 'sql.joinOrderSeed': batchSize + i }))));
@@ -54,13 +57,21 @@ describe('Engine.sql on random join trees against DuckDB', () => {
         refused++;
         continue;
       }
-      const expected = await duck.query(c.sql);
+      let expected: Table;
+      try {
+        expected = await duck.query(c.sql);
+      } catch (e) {
+        // DuckDB's own bug on a valid query (parity-command.ts): no answer to compare with
+        if (!isDuckDBInternalError((e as Error).message)) throw e;
+        duckdbInternal++;
+        continue;
+      }
       const r = compareResults(table, expected);
       expect(r.equal, `case ${i}: ${c.sql}\n${formatComparison(r)}`).toBe(true);
       if (c.orderColumns.length > 0) expect(orderDifference(table, expected, c.totalOrder ? undefined : c.orderColumns), `case ${i}: ${c.sql}`).toBeNull();
     }
     // most of the every-feature cases are refused until the planner grows (708 of 750 at seed 7
     // when this was written); SQL_FUZZ_VERBOSE prints the count
-    if (process.env.SQL_FUZZ_VERBOSE) console.log(`refused ${refused} of ${Math.floor(CASES / 4)}`);
+    if (process.env.SQL_FUZZ_VERBOSE) console.log(`refused ${refused} of ${Math.floor(CASES / 4)}; DuckDB internal errors ${duckdbInternal}`);
   });
 });

@@ -1,7 +1,12 @@
 /**
  * Running SQL on joinlab's own operators (issue 14). DuckDB parses (parse.ts); this module binds
  * the tree and runs it:
- *  1. WITH: each CTE is a query run (once, when first read) to a table the query names;
+ *  1. WITH: each CTE is a query run (once, when first read, however many times it is read: in FROM
+ *     and in subqueries alike) to an in-memory table every read scans anew;
+ *  1b. uncorrelated scalar subqueries (correlation.ts), in any clause: each run once, before the
+ *     query reads its data, and replaced by its value as a typed constant (typed-constant.ts), so
+ *     a WHERE conjunct on it is a static predicate that prunes; a correlated one is decorrelated
+ *     in WHERE (decorrelate.ts) and refused elsewhere;
  *  2. FROM: tables, derived tables and CTEs as a streamed tree of joins with stacked dynamic
  *     filters (join-tree.ts), WHERE conjuncts placed on scans, joins or the FROM result;
  *  3. WHERE conjuncts with [NOT] EXISTS / [NOT] IN subqueries: semi / anti joins on top of the
@@ -14,8 +19,9 @@
  * the dynamic filters that were published into it, and the plan as a tree (explain.ts) — what
  * `joinlab sql --explain` prints.
  */
-import { Schema, Table } from 'apache-arrow';
+import { Schema, Table, type Data } from 'apache-arrow';
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
+import { quoteString } from '../../core/expr/sql.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import type { Config } from '../../core/config/schema.ts';
@@ -31,7 +37,11 @@ import { bindFrom, openTree, type FromPlan, type JoinExec, type StreamEngine, ty
 import { planFrom } from './join-order.ts';
 import { sqlText } from './sql-text.ts';
 import { parseSql } from './parse.ts';
-import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation } from './relation.ts';
+import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation, type Relation } from './relation.ts';
+import { clauseExprs, mapClauses, outerReferences, replaceNodes, scalarSubqueries, type BindScope, type ScalarSubquery } from './correlation.ts';
+import { applyCorrelatedScalars, type ScalarHost } from './decorrelate.ts';
+import { checkHiddenReads } from './scope.ts';
+import { scalarConstant } from './typed-constant.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
 import { applySubquery, type SubqueryHost } from './subquery.ts';
 
@@ -119,6 +129,10 @@ class QueryRun {
   readonly tree: TreeContext;
   /** One limit for the whole query: its joins, the rows it holds, its sorts. */
   readonly pool: MemoryPool;
+  readonly #scalars = new WeakMap<SqlExpr, Promise<{ readonly value: SqlExpr; readonly plan: ExplainNode } | null>>();
+  readonly #derived = new WeakMap<SelectQuery, Promise<Table>>();
+  readonly #scopes = new WeakMap<SelectQuery['ctes'], Ctes>();
+  #fresh = 0;
   constructor(
     readonly engine: SqlEngine,
     readonly tables: Readonly<Record<string, JoinInput>>,
@@ -129,49 +143,121 @@ class QueryRun {
     this.tree = { engine, signal, pool: this.pool, mentioned, opened: (exec) => this.execs.push(exec) };
   }
 
-  async query(q: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
-    const ctes = this.withCtes(q, outerCtes);
+  async query(query: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
+    const ctes = this.withCtes(query, outerCtes);
+    const scalars: ExplainNode[] = [];
+    const q = await this.inlineScalars(query, ctes, scalars);
+    refuseScalarsOutsideWhere(q);
+    // the uncorrelated scalar subqueries' plans hang beside the query's own tree
+    const explain = (root: ExplainNode): ExplainNode => (scalars.length === 0 ? root : { ...root, children: [...root.children, ...scalars] });
     if (q.from === null) {
       // SELECT without FROM: one row of no columns
       if (q.where !== null) notYet('WHERE without FROM', q.where.at);
       const rel = scanRelation(ONE_ROW, '', () => ({ label: 'ONE ROW (no FROM)', details: [], children: [] }));
       const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool, mentioned: this.tree.mentioned });
-      return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
+      return { table: done.table, orderedBy: done.orderedBy, plan: explain(withSteps(done.steps, rel.describe())) };
     }
     const plan = await this.bindFrom(q.from, ctes);
     this.plans.push(plan);
     const where = conjuncts(q.where);
     const rel = await this.open(plan, where, ctes);
-    const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool, mentioned: this.tree.mentioned });
-    return { table: done.table, orderedBy: done.orderedBy, plan: withSteps(done.steps, rel.describe()) };
+    const done = await finishSelect(this.engine, rel, q, { signal: this.signal, pool: this.pool, mentioned: this.tree.mentioned, havingSubquery: (groups, c) => this.havingSubquery(groups, c, ctes) });
+    return { table: done.table, orderedBy: done.orderedBy, plan: explain(withSteps(done.steps, rel.describe())) };
   }
 
   /** The FROM tree opened with WHERE placed, subquery conjuncts joined on top. */
   async open(plan: FromPlan, where: readonly SqlExpr[], ctes: Ctes) {
-    const plain = where.filter((c) => !hasSubquery(c));
+    checkHiddenReads(plan, where);
+    // what is left of scalar subqueries after inlining is correlated: joined on top (decorrelate.ts)
+    const correlated = where.filter((c) => scalarSubqueries(c).length > 0);
+    for (const c of correlated) if (hasSubquery(c)) notYet('a correlated scalar subquery and an EXISTS / IN subquery in one WHERE conjunct', c.at);
+    const plain = where.filter((c) => !hasSubquery(c) && !correlated.includes(c));
     const config = this.engine.config;
     const planned = planFrom(plan, plain, { order: config['sql.joinOrder'], seed: config['sql.joinOrderSeed'] });
     let rel = await openTree(planned, this.tree);
-    const host: SubqueryHost = {
-      tree: this.tree,
-      run: (sq) => this.query(sq, ctes),
-      bindFrom: (sq) => this.bindFrom(sq.from!, this.withCtes(sq, ctes)),
-      open: (p, local) => {
-        this.plans.push(p);
-        return this.open(p, local, ctes);
-      },
-    };
+    const host = this.subqueryHost(ctes);
     for (const c of where) if (hasSubquery(c)) rel = await applySubquery(host, rel, c);
+    const scalars: ScalarHost = {
+      tree: this.tree,
+      bind: async (sq) => (await this.bindScope(sq, ctes)).plan,
+      outerReferences: (sq) => outerReferences(sq, ctes, this.bindScope),
+      run: (sq, extra) => this.query(sq, extra === undefined ? ctes : new Map([...ctes, ...[...extra].map(([name, t]) => [name, () => Promise.resolve(t)] as const)])),
+      fresh: () => this.#fresh++,
+    };
+    for (const c of correlated) rel = await applyCorrelatedScalars(scalars, rel, c);
     return rel;
   }
 
+  /** What subquery.ts needs to join an EXISTS / IN subquery in this scope. */
+  subqueryHost(ctes: Ctes): SubqueryHost {
+    return {
+      tree: this.tree,
+      run: (sq) => this.query(sq, ctes),
+      bindFrom: (sq) => this.bindFrom(sq.from!, this.withCtes(sq, ctes)),
+      open: async (p, local) => {
+        this.plans.push(p);
+        const values = await this.scalarValues(local, ctes);
+        return this.open(p, local.map((c) => replaceNodes(c, values)), ctes);
+      },
+    };
+  }
+
+  /**
+   * The groups filtered by a HAVING conjunct with an [NOT] EXISTS / IN subquery. Uncorrelated only:
+   * the groups' columns have the aggregate's names, not the query's, so a correlated one is refused.
+   */
+  async havingSubquery(groups: Relation, c: SqlExpr, ctes: Ctes): Promise<Relation> {
+    for (const node of subqueryNodes(c)) if ((await outerReferences(node.query, ctes, this.bindScope)).length > 0) notYet('a correlated subquery in HAVING', node.at);
+    return applySubquery(this.subqueryHost(ctes), groups, c);
+  }
+
+  /** `q` with its uncorrelated scalar subqueries replaced by their values (correlation.ts, typed-constant.ts). */
+  async inlineScalars(q: SelectQuery, ctes: Ctes, plans: ExplainNode[]): Promise<SelectQuery> {
+    const values = await this.scalarValues(clauseExprs(q), ctes, plans);
+    return values.size === 0 ? q : mapClauses(q, (e) => replaceNodes(e, values));
+  }
+
+  /** The values of the uncorrelated scalar subqueries in `exprs` (each run once per query run), their plans added to `plans`. */
+  async scalarValues(exprs: readonly SqlExpr[], ctes: Ctes, plans: ExplainNode[] = []): Promise<Map<SqlExpr, SqlExpr>> {
+    const out = new Map<SqlExpr, SqlExpr>();
+    for (const e of exprs) {
+      for (const s of scalarSubqueries(e)) {
+        let value = this.#scalars.get(s);
+        if (value === undefined) this.#scalars.set(s, (value = this.scalarValue(s, ctes)));
+        const v = await value;
+        if (v === null) continue;
+        out.set(s, v.value);
+        plans.push(v.plan);
+      }
+    }
+    return out;
+  }
+
+  /** An uncorrelated scalar subquery's value as a typed constant, and its plan; null when it is correlated. */
+  async scalarValue(s: ScalarSubquery, ctes: Ctes): Promise<{ readonly value: SqlExpr; readonly plan: ExplainNode } | null> {
+    if ((await outerReferences(s.query, ctes, this.bindScope)).length > 0) return null;
+    const { table, plan } = await this.query(s.query, ctes);
+    const value = scalarConstant(table, s.at);
+    return { value, plan: { label: 'SCALAR SUBQUERY (uncorrelated: run once, used as a constant)', details: [`value: ${constantText(value)}`], children: [plan] } };
+  }
+
+  /** Binds a query's FROM in its scope, for the correlation analysis (derived tables and CTEs run once). */
+  readonly bindScope: BindScope<Ctes> = async (q, outer) => {
+    const scope = this.withCtes(q, outer);
+    return { plan: q.from === null ? null : await this.bindFrom(q.from, scope), scope };
+  };
+
   withCtes(q: SelectQuery, outer: Ctes): Ctes {
     if (q.ctes.length === 0) return outer;
+    // one scope per WITH list (a rewritten query keeps its list): its CTEs run once however often the query is bound
+    const known = this.#scopes.get(q.ctes);
+    if (known !== undefined) return known;
     const scope = new Map(outer);
+    this.#scopes.set(q.ctes, scope);
     for (const cte of q.ctes) {
       const visible = new Map(scope); // a CTE sees the ones before it (non-recursive)
       let cached: Promise<Table> | null = null;
-      scope.set(cte.name, () => (cached ??= this.query(cte.query, visible).then((o) => o.table)));
+      scope.set(cte.name, () => (cached ??= this.query(cte.query, visible).then((o) => renamePrefix(o.table, cte.columnAliases ?? []))));
     }
     return scope;
   }
@@ -184,7 +270,12 @@ class QueryRun {
       if (source === undefined) throw new UsageError(`unknown table '${name}'; tables: ${Object.keys(this.tables).join(', ') || '(none)'}`);
       return typeof source === 'string' || source instanceof Table ? openScan(source, name) : source;
     };
-    const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => openScan((await this.query(d.query, ctes)).table, d.alias ?? 'subquery');
+    const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => {
+      // run once per query run (the correlation analysis binds FROM clauses before they run)
+      let table = this.#derived.get(d.query);
+      if (table === undefined) this.#derived.set(d.query, (table = this.query(d.query, ctes).then((o) => o.table)));
+      return openScan(await table, d.alias ?? 'subquery');
+    };
     return bindFrom(ref, table, derived);
   }
 
@@ -198,6 +289,35 @@ class QueryRun {
       }
     }
     return out;
+  }
+}
+
+/** `table` with its first columns renamed (`WITH c(a, b) AS …`; names past its columns are ignored, as in DuckDB). */
+function renamePrefix(table: Table, names: readonly string[]): Table {
+  if (names.length === 0) return table;
+  const schema = new Schema(table.schema.fields.map((f, i) => f.clone({ name: names[i] ?? f.name })), table.schema.metadata);
+  return new Table(schema, table.batches.map((b) => makeRecordBatch(schema, b.data.children as Data[], b.numRows)));
+}
+
+/** A typed constant (typed-constant.ts) as SQL text, for --explain. */
+function constantText(e: SqlExpr): string {
+  if (e.kind === 'cast') return `CAST(${constantText(e.arg)} AS ${e.type})`;
+  if (e.kind !== 'constant') return '?';
+  const c = e.constant;
+  return c.type === 'NULL' ? 'NULL' : c.type === 'VARCHAR' ? quoteString(c.value) : String(c.value);
+}
+
+/** The EXISTS / IN subqueries of `e` at this query level. */
+function subqueryNodes(e: SqlExpr): Extract<SqlExpr, { kind: 'exists' | 'in-subquery' }>[] {
+  const own = e.kind === 'exists' || e.kind === 'in-subquery' ? [e] : [];
+  return [...own, ...childrenOf(e).flatMap(subqueryNodes)];
+}
+
+/** A correlated scalar subquery is decorrelated only in WHERE (decorrelate.ts); elsewhere it is refused. */
+function refuseScalarsOutsideWhere(q: SelectQuery): void {
+  for (const e of clauseExprs({ ...q, where: null })) {
+    const [s] = scalarSubqueries(e);
+    if (s !== undefined) notYet('a correlated scalar subquery outside WHERE', s.at);
   }
 }
 
@@ -215,7 +335,7 @@ export function mentionedNames(q: SelectQuery): Set<string> | null {
   const expr = (e: SqlExpr): void => {
     if (e.kind === 'column') out.add(e.names[e.names.length - 1]!);
     else if (e.kind === 'exists') query(e.query, false);
-    else if (e.kind === 'in-subquery') query(e.query, true);
+    else if (e.kind === 'in-subquery' || e.kind === 'scalar-subquery') query(e.query, true);
     for (const c of childrenOf(e)) expr(c);
   };
   const from = (r: TableRef): void => {

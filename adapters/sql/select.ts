@@ -1,7 +1,8 @@
 /**
  * The SELECT list, GROUP BY / aggregates / HAVING, DISTINCT, ORDER BY and LIMIT over a query's
  * FROM + WHERE result (issue 14), in SQL's logical order: aggregate, HAVING, project, DISTINCT,
- * ORDER BY, LIMIT / OFFSET.
+ * ORDER BY, LIMIT / OFFSET. A HAVING conjunct with an [NOT] EXISTS / IN subquery is a join over
+ * the groups that the caller makes (`Options.havingSubquery`, run.ts: only uncorrelated ones).
  *
  *  - Projection is batch at a time: a column (or `*`, `t.*`) is the input's own Arrow data, zero
  *    copy; an expression is compiled once by the expression evaluator (core/expr/project.ts,
@@ -16,6 +17,9 @@
  *  - ORDER BY: an output column (by name, alias or position) or any expression over the input,
  *    which is projected as a hidden column, sorted on (`Engine.sort`, DuckDB's default NULLS
  *    LAST) and dropped. Under DISTINCT only output columns can order (as in DuckDB).
+ *  - ORDER BY … LIMIT n [OFFSET m]: the projected rows stream into a top-k of n + m rows
+ *    (operators/sort/top-k.ts: the stable sort's first rows, ties and NULLs exactly as the full
+ *    sort places them) unless n + m is large (`useTopK`, DuckDB's rule); nothing else is held.
  * Every row held counts against the query's memory pool.
  */
 import { Field, Schema, Table, type Data, type RecordBatch } from 'apache-arrow';
@@ -27,10 +31,11 @@ import { compileProjection, type CompiledProjection } from '../../core/expr/proj
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { SelectItem, SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
 import { hashAggregate } from '../../operators/aggregate/hash-aggregate.ts';
+import { topK } from '../../operators/sort/top-k.ts';
 import { takeRows } from '../../operators/memory-scan/memory-scan.ts';
 import { isAggregateQuery, planAggregate } from './aggregate-query.ts';
 import { rowPredicate } from './join-tree.ts';
-import { NO_COLUMNS, notYet, resolveIn, toExpr, writtenOrder, type Relation, type Visible } from './relation.ts';
+import { conjuncts, hasSubquery, NO_COLUMNS, notYet, resolveIn, toExpr, writtenOrder, type Relation, type Visible } from './relation.ts';
 
 export interface SelectEngine {
   sort(input: JoinInput, keys: readonly { column: string; descending: boolean; nullsFirst: boolean }[], options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<{ readonly table: Table }>;
@@ -54,6 +59,8 @@ export interface SelectOutput {
 interface Options {
   readonly signal?: AbortSignal;
   readonly pool: MemoryPool;
+  /** Filters the groups by a HAVING conjunct with an [NOT] EXISTS / IN subquery (run.ts: a semi / anti / mark join). */
+  readonly havingSubquery?: (groups: Relation, conjunct: SqlExpr) => Promise<Relation>;
   /** SQL names the query mentions (run.ts `mentionedNames`); null or absent: every column is read. */
   readonly mentioned?: ReadonlySet<string> | null;
 }
@@ -87,40 +94,57 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
     const agg = planAggregate(rel, q);
     const input = project(rows, agg.inputItems, rel, 'aggregate input');
     let table = await hashAggregate(input.batches, input.schema, agg.spec, { pool: options.pool, signal: options.signal, batchSize });
-    source = await agg.output(table);
-    if (agg.having !== null) {
-      const having = rowPredicate([agg.having], source, table.schema);
+    // HAVING: plain conjuncts filter the groups; [NOT] EXISTS / IN ones are the caller's semi / anti joins
+    const having = conjuncts(agg.having);
+    const plain = having.filter((c) => !hasSubquery(c));
+    if (plain.length > 0) {
+      const filter = rowPredicate(plain, await agg.output(table), table.schema);
       const kept = table.batches.map((b) => {
-        const sel = having.selectRows(b);
+        const sel = filter.selectRows(b);
         return sel === null ? b : takeRows(b, sel);
       });
       table = kept.length === 0 ? table : new Table(table.schema, kept);
     }
+    source = await agg.output(table);
+    rows = fromArray(table.batches);
+    const joined = having.filter(hasSubquery);
+    for (const c of joined) source = await (options.havingSubquery ?? notYet('a subquery in HAVING here', c.at))(source, c);
+    if (joined.length > 0) rows = source.input.batches({ signal: options.signal });
     steps.unshift({ label: `${agg.label}${agg.having !== null ? ' HAVING' : ''}`, rows: table.numRows, ms: performance.now() - started });
     started = performance.now();
-    rows = fromArray(table.batches);
     q = agg.query;
   }
   // ORDER BY items that are not output columns become hidden ones (not under DISTINCT)
   const outNames = outputNames(source, q.select);
   const order = q.orderBy.map((o, i) => ({ ...o, column: orderColumn(o.expr, outNames, source, q) ?? (q.distinct ? notYet('ORDER BY an expression that is not a column of SELECT DISTINCT', o.expr.at) : `${HIDDEN}order${i}`) }));
   const hidden: SelectItem[] = order.filter((o) => o.column.startsWith(HIDDEN)).map((o) => ({ expr: o.expr, alias: o.column, name: o.column }));
-  let table = await collect(project(rows, [...q.select, ...hidden], source, 'SELECT'), held);
+  const projected = project(rows, [...q.select, ...hidden], source, 'SELECT');
+  const keys = order.map((o) => ({ column: o.column, descending: o.descending, nullsFirst: o.nullsFirst ?? false }));
+  const orderLabel = `ORDER BY ${q.orderBy.map((o, i) => `${order[i]!.column.startsWith(HIDDEN) ? '(expression)' : order[i]!.column}${o.descending ? ' DESC' : ''}${o.nullsFirst ? ' NULLS FIRST' : ''}`).join(', ')}`;
+  let orderedBy = keys.map((k) => k.column).filter((c) => !c.startsWith(HIDDEN));
+  if (orderedBy.length < keys.length) orderedBy = orderedBy.slice(0, keys.findIndex((k) => k.column.startsWith(HIDDEN)));
+  const k = q.limit === null ? null : Number(q.offset ?? 0n) + Number(q.limit);
+  if (keys.length > 0 && k !== null && !q.distinct && useTopK(k, source.input.numRows)) {
+    // ORDER BY … LIMIT: the best k rows as they stream by, never all of them (operators/sort/top-k.ts)
+    const counted = countRows(projected);
+    let table = await collect({ schema: projected.schema, batches: topK(counted, keys, k, { pool: options.pool, batchSize, signal: options.signal, offset: Number(q.offset ?? 0n) }) }, held);
+    steps.unshift({ label: `PROJECT ${outNames.join(', ')}`, rows: counted.rows, ms: performance.now() - started });
+    if (hidden.length > 0) table = dropHidden(table);
+    steps.unshift({ label: `${orderLabel} LIMIT ${q.limit}${q.offset !== null ? ` OFFSET ${q.offset}` : ''} (top-k)`, rows: table.numRows, ms: 0 });
+    return { table, orderedBy, steps };
+  }
+  let table = await collect(projected, held);
   steps.unshift({ label: `PROJECT ${outNames.join(', ')}`, rows: table.numRows, ms: performance.now() - started });
   if (q.distinct) {
     started = performance.now();
     table = await distinct(table, options, batchSize);
     steps.unshift({ label: 'DISTINCT', rows: table.numRows, ms: performance.now() - started });
   }
-  let orderedBy: string[] = [];
-  if (order.length > 0) {
+  if (keys.length > 0) {
     started = performance.now();
-    const keys = order.map((o) => ({ column: o.column, descending: o.descending, nullsFirst: o.nullsFirst ?? false }));
     table = (await engine.sort(table, keys, { signal: options.signal, pool: options.pool })).table;
-    orderedBy = keys.map((k) => k.column).filter((c) => !c.startsWith(HIDDEN));
-    if (orderedBy.length < keys.length) orderedBy = orderedBy.slice(0, keys.findIndex((k) => k.column.startsWith(HIDDEN)));
     if (hidden.length > 0) table = dropHidden(table);
-    steps.unshift({ label: `ORDER BY ${q.orderBy.map((o, i) => `${order[i]!.column.startsWith(HIDDEN) ? '(expression)' : order[i]!.column}${o.descending ? ' DESC' : ''}${o.nullsFirst ? ' NULLS FIRST' : ''}`).join(', ')}`, rows: table.numRows, ms: performance.now() - started });
+    steps.unshift({ label: orderLabel, rows: table.numRows, ms: performance.now() - started });
   }
   if ((q.limit !== null || q.offset !== null) && table.numRows > 0) {
     const from = Number(q.offset ?? 0n);
@@ -129,6 +153,33 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
     steps.unshift({ label: `LIMIT ${q.limit ?? 'ALL'}${q.offset !== null ? ` OFFSET ${q.offset}` : ''}`, rows: table.numRows, ms: 0 });
   }
   return { table, orderedBy, steps };
+}
+
+/**
+ * Whether ORDER BY … LIMIT keeps the best k rows (top-k) rather than sorting every row: DuckDB's
+ * rule (src/optimizer/topn_optimizer.cpp, `TopN::CanOptimize`) — always unless k is both above 5000
+ * and above 0.7% of the input's estimated rows, where sorting everything is faster.
+ */
+export function useTopK(k: number, estimatedRows: number): boolean {
+  return Number.isSafeInteger(k) && (k <= 5000 || k <= 0.007 * estimatedRows);
+}
+
+/** `input`'s batches, counting their rows as they pass. */
+function countRows(input: { readonly schema: Schema; readonly batches: AsyncIterable<RecordBatch> }): { readonly schema: Schema; readonly batches: AsyncIterable<RecordBatch>; readonly rows: number } {
+  const counter = { rows: 0 };
+  async function* batches(): AsyncGenerator<RecordBatch> {
+    for await (const b of input.batches) {
+      counter.rows += b.numRows;
+      yield b;
+    }
+  }
+  return {
+    schema: input.schema,
+    batches: batches(),
+    get rows() {
+      return counter.rows;
+    },
+  };
 }
 
 async function* fromArray(batches: readonly RecordBatch[]): AsyncGenerator<RecordBatch> {

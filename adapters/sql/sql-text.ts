@@ -56,5 +56,7 @@ export function sqlText(e: SqlExpr): string {
       return `${e.negated ? 'NOT ' : ''}EXISTS (subquery)`;
     case 'in-subquery':
       return `${inner(e.arg)} ${e.negated ? 'NOT ' : ''}IN (subquery)`;
+    case 'scalar-subquery':
+      return '(subquery)';
   }
 }

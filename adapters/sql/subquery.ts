@@ -31,9 +31,10 @@ import type { JoinType, KeyPair } from '../../core/types.ts';
 import { openScan } from '../io/open.ts';
 import { ProjectedScan } from '../../core/scan/projected-scan.ts';
 import { MARK_COLUMN } from '../../core/output-schema.ts';
-import { joinRelations, leaves, MARK_SQL_NAME, relsOf, sidesOf, type FromPlan, type TreeContext } from './join-tree.ts';
+import { joinRelations, MARK_SQL_NAME, sidesOf, type FromPlan, type TreeContext } from './join-tree.ts';
 import type { ExplainNode } from './explain.ts';
 import { childrenOf, conjuncts, mapChildren, notYet, resolveIn, scanRelation, type Relation } from './relation.ts';
+import { resolvesIn } from './scope.ts';
 
 /** What the query runner offers the subquery planner. */
 export interface SubqueryHost {
@@ -157,10 +158,7 @@ function inKey(arg: SqlExpr, outer: Relation, innerColumn: string): KeyPair {
 
 /** Whether `e` names a column the subquery's FROM does not have (an outer reference). */
 function readsOuter(e: SqlExpr, plan: FromPlan): boolean {
-  if (e.kind === 'column') {
-    if (e.names.length === 2) return !relsOf(plan).has(e.names[0]!);
-    return !leaves(plan).some((l) => l.scan.schema.fields.some((f) => f.name === e.names[0]));
-  }
+  if (e.kind === 'column') return !resolvesIn(plan, e.names);
   return childrenOf(e).some((x) => readsOuter(x, plan));
 }
 

@@ -105,6 +105,14 @@ describe('zoneMapOf: integers', () => {
     expect(zoneMapOf(batchOf({ x: v })).column('x')).toEqual({ min: -(2n ** 63n), max: 2n ** 63n - 1n, nullCount: 0 });
   });
 
+  it('an empty Int64, timestamp or decimal column has no extremes (apache-arrow gives `new Table({x: empty})` a batch of Vectors, no buffers)', () => {
+    for (const type of [new Int64(), new Timestamp(TimeUnit.MICROSECOND), new Decimal(2, 10, 128)] as DataType[]) {
+      const batch = new Table({ x: vectorFromArray([], type as never) }).batches[0]!;
+      expect(zoneMapOf(batch).column('x'), String(type)).toEqual({ min: null, max: null, nullCount: 0 });
+      expect(columnStatsOf(vectorFromArray([], type as never).data[0]!), String(type)).toEqual({ min: null, max: null, nullCount: 0 });
+    }
+  });
+
   it('Int64 compares high words signed and low words unsigned', () => {
     // -1 = (hi -1, lo 0xFFFFFFFF); -2^32 = (hi -1, lo 0); 2^32 = (hi 1, lo 0); 2^32 - 1 = (hi 0, lo max)
     const v = int64Vector([-1n, -(2n ** 32n), 2n ** 32n, 2n ** 32n - 1n, -(2n ** 31n)]);

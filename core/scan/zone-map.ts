@@ -91,7 +91,8 @@ function numberStats(d: Data, isFloat: boolean, mask: Mask, base: number): Acc {
 
 /** Int64/UInt64/timestamps: the values' little-endian 32-bit words, ordered like normalised key words. */
 function int64Stats(d: Data, signed: boolean, mask: Mask, base: number): Acc {
-  const values = d.values as BigInt64Array | BigUint64Array;
+  const values = d.values as BigInt64Array | BigUint64Array | undefined;
+  if (d.length === 0 || values === undefined) return { count: 0, min: null, max: null }; // an empty column may have no buffer
   const words = new Int32Array(values.buffer, values.byteOffset, d.length * 2);
   const e = wordExtremes(words, 2, !signed, d.length, skipMask(d, mask, base));
   if (e === null) return { count: 0, min: null, max: null };
@@ -107,7 +108,8 @@ function decimalValue(words: Uint32Array, w: number, i: number): bigint {
 /** Decimals: `w` little-endian 32-bit words per value, the top one signed. */
 function decimalStats(d: Data, mask: Mask, base: number): Acc {
   const w = (d.type as Decimal).bitWidth / 32;
-  const words = d.values as Uint32Array;
+  const words = d.values as Uint32Array | undefined;
+  if (d.length === 0 || words === undefined) return { count: 0, min: null, max: null };
   const signedWords = new Int32Array(words.buffer, words.byteOffset, words.length);
   const e = wordExtremes(signedWords, w, false, d.length, skipMask(d, mask, base));
   if (e === null) return { count: 0, min: null, max: null };

@@ -39,13 +39,17 @@ export type SqlExpr =
   /** `CAST(x AS type)` / `x::type`; `type` as DuckDB names it (`BIGINT`, `DECIMAL(10,2)`, `DATE`). */
   | { readonly kind: 'cast'; readonly arg: SqlExpr; readonly type: string; readonly at: At }
   | { readonly kind: 'exists'; readonly query: SelectQuery; readonly negated: boolean; readonly at: At }
-  | { readonly kind: 'in-subquery'; readonly arg: SqlExpr; readonly query: SelectQuery; readonly negated: boolean; readonly at: At };
+  | { readonly kind: 'in-subquery'; readonly arg: SqlExpr; readonly query: SelectQuery; readonly negated: boolean; readonly at: At }
+  /** `(SELECT …)` used as a value: one column, at most one row (none: NULL). */
+  | { readonly kind: 'scalar-subquery'; readonly query: SelectQuery; readonly at: At };
 
-export type JoinKind = 'inner' | 'left' | 'right' | 'full' | 'cross';
+/** `left-semi` / `left-anti`: DuckDB's `a SEMI JOIN b` / `a ANTI JOIN b` (only `a`'s columns come out). */
+export type JoinKind = 'inner' | 'left' | 'right' | 'full' | 'cross' | 'left-semi' | 'left-anti';
 
 export type TableRef =
-  | { readonly kind: 'table'; readonly name: string; readonly alias: string | null; readonly at: At }
-  | { readonly kind: 'derived'; readonly query: SelectQuery; readonly alias: string | null; readonly at: At }
+  /** `columnAliases`: `t AS x(a, b)` renames the first columns (a prefix when fewer than the columns). */
+  | { readonly kind: 'table'; readonly name: string; readonly alias: string | null; readonly columnAliases?: readonly string[]; readonly at: At }
+  | { readonly kind: 'derived'; readonly query: SelectQuery; readonly alias: string | null; readonly columnAliases?: readonly string[]; readonly at: At }
   | {
       readonly kind: 'join';
       readonly type: JoinKind;
@@ -79,7 +83,8 @@ export interface OrderItem {
 
 export interface SelectQuery {
   /** Non-recursive CTEs, in the order written. */
-  readonly ctes: readonly { readonly name: string; readonly query: SelectQuery }[];
+  /** `columnAliases`: `WITH c(a, b) AS (…)` renames the CTE's first columns (extra names are ignored, as DuckDB does). */
+  readonly ctes: readonly { readonly name: string; readonly query: SelectQuery; readonly columnAliases?: readonly string[] }[];
   readonly distinct: boolean;
   readonly select: readonly SelectItem[];
   /** null: no FROM (`SELECT 1`). */
