@@ -133,17 +133,38 @@ class QueryRun {
   readonly #derived = new WeakMap<SelectQuery, Promise<Table>>();
   readonly #scopes = new WeakMap<SelectQuery['ctes'], Ctes>();
   #fresh = 0;
+  /**
+   * Every column name the queries run so far mention (null: all, a `*`): the given query's, and
+   * those of the queries the planner writes itself (decorrelation reads an outer-rows table by
+   * names the user never wrote), so joins and scans never drop a column one of them reads.
+   */
+  #mentioned: Set<string> | null;
   constructor(
     readonly engine: SqlEngine,
     readonly tables: Readonly<Record<string, JoinInput>>,
     readonly signal: AbortSignal | undefined,
-    mentioned: ReadonlySet<string> | null,
+    mentioned: Set<string> | null,
   ) {
     this.pool = MemoryPool.forRun(engine.config.memoryLimit);
-    this.tree = { engine, signal, pool: this.pool, mentioned, opened: (exec) => this.execs.push(exec) };
+    this.#mentioned = mentioned;
+    const run = this;
+    this.tree = {
+      engine,
+      signal,
+      pool: this.pool,
+      get mentioned() {
+        return run.#mentioned;
+      },
+      opened: (exec) => this.execs.push(exec),
+    };
   }
 
   async query(query: SelectQuery, outerCtes: Ctes): Promise<QueryOutput> {
+    if (this.#mentioned !== null) {
+      const names = mentionedNames(query);
+      if (names === null) this.#mentioned = null;
+      else for (const n of names) this.#mentioned.add(n);
+    }
     const ctes = this.withCtes(query, outerCtes);
     const scalars: ExplainNode[] = [];
     const q = await this.inlineScalars(query, ctes, scalars);
