@@ -20,12 +20,14 @@ import type { JoinCommandOptions } from './join-command.ts';
 import type { SortCommandOptions } from './sort-command.ts';
 import type { SqlCommandOptions } from './sql-command.ts';
 import type { SqllogictestOptions } from './sqllogictest-command.ts';
+import type { WorkloadCommandOptions } from './workload-command.ts';
 import { guardOptions, integerFlag, LIMITS, nonEmptyPath } from './options.ts';
 // Commands are imported when they run: `joinlab join` need not load DuckDB (~0.4 s) or the
 // experiment runner.
 const runJoinCommand = async (o: JoinCommandOptions) => (await import('./join-command.ts')).runJoinCommand(o);
 const runSortCommand = async (o: SortCommandOptions) => (await import('./sort-command.ts')).runSortCommand(o);
 const runSqlCommand = async (q: string, o: SqlCommandOptions) => (await import('./sql-command.ts')).runSqlCommand(q, o);
+const runWorkloadCommand = async (w: string, o: WorkloadCommandOptions) => (await import('./workload-command.ts')).runWorkloadCommand(w, o);
 const runSqllogictest = async (p: string[], o: SqllogictestOptions) => (await import('./sqllogictest-command.ts')).runSqllogictestCommand(p, o);
 const runStrategiesCommand = async (...a: Parameters<typeof import('./strategies-command.ts').runStrategiesCommand>) =>
   (await import('./strategies-command.ts')).runStrategiesCommand(...a);
@@ -88,6 +90,25 @@ function buildProgram(ctx: RunContext): Command {
     .option('--json', 'print rows, timing, per-join and per-scan metrics (with --explain, the plan) and the comparison as one JSON object', false)
     .action(async (query: string, opts: SqlCommandOptions) => {
       const ok = await runSqlCommand(query, { ...opts, signal: ctx.signal });
+      if (!ok) process.exitCode = 1;
+    });
+
+  program
+    .command('workload')
+    .description('run a standard workload (ssb: Star Schema Benchmark, tpch: TPC-H) on generated data, each query beside DuckDB; --compare checks the answers')
+    .argument('<workload>', 'ssb or tpch')
+    .option('--sf <n>', 'scale factor (fractional allowed; the data is generated once and cached)', '1')
+    .option('--queries <names>', 'only these queries, comma-separated (e.g. q1.1,q2.1 or 1,6,14)')
+    .option('--config <file>', 'config file (JSON or YAML)')
+    .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
+    .option('--threads <n>', "joinlab's threads and DuckDB's (same as --set threads=N)")
+    .option('--compare', "check each answer against DuckDB's (exit 1 when any differs or fails)", false)
+    .option('--warmup <n>', 'unmeasured runs of each query first (1: warm, as experiments measure)', '1')
+    .option('--repeat <n>', 'measured runs of each query; the median is reported', '1')
+    .option('--timeout <seconds>', 'per query run; a query still running is aborted and counted as timeout', '300')
+    .option('--json', 'print every query and the summary as one JSON object', false)
+    .action(async (workload: string, opts: WorkloadCommandOptions) => {
+      const ok = await runWorkloadCommand(workload, { ...opts, signal: ctx.signal });
       if (!ok) process.exitCode = 1;
     });
 

@@ -19,6 +19,7 @@
 import { formatTable } from '../cli/format.ts';
 import type { FileInfo } from './generators.ts';
 import type { DatasetResult, ExperimentResults, VariantResult } from './results.ts';
+import type { TableSource } from './schema.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Text helpers
@@ -82,11 +83,17 @@ function generatorText(g: { generator: string; params: object; seed: number; row
   return `generator ${g.generator} (${params}; seed ${g.seed}, rowGroupSize ${g.rowGroupSize})`;
 }
 
+function sourceText(s: TableSource): string {
+  if (s.kind === 'file') return `file ${s.path}`;
+  if (s.kind === 'workload') return `${s.data.workload} sf=${s.data.sf} ${s.table}`;
+  return `${s.data.generator} ${s.table}`;
+}
+
 /** One-line description of a data set's data. */
 export function dataSummary(d: DatasetResult): string {
   if (d.kind === 'sql') {
     const tables = Object.entries(d.tables).map(
-      ([name, t]) => `${name} ${fmtInt(t.file.rows)} rows / ${t.file.rowGroups} row groups (${t.source.kind === 'file' ? `file ${t.source.path}` : `${t.source.data.generator} ${t.source.table}`})`,
+      ([name, t]) => `${name} ${fmtInt(t.file.rows)} rows / ${t.file.rowGroups} row groups (${sourceText(t.source)})`,
     );
     const generators = [...new Set(Object.values(d.tables).flatMap((t) => (t.source.kind === 'generated' ? [generatorText(t.source.data)] : [])))];
     return `${[...generators, ''].join('; ')}tables ${tables.join(', ')}`;

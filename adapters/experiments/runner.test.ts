@@ -255,3 +255,36 @@ warmup: 0
     expect(existsSync(root)).toBe(false);
   });
 });
+
+describe('runExperiment: workload data sets', () => {
+  it('runs a workload query on its generated tables; a query joinlab refuses is a row saying so', async () => {
+    const file = write(
+      'workload.yaml',
+      `
+name: tiny workload
+datasets:
+  - { workload: { name: tpch, query: q3, sf: 0.01 } }
+  - { name: refused, workload: { name: tpch, query: q13, sf: 0.01 } }
+config: { join: hash }
+variants:
+  - { name: none, config: { pushdown: none } }
+  - { name: bounds, config: { pushdown: bounds } }
+repeat: 1
+warmup: 0
+`,
+    );
+    const root = join(tmp, 'workload-data');
+    const r = await runExperiment(file, { out: join(tmp, 'out-workload'), progress: false, dataRoot: root });
+    expect(r.parityOk).toBe(true);
+    const [q3, q13] = r.datasets;
+    if (q3?.kind !== 'sql' || q13?.kind !== 'sql') throw new Error('expected sql data sets');
+    expect(q3.name).toBe('tpch q3 sf=0.01');
+    expect(q3.sql).toContain("c_mktsegment = 'BUILDING'");
+    expect(Object.keys(q3.tables)).toEqual(['region', 'nation', 'supplier', 'customer', 'part', 'partsupp', 'orders', 'lineitem']);
+    expect(q3.tables.lineitem!.source).toMatchObject({ kind: 'workload', table: 'lineitem', data: { workload: 'tpch', sf: 0.01 } });
+    expect(readdirSync(root)).toHaveLength(1); // one workload data set for both data sets
+    for (const v of q3.variants) expect(v).toMatchObject({ status: 'ok', rows: 10, joins: 2, parity: { equal: true } });
+    for (const v of q13.variants) expect(v).toMatchObject({ status: 'unsupported' });
+    expect(formatResultsTable(r)).toContain('lineitem');
+  });
+});

@@ -30,6 +30,10 @@
  * the joins in the order they ran. The query is parsed before any data is generated, so a syntax
  * error, or SQL the parser already refuses, fails fast (a ConfigError naming the `sql` key); SQL
  * that only binding refuses (UnsupportedSqlError from Engine.sql) is a row saying so.
+ *
+ * A `workload:` data set is a `sql:` one whose text is a query of SSB or TPC-H
+ * (adapters/workloads/) over every table of the workload at its scale factor, generated once per
+ * run (cached across runs) in a DuckDB session of its own.
  */
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
@@ -50,6 +54,7 @@ import { isParquetPath } from '../io/parquet.ts';
 import { parseSql } from '../sql/parse.ts';
 import type { SqlResult } from '../sql/run.ts';
 import { duckdbVersion, generateData, generateTables, parquetInfo, type FileInfo, type GeneratedTables } from './generators.ts';
+import { generateWorkload, type WorkloadDataSpec } from '../workloads/workloads.ts';
 import { renderReport } from './report.ts';
 import { sqlScans, sumScans } from './sql-scans.ts';
 import type {
@@ -441,6 +446,28 @@ function generatedOnce(cache: GeneratedCache, duck: DuckDBSession, spec: Generat
   return tables;
 }
 
+/**
+ * A workload's tables, written (or found in the cache) once per run. Generated in a DuckDB session
+ * of its own on all cores (the data does not depend on DuckDB's thread count); the runner's session
+ * keeps the experiment's `threads` for the timings.
+ */
+function workloadOnce(cache: GeneratedCache, spec: Required<WorkloadDataSpec>, dataRoot: string | undefined): Promise<GeneratedTables> {
+  const key = JSON.stringify({ workload: spec });
+  let tables = cache.get(key);
+  if (tables === undefined) {
+    tables = (async () => {
+      const gen = await DuckDBSession.open();
+      try {
+        return await generateWorkload(gen, spec, { root: dataRoot });
+      } finally {
+        gen.close();
+      }
+    })();
+    cache.set(key, tables);
+  }
+  return tables;
+}
+
 /** Makes `name` a DuckDB view or table over `path`, replacing whatever object had the name before. */
 async function registerTable(duck: DuckDBSession, name: string, path: string): Promise<void> {
   const ident = `"${name.replace(/"/g, '""')}"`;
@@ -463,12 +490,17 @@ async function runSqlDataset(
   dataRoot: string | undefined,
   generated: GeneratedCache,
 ): Promise<SqlDatasetResult> {
-  const generators = [...new Set(Object.values(ds.tables).flatMap((t) => (t.kind === 'generated' ? [t.data.generator] : [])))];
+  const generators = [
+    ...new Set(Object.values(ds.tables).flatMap((t) => (t.kind === 'generated' ? [t.data.generator] : t.kind === 'workload' ? [`${t.data.workload} sf=${t.data.sf}`] : []))),
+  ];
   progress.step(generators.length > 0 ? `${ds.name}: generating ${generators.join(', ')} data (cached after the first run)` : `${ds.name}: reading file footers`);
   const tables: Record<string, SqlDatasetResult['tables'][string]> = {};
   for (const [name, source] of Object.entries(ds.tables)) {
     if (source.kind === 'generated') {
       const g = await generatedOnce(generated, duck, source.data, dataRoot);
+      tables[name] = { source: { ...source, cacheDir: g.dir, cached: g.cached }, file: g.tables[source.table]! };
+    } else if (source.kind === 'workload') {
+      const g = await workloadOnce(generated, source.data, dataRoot);
       tables[name] = { source: { ...source, cacheDir: g.dir, cached: g.cached }, file: g.tables[source.table]! };
     } else {
       if (!existsSync(source.path)) throw new FileNotFoundError(source.path);
@@ -545,10 +577,13 @@ async function runDataset(
   return { kind: 'join', name: ds.name, data, files, join: ds.join, sql, variants: withRatios(variants, duckdb), duckdb };
 }
 
-/** Every `sql:` query parses (DuckDB's parser), before any data is generated. */
+/**
+ * Every `sql:` query parses (DuckDB's parser), before any data is generated. A workload's query is
+ * not checked here: its text is the project's, and one joinlab refuses is a row saying so.
+ */
 async function checkQueries(exp: Experiment, duck: DuckDBSession): Promise<void> {
   for (const ds of exp.datasets) {
-    if (ds.kind !== 'sql') continue;
+    if (ds.kind !== 'sql' || ds.workload !== undefined) continue;
     try {
       await parseSql(duck, ds.sql);
     } catch (e) {

@@ -109,6 +109,24 @@ describe('experiment schema', () => {
     expect(d.variants.map((v) => v.config['pushdown.keyRangeBitmap'])).toEqual([true, true, true, true, false, true]);
   });
 
+  it('reads a workload data set: its query text and every table of the workload', () => {
+    const e = parseExperimentText(`name: w\nworkload: { name: ssb, query: Q2.1, sf: 0.1 }\nvariants: [{ name: a }]\n`);
+    const d = e.datasets[0]!;
+    if (d.kind !== 'sql') throw new Error('expected a sql data set');
+    expect(d.name).toBe('ssb q2.1 sf=0.1');
+    expect(d.sql).toMatch(/p_category = 'MFGR#12'/);
+    expect(d.workload).toEqual({ name: 'ssb', query: 'q2.1', sf: 0.1 });
+    expect(Object.keys(d.tables)).toEqual(['dwdate', 'customer', 'supplier', 'part', 'lineorder']);
+    expect(d.tables.part).toEqual({ kind: 'workload', table: 'part', data: { workload: 'ssb', sf: 0.1, rowGroupSize: 100_000, seed: 1 } });
+    const bad = (workload: string) => errorOf(`name: w\nworkload: ${workload}\nvariants: [{ name: a }]\n`);
+    expect(bad('{ name: tpch, query: q23 }').key).toBe('workload.query');
+    expect(bad('{ name: tpch, query: q23 }').message).toMatch(/tpch has no query 'q23'; expected one of: q1, q2/);
+    expect(bad('{ name: tpcds, query: q1 }').key).toBe('workload.name');
+    expect(bad('{ name: tpch, query: q1, sf: 0 }').key).toBe('workload.sf');
+    expect(bad('{ name: tpch, query: q1, scale: 1 }').key).toBe('workload.scale');
+    expect(errorOf(`name: w\nworkload: { name: tpch, query: q1 }\nsql: SELECT 1\nvariants: [{ name: a }]\n`).key).toBe('sql');
+  });
+
   it('names the variant config key that is bad', () => {
     const e = errorOf(`${GOOD.replace('pushdown.keyRangeBitmap: false', 'pushdown.keyRangeBitmap: maybe')}`);
     expect(e.key).toBe('variants[1].config.pushdown.keyRangeBitmap');
@@ -219,7 +237,7 @@ describe('experiment schema: sql data sets', () => {
     expect(both.message).toMatch(/sql: not allowed beside 'join': a data set runs either a join \(data \+ join\) or a query \(sql \+ tables\)/);
     const neither = errorOf(SQL.replace(/^sql: .*\n/m, ''));
     expect(neither.key).toBe('join');
-    expect(neither.message).toMatch(/join: required: a data set runs either a join .* or a query \(sql: "SELECT …" \+ tables\)/);
+    expect(neither.message).toMatch(/join: required: a data set runs either a join .*, a query \(sql: "SELECT …" \+ tables\) or a workload query/);
     const inDatasets = (d: Record<string, unknown>) => () => parseExperiment({ name: 'x', datasets: [d], variants: [{ name: 'a' }] }, { source: 'x.yaml' });
     expect(inDatasets({ data: { generator: 'star' }, join: { type: 'inner', on: 'a=b' }, sql: 'SELECT 1', tables: { t: 't.parquet' } })).toThrow(/datasets\[0\]\.sql: not allowed beside 'join'/);
     expect(inDatasets({ name: 'empty' })).toThrow(/datasets\[0\]\.join: required: a data set runs either a join/);

@@ -12,6 +12,7 @@
  * Degenerate input: a scale factor outside [MIN_SF, workload's maxSf] or not a number, an unknown
  * workload or query name is a `UsageError` naming what is allowed, before anything is written.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../../core/errors.ts';
 import { writeCachedTables, type GeneratedTables } from '../datagen/cached-parquet.ts';
@@ -104,10 +105,19 @@ export function selectQueries(workload: WorkloadName, list?: string): string[] {
   return out;
 }
 
+function queryUrl(workload: WorkloadName, name: string): URL {
+  if (!(WORKLOADS[workload].queries as readonly string[]).includes(name)) throw new UsageError(`${workload} has no query '${name}'`);
+  return new URL(`./queries/${workload}/${name}.sql`, import.meta.url);
+}
+
 /** The text of one query (queries/<workload>/<name>.sql). */
 export async function queryText(workload: WorkloadName, name: string): Promise<string> {
-  if (!(WORKLOADS[workload].queries as readonly string[]).includes(name)) throw new UsageError(`${workload} has no query '${name}'`);
-  return readFile(new URL(`./queries/${workload}/${name}.sql`, import.meta.url), 'utf8');
+  return readFile(queryUrl(workload, name), 'utf8');
+}
+
+/** `queryText`, synchronously (for parsing an experiment file, which is synchronous). */
+export function queryTextSync(workload: WorkloadName, name: string): string {
+  return readFileSync(queryUrl(workload, name), 'utf8');
 }
 
 export interface GenerateWorkloadOptions {

@@ -34,6 +34,7 @@ import type { OperatorMetrics } from '../../core/metrics.ts';
 import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import { takeRows } from '../memory-scan/memory-scan.ts';
+import { nextTurn } from '../common/next-turn.ts';
 import { BUILD_TASK, type BuildTaskInit, type BuildTaskInput, type BuildTaskReply } from './build-task.ts';
 import { CONCAT_TASK, type ConcatTaskInit, type ConcatTaskInput, type ConcatTaskReply } from './concat-task.ts';
 
@@ -332,11 +333,6 @@ async function buildCollectLeftOnWorkers(batches: readonly RecordBatch[], o: Bui
 function columnsOf(batch: RecordBatch, indices: readonly number[]): RecordBatch {
   const fields = indices.map((c) => batch.schema.fields[c]!);
   return new RecordBatch(new Schema(fields, batch.schema.metadata), makeData({ type: new Struct(fields), length: batch.numRows, nullCount: 0, children: indices.map((c) => batch.data.children[c]!) }));
-}
-
-/** Resolves on a later turn of the event loop (after pending I/O and timers). */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 function swapReserved(r: Reservation, grow: number, release: number): void {

@@ -12,6 +12,11 @@
  * operand is false. Null-aware anti (`outer NOT IN (SELECT inner.k … WHERE filter)`) is evaluated
  * per outer row o over S(o) = the inner rows passing the filter: o is kept iff S(o) is empty, or
  * o's key is not NULL, no key in S(o) is NULL and none equals o's key.
+ *
+ * Cancellation: with an AbortSignal the pair loop gives the event loop a turn every ~50 ms (at a
+ * left row or after a block of candidate pairs; operators/common/next-turn.ts) and checks the signal, so a timer's abort (a query
+ * timeout) or an interrupt stops a long loop — a cross product, an OR of join conditions — instead
+ * of waiting for its end.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
@@ -25,6 +30,7 @@ import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../../core/types.ts';
 import { collectScan } from '../common/collect.ts';
+import { nextTurn, TurnClock } from '../common/next-turn.ts';
 import { OutputAssembler, OutputPlan } from '../common/output.ts';
 
 /** Candidate pairs evaluated against the residual filter at once. */
@@ -107,7 +113,7 @@ export class NestedLoopJoin implements JoinAlgorithm {
     }
   }
 
-  *#join(join: BoundJoin, leftBatches: RecordBatch[], rightBatches: RecordBatch[], ctx: JoinContext, reservation: Reservation): Generator<RecordBatch> {
+  async *#join(join: BoundJoin, leftBatches: RecordBatch[], rightBatches: RecordBatch[], ctx: JoinContext, reservation: Reservation): AsyncGenerator<RecordBatch> {
     const { spec } = join;
     const left = new RowSource(leftBatches, join.leftSchema);
     const right = new RowSource(rightBatches, join.rightSchema);
@@ -144,6 +150,13 @@ export class NestedLoopJoin implements JoinAlgorithm {
     const blockR = new Int32Array(FILTER_BLOCK);
     let pairsTested = 0;
 
+    // with a signal: a turn of the event loop every ~50 ms (per left row and per block of candidate pairs)
+    const watch = ctx.signal !== undefined;
+    const clock = new TurnClock();
+    const turn = async (): Promise<void> => {
+      await nextTurn();
+      if (ctx.signal?.aborted) throw ctx.signal.reason;
+    };
     let leftBase = 0;
     for (let lb = 0; lb < leftBatches.length; lb++) {
       const lBatch = leftBatches[lb]!;
@@ -181,6 +194,7 @@ export class NestedLoopJoin implements JoinAlgorithm {
         };
 
         for (let i = 0; i < lBatch.numRows; i++) {
+          if (watch && clock.due()) await turn();
           for (let j = 0; j < rBatch.numRows; j++) {
             pairsTested++;
             if (!nullAware) {
@@ -189,7 +203,10 @@ export class NestedLoopJoin implements JoinAlgorithm {
             }
             blockL[n] = i;
             blockR[n] = j;
-            if (++n === FILTER_BLOCK) yield* settle();
+            if (++n === FILTER_BLOCK) {
+              yield* settle();
+              if (watch && clock.due()) await turn();
+            }
           }
         }
         if (n > 0) yield* settle();
