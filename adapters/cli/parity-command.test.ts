@@ -65,7 +65,7 @@ describe('joinlab parity', () => {
     expect(r.failed).toBe(0);
     expect(r.passed).toBeGreaterThan(15);
     expect(out.lines[0]).toMatch(/SQL 100% of cases \(features: [a-zA-Z, ]*subqueries[a-zA-Z, ]*\)/);
-    expect(err.lines.join('')).toMatch(/case 0: (pass|skip .*) — SQL join=\S+ batch=\d+ \| [\dx]+ rows \| SELECT /);
+    expect(err.lines.join('')).toMatch(/case 0: (pass|skip .*) — SQL join=\S+ batch=\d+ \| [\dx]+ rows \| (SELECT|WITH) /);
   });
 
   it("skips a query DuckDB itself fails on internally (its bug), and only that", async () => {
@@ -124,7 +124,7 @@ describe('joinlab parity', () => {
     const report = sql.lines.join('');
     expect(report).toMatch(/MISMATCH \((mismatch|order)\) in SQL case \d+ of seed 3: SQL join=drops-one/);
     expect(report).toMatch(/^CREATE TABLE t0 \(k INTEGER, j BIGINT, v0 INTEGER, s0 VARCHAR, d0 DATE\);$/m);
-    expect(report).toMatch(/^query: {2}SELECT .* FROM t0\b.*;$/m);
+    expect(report).toMatch(/^query: {2}(SELECT|WITH) .* FROM t0\b.*;$/m);
     expect(report).toMatch(/missing \(in expected, not in actual\)/);
   });
 });
