@@ -10,7 +10,8 @@
  *  - FROM: a join TREE of 2–4 tables — INNER / LEFT / RIGHT / FULL / CROSS joins, left-deep or
  *    bushy (`a JOIN (b JOIN c ON …) ON …`), keys between a table of each side (one or two
  *    equalities, `k` with `k` or `j`), sometimes USING / NATURAL between two tables, residual ON
- *    conditions — or a comma list of such trees with their keys (cross-table equalities) in WHERE;
+ *    conditions — or a comma list of such trees, in a shuffled order, with their keys (cross-table
+ *    equalities) in WHERE;
  *  - WHERE: single-table conjuncts (comparisons, IS [NOT] NULL, [NOT] IN lists, OR, arithmetic),
  *    only on tables no outer join pads with NULLs unless `outerWhere`;
  *  - SELECT: qualified columns under unique aliases; ORDER BY (one case in three), by alias or
@@ -161,7 +162,13 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
       else items.at(-1)!.push(t);
     }
     const trees = items.map(tree);
-    from = trees.map((x) => x.sql).join(', ');
+    // written in a shuffled order: the planner must not depend on it (nor may `*` lose it)
+    const written = [...trees];
+    for (let i = written.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [written[i], written[j]] = [written[j]!, written[i]!];
+    }
+    from = written.map((x) => x.sql).join(', ');
     padded = new Set(trees.flatMap((x) => [...x.padded]));
     order = trees.flatMap((x) => x.tables);
     for (let i = 1; i < trees.length; i++) {
