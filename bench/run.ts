@@ -22,6 +22,7 @@ import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
 import { piecewiseCases } from './suites/piecewise.ts';
+import { scanCases } from './suites/scan.ts';
 import { sortMergeCases } from './suites/sort-merge.ts';
 import { starCases } from './suites/star.ts';
 
@@ -32,6 +33,7 @@ const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: Sui
   'nested-loop': nestedLoopCases,
   'parquet-pruning': parquetPruningCases,
   piecewise: piecewiseCases,
+  scan: scanCases,
   'sort-merge': sortMergeCases,
   star: starCases,
 };
