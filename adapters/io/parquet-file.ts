@@ -27,7 +27,8 @@
  * and UTC metadata attached) — a batch never carries a type other than the schema's. Writing:
  * parquet-write.ts.
  */
-import { readParquet, readSchema } from 'parquet-wasm';
+import { readParquet, readSchema, wasmMemory } from 'parquet-wasm';
+import { CDataUnsupported, importBatches } from './arrow-c-data.ts';
 import type { SchemaElement } from 'hyparquet';
 import { makeData, RecordBatch, Schema, Struct, Table, tableFromIPC, type DataType, type Field } from 'apache-arrow';
 import { CorruptFileError, FileNotFoundError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
@@ -62,6 +63,12 @@ export interface DecodeOptions {
    * parallel join probes).
    */
   readonly shared?: boolean;
+  /**
+   * How decoded batches leave the WebAssembly heap: `c-data` (default) through the Arrow C data
+   * interface, copied once (arrow-c-data.ts); `ipc` serialised to an Arrow IPC stream and parsed
+   * again — the older path, kept as the fallback and to measure the difference.
+   */
+  readonly transfer?: 'c-data' | 'ipc';
 }
 
 export interface DecodedRowGroups {
@@ -126,6 +133,7 @@ export class ParquetFileHandle {
   readonly #footer: Footer;
   readonly #topIndex = new Map<string, number>();
   #fallbacks = 0;
+  #ipcDecodes = 0;
   #sortedOn: readonly ScanSortColumn[] | undefined | null = null;
 
   private constructor(path: string, source: FileRanges, footer: Footer, schema: Schema) {
@@ -307,10 +315,32 @@ export class ParquetFileHandle {
     return [...tops].sort((a, b) => a - b);
   }
 
-  #decodeBytes(bytes: Uint8Array, rowGroups: number[] | undefined, batchSize: number, shared: boolean): RecordBatch[] {
-    const wasm = readParquet(bytes, rowGroups ? { rowGroups, batchSize } : { batchSize });
+  /**
+   * Decoded batches of `bytes` (a sub-file, or the original file with `rowGroups`): exported by
+   * the decoder through the Arrow C data interface and copied once (arrow-c-data.ts); decoded again
+   * and handed over as IPC when the export holds something that module does not read.
+   */
+  #decodeBytes(bytes: Uint8Array, rowGroups: number[] | undefined, batchSize: number, shared: boolean, transfer: 'c-data' | 'ipc'): RecordBatch[] {
+    const options = rowGroups ? { rowGroups, batchSize } : { batchSize };
+    if (transfer === 'c-data') {
+      const ffi = readParquet(bytes, options).intoFFI();
+      try {
+        return importBatches(wasmMemory().buffer, ffi.schemaAddr(), ffi.arrayAddrs(), shared);
+      } catch (e) {
+        if (!(e instanceof CDataUnsupported)) throw e;
+        this.#ipcDecodes++;
+      } finally {
+        ffi.free();
+      }
+    }
+    const wasm = readParquet(bytes, options);
     const table = tableFromIPC(shared ? wasmIpcShared(wasm) : wasm.intoIPCStream());
     return table.batches.filter((b) => b.numRows > 0);
+  }
+
+  /** How many decodes went through IPC because the C data export held something unread (0 for flat files). */
+  get ipcDecodes(): number {
+    return this.#ipcDecodes;
   }
 
   /** Decoded batches of the columns `names` (file order) as the handle's schema says them. */
@@ -364,7 +394,7 @@ export class ParquetFileHandle {
     }
     if (sub !== null) {
       try {
-        const batches = this.#decodeBytes(sub, undefined, batchSize, options.shared === true);
+        const batches = this.#decodeBytes(sub, undefined, batchSize, options.shared === true, options.transfer ?? 'c-data');
         return { batches: this.#conform(batches, decoded), columns: decoded };
       } catch (e) {
         if (e instanceof UnsupportedTypeError || e instanceof CorruptFileError) throw e;
@@ -374,7 +404,7 @@ export class ParquetFileHandle {
     }
     this.#fallbacks++;
     try {
-      const batches = this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize, options.shared === true);
+      const batches = this.#decodeBytes((this.#whole ??= this.#source.readAll()), [...indices], batchSize, options.shared === true, options.transfer ?? 'c-data');
       return { batches: this.#conform(batches, this.columnNames), columns: this.columnNames.slice() };
     } catch (e) {
       if (e instanceof CorruptFileError || e instanceof FileNotFoundError || e instanceof UnsupportedTypeError) throw e;

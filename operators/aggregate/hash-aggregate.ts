@@ -189,14 +189,18 @@ class Aggregation {
     for (let a = 0; a < this.states.length; a++) {
       const b = this.bound.aggregates[a]!;
       const inputIdx = b.input;
+      const state = this.states[a]!;
+      const whole = this.table === null && state.updateAll !== undefined; // no GROUP BY: every row in group 0
       if (inputIdx < 0) {
-        this.states[a]!.update(NO_INPUT, groupOf, null, n);
+        if (whole) state.updateAll!(NO_INPUT, n);
+        else state.update(NO_INPUT, groupOf, null, n);
         continue;
       }
       const d = this.distinct[inputIdx];
       const input = inputs[inputIdx]!;
       if (d === null || d === undefined) {
-        this.states[a]!.update(input, groupOf, null, n);
+        if (whole) state.updateAll!(input, n);
+        else state.update(input, groupOf, null, n);
         continue;
       }
       if (rowsOf[inputIdx] === null) {

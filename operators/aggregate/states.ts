@@ -53,6 +53,12 @@ export interface AggregateState {
   resize(capacity: number): void;
   /** Fold rows `rows[0 .. count)` (rows 0 .. count - 1 when null) in; `groups[row]` is each row's group. */
   update(input: AggregateInput, groups: Int32Array, rows: Int32Array | null, count: number): void;
+  /**
+   * Optional fast path of an aggregate without GROUP BY: fold rows 0 .. count - 1, all of group 0
+   * (capacity is at least 1), with the same result as `update` with every group id 0 — no group id
+   * read per row, and sums kept in locals.
+   */
+  updateAll?(input: AggregateInput, count: number): void;
   /** Groups [start, start + count) as an output column. */
   finish(start: number, count: number): Data;
 }
@@ -60,6 +66,11 @@ export interface AggregateState {
 const TWO32 = 4294967296;
 /** Carry threshold: a limb above it is carried before it can lose exactness. */
 const LIMB_MAX = 4503599627370496; // 2^52
+/**
+ * Rows a fast path sums in a local before folding it into the limbs: 2^20 words below 2^32 sum to
+ * below 2^52, so the local stays exact, and limb + local stays below 2^53.
+ */
+const LOCAL_ROWS = 1 << 20;
 
 function grown<T extends Float64Array | Int32Array | Uint8Array>(old: T, length: number): T {
   const Ctor = old.constructor as new (n: number) => T;
@@ -88,6 +99,13 @@ export class CountState implements AggregateState {
       const r = rows === null ? k : rows[k]!;
       if (nulls === null || nulls[r] === 0) c[groups[r]!]! += 1;
     }
+  }
+
+  updateAll(input: AggregateInput, count: number): void {
+    const nulls = this.skipNulls ? input.nulls : null;
+    let n = count;
+    if (nulls !== null) for (let r = 0; r < count; r++) n -= nulls[r]!;
+    this.counts[0]! += n;
   }
 
   finish(start: number, count: number): Data {
@@ -220,6 +238,81 @@ export class ExactSumState implements AggregateState {
     }
   }
 
+  updateAll(input: AggregateInput, count: number): void {
+    const view = input.values!;
+    const nulls = view.nulls;
+    const parts = this.width === 4 ? 4 : this.width === 2 ? 2 : 1;
+    const local = new Float64Array(parts);
+    for (let start = 0; start < count; start += LOCAL_ROWS) {
+      const end = Math.min(count, start + LOCAL_ROWS);
+      local.fill(0);
+      let n = 0;
+      if (this.width === 0) {
+        const x = view.numbers!;
+        let a = 0;
+        if (nulls === null) {
+          for (let r = start; r < end; r++) a += x[r]!;
+          n = end - start;
+        } else {
+          for (let r = start; r < end; r++) {
+            if (nulls[r] !== 0) continue;
+            a += x[r]!;
+            n++;
+          }
+        }
+        local[0] = a;
+      } else if (this.width === 2) {
+        const w = view.words!;
+        let a = 0;
+        let b = 0;
+        const unsigned = this.unsigned;
+        for (let r = start; r < end; r++) {
+          if (nulls !== null && nulls[r] !== 0) continue;
+          a += w[2 * r]! >>> 0;
+          b += unsigned ? w[2 * r + 1]! >>> 0 : w[2 * r + 1]!;
+          n++;
+        }
+        local[0] = a;
+        local[1] = b;
+      } else {
+        const w = view.words!;
+        let a0 = 0;
+        let a1 = 0;
+        let a2 = 0;
+        let a3 = 0;
+        for (let r = start; r < end; r++) {
+          if (nulls !== null && nulls[r] !== 0) continue;
+          const i = 4 * r;
+          a0 += w[i]! >>> 0;
+          a1 += w[i + 1]! >>> 0;
+          a2 += w[i + 2]! >>> 0;
+          a3 += w[i + 3]!;
+          n++;
+        }
+        local[0] = a0;
+        local[1] = a1;
+        local[2] = a2;
+        local[3] = a3;
+      }
+      this.fold(local, n);
+    }
+  }
+
+  /** Adds per-limb sums (each below 2^52 in magnitude) and `n` values to group 0, carrying. */
+  private fold(local: Float64Array, n: number): void {
+    const L = this.sums;
+    const last = this.limbs - 1; // the top limb absorbs the carries
+    for (let j = 0; j < local.length; j++) L[j]! += local[j]!;
+    for (let j = 0; j < last; j++) {
+      const v = L[j]!;
+      if (v < LIMB_MAX && v > -LIMB_MAX) continue;
+      const c = Math.floor(v / TWO32);
+      L[j] = v - c * TWO32;
+      L[j + 1]! += c;
+    }
+    L[this.limbs]! += n;
+  }
+
   /**
    * Group g's exact sum as four words at `out[o .. o+3]`; false if it does not fit in a signed
    * 128-bit integer.
@@ -290,6 +383,21 @@ export class FloatSumState implements AggregateState {
       s[2 * g]! += x[r]!;
       s[2 * g + 1]! += 1;
     }
+  }
+
+  updateAll(input: AggregateInput, count: number): void {
+    const view = input.values!;
+    const x = view.numbers!;
+    const nulls = view.nulls;
+    let sum = this.sums[0]!;
+    let n = 0;
+    for (let r = 0; r < count; r++) {
+      if (nulls !== null && nulls[r] !== 0) continue;
+      sum += x[r]!; // input order, as `update` and DuckDB add
+      n++;
+    }
+    this.sums[0] = sum;
+    this.sums[1]! += n;
   }
 
   finish(start: number, count: number): Data {
