@@ -6,7 +6,8 @@
  * Rows: the conjunction is compiled by the expression evaluator (core/expr, DuckDB's typing and
  * three-valued logic: a row passes only when it is TRUE) against the schema of each batch the scan
  * yields (a scan decodes only the columns asked for, so batch schemas may differ; one compile per
- * schema).
+ * distinct list of names and types — not per Schema object, which every decoded run brings anew:
+ * compiling per run cost fresh buffers, garbage and cold code on every row group).
  *
  * Containers, conservatively (a pruning answer may only ever be "maybe"): each conjunct is tested
  * against the container's min/max and null counts by static-prune.ts — comparisons with constants
@@ -36,6 +37,7 @@ export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Sc
   const expr: Expr = conjuncts.length === 1 ? conjuncts[0]!.expr : { kind: 'and', args: conjuncts.map((c) => c.expr) };
   compileRowFilter(expr, schema); // type errors surface before any data is read
   const compiled = new WeakMap<Schema, RowFilter>();
+  const bySignature = new Map<string, RowFilter>();
   const columns = [...new Set(conjuncts.flatMap((c) => columnsOf(c.expr)))];
   const types = new Map(schema.fields.map((f) => [f.name, f.type]));
   return {
@@ -51,7 +53,13 @@ export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Sc
       const n = batch.numRows;
       if (n === 0) return null;
       let f = compiled.get(batch.schema);
-      if (f === undefined) compiled.set(batch.schema, (f = compileRowFilter(expr, batch.schema)));
+      if (f === undefined) {
+        // a scan's batches carry equal schemas in new objects (one per decoded run): compile once per shape
+        const shape = batch.schema.fields.map((x) => `${x.name}\u0000${String(x.type)}`).join('\u0001');
+        f = bySignature.get(shape);
+        if (f === undefined) bySignature.set(shape, (f = compileRowFilter(expr, batch.schema)));
+        compiled.set(batch.schema, f);
+      }
       const rows = f.select(batch);
       return rows.length === n ? null : rows;
     },

@@ -12,6 +12,7 @@ import { halfToDouble } from '../arrow/half-float.ts';
 import { ExpressionError } from '../errors.ts';
 import type { Layout } from './column-types.ts';
 import { type Int64Source, toDouble, TWO32, TWO53 } from './exact.ts';
+import { DENSE_ROWS } from './node-base.ts';
 
 export function int32View(a: ArrayBufferView): Int32Array {
   return new Int32Array(a.buffer, a.byteOffset, a.byteLength >> 2);
@@ -37,7 +38,8 @@ export function gatherFloats(data: Data, layout: Layout, rows: Int32Array, n: nu
   switch (layout) {
     case 'float': {
       const v = data.values as Float32Array | Float64Array;
-      for (let k = 0; k < n; k++) out[k] = v[rows[k]!]!;
+      if (DENSE_ROWS.has(rows)) out.set(v.subarray(0, n));
+      else for (let k = 0; k < n; k++) out[k] = v[rows[k]!]!;
       return;
     }
     case 'half': {
@@ -80,7 +82,8 @@ export function gatherExact(
   switch (layout) {
     case 'small-int': {
       const v = data.values as Int8Array | Int16Array | Int32Array | Uint8Array | Uint16Array | Uint32Array;
-      for (let k = 0; k < n; k++) f[k] = v[rows[k]!]!;
+      if (DENSE_ROWS.has(rows)) f.set(v.subarray(0, n));
+      else for (let k = 0; k < n; k++) f[k] = v[rows[k]!]!;
       return null;
     }
     case 'i64':

@@ -125,7 +125,7 @@ export function compileFilter(expr: Expr, leftSchema: Schema, rightSchema: Schem
         return result;
       }
       const v = root.bool({ left, leftRows, right, rightRows, n: count, live: null });
-      for (let k = 0; k < count; k++) result[k] = v[k] === 1 ? 1 : 0;
+      for (let k = 0; k < count; k++) result[k] = v[k]! & 1; // TRUE (1) stays, FALSE (0) and NULL (2) drop; branch-free
       return result;
     },
   };

@@ -4,14 +4,14 @@
  * its type changed), a constant (buffers filled once, on (re)allocation) and SQL NULL (NULL for
  * every pair, its other operands never evaluated).
  */
-import { type Data, type Dictionary } from 'apache-arrow';
+import { type Data, type Decimal, type Dictionary } from 'apache-arrow';
 import { ExpressionError, MissingColumnError } from '../errors.ts';
 import type { Side } from '../types.ts';
 import { type ByteSource, byteSource, dictionarySource } from './byte-sources.ts';
 import { gatherBools, gatherExact, gatherFloats, gatherNulls, int32View } from './column-readers.ts';
 import { type ColumnType, columnType } from './column-types.ts';
 import { type ExactVec, toDouble, TWO53, wordsOf } from './exact.ts';
-import { type Ctx, f64, i32, Node, type NumVec, type StrVec, u32, u8, type VClass } from './node-base.ts';
+import { type Ctx, DENSE_ROWS, type DenseExact, f64, i32, Node, type NumVec, type StrVec, u32, u8, type VClass } from './node-base.ts';
 
 const EMPTY_OFFSETS = Int32Array.of(0, 0);
 const EMPTY_BYTES = new Uint8Array(0);
@@ -64,6 +64,20 @@ export class ColumnNode extends Node {
     const values = (this.numBuf = f64(this.numBuf, ctx.n));
     gatherFloats(data, this.type.layout, rows, ctx.n, values);
     return { values, nulls: gatherNulls(data, rows, ctx.n, (this.nullBuf = u8(this.nullBuf, ctx.n))) };
+  }
+
+  override denseExact(ctx: Ctx): DenseExact | null {
+    const rows = this.rows(ctx);
+    if (!DENSE_ROWS.has(rows)) return null;
+    const layout = this.type.layout;
+    if (layout !== 'small-int' && layout !== 'decimal') return null;
+    const data = this.column(ctx);
+    const nulls = gatherNulls(data, rows, ctx.n, (this.nullBuf = u8(this.nullBuf, ctx.n)));
+    if (layout === 'small-int') return { kind: 'ints', values: data.values as Int32Array, nulls };
+    const stride = (data.type as Decimal).bitWidth >> 5;
+    if (stride !== 2 && stride !== 4) return null;
+    const v = data.values as ArrayBufferView;
+    return { kind: 'words', words: new Uint32Array(v.buffer, v.byteOffset, data.length * stride), stride, nulls };
   }
 
   override exact(ctx: Ctx): ExactVec {
@@ -152,6 +166,10 @@ export class LiteralNode extends Node {
     } else {
       this.utf8 = null;
     }
+  }
+
+  override get exactScalar(): number | null {
+    return typeof this.value === 'bigint' && this.words === null ? this.approx : null;
   }
 
   /** The constant (an exact value as a bigint). */

@@ -50,7 +50,7 @@ export class LogicNode extends Node {
         for (let k = 0; k < n; k++) {
           const r = lut[out[k]! * 3 + v[k]!]!;
           out[k] = r;
-          open |= r ^ decided ? 1 : 0;
+          open |= r ^ decided; // non-zero once some pair is undecided (branch-free)
         }
       } else {
         // the next arguments matter only for the pairs still undecided (and live above)
@@ -59,7 +59,7 @@ export class LogicNode extends Node {
         for (let k = 0; k < n; k++) {
           const r = lut[out[k]! * 3 + v[k]!]!;
           out[k] = r;
-          const undecided = r ^ decided ? 1 : 0;
+          const undecided = -(r ^ decided) >>> 31; // 1 when r is not the deciding value (branch-free)
           open |= undecided;
           live[k] = parent === null ? undecided : undecided & parent[k]!;
         }

@@ -20,7 +20,7 @@
 import { copyByteRange } from './byte-sources.ts';
 import { CIVIL, civil } from './calendar.ts';
 import { exactValue, type ExactVec, TWO53 } from './exact.ts';
-import { type Ctx, i32, Node, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
+import { type Ctx, DENSE_ROWS, i32, Node, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
 import { decimalText } from './numeric-nodes.ts';
 import type { NumType } from './numeric-types.ts';
 
@@ -325,5 +325,6 @@ export function identity(buf: Int32Array | undefined, n: number): Int32Array {
   if (buf !== undefined && buf.length >= n) return buf; // always filled whole
   const out = i32(undefined, Math.max(n, buf === undefined ? 0 : 2 * buf.length));
   for (let k = 0; k < out.length; k++) out[k] = k;
+  DENSE_ROWS.add(out);
   return out;
 }
