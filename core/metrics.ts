@@ -23,6 +23,12 @@ export interface ScanMetrics {
   bytesRead: number;
   /** Of `bytesRead`, the bytes of Bloom filters read to decide on containers. */
   bloomBytesRead: number;
+  /**
+   * Late materialization (Parquet): rows of kept containers whose other columns were never decoded
+   * because the filter's columns, decoded first, left none of them; and those columns' bytes.
+   */
+  rowsNotDecoded: number;
+  bytesNotDecoded: number;
   elapsedMs: number;
 }
 
@@ -37,6 +43,8 @@ export function newScanMetrics(): ScanMetrics {
     bytesSkipped: 0,
     bytesRead: 0,
     bloomBytesRead: 0,
+    rowsNotDecoded: 0,
+    bytesNotDecoded: 0,
     elapsedMs: 0,
   };
 }

@@ -124,6 +124,8 @@ export function scanReport(m: ScanMetrics) {
     bytesDecoded: m.bytesDecoded,
     bytesRead: m.bytesRead,
     bloomBytesRead: m.bloomBytesRead,
+    rowsNotDecoded: m.rowsNotDecoded,
+    bytesNotDecoded: m.bytesNotDecoded,
     elapsedMs: round(m.elapsedMs),
   };
 }

@@ -24,6 +24,9 @@ export interface ScanSummary {
   readonly bytesSkipped: number;
   readonly bytesRead: number;
   readonly bloomBytesRead?: number;
+  /** Late materialization: rows and bytes of other columns never decoded (absent in older results). */
+  readonly rowsNotDecoded?: number;
+  readonly bytesNotDecoded?: number;
 }
 
 export interface ParityResult {

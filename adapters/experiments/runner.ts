@@ -126,6 +126,8 @@ function scanSummary(m: ScanMetrics): ScanSummary {
     bytesSkipped: m.bytesSkipped,
     bytesRead: m.bytesRead,
     bloomBytesRead: m.bloomBytesRead,
+    rowsNotDecoded: m.rowsNotDecoded,
+    bytesNotDecoded: m.bytesNotDecoded,
   };
 }
 

@@ -91,7 +91,7 @@ describe('ParquetScan', () => {
     const filter = new DynamicFilter();
     const p = between('k', 250, 420); // overlaps row groups 2, 3, 4
     filter.publish(p);
-    const out = await collect(scan.batches({ filter, columns: ['payload'] }));
+    const out = await collect(scan.batches({ filter, columns: ['payload'], lateMaterialization: 'off' }));
     expect(p.tested).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(column(out, 'payload')).toEqual(Array.from({ length: 171 }, (_, i) => `p${250 + i}`));
     expect(out[0]!.schema.fields.map((f) => f.name)).toEqual(['payload']);
@@ -110,6 +110,14 @@ describe('ParquetScan', () => {
     expect(m.bytesSkipped).toBe([0, 1, 5, 6, 7, 8, 9].reduce((s, r) => s + bytes(r), 0));
     expect(m.bytesDecoded).toBeLessThan(rgs[2]!.uncompressedBytes * 3); // 'wide' was never decoded
     expect(scan.handle.fallbackDecodes).toBe(0);
+
+    // late: the predicate's column first, then the requested one — the same rows and bytes
+    const lateScan = await ParquetScan.open(path);
+    const lateDecode = vi.spyOn(lateScan.handle, 'decodeRowGroups');
+    const lateOut = await collect(lateScan.batches({ filter, columns: ['payload'] }));
+    expect(column(lateOut, 'payload')).toEqual(column(out, 'payload'));
+    expect(lateDecode.mock.calls.map((c) => [c[0], c[1]])).toEqual([[[2, 3, 4], ['k']], [[2, 3, 4], ['payload']]]); // one run of three small row groups
+    expect(lateScan.metrics).toMatchObject({ rowsDecoded: 300, rowsAfterFilter: 171, bytesDecoded: m.bytesDecoded, rowsNotDecoded: 0 });
   });
 
   it('reads the file by ranges: the footer at open, then only the chunks of kept row groups and needed columns', async () => {

@@ -36,7 +36,8 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
-import { filterAndProject, neededColumns, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
+import { filterAndProject, neededColumns, projectBatch, takeRows, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
+import { splitColumns, zipBatches } from './late-materialization.ts';
 import type { ColumnStats, ContainerStats, DecodeMorsel, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
 import { PARQUET_DECODER, type ParquetMorsel } from './parquet-decoder.ts';
 import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
@@ -151,25 +152,33 @@ export class ParquetScan implements Scan {
     const h = this.handle;
     const columns = this.#columns(options);
     const m = this.metrics;
-    const rgs = h.rowGroups;
     let t0 = performance.now();
     let inScan = true;
+    const lateMode = options.lateMaterialization ?? 'auto';
     try {
       for await (const run of this.#runs(options, columns)) {
         throwIfAborted(signal, this.source);
-        const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, { batchSize: this.#batchSize });
-        m.bytesRead = h.bytesRead;
-        for (const r of run.rowGroups) {
-          m.rowsDecoded += rgs[r]!.numRows;
-          for (const c of decoded.columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
+        const runPredicate = filter?.current() ?? null;
+        const split = lateMode === 'off' ? null : splitColumns(runPredicate, run.columns);
+        const late = split === null ? null : await this.#decodeLate(run.rowGroups, split, runPredicate!, columns);
+        let batches: RecordBatch[];
+        if (late !== null) batches = late;
+        else {
+          const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, { batchSize: this.#batchSize });
+          this.#charge(run.rowGroups, decoded.columns);
+          batches = decoded.batches;
         }
-        for (const batch of decoded.batches) {
+        for (const batch of batches) {
           throwIfAborted(signal, this.source);
-          let predicate = filter?.current() ?? null;
-          if (predicate && !predicate.columns.every((c) => batch.schema.fields.some((f) => f.name === c))) {
-            predicate = null; // its columns were not decoded: keep the rows (always safe)
+          let out: RecordBatch;
+          if (late !== null) out = batch; // filtered and projected by #decodeLate
+          else {
+            let predicate = filter?.current() ?? null;
+            if (predicate && !predicate.columns.every((c) => batch.schema.fields.some((f) => f.name === c))) {
+              predicate = null; // its columns were not decoded: keep the rows (always safe)
+            }
+            out = filterAndProject(batch, predicate, columns, this.source);
           }
-          const out = filterAndProject(batch, predicate, columns, this.source);
           m.rowsAfterFilter += out.numRows;
           if (out.numRows === 0) continue;
           m.elapsedMs += performance.now() - t0;
@@ -182,6 +191,59 @@ export class ParquetScan implements Scan {
     } finally {
       if (inScan) m.elapsedMs += performance.now() - t0;
     }
+  }
+
+  /** Metrics of a decode: the run's rows (once) and the footer bytes of the columns decoded. */
+  #charge(rowGroups: readonly number[], decodedColumns: readonly string[], countRows = true): void {
+    const m = this.metrics;
+    const rgs = this.handle.rowGroups;
+    m.bytesRead = this.handle.bytesRead;
+    for (const r of rowGroups) {
+      if (countRows) m.rowsDecoded += rgs[r]!.numRows;
+      for (const c of decodedColumns) m.bytesDecoded += rgs[r]!.columnBytes(c);
+    }
+  }
+
+  /**
+   * A run decoded late (late-materialization.ts): the filter's columns, its row test, then the
+   * other columns only if some row survived. Returns the run's batches already filtered (by the
+   * filter as it was when the run started: a later one is only a tighter "maybe") and projected
+   * to `columns`; [] when no row survived; null when the run must be decoded the ordinary way (the
+   * decoder fell back to every column, or the two decodes' batches do not line up).
+   */
+  async #decodeLate(rowGroups: number[], split: { readonly first: string[]; readonly rest: string[] }, predicate: ScanPredicate, columns: readonly string[]): Promise<RecordBatch[] | null> {
+    const h = this.handle;
+    const m = this.metrics;
+    const first = await h.decodeRowGroups(rowGroups, split.first, { batchSize: this.#batchSize });
+    if (first.columns.length !== split.first.length) {
+      // a fallback decoded every column at once: nothing left to decode late
+      this.#charge(rowGroups, first.columns);
+      return first.batches.map((b) => filterAndProject(b, predicate, columns, this.source));
+    }
+    this.#charge(rowGroups, first.columns);
+    const selections = first.batches.map((b) => predicate.selectRows(b));
+    let kept = 0;
+    first.batches.forEach((b, i) => (kept += selections[i]?.length ?? b.numRows));
+    if (kept === 0) {
+      for (const r of rowGroups) {
+        m.rowsNotDecoded += h.rowGroups[r]!.numRows;
+        for (const c of split.rest) m.bytesNotDecoded += h.rowGroups[r]!.columnBytes(c);
+      }
+      return [];
+    }
+    const rest = await h.decodeRowGroups(rowGroups, split.rest, { batchSize: this.#batchSize });
+    this.#charge(rowGroups, rest.columns, false);
+    if (rest.batches.length !== first.batches.length) return null;
+    const out: RecordBatch[] = [];
+    for (let i = 0; i < first.batches.length; i++) {
+      const whole = zipBatches(first.batches[i]!, rest.batches[i]!);
+      if (whole === null) return null;
+      const sel = selections[i]!;
+      if (sel !== null && sel.length === 0) continue;
+      const projected = projectBatch(whole, columns, this.source);
+      out.push(sel === null ? projected : takeRows(projected, sel));
+    }
+    return out;
   }
 
   /**

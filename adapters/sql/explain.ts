@@ -48,6 +48,7 @@ export function scanNode(name: string, table: string, target: PushdownTarget, st
     `source: ${target.source}`,
     `containers: ${m.containersTotal - m.containersPruned} of ${m.containersTotal} read (${m.containersPruned} pruned${m.containersPrunedByBloom > 0 ? `, ${m.containersPrunedByBloom} by Bloom filters` : ''})`,
     `rows: ${m.rowsDecoded} decoded, ${m.rowsAfterFilter} after filters (estimated ${estimated(target.estimate)} of ${target.inner.numRows}); ${m.elapsedMs.toFixed(1)} ms`,
+    ...(m.rowsNotDecoded > 0 ? [`late materialization: other columns of ${m.rowsNotDecoded} rows not decoded (${m.bytesNotDecoded} bytes)`] : []),
   ];
   if (statics.length > 0) details.push(`static filter: ${statics.map(sqlText).join(' AND ')}`);
   if (target.published.length > 0) details.push(`dynamic filters: ${target.published.join('; ')}`);

@@ -39,7 +39,7 @@ import { conjuncts, hasSubquery, NO_COLUMNS, notYet, resolveIn, toExpr, writtenO
 
 export interface SelectEngine {
   sort(input: JoinInput, keys: readonly { column: string; descending: boolean; nullsFirst: boolean }[], options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<{ readonly table: Table }>;
-  readonly config: { readonly batchSize: number };
+  readonly config: { readonly batchSize: number; readonly 'scan.lateMaterialization': 'auto' | 'on' | 'off' };
 }
 
 /** One step after the joins, for the plan (explain.ts). */
@@ -89,7 +89,7 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   let source = rel;
   // `*` (also the one an EXISTS subquery is run with, after the names were collected) reads all
   const columns = q.select.some((s) => s.expr.kind === 'star') ? undefined : readColumns(rel, options.mentioned);
-  let rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal, ...(columns !== undefined ? { columns } : {}) });
+  let rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal, lateMaterialization: engine.config['scan.lateMaterialization'], ...(columns !== undefined ? { columns } : {}) });
   if (isAggregateQuery(q)) {
     const agg = planAggregate(rel, q);
     const input = project(rows, agg.inputItems, rel, 'aggregate input');

@@ -131,6 +131,13 @@ export interface ScanOptions {
    * `exactSet` (config `pushdown.parquetBloom`); default true. Off, only min/max prunes.
    */
   readonly bloomFilters?: boolean;
+  /**
+   * Late materialization (config `scan.lateMaterialization`; a scan without it ignores it): decode
+   * the filter's columns first, test the rows, and decode the other columns only where rows
+   * survive. `auto` (default) does it whenever a filter reads fewer columns than the scan decodes;
+   * `on` likewise (kept for experiments that want to say so); `off` decodes every column at once.
+   */
+  readonly lateMaterialization?: 'auto' | 'on' | 'off';
 }
 
 /**

@@ -73,7 +73,7 @@ export class HashJoin implements JoinAlgorithm {
       const filter = new DynamicFilter();
       const barrier = plan.pushdown !== null ? publishWhenComplete(filter, plan.pushdown) : null;
       const buildStarted = performance.now();
-      parts = await buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal }), {
+      parts = await buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal, lateMaterialization: ctx.config['scan.lateMaterialization'] }), {
         schema: buildScan.schema,
         keyColumns: plan.buildKeys,
         kinds: plan.keyKinds,
