@@ -73,7 +73,9 @@ function readColumns(rel: Relation, mentioned: ReadonlySet<string> | null | unde
   if (mentioned === null || mentioned === undefined) return undefined;
   const fields = new Set(rel.input.schema.fields.map((f) => f.name));
   const out = [...new Set(rel.columns.filter((c) => mentioned.has(c.name) && fields.has(c.out)).map((c) => c.out))];
-  if (out.length === 0) return fields.size > 0 ? [rel.input.schema.fields[0]!.name] : undefined;
+  // nothing mentioned (count(*)): no column at all — a Parquet scan then takes row counts from the
+  // footer, decoding nothing; every scan yields zero-column batches that keep their row counts
+  if (out.length === 0) return [];
   return out;
 }
 
