@@ -60,4 +60,28 @@ describe('updateAll = update with one group', () => {
     const [a, b] = both(() => new FloatSumState('sum'), { values: { length: n, numbers, words: null, bytes: null, nulls }, nulls }, n);
     expect(b).toBe(a);
   });
+
+  it('grouped decimal sums, small values on the one-limb path and wide ones on the four-word path, equal BigInt sums', () => {
+    const m = 200_003;
+    const words = new Int32Array(4 * m);
+    const groups = new Int32Array(m);
+    const expected = [0n, 0n, 0n];
+    for (let r = 0; r < m; r++) {
+      const small = rng.int(0, 9) !== 0;
+      let v = small ? BigInt(rng.int(-4503599627370495, 4503599627370495) % 2 ** 52) : BigInt(rng.int(-(2 ** 30), 2 ** 30)) * 10n ** 25n + BigInt(rng.int(0, 2 ** 31));
+      if (r % 1000 === 7) v = -(2n ** 52n) + 1n;
+      for (let j = 0; j < 4; j++) words[4 * r + j] = Number(BigInt.asIntN(32, v >> BigInt(32 * j)));
+      groups[r] = r % 3;
+      expected[r % 3]! += v;
+    }
+    const state = new ExactSumState(4, false, { fn: 'sum', scale: 0 }, 's');
+    state.resize(3);
+    state.update({ values: { length: m, numbers: null, words, bytes: null, nulls: null }, nulls: null }, groups, null, m);
+    const out = state.finish(0, 3).values as Uint32Array;
+    for (let g = 0; g < 3; g++) {
+      let got = 0n;
+      for (let j = 3; j >= 0; j--) got = (got << 32n) | BigInt(out[4 * g + j]!);
+      expect(BigInt.asIntN(128, got)).toBe(expected[g]);
+    }
+  });
 });

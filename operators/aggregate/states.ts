@@ -206,21 +206,42 @@ export class ExactSumState implements AggregateState {
       const g = groups[r]!;
       const o = 6 * g;
       const i = 4 * r;
+      const hi = w[i + 1]!;
+      const sign = hi >> 31;
+      if (w[i + 2] === sign && w[i + 3] === sign && hi < 0x100000 && hi >= -0x100000) {
+        // the common case, a value below 2^52 in magnitude: added whole to the first limb (signed),
+        // which carries either way past 2^52 — one limb touched instead of four
+        let a = L[o]! + (hi * TWO32 + (w[i]! >>> 0));
+        if (a >= LIMB_MAX || a <= -LIMB_MAX) {
+          const c = Math.floor(a / TWO32);
+          a -= c * TWO32;
+          let b = L[o + 1]! + c;
+          if (b >= LIMB_MAX || b <= -LIMB_MAX) {
+            const c2 = Math.floor(b / TWO32);
+            b -= c2 * TWO32;
+            L[o + 2]! += c2;
+          }
+          L[o + 1] = b;
+        }
+        L[o] = a;
+        L[o + 5]! += 1;
+        continue;
+      }
       let a0 = L[o]! + (w[i]! >>> 0);
       let a1 = L[o + 1]! + (w[i + 1]! >>> 0);
       let a2 = L[o + 2]! + (w[i + 2]! >>> 0);
       let a3 = L[o + 3]! + w[i + 3]!;
-      if (a0 >= LIMB_MAX) {
+      if (a0 >= LIMB_MAX || a0 <= -LIMB_MAX) {
         const c = Math.floor(a0 / TWO32);
         a0 -= c * TWO32;
         a1 += c;
       }
-      if (a1 >= LIMB_MAX) {
+      if (a1 >= LIMB_MAX || a1 <= -LIMB_MAX) {
         const c = Math.floor(a1 / TWO32);
         a1 -= c * TWO32;
         a2 += c;
       }
-      if (a2 >= LIMB_MAX) {
+      if (a2 >= LIMB_MAX || a2 <= -LIMB_MAX) {
         const c = Math.floor(a2 / TWO32);
         a2 -= c * TWO32;
         a3 += c;
