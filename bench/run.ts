@@ -20,6 +20,7 @@ import { bloomCases } from './suites/bloom.ts';
 import { h2oCases } from './suites/h2o.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
+import { pagesCases } from './suites/pages.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
 import { piecewiseCases } from './suites/piecewise.ts';
 import { sortMergeCases } from './suites/sort-merge.ts';
@@ -30,6 +31,7 @@ const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: Sui
   h2o: h2oCases,
   'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
+  pages: pagesCases,
   'parquet-pruning': parquetPruningCases,
   piecewise: piecewiseCases,
   'sort-merge': sortMergeCases,

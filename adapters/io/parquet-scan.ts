@@ -27,6 +27,19 @@
  * `ScanOptions.bloomFilters: false` (config `pushdown.parquetBloom`). A column whose type the
  * encoding rules do not cover, or a corrupt filter, is "maybe".
  *
+ * Pages (parquet-page-index.ts, parquet-page-select.ts): where the file has a page index, a row
+ * group the footer statistics keep is looked at page by page — each page of each predicate column
+ * is a container of its own, asked `mayContain` with that page's statistics — and only the rows
+ * of the pages kept (intersected over the predicate's columns) are decoded, reading only their
+ * pages' byte ranges: DataFusion's page pruning, a granularity DuckDB does not have. Every page
+ * ruled out -> the row group is pruned (counted in `containersPruned`). `pagesTotal` /
+ * `pagesPruned` count the predicate columns' pages asked and ruled out; the bytes of the pages
+ * not read (every decoded column's, estimated from the compressed page sizes) count in
+ * `bytesSkipped` and not in `bytesDecoded`; `rowsDecoded` counts the kept rows. A row group with
+ * a nested column to decode is read whole (only its full pruning uses pages). Off with
+ * `ParquetScanOptions.pageIndex: 'off'` or `ScanOptions.pageIndex: false` (config
+ * `scan.pageIndex`); files without a page index read exactly as before.
+ *
  * Order: `sortedOn` is the footer's `sorting_columns` where the row groups prove them file-wide
  * (parquet-sort-order.ts: a declaration is per row group, so consecutive row groups must not
  * overlap by their statistics). The scan reads row groups in file order, so the claim holds for
@@ -40,6 +53,7 @@ import { filterAndProject, neededColumns, throwIfAborted } from '../../operators
 import type { ColumnStats, ContainerStats, DecodeMorsel, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
 import { PARQUET_DECODER, type ParquetMorsel } from './parquet-decoder.ts';
 import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
+import { keptRowRanges, pageCounts, rangeRows, type PageColumn, type RowRanges } from './parquet-page-select.ts';
 
 /** A published set, hashed for one column's Bloom filters. */
 interface BloomProbe {
@@ -55,6 +69,19 @@ export interface ParquetScanOptions {
   readonly runBytes?: number;
   /** Rows per decoded batch (default: a whole run in one batch). */
   readonly batchSize?: number;
+  /**
+   * `auto` (default): prune and read by pages where the file has a page index; `off`: row groups
+   * only (config `scan.pageIndex`). `ScanOptions.pageIndex` overrides it per read.
+   */
+  readonly pageIndex?: 'auto' | 'off';
+}
+
+/** A run of kept row groups to decode together. */
+interface Run {
+  readonly rowGroups: number[];
+  readonly columns: string[];
+  /** Per row group: the rows its pages may hold (null: all of them). */
+  readonly rows: (RowRanges | null)[];
 }
 
 class RowGroupContainer implements ContainerStats {
@@ -86,6 +113,7 @@ export class ParquetScan implements Scan {
   readonly #runRows: number;
   readonly #runBytes: number;
   readonly #batchSize: number | undefined;
+  readonly #pageIndex: boolean;
   readonly #containers: readonly RowGroupContainer[];
   /** Per published predicate: its set hashed for this file's column, or null (no Bloom pruning). */
   readonly #bloomProbes = new WeakMap<ScanPredicate, BloomProbe | null>();
@@ -99,6 +127,7 @@ export class ParquetScan implements Scan {
     this.#runRows = Math.max(1, options.runRows ?? 65_536);
     this.#runBytes = Math.max(1, options.runBytes ?? 32 * 1024 * 1024);
     this.#batchSize = options.batchSize;
+    this.#pageIndex = options.pageIndex !== 'off';
     this.#containers = handle.rowGroups.map((rg) => new RowGroupContainer(rg));
   }
 
@@ -151,18 +180,15 @@ export class ParquetScan implements Scan {
     const h = this.handle;
     const columns = this.#columns(options);
     const m = this.metrics;
-    const rgs = h.rowGroups;
     let t0 = performance.now();
     let inScan = true;
     try {
       for await (const run of this.#runs(options, columns)) {
         throwIfAborted(signal, this.source);
-        const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, { batchSize: this.#batchSize });
+        const paged = run.rows.some((r) => r !== null);
+        const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, { batchSize: this.#batchSize, ...(paged ? { rows: run.rows } : {}) });
         m.bytesRead = h.bytesRead;
-        for (const r of run.rowGroups) {
-          m.rowsDecoded += rgs[r]!.numRows;
-          for (const c of decoded.columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
-        }
+        run.rowGroups.forEach((r, k) => this.#chargeDecode(r, decoded.columns, decoded.paged === true ? run.rows[k]! : null));
         for (const batch of decoded.batches) {
           throwIfAborted(signal, this.source);
           let predicate = filter?.current() ?? null;
@@ -194,19 +220,63 @@ export class ParquetScan implements Scan {
   async *morsels(options: ScanOptions = {}): AsyncGenerator<DecodeMorsel> {
     const columns = this.#columns(options);
     const m = this.metrics;
-    const rgs = this.handle.rowGroups;
     for await (const run of this.#runs({ ...options, filter: options.filter }, columns, false)) {
       throwIfAborted(options.signal, this.source);
-      let rows = 0;
-      for (const r of run.rowGroups) {
-        rows += rgs[r]!.numRows;
-        for (const c of columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
-      }
-      m.rowsDecoded += rows;
+      const before = m.rowsDecoded;
+      // charged as the worker will decode it (a page decode that falls back there decodes more)
+      run.rowGroups.forEach((r, k) => this.#chargeDecode(r, columns, run.rows[k]!));
+      const rows = m.rowsDecoded - before;
       m.rowsAfterFilter += rows;
-      const descriptor: ParquetMorsel = { path: this.source, identity: this.handle.identity, rowGroups: run.rowGroups, columns, batchSize: this.#batchSize ?? null };
+      const paged = run.rows.some((r) => r !== null);
+      const descriptor: ParquetMorsel = {
+        path: this.source,
+        identity: this.handle.identity,
+        rowGroups: run.rowGroups,
+        columns,
+        batchSize: this.#batchSize ?? null,
+        ...(paged ? { rows: run.rows } : {}),
+      };
       yield { decoder: PARQUET_DECODER, descriptor, rows };
     }
+  }
+
+  /**
+   * Metrics of decoding row group `r`'s `columns`: all of it, or (`rows`) only those rows, whose
+   * pages are all that is read of the columns with a page index.
+   */
+  #chargeDecode(r: number, columns: readonly string[], rows: RowRanges | null): void {
+    const m = this.metrics;
+    const rg = this.handle.rowGroups[r]!;
+    m.rowsDecoded += rows === null ? rg.numRows : rangeRows(rows);
+    for (const c of columns) {
+      const bytes = rg.columnBytes(c);
+      const index = rows === null ? null : this.handle.pageIndex(r, c);
+      const skipped = index === null ? 0 : Math.min(bytes, pageCounts(index.layout, rows!).skippedBytes);
+      m.bytesDecoded += bytes - skipped;
+      m.bytesSkipped += skipped;
+    }
+  }
+
+  /**
+   * What the page index says of row group `r` under `predicate`: the rows its predicate columns'
+   * pages may hold (null: no page statistics, or every row), counting the pages asked.
+   */
+  #pageRows(r: number, predicate: ScanPredicate): number[] | null {
+    const h = this.handle;
+    const cols: PageColumn[] = [];
+    for (const name of predicate.columns) {
+      const index = h.pageIndex(r, name);
+      // one page says what the row group's statistics said already
+      const stats = index === null || index.layout.numPages < 2 ? null : index.stats();
+      if (index !== null && stats !== null && !cols.some((c) => c.name === name)) cols.push({ name, index, stats });
+    }
+    if (cols.length === 0) return null;
+    const verdict = keptRowRanges(h.rowGroups[r]!.numRows, predicate, cols);
+    this.metrics.pagesTotal += verdict.pages;
+    this.metrics.pagesPruned += verdict.pruned;
+    this.metrics.bytesRead = h.bytesRead;
+    const kept = verdict.ranges;
+    return kept === null || (kept.length === 2 && kept[0] === 0 && kept[1] === h.rowGroups[r]!.numRows) ? null : kept;
   }
 
   #columns(options: ScanOptions): readonly string[] {
@@ -222,19 +292,22 @@ export class ParquetScan implements Scan {
    * predicate's when `withPredicateColumns` (the caller applies the row filter). A run is yielded
    * before the next row group is looked at, so a filter published meanwhile prunes the rest.
    */
-  async *#runs(options: ScanOptions, columns: readonly string[], withPredicateColumns = true): AsyncGenerator<{ rowGroups: number[]; columns: string[] }> {
+  async *#runs(options: ScanOptions, columns: readonly string[], withPredicateColumns = true): AsyncGenerator<Run> {
     const { filter, signal } = options;
     const useBloom = options.bloomFilters !== false;
+    const usePages = options.pageIndex ?? this.#pageIndex;
     const names = this.handle.columnNames;
     const m = this.metrics;
     const rgs = this.handle.rowGroups;
     let run: number[] = [];
+    let runPages: (RowRanges | null)[] = [];
     let runRows = 0;
     let runBytes = 0;
     const runColumns = new Set<string>(withPredicateColumns ? [] : columns);
-    const flush = () => {
-      const out = { rowGroups: run, columns: [...runColumns] };
+    const flush = (): Run => {
+      const out = { rowGroups: run, columns: [...runColumns], rows: runPages };
       run = [];
+      runPages = [];
       runRows = 0;
       runBytes = 0;
       if (withPredicateColumns) runColumns.clear();
@@ -263,8 +336,20 @@ export class ParquetScan implements Scan {
         m.bytesSkipped += bytes;
         continue;
       }
+      let rows: RowRanges | null = null;
+      if (predicate && usePages) {
+        const kept = this.#pageRows(i, predicate);
+        if (kept !== null && kept.length === 0) {
+          m.containersPruned++;
+          m.bytesSkipped += bytes;
+          continue;
+        }
+        // a nested column is read whole (parquet-page-select.ts): then only a full prune helps
+        if (kept !== null && needed.every((c) => this.handle.flatColumn(c))) rows = kept;
+      }
       run.push(i);
-      runRows += rg.numRows;
+      runPages.push(rows);
+      runRows += rows === null ? rg.numRows : rangeRows(rows);
       runBytes += estimate;
       for (const c of needed) runColumns.add(c);
     }

@@ -79,6 +79,8 @@ export const configSchema = z
     'pushdown.inlistMaxBytes': positiveInt.default(131072),
     'pushdown.rowFilter': z.enum(['auto', 'always', 'never']).default('auto'),
     'pushdown.parquetBloom': bool.default(true),
+    // Parquet pages as containers where a file has a page index (adapters/io/parquet-page-select.ts)
+    'scan.pageIndex': z.enum(['auto', 'off']).default('auto'),
     // DuckDB v1.5 join filter pushdown (strategies/pushdown/engines/duckdb.ts)
     'pushdown.duckdb.inlistMaxRows': positiveInt.default(50),
     'pushdown.duckdb.buildSideFiltered': bool.default(true),

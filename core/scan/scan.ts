@@ -131,6 +131,11 @@ export interface ScanOptions {
    * `exactSet` (config `pushdown.parquetBloom`); default true. Off, only min/max prunes.
    */
   readonly bloomFilters?: boolean;
+  /**
+   * Whether the scan may prune and read by pages where it has a page index (Parquet; config
+   * `scan.pageIndex`); absent: the scan's own setting. Off, containers are the unit.
+   */
+  readonly pageIndex?: boolean;
 }
 
 /**
