@@ -20,6 +20,7 @@ import { bloomCases } from './suites/bloom.ts';
 import { h2oCases } from './suites/h2o.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
+import { pagesCases } from './suites/pages.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
 import { piecewiseCases } from './suites/piecewise.ts';
 import { scanCases } from './suites/scan.ts';
@@ -31,6 +32,7 @@ const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: Sui
   h2o: h2oCases,
   'hash-join': hashJoinCases,
   'nested-loop': nestedLoopCases,
+  pages: pagesCases,
   'parquet-pruning': parquetPruningCases,
   piecewise: piecewiseCases,
   scan: scanCases,

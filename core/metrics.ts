@@ -11,13 +11,20 @@ export interface ScanMetrics {
   containersPruned: number;
   /** Of `containersPruned`, those only a per-container Bloom filter ruled out (min/max said "maybe"). */
   containersPrunedByBloom: number;
+  /**
+   * Pages (Parquet data pages, by the page index) of the predicate columns asked whether they may
+   * hold a match, in containers the container statistics kept; 0 without a page index.
+   */
+  pagesTotal: number;
+  /** Of `pagesTotal`, the pages ruled out: their rows are not decoded (nor any column's pages holding only those rows). */
+  pagesPruned: number;
   /** Rows decoded from kept containers. */
   rowsDecoded: number;
   /** Rows left after the row-level dynamic filter. */
   rowsAfterFilter: number;
   /** Bytes decoded (Parquet: uncompressed column-chunk sizes; memory: buffer bytes of kept batches). */
   bytesDecoded: number;
-  /** Bytes in pruned containers (what the filter saved). */
+  /** Bytes in pruned containers and pages not read (what the filter saved). */
   bytesSkipped: number;
   /** Bytes read from the file (Parquet: the footer and the column chunks decoded; in memory: 0). */
   bytesRead: number;
@@ -37,6 +44,8 @@ export function newScanMetrics(): ScanMetrics {
     containersTotal: 0,
     containersPruned: 0,
     containersPrunedByBloom: 0,
+    pagesTotal: 0,
+    pagesPruned: 0,
     rowsDecoded: 0,
     rowsAfterFilter: 0,
     bytesDecoded: 0,

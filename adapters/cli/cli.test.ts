@@ -87,7 +87,7 @@ describe('joinlab join --algorithm A --out x.parquet', () => {
     expect(report.algorithm).toBe('hash');
     expect(report.chosenBy).toBe('auto');
     expect(typeof report.elapsedMs).toBe('number');
-    expect(report.scans.left).toEqual({ containersTotal: 4, containersPruned: 0, containersPrunedByBloom: 0, rowsDecoded: 60, rowsAfterFilter: 60, bytesDecoded: expect.any(Number), bytesRead: expect.any(Number), bloomBytesRead: 0, rowsNotDecoded: 0, bytesNotDecoded: 0, elapsedMs: expect.any(Number) });
+    expect(report.scans.left).toEqual({ containersTotal: 4, containersPruned: 0, containersPrunedByBloom: 0, pagesTotal: 0, pagesPruned: 0, rowsDecoded: 60, rowsAfterFilter: 60, bytesDecoded: expect.any(Number), bytesRead: expect.any(Number), bloomBytesRead: 0, rowsNotDecoded: 0, bytesNotDecoded: 0, elapsedMs: expect.any(Number) });
     expect(report.scans.right.containersTotal).toBe(5);
     expect(report.operators.join.outputRows).toBe(report.rows);
     // With a pushdown policy the probe scan (left: more rows) drops rows that cannot match.

@@ -119,6 +119,8 @@ export function scanReport(m: ScanMetrics) {
     containersTotal: m.containersTotal,
     containersPruned: m.containersPruned,
     containersPrunedByBloom: m.containersPrunedByBloom,
+    pagesTotal: m.pagesTotal,
+    pagesPruned: m.pagesPruned,
     rowsDecoded: m.rowsDecoded,
     rowsAfterFilter: m.rowsAfterFilter,
     bytesDecoded: m.bytesDecoded,

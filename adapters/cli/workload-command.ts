@@ -48,9 +48,18 @@ function scaleFactor(workload: WorkloadName, text: string): number {
   return checkScaleFactor(workload, sf);
 }
 
-/** `lineitem 45/60, orders 0/15`: containers pruned / total per scan (the alias when it differs from the table). */
+/**
+ * `lineitem 45/60, orders 0/15`: containers pruned / total per scan (the alias when it differs from
+ * the table), then `(pages 120/300)` where a page index pruned pages.
+ */
 export function prunedText(q: QueryResult): string {
-  return q.scans.map((s) => `${s.alias && s.alias !== s.table ? `${s.table} ${s.alias}` : s.table} ${s.metrics.containersPruned}/${s.metrics.containersTotal}`).join(', ');
+  return q.scans
+    .map((s) => {
+      const m = s.metrics;
+      const pages = m.pagesTotal > 0 ? ` (pages ${m.pagesPruned}/${m.pagesTotal})` : '';
+      return `${s.alias && s.alias !== s.table ? `${s.table} ${s.alias}` : s.table} ${m.containersPruned}/${m.containersTotal}${pages}`;
+    })
+    .join(', ');
 }
 
 const ms = (x: number | null) => (x === null ? '-' : `${x < 10 ? x.toFixed(1) : Math.round(x)} ms`);

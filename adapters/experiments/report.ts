@@ -60,7 +60,8 @@ function parityText(v: VariantResult): string {
 function prunedText(v: VariantResult): string | undefined {
   if (!v.probe) return undefined;
   const bloom = v.probe.containersPrunedByBloom ?? 0;
-  return `${v.probe.containersPruned}/${v.probe.containersTotal}${bloom > 0 ? ` (${bloom} by Bloom)` : ''}`;
+  const pages = v.probe.pagesTotal ?? 0;
+  return `${v.probe.containersPruned}/${v.probe.containersTotal}${bloom > 0 ? ` (${bloom} by Bloom)` : ''}${pages > 0 ? `, pages ${v.probe.pagesPruned ?? 0}/${pages}` : ''}`;
 }
 
 /** One-line description of a join block (`inner on customer_id=customer_id filter …`), or of a data set's query. */

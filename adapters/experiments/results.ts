@@ -18,6 +18,9 @@ export interface ScanSummary {
   readonly containersPruned: number;
   /** Of those, pruned only by a Parquet Bloom filter (absent in results written before it existed). */
   readonly containersPrunedByBloom?: number;
+  /** Pages of the predicate columns asked / ruled out by a page index (absent in results written before it existed). */
+  readonly pagesTotal?: number;
+  readonly pagesPruned?: number;
   readonly rowsDecoded: number;
   readonly rowsAfterFilter: number;
   readonly bytesDecoded: number;

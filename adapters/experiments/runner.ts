@@ -120,6 +120,8 @@ function scanSummary(m: ScanMetrics): ScanSummary {
     containersTotal: m.containersTotal,
     containersPruned: m.containersPruned,
     containersPrunedByBloom: m.containersPrunedByBloom,
+    pagesTotal: m.pagesTotal,
+    pagesPruned: m.pagesPruned,
     rowsDecoded: m.rowsDecoded,
     rowsAfterFilter: m.rowsAfterFilter,
     bytesDecoded: m.bytesDecoded,

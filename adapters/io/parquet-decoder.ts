@@ -2,7 +2,8 @@
  * Decoding a Parquet scan's morsels on worker threads (decoder `parquet`, slot `scan-decoder`):
  * the worker opens the file itself (its footer parsed once per worker: `ParquetFileHandle.open`
  * caches parsed footers by path and identity), decodes the run of row groups the main thread
- * kept, with only the requested columns, and returns them in the requested order — what
+ * kept (only the rows of the pages it kept, when it pruned by the page index), with only the
+ * requested columns, and returns them in the requested order — what
  * `ParquetScan.batches` yields for those row groups without a row filter.
  *
  * The file must be the one the main thread pruned by: a descriptor carries its identity (device,
@@ -24,6 +25,8 @@ export interface ParquetMorsel {
   readonly rowGroups: readonly number[];
   readonly columns: readonly string[];
   readonly batchSize: number | null;
+  /** Per row group, the rows its pages may hold (`DecodeOptions.rows`); absent: all rows. */
+  readonly rows?: readonly (readonly number[] | null)[];
 }
 
 export const parquetDecoder: MorselDecoder = {
@@ -34,7 +37,10 @@ export const parquetDecoder: MorselDecoder = {
     throwIfAborted(options.signal, d.path);
     const handle = await ParquetFileHandle.open(d.path);
     if (handle.identity !== d.identity) throw new CorruptFileError(d.path, 'the file changed while the query was reading it (its size, inode or modification time differs)');
-    const batches: RecordBatch[] = await handle.readRowGroups(d.rowGroups, d.columns, d.batchSize === null ? {} : { batchSize: d.batchSize });
+    const batches: RecordBatch[] = await handle.readRowGroups(d.rowGroups, d.columns, {
+      ...(d.batchSize === null ? {} : { batchSize: d.batchSize }),
+      ...(d.rows !== undefined ? { rows: d.rows } : {}),
+    });
     return batches.filter((b) => b.numRows > 0);
   },
 };

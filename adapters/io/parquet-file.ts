@@ -2,7 +2,9 @@
  * The Parquet file handle: open reads the head and the footer (parquet-footer.ts); each decode
  * builds a sub-file of what is asked (parquet-subfile.ts says why) and falls back to whole row
  * groups from the original bytes; statistics are decoded per column on first use
- * (parquet-stats.ts).
+ * (parquet-stats.ts). A decode may ask for some rows of each row group only (`DecodeOptions.rows`,
+ * from the page index): those are read by pages (parquet-page-select.ts), and the row groups are
+ * decoded whole when the pages cannot be (`pageFallbackDecodes`).
  *
  * Errors: a missing file is `FileNotFoundError`; a truncated file, bad magic, a garbled footer,
  * column chunks pointing outside the file, or a decoder failure/panic is `CorruptFileError` naming
@@ -39,6 +41,8 @@ import { footerLength, intervalHints, MAGIC, NeedsFallback, parseFooter, type Fo
 import { parquetSortOrder } from './parquet-sort-order.ts';
 import { convertStats } from './parquet-stats.ts';
 import { buildSubFile } from './parquet-subfile.ts';
+import { chunkPageIndex, type ChunkPageIndex } from './parquet-page-index.ts';
+import { decodeKeptRows, rangeRows, type RowRanges } from './parquet-page-select.ts';
 import { conformBatch, ConformError, exposedField } from './parquet-types.ts';
 import { ThriftError, tlist, tstruct, type TStruct } from './thrift.ts';
 
@@ -69,6 +73,13 @@ export interface DecodeOptions {
    * again — the older path, kept as the fallback and to measure the difference.
    */
   readonly transfer?: 'c-data' | 'ipc';
+  /**
+   * Per requested row group, the rows to decode ([start, end) pairs, parquet-page-select.ts), or
+   * null for all of them: only those rows' pages are read, by the page index. Columns that cannot
+   * be read by pages (not flat, no page index) are read whole and sliced; when the pages cannot be
+   * decoded at all, the row groups are decoded whole (`DecodedRowGroups.paged` is then false).
+   */
+  readonly rows?: readonly (RowRanges | null)[];
 }
 
 export interface DecodedRowGroups {
@@ -76,6 +87,8 @@ export interface DecodedRowGroups {
   readonly batches: RecordBatch[];
   /** Names of the columns actually decoded (what `bytesDecoded` should charge for). */
   readonly columns: readonly string[];
+  /** True when `DecodeOptions.rows` was honoured (only those rows came back), else absent. */
+  readonly paged?: boolean;
 }
 
 function errMessage(e: unknown): string {
@@ -134,6 +147,7 @@ export class ParquetFileHandle {
   readonly #topIndex = new Map<string, number>();
   #fallbacks = 0;
   #ipcDecodes = 0;
+  #pageFallbacks = 0;
   #sortedOn: readonly ScanSortColumn[] | undefined | null = null;
 
   private constructor(path: string, source: FileRanges, footer: Footer, schema: Schema) {
@@ -237,6 +251,50 @@ export class ParquetFileHandle {
   /** How many decodes fell back to whole-row-group decoding (0 for well-formed files). */
   get fallbackDecodes(): number {
     return this.#fallbacks;
+  }
+
+  /** How many page-selective decodes (`DecodeOptions.rows`) fell back to whole row groups (0 for a sound page index). */
+  get pageFallbackDecodes(): number {
+    return this.#pageFallbacks;
+  }
+
+  /**
+   * @internal used by ParquetScan: the page index of column `name`'s chunk in row group
+   * `rowGroup` (parquet-page-index.ts), read on first use; null when there is none that can be
+   * trusted or the column is not flat.
+   */
+  pageIndex(rowGroup: number, name: string): ChunkPageIndex | null {
+    const t = this.#topIndex.get(name);
+    return t === undefined ? null : chunkPageIndex(this.#source, this.#footer, rowGroup, t, this.schema.fields[t]!.type);
+  }
+
+  /** @internal used by ParquetScan: whether column `name` is one flat leaf (page-selective reads can slice it). */
+  flatColumn(name: string): boolean {
+    const t = this.#topIndex.get(name);
+    const el = t === undefined ? undefined : this.#footer.tops[t]!.leafElement;
+    return el !== undefined && el.repetition_type !== 'REPEATED';
+  }
+
+  /**
+   * Rows `rows` of row groups `indices`, columns `tops`, read by pages (parquet-page-select.ts);
+   * null when the pages cannot be decoded that way (the caller decodes whole row groups). Kept out
+   * of `#decodeBytes` on purpose: it only calls it.
+   */
+  #decodePages(indices: readonly number[], tops: readonly number[], rows: readonly (RowRanges | null)[], batchSize: number, shared: boolean, transfer: 'c-data' | 'ipc'): RecordBatch[] | null {
+    try {
+      const ctx = {
+        source: this.#source,
+        footer: this.#footer,
+        layout: (r: number, t: number) => chunkPageIndex(this.#source, this.#footer, r, t, this.schema.fields[t]!.type)?.layout ?? null,
+        decode: (bytes: Uint8Array, names: readonly string[], size: number) => this.#conform(this.#decodeBytes(bytes, undefined, size, shared, transfer), names),
+      };
+      return decodeKeptRows(ctx, indices, tops, rows, batchSize);
+    } catch {
+      // whatever went wrong (a page index that lies, a file changed under the scan), the whole
+      // row group decode reports it if it is not the page index's fault
+      this.#pageFallbacks++;
+      return null;
+    }
   }
 
   /** @internal used by ParquetRowGroupInfo */
@@ -367,18 +425,24 @@ export class ParquetFileHandle {
     const keep = this.#topsFor(columns);
     const names = (keep ?? this.#footer.tops.map((_, i) => i)).map((t) => this.#footer.tops[t]!.name);
     if (indices.length === 0) return { batches: [], columns: names };
+    const rowsWanted = options.rows?.some((r) => r !== null) === true ? options.rows : undefined;
     if (keep !== null && keep.length === 0) {
       // Nothing to decode: row counts come from the footer.
       const schema = new Schema([]);
       const batches = indices
-        .map((r) => this.rowGroups[r]!.numRows)
+        .map((r, k) => (rowsWanted?.[k] != null ? rangeRows(rowsWanted[k]!) : this.rowGroups[r]!.numRows))
         .filter((n) => n > 0)
         .map((n) => new RecordBatch(schema, makeData({ type: new Struct([]), length: n, nullCount: 0, children: [] })));
-      return { batches, columns: [] };
+      return { batches, columns: [], ...(rowsWanted !== undefined ? { paged: true } : {}) };
     }
     let rows = 0;
     for (const r of indices) rows += this.rowGroups[r]!.numRows;
     const batchSize = Math.max(1, Math.min(options.batchSize ?? rows, 1 << 20));
+    if (rowsWanted !== undefined) {
+      const tops = keep ?? this.#footer.tops.map((_, i) => i);
+      const batches = this.#decodePages(indices, tops, rowsWanted, batchSize, options.shared === true, options.transfer ?? 'c-data');
+      if (batches !== null) return { batches, columns: names, paged: true };
+    }
     let sub: Uint8Array | null = null;
     let decoded = names;
     try {

@@ -27,6 +27,24 @@
  * `ScanOptions.bloomFilters: false` (config `pushdown.parquetBloom`). A column whose type the
  * encoding rules do not cover, or a corrupt filter, is "maybe".
  *
+ * Pages (parquet-page-index.ts, parquet-page-select.ts): where the file has a page index, a row
+ * group the footer statistics keep is looked at page by page — each page of each predicate column
+ * is a container of its own, asked `mayContain` with that page's statistics — and only the rows
+ * of the pages kept (intersected over the predicate's columns) are decoded, reading only their
+ * pages' byte ranges: DataFusion's page pruning, a granularity DuckDB does not have. Every page
+ * ruled out -> the row group is pruned (counted in `containersPruned`). `pagesTotal` /
+ * `pagesPruned` count the predicate columns' pages asked and ruled out; the bytes of the pages
+ * not read (every decoded column's, estimated from the compressed page sizes) count in
+ * `bytesSkipped` and not in `bytesDecoded`; `rowsDecoded` counts the kept rows. A row group with
+ * a nested column to decode is read whole (only its full pruning uses pages). Off with
+ * `ParquetScanOptions.pageIndex: 'off'` or `ScanOptions.pageIndex: false` (config
+ * `scan.pageIndex`); files without a page index read exactly as before.
+ *
+ * Late materialization (late-materialization.ts, `ScanOptions.lateMaterialization`, config
+ * `scan.lateMaterialization`): when the filter reads fewer columns than a run decodes, its columns
+ * are decoded first (over the same pages), the row test runs, and the other columns are decoded
+ * only if a row survived; a run it empties counts in `rowsNotDecoded` / `bytesNotDecoded`.
+ *
  * Order: `sortedOn` is the footer's `sorting_columns` where the row groups prove them file-wide
  * (parquet-sort-order.ts: a declaration is per row group, so consecutive row groups must not
  * overlap by their statistics). The scan reads row groups in file order, so the claim holds for
@@ -41,6 +59,7 @@ import { splitColumns, zipBatches } from './late-materialization.ts';
 import type { ColumnStats, ContainerStats, DecodeMorsel, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
 import { PARQUET_DECODER, type ParquetMorsel } from './parquet-decoder.ts';
 import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
+import { keptRowRanges, pageCounts, rangeRows, type PageColumn, type RowRanges } from './parquet-page-select.ts';
 
 /** A published set, hashed for one column's Bloom filters. */
 interface BloomProbe {
@@ -56,6 +75,19 @@ export interface ParquetScanOptions {
   readonly runBytes?: number;
   /** Rows per decoded batch (default: a whole run in one batch). */
   readonly batchSize?: number;
+  /**
+   * `auto` (default): prune and read by pages where the file has a page index; `off`: row groups
+   * only (config `scan.pageIndex`). `ScanOptions.pageIndex` overrides it per read.
+   */
+  readonly pageIndex?: 'auto' | 'off';
+}
+
+/** A run of kept row groups to decode together. */
+interface Run {
+  readonly rowGroups: number[];
+  readonly columns: string[];
+  /** Per row group: the rows its pages may hold (null: all of them). */
+  readonly rows: (RowRanges | null)[];
 }
 
 class RowGroupContainer implements ContainerStats {
@@ -87,6 +119,7 @@ export class ParquetScan implements Scan {
   readonly #runRows: number;
   readonly #runBytes: number;
   readonly #batchSize: number | undefined;
+  readonly #pageIndex: boolean;
   readonly #containers: readonly RowGroupContainer[];
   /** Per published predicate: its set hashed for this file's column, or null (no Bloom pruning). */
   readonly #bloomProbes = new WeakMap<ScanPredicate, BloomProbe | null>();
@@ -100,6 +133,7 @@ export class ParquetScan implements Scan {
     this.#runRows = Math.max(1, options.runRows ?? 65_536);
     this.#runBytes = Math.max(1, options.runBytes ?? 32 * 1024 * 1024);
     this.#batchSize = options.batchSize;
+    this.#pageIndex = options.pageIndex !== 'off';
     this.#containers = handle.rowGroups.map((rg) => new RowGroupContainer(rg));
   }
 
@@ -160,12 +194,13 @@ export class ParquetScan implements Scan {
         throwIfAborted(signal, this.source);
         const runPredicate = filter?.current() ?? null;
         const split = lateMode === 'off' ? null : splitColumns(runPredicate, run.columns);
-        const late = split === null ? null : await this.#decodeLate(run.rowGroups, split, runPredicate!, columns);
+        const late = split === null ? null : await this.#decodeLate(run, split, runPredicate!, columns);
         let batches: RecordBatch[];
         if (late !== null) batches = late;
         else {
-          const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, { batchSize: this.#batchSize });
-          this.#charge(run.rowGroups, decoded.columns);
+          const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, this.#decodeOptions(run));
+          m.bytesRead = h.bytesRead;
+          run.rowGroups.forEach((r, k) => this.#chargeDecode(r, decoded.columns, decoded.paged === true ? run.rows[k]! : null));
           batches = decoded.batches;
         }
         for (const batch of batches) {
@@ -193,47 +228,46 @@ export class ParquetScan implements Scan {
     }
   }
 
-  /** Metrics of a decode: the run's rows (once) and the footer bytes of the columns decoded. */
-  #charge(rowGroups: readonly number[], decodedColumns: readonly string[], countRows = true): void {
-    const m = this.metrics;
-    const rgs = this.handle.rowGroups;
-    m.bytesRead = this.handle.bytesRead;
-    for (const r of rowGroups) {
-      if (countRows) m.rowsDecoded += rgs[r]!.numRows;
-      for (const c of decodedColumns) m.bytesDecoded += rgs[r]!.columnBytes(c);
-    }
+  /** The decode options of a run: its batch size, and its row ranges when its pages were pruned. */
+  #decodeOptions(run: Run): { batchSize: number | undefined; rows?: readonly (RowRanges | null)[] } {
+    return run.rows.some((r) => r !== null) ? { batchSize: this.#batchSize, rows: run.rows } : { batchSize: this.#batchSize };
   }
 
   /**
    * A run decoded late (late-materialization.ts): the filter's columns, its row test, then the
-   * other columns only if some row survived. Returns the run's batches already filtered (by the
-   * filter as it was when the run started: a later one is only a tighter "maybe") and projected
-   * to `columns`; [] when no row survived; null when the run must be decoded the ordinary way (the
-   * decoder fell back to every column, or the two decodes' batches do not line up).
+   * other columns only if some row survived — both decodes over the same row groups, row ranges
+   * and batch size. Returns the run's batches already filtered (by the filter as it was when the
+   * run started: a later one is only a tighter "maybe") and projected to `columns`; [] when no row
+   * survived; null when the run must be decoded the ordinary way (the decoder fell back to every
+   * column, or the two decodes did not line up: different page fallbacks or batch boundaries).
    */
-  async #decodeLate(rowGroups: number[], split: { readonly first: string[]; readonly rest: string[] }, predicate: ScanPredicate, columns: readonly string[]): Promise<RecordBatch[] | null> {
+  async #decodeLate(run: Run, split: { readonly first: string[]; readonly rest: string[] }, predicate: ScanPredicate, columns: readonly string[]): Promise<RecordBatch[] | null> {
     const h = this.handle;
     const m = this.metrics;
-    const first = await h.decodeRowGroups(rowGroups, split.first, { batchSize: this.#batchSize });
+    const options = this.#decodeOptions(run);
+    const first = await h.decodeRowGroups(run.rowGroups, split.first, options);
+    m.bytesRead = h.bytesRead;
+    const ranges = (k: number) => (first.paged === true ? run.rows[k]! : null);
+    run.rowGroups.forEach((r, k) => this.#chargeDecode(r, first.columns, ranges(k)));
     if (first.columns.length !== split.first.length) {
-      // a fallback decoded every column at once: nothing left to decode late
-      this.#charge(rowGroups, first.columns);
+      // a fallback decoded every column at once: nothing is left to decode late
       return first.batches.map((b) => filterAndProject(b, predicate, columns, this.source));
     }
-    this.#charge(rowGroups, first.columns);
     const selections = first.batches.map((b) => predicate.selectRows(b));
     let kept = 0;
     first.batches.forEach((b, i) => (kept += selections[i]?.length ?? b.numRows));
     if (kept === 0) {
-      for (const r of rowGroups) {
-        m.rowsNotDecoded += h.rowGroups[r]!.numRows;
-        for (const c of split.rest) m.bytesNotDecoded += h.rowGroups[r]!.columnBytes(c);
-      }
+      run.rowGroups.forEach((r, k) => {
+        const cost = this.#decodeCost(r, split.rest, ranges(k));
+        m.rowsNotDecoded += cost.rows;
+        m.bytesNotDecoded += cost.bytes;
+      });
       return [];
     }
-    const rest = await h.decodeRowGroups(rowGroups, split.rest, { batchSize: this.#batchSize });
-    this.#charge(rowGroups, rest.columns, false);
-    if (rest.batches.length !== first.batches.length) return null;
+    const rest = await h.decodeRowGroups(run.rowGroups, split.rest, options);
+    m.bytesRead = h.bytesRead;
+    run.rowGroups.forEach((r, k) => this.#chargeDecode(r, rest.columns, rest.paged === true ? run.rows[k]! : null, false));
+    if (rest.batches.length !== first.batches.length || rest.paged !== first.paged) return null;
     const out: RecordBatch[] = [];
     for (let i = 0; i < first.batches.length; i++) {
       const whole = zipBatches(first.batches[i]!, rest.batches[i]!);
@@ -256,19 +290,73 @@ export class ParquetScan implements Scan {
   async *morsels(options: ScanOptions = {}): AsyncGenerator<DecodeMorsel> {
     const columns = this.#columns(options);
     const m = this.metrics;
-    const rgs = this.handle.rowGroups;
     for await (const run of this.#runs({ ...options, filter: options.filter }, columns, false)) {
       throwIfAborted(options.signal, this.source);
-      let rows = 0;
-      for (const r of run.rowGroups) {
-        rows += rgs[r]!.numRows;
-        for (const c of columns) m.bytesDecoded += rgs[r]!.columnBytes(c);
-      }
-      m.rowsDecoded += rows;
+      const before = m.rowsDecoded;
+      // charged as the worker will decode it (a page decode that falls back there decodes more)
+      run.rowGroups.forEach((r, k) => this.#chargeDecode(r, columns, run.rows[k]!));
+      const rows = m.rowsDecoded - before;
       m.rowsAfterFilter += rows;
-      const descriptor: ParquetMorsel = { path: this.source, identity: this.handle.identity, rowGroups: run.rowGroups, columns, batchSize: this.#batchSize ?? null };
+      const paged = run.rows.some((r) => r !== null);
+      const descriptor: ParquetMorsel = {
+        path: this.source,
+        identity: this.handle.identity,
+        rowGroups: run.rowGroups,
+        columns,
+        batchSize: this.#batchSize ?? null,
+        ...(paged ? { rows: run.rows } : {}),
+      };
       yield { decoder: PARQUET_DECODER, descriptor, rows };
     }
+  }
+
+  /**
+   * Metrics of decoding row group `r`'s `columns`: all of it, or (`rows`) only those rows, whose
+   * pages are all that is read of the columns with a page index.
+   */
+  #chargeDecode(r: number, columns: readonly string[], rows: RowRanges | null, countRows = true): void {
+    const m = this.metrics;
+    const cost = this.#decodeCost(r, columns, rows);
+    if (countRows) m.rowsDecoded += cost.rows;
+    m.bytesDecoded += cost.bytes;
+    m.bytesSkipped += cost.skipped;
+  }
+
+  /** Rows and footer bytes of decoding row group `r`'s `columns` (only `rows`: their pages), and the page bytes that skips. */
+  #decodeCost(r: number, columns: readonly string[], rows: RowRanges | null): { rows: number; bytes: number; skipped: number } {
+    const rg = this.handle.rowGroups[r]!;
+    let bytes = 0;
+    let skipped = 0;
+    for (const c of columns) {
+      const all = rg.columnBytes(c);
+      const index = rows === null ? null : this.handle.pageIndex(r, c);
+      const skip = index === null ? 0 : Math.min(all, pageCounts(index.layout, rows!).skippedBytes);
+      bytes += all - skip;
+      skipped += skip;
+    }
+    return { rows: rows === null ? rg.numRows : rangeRows(rows), bytes, skipped };
+  }
+
+  /**
+   * What the page index says of row group `r` under `predicate`: the rows its predicate columns'
+   * pages may hold (null: no page statistics, or every row), counting the pages asked.
+   */
+  #pageRows(r: number, predicate: ScanPredicate): number[] | null {
+    const h = this.handle;
+    const cols: PageColumn[] = [];
+    for (const name of predicate.columns) {
+      const index = h.pageIndex(r, name);
+      // one page says what the row group's statistics said already
+      const stats = index === null || index.layout.numPages < 2 ? null : index.stats();
+      if (index !== null && stats !== null && !cols.some((c) => c.name === name)) cols.push({ name, index, stats });
+    }
+    if (cols.length === 0) return null;
+    const verdict = keptRowRanges(h.rowGroups[r]!.numRows, predicate, cols);
+    this.metrics.pagesTotal += verdict.pages;
+    this.metrics.pagesPruned += verdict.pruned;
+    this.metrics.bytesRead = h.bytesRead;
+    const kept = verdict.ranges;
+    return kept === null || (kept.length === 2 && kept[0] === 0 && kept[1] === h.rowGroups[r]!.numRows) ? null : kept;
   }
 
   #columns(options: ScanOptions): readonly string[] {
@@ -284,19 +372,22 @@ export class ParquetScan implements Scan {
    * predicate's when `withPredicateColumns` (the caller applies the row filter). A run is yielded
    * before the next row group is looked at, so a filter published meanwhile prunes the rest.
    */
-  async *#runs(options: ScanOptions, columns: readonly string[], withPredicateColumns = true): AsyncGenerator<{ rowGroups: number[]; columns: string[] }> {
+  async *#runs(options: ScanOptions, columns: readonly string[], withPredicateColumns = true): AsyncGenerator<Run> {
     const { filter, signal } = options;
     const useBloom = options.bloomFilters !== false;
+    const usePages = options.pageIndex ?? this.#pageIndex;
     const names = this.handle.columnNames;
     const m = this.metrics;
     const rgs = this.handle.rowGroups;
     let run: number[] = [];
+    let runPages: (RowRanges | null)[] = [];
     let runRows = 0;
     let runBytes = 0;
     const runColumns = new Set<string>(withPredicateColumns ? [] : columns);
-    const flush = () => {
-      const out = { rowGroups: run, columns: [...runColumns] };
+    const flush = (): Run => {
+      const out = { rowGroups: run, columns: [...runColumns], rows: runPages };
       run = [];
+      runPages = [];
       runRows = 0;
       runBytes = 0;
       if (withPredicateColumns) runColumns.clear();
@@ -325,8 +416,20 @@ export class ParquetScan implements Scan {
         m.bytesSkipped += bytes;
         continue;
       }
+      let rows: RowRanges | null = null;
+      if (predicate && usePages) {
+        const kept = this.#pageRows(i, predicate);
+        if (kept !== null && kept.length === 0) {
+          m.containersPruned++;
+          m.bytesSkipped += bytes;
+          continue;
+        }
+        // a nested column is read whole (parquet-page-select.ts): then only a full prune helps
+        if (kept !== null && needed.every((c) => this.handle.flatColumn(c))) rows = kept;
+      }
       run.push(i);
-      runRows += rg.numRows;
+      runPages.push(rows);
+      runRows += rows === null ? rg.numRows : rangeRows(rows);
       runBytes += estimate;
       for (const c of needed) runColumns.add(c);
     }

@@ -17,6 +17,13 @@
  * be built (encrypted or multi-file Parquet, an `ARROW:schema` apache-arrow cannot parse) or fails
  * to decode, we fall back to decoding whole row groups from the original bytes (all columns) and
  * count it in `fallbackDecodes`; only if that fails too is the file reported corrupt.
+ *
+ * A chunk may also be copied in part (`ChunkPart`, parquet-page-select.ts chooses them from the
+ * page index): its head (the dictionary page, whatever precedes the first data page) and some of
+ * its data pages, with `num_values`, the sizes and the page offsets rewritten and the row group's
+ * `num_rows` set to the rows of those pages — a well-formed chunk of fewer rows, which the decoder
+ * reads page after page as it reads any other. Every chunk of a sub-file's row group must then
+ * hold the same rows (the caller groups columns whose kept pages cover the same rows).
  */
 import { Schema, Table, tableFromIPC, tableToIPC } from 'apache-arrow';
 import { type ByteRange, type FileRanges } from './file-ranges.ts';
@@ -49,12 +56,31 @@ function projectArrowSchemaValue(value: Uint8Array, keep: readonly number[], f: 
   return new TextEncoder().encode(Buffer.from(message).toString('base64'));
 }
 
+/** Part of a column chunk to copy instead of all of it (see the module doc). */
+export interface ChunkPart {
+  /** File byte ranges to copy, in order, as [offset, length] pairs: the chunk's head, then data pages. */
+  readonly copies: readonly number[];
+  /** Rows (= values: flat columns only) in the copied data pages. */
+  readonly rows: number;
+  /** Where `data_page_offset` falls in the copied bytes (the first copied data page, or a dictionary page in the head). */
+  readonly dataPageAt: number;
+  /** Uncompressed bytes of the copied pages (an estimate: the footer's `total_uncompressed_size` is per chunk). */
+  readonly uncompressedBytes: number;
+}
+
 /**
  * A self-contained Parquet file holding only `rowGroups` (in that order) and the top-level fields
  * `keep` (indices into `footer.tops`, ascending; `null` = all); its column chunks are read from
- * `source` straight into place, in one open / close.
+ * `source` straight into place, in one open / close. `part(rowGroup, leaf)` may say to copy part
+ * of a chunk (null: all of it).
  */
-export function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly number[], keep: readonly number[] | null): Uint8Array {
+export function buildSubFile(
+  source: FileRanges,
+  f: Footer,
+  rowGroups: readonly number[],
+  keep: readonly number[] | null,
+  part?: (rowGroup: number, leaf: number) => ChunkPart | null,
+): Uint8Array {
   if (f.encrypted) throw new NeedsFallback('encrypted column chunks');
   const tops = keep ?? f.tops.map((_, i) => i);
   const leaves: number[] = [];
@@ -81,28 +107,46 @@ export function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly 
     const newCols: TValue[] = [];
     let totalUncompressed = 0n;
     let totalCompressed = 0n;
+    let rgRows: number | null = null;
     const rgStart = offset;
     for (const l of leaves) {
       const chunk = cols[l]!;
       if (tget(chunk, 1) !== undefined) throw new NeedsFallback('column chunk in an external file');
       const md = tstruct(chunk, 3)!;
       const src = ranges[l * 2]!;
-      const len = ranges[l * 2 + 1]!;
+      const p = part?.(r, l) ?? null;
+      const len = p === null ? ranges[l * 2 + 1]! : partLength(p);
       const delta = BigInt(offset - src);
       const dataOff = ti64(md, 9)!;
       const dictOff = ti64(md, 11);
+      const hasDict = dictOff !== undefined && dictOff > 0n && dictOff < dataOff;
+      const newDataOff = p === null ? dataOff + delta : BigInt(offset + p.dataPageAt);
+      const pageUpdates: Array<readonly [number, number, TValue | null]> =
+        p === null
+          ? [[9, T_I64, newDataOff]]
+          : [
+              [5, T_I64, BigInt(p.rows)],
+              [6, T_I64, BigInt(p.uncompressedBytes)],
+              [7, T_I64, BigInt(len)],
+              [9, T_I64, newDataOff],
+              [16, T_STRUCT, null], // size statistics: per-chunk histograms no longer match
+            ];
+      if (p !== null) {
+        if (rgRows !== null && rgRows !== p.rows) throw new NeedsFallback('chunk parts of one row group hold different rows');
+        rgRows = p.rows;
+      }
       const newMd = twith(md, [
-        [9, T_I64, dataOff + delta],
+        ...pageUpdates,
         [10, T_I64, null], // index page offset: not copied
-        [11, T_I64, dictOff !== undefined && dictOff > 0n && dictOff < dataOff ? dictOff + delta : null],
+        [11, T_I64, hasDict ? dictOff + delta : null],
         [14, T_I64, null], // bloom filter offset/length: not copied
         [15, T_I32, null],
       ]);
-      totalUncompressed += ti64(md, 6) ?? 0n;
-      totalCompressed += ti64(md, 7) ?? 0n;
+      totalUncompressed += p === null ? (ti64(md, 6) ?? 0n) : BigInt(p.uncompressedBytes);
+      totalCompressed += BigInt(len);
       newCols.push(
         twith(chunk, [
-          [2, T_I64, dataOff + delta],
+          [2, T_I64, newDataOff],
           [3, T_STRUCT, newMd],
           [4, T_I64, null], // offset/column index: not copied
           [5, T_I32, null],
@@ -110,14 +154,23 @@ export function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly 
           [7, T_I32, null],
         ]),
       );
-      copies.push(src, len, offset);
+      if (p === null) copies.push(src, len, offset);
+      else {
+        let at = offset;
+        for (let i = 0; i < p.copies.length; i += 2) {
+          copies.push(p.copies[i]!, p.copies[i + 1]!, at);
+          at += p.copies[i + 1]!;
+        }
+      }
       offset += len;
     }
-    numRows += ti64(rg, 3) ?? 0n;
+    const rows = rgRows === null ? (ti64(rg, 3) ?? 0n) : BigInt(rgRows);
+    numRows += rows;
     newRowGroups.push(
       twith(rg, [
         [1, T_LIST, { elemType: T_STRUCT, items: newCols }],
         [2, T_I64, totalUncompressed],
+        [3, T_I64, rows],
         [4, T_LIST, null], // sorting columns refer to the old column indices
         [5, T_I64, BigInt(rgStart)],
         [6, T_I64, totalCompressed],
@@ -162,4 +215,10 @@ export function buildSubFile(source: FileRanges, f: Footer, rowGroups: readonly 
   dv.setUint32(offset + footer.length, footer.length, true);
   dv.setUint32(offset + footer.length + 4, MAGIC, true);
   return out;
+}
+
+function partLength(p: ChunkPart): number {
+  let n = 0;
+  for (let i = 1; i < p.copies.length; i += 2) n += p.copies[i]!;
+  return n;
 }

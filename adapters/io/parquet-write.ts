@@ -27,6 +27,7 @@
  */
 import {
   Compression,
+  EnabledStatistics,
   Table as WasmTable,
   transformParquetStream,
   writeParquet,
@@ -60,7 +61,28 @@ export interface ParquetWriteOptions {
    * and nothing is written). Top-level columns with a key order only.
    */
   readonly sortedOn?: readonly SortColumnInput[];
+  /**
+   * Statistics written (arrow-rs' `EnabledStatistics`): `page` (the default) writes the footer's
+   * chunk statistics and a page index (ColumnIndex + OffsetIndex); `chunk` the footer's statistics
+   * and only the OffsetIndex; `none` neither statistics nor ColumnIndex.
+   */
+  readonly statistics?: 'page' | 'chunk' | 'none';
+  /**
+   * A data page is closed once it holds this many bytes of encoded values (arrow-rs'
+   * `data_page_size_limit`, default 1 MiB; arrow-rs also closes one at 20,000 rows). A plain
+   * column's page closes at the value that reaches the limit (`dictionary: false`, int64 and
+   * 65536: 8,192-row pages); a dictionary-encoded one's is checked every `writeBatchRows` rows
+   * (`dataPageBytes: 1`: pages of exactly `writeBatchRows` rows) — until its dictionary passes
+   * 1 MiB and arrow-rs falls back to plain, where a tiny limit makes one-row pages.
+   */
+  readonly dataPageBytes?: number;
+  /** Rows the writer encodes between page size checks (arrow-rs' `write_batch_size`, default 1024). */
+  readonly writeBatchRows?: number;
+  /** Dictionary-encode columns (default true, as arrow-rs; it falls back to plain past a 1 MiB dictionary). */
+  readonly dictionary?: boolean;
 }
+
+const STATISTICS = { page: EnabledStatistics.Page, chunk: EnabledStatistics.Chunk, none: EnabledStatistics.None } as const;
 
 /** What the footer arrow-rs wrote needs changed: leaf types, and the declared sort order. */
 interface FooterPatches {
@@ -103,7 +125,19 @@ function writerProperties(options: ParquetWriteOptions): WriterProperties {
   }
   const compression = COMPRESSION[options.compression ?? 'snappy'];
   if (compression === undefined) throw new UsageError(`unknown Parquet compression '${options.compression}'`);
-  return new WriterPropertiesBuilder().setMaxRowGroupSize(rowGroupSize).setCompression(compression).build();
+  let builder = new WriterPropertiesBuilder().setMaxRowGroupSize(rowGroupSize).setCompression(compression);
+  if (options.statistics !== undefined) {
+    const st = STATISTICS[options.statistics];
+    if (st === undefined) throw new UsageError(`unknown Parquet statistics level '${options.statistics}' (page, chunk or none)`);
+    builder = builder.setStatisticsEnabled(st);
+  }
+  for (const [key, value] of [['dataPageBytes', options.dataPageBytes], ['writeBatchRows', options.writeBatchRows]] as const) {
+    if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new UsageError(`${key} must be a positive integer, got ${value}`);
+  }
+  if (options.dataPageBytes !== undefined) builder = builder.setDataPageSizeLimit(options.dataPageBytes);
+  if (options.writeBatchRows !== undefined) builder = builder.setWriteBatchSize(options.writeBatchRows);
+  if (options.dictionary !== undefined) builder = builder.setDictionaryEnabled(options.dictionary);
+  return builder.build();
 }
 
 const CONVERTED_JSON = 19;

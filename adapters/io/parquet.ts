@@ -9,6 +9,8 @@
  *   column-chunk ranges), checked against parquet-footer-check.ts first;
  * - parquet-subfile.ts: the sub-files every decode hands to the decoder, and why;
  * - parquet-stats.ts: footer statistics -> `StatValue` bounds;
+ * - parquet-page-index.ts: a chunk's page index (OffsetIndex, ColumnIndex), read and checked;
+ * - parquet-page-select.ts: the rows a predicate keeps by pages, and decoding only their pages;
  * - parquet-file.ts: the file handle (open, decode, fallback, errors) and `readParquetFile`;
  * - parquet-write.ts: writing, whole tables and streamed batches, and the footer patches (types,
  *   and the declared sort order `sorting_columns`);

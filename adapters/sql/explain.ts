@@ -47,6 +47,7 @@ export function scanNode(name: string, table: string, target: PushdownTarget, st
   const details = [
     `source: ${target.source}`,
     `containers: ${m.containersTotal - m.containersPruned} of ${m.containersTotal} read (${m.containersPruned} pruned${m.containersPrunedByBloom > 0 ? `, ${m.containersPrunedByBloom} by Bloom filters` : ''})`,
+    ...(m.pagesTotal > 0 ? [`pages: ${m.pagesPruned} of ${m.pagesTotal} pruned (page index)`] : []),
     `rows: ${m.rowsDecoded} decoded, ${m.rowsAfterFilter} after filters (estimated ${estimated(target.estimate)} of ${target.inner.numRows}); ${m.elapsedMs.toFixed(1)} ms`,
     ...(m.rowsNotDecoded > 0 ? [`late materialization: other columns of ${m.rowsNotDecoded} rows not decoded (${m.bytesNotDecoded} bytes)`] : []),
   ];

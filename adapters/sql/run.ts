@@ -289,7 +289,9 @@ class QueryRun {
       if (cte !== undefined) return openScan(await cte(), name);
       const source = this.tables[name];
       if (source === undefined) throw new UsageError(`unknown table '${name}'; tables: ${Object.keys(this.tables).join(', ') || '(none)'}`);
-      return typeof source === 'string' || source instanceof Table ? openScan(source, name) : source;
+      // a file's scan follows `scan.pageIndex` for every read (a static predicate prunes pages whoever reads it)
+      const parquet = { pageIndex: this.engine.config['scan.pageIndex'] };
+      return typeof source === 'string' || source instanceof Table ? openScan(source, name, { parquet }) : source;
     };
     const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => {
       // run once per query run (the correlation analysis binds FROM clauses before they run)

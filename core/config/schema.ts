@@ -81,6 +81,8 @@ export const configSchema = z
     'pushdown.parquetBloom': bool.default(true),
     // Parquet scans decode a filter's columns first and the others only where rows survive (adapters/io/late-materialization.ts)
     'scan.lateMaterialization': z.enum(['auto', 'on', 'off']).default('auto'),
+    // Parquet pages as containers where a file has a page index (adapters/io/parquet-page-select.ts)
+    'scan.pageIndex': z.enum(['auto', 'off']).default('auto'),
     // DuckDB v1.5 join filter pushdown (strategies/pushdown/engines/duckdb.ts)
     'pushdown.duckdb.inlistMaxRows': positiveInt.default(50),
     'pushdown.duckdb.buildSideFiltered': bool.default(true),

@@ -138,6 +138,11 @@ export interface ScanOptions {
    * `on` likewise (kept for experiments that want to say so); `off` decodes every column at once.
    */
   readonly lateMaterialization?: 'auto' | 'on' | 'off';
+  /**
+   * Whether the scan may prune and read by pages where it has a page index (Parquet; config
+   * `scan.pageIndex`); absent: the scan's own setting. Off, containers are the unit.
+   */
+  readonly pageIndex?: boolean;
 }
 
 /**

@@ -115,7 +115,8 @@ export class HashJoinProbe {
 
   /** The join's output: every probe batch through the tables, then the build side's rows. */
   async *run(probeScan: Scan, filter: DynamicFilter): AsyncGenerator<RecordBatch> {
-    for await (const batch of probeScan.batches({ filter, signal: this.#ctx.signal, bloomFilters: this.#ctx.config['pushdown.parquetBloom'], lateMaterialization: this.#ctx.config['scan.lateMaterialization'] })) {
+    const config = this.#ctx.config;
+    for await (const batch of probeScan.batches({ filter, signal: this.#ctx.signal, bloomFilters: config['pushdown.parquetBloom'], pageIndex: config['scan.pageIndex'] !== 'off', lateMaterialization: config['scan.lateMaterialization'] })) {
       bump(this.#ctx.metrics, 'probeRows', batch.numRows);
       yield* this.#probeBatch(batch);
     }

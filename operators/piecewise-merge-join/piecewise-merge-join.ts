@@ -87,7 +87,7 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
       m.details.threads = threadsDetail(workers, choice);
       // on workers, the partitions are the workers and only the main thread finishes (parallel.ts)
       watermark = MinMarkedWatermark.create(buffered.nonNull, parallel ? 1 : plan.partitions);
-      const scanOptions = { signal: ctx.signal, ...(extreme !== null ? { filter } : {}) };
+      const scanOptions = { signal: ctx.signal, pageIndex: ctx.config['scan.pageIndex'] !== 'off', ...(extreme !== null ? { filter } : {}) };
       const streamedBatches = () => inputs[plan.streamed].batches(scanOptions);
       if (parallel) {
         yield* parallelStream({ workers: workers!, join, plan, buffered, watermark, streamed: inputs[plan.streamed], scanOptions, stats, scratch: scratches[0]!, ctx });
