@@ -472,10 +472,29 @@ export class ParquetFileHandle {
       return { batches: this.#conform(batches, this.columnNames), columns: this.columnNames.slice() };
     } catch (e) {
       if (e instanceof CorruptFileError || e instanceof FileNotFoundError || e instanceof UnsupportedTypeError) throw e;
-      throw new CorruptFileError(this.path, `row groups [${indices.join(', ')}] do not decode: ${errMessage(e)}`, {
+      const where = this.#failingChunk(indices, keep ?? this.#footer.tops.map((_, i) => i));
+      throw new CorruptFileError(this.path, `${where !== null ? `${where} does` : `row groups [${indices.join(', ')}] do`} not decode: ${errMessage(e)}`, {
         cause: e,
       });
     }
+  }
+
+  /**
+   * After a decode failed: the first column chunk that fails on its own (`column 'c' of row group
+   * r`), so the error names what is broken; null when none does alone (or a sub-file cannot be
+   * built). Only on the error path: one small decode per chunk until one fails.
+   */
+  #failingChunk(indices: readonly number[], tops: readonly number[]): string | null {
+    for (const r of indices) {
+      for (const t of tops) {
+        try {
+          this.#decodeBytes(buildSubFile(this.#source, this.#footer, [r], [t]), undefined, 1 << 16, false, 'c-data');
+        } catch {
+          return `column '${this.#footer.tops[t]!.name}' of row group ${r}`;
+        }
+      }
+    }
+    return null;
   }
 
   /** Decode row groups `indices` and return batches with exactly `columns`, in that order. */
