@@ -16,7 +16,9 @@
  * handed the footer without column statistics: we decode those ourselves, lazily, and a malformed
  * bound is only "unknown", while hyparquet parses them all at open and throws.) A page cut or
  * shifted inside a column chunk is only noticed if the decoder notices: Parquet pages carry no
- * checksum unless the writer added one. An unknown column is `MissingColumnError`; a row-group
+ * checksum unless the writer added one; when it does, each column chunk of the failed row groups
+ * is decoded alone so the message can name the first that fails (`column 's' of row group 1`).
+ * An unknown column is `MissingColumnError`; a row-group
  * index out of range is a `UsageError` (it is a caller bug, and would otherwise panic inside
  * wasm).
  *
@@ -289,6 +291,27 @@ export class ParquetFileHandle {
     }
   }
 
+  /**
+   * Which column chunk of row groups `indices` does not decode, found by decoding each alone (only
+   * after a decode failed, so the message can name it): ` (column 'x' of row group 3)`, or ''.
+   */
+  #whereCorrupt(indices: readonly number[]): string {
+    let tries = 0;
+    for (const r of indices) {
+      for (let t = 0; t < this.#footer.tops.length; t++) {
+        if (++tries > 256) return '';
+        try {
+          this.#decodeBytes(buildSubFile(this.#source, this.#footer, [r], [t]), undefined, 1 << 20, false);
+        } catch (e) {
+          if (e instanceof NeedsFallback) continue;
+          if (e instanceof CorruptFileError || e instanceof FileNotFoundError) return ''; // the file itself changed
+          return ` (column '${this.#footer.tops[t]!.name}' of row group ${r})`;
+        }
+      }
+    }
+    return '';
+  }
+
   /** @internal used by ParquetRowGroupInfo */
   columnChunkBytes(rowGroup: number, name: string): number {
     const t = this.#topIndex.get(name);
@@ -442,7 +465,7 @@ export class ParquetFileHandle {
       return { batches: this.#conform(batches, this.columnNames), columns: this.columnNames.slice() };
     } catch (e) {
       if (e instanceof CorruptFileError || e instanceof FileNotFoundError || e instanceof UnsupportedTypeError) throw e;
-      throw new CorruptFileError(this.path, `row groups [${indices.join(', ')}] do not decode: ${errMessage(e)}`, {
+      throw new CorruptFileError(this.path, `row groups [${indices.join(', ')}] do not decode${this.#whereCorrupt(indices)}: ${errMessage(e)}`, {
         cause: e,
       });
     }
