@@ -16,7 +16,9 @@
  * handed the footer without column statistics: we decode those ourselves, lazily, and a malformed
  * bound is only "unknown", while hyparquet parses them all at open and throws.) A page cut or
  * shifted inside a column chunk is only noticed if the decoder notices: Parquet pages carry no
- * checksum unless the writer added one. An unknown column is `MissingColumnError`; a row-group
+ * checksum unless the writer added one; when it does, each column chunk of the failed row groups
+ * is decoded alone so the message can name the first that fails (`column 's' of row group 1`).
+ * An unknown column is `MissingColumnError`; a row-group
  * index out of range is a `UsageError` (it is a caller bug, and would otherwise panic inside
  * wasm).
  *
@@ -297,6 +299,27 @@ export class ParquetFileHandle {
     }
   }
 
+  /**
+   * Which column chunk of row groups `indices` does not decode, found by decoding each alone (only
+   * after a decode failed, so the message can name it): ` (column 'x' of row group 3)`, or ''.
+   */
+  #whereCorrupt(indices: readonly number[]): string {
+    let tries = 0;
+    for (const r of indices) {
+      for (let t = 0; t < this.#footer.tops.length; t++) {
+        if (++tries > 256) return '';
+        try {
+          this.#decodeBytes(buildSubFile(this.#source, this.#footer, [r], [t]), undefined, 1 << 20, false, 'c-data');
+        } catch (e) {
+          if (e instanceof NeedsFallback) continue;
+          if (e instanceof CorruptFileError || e instanceof FileNotFoundError) return ''; // the file itself changed
+          return ` (column '${this.#footer.tops[t]!.name}' of row group ${r})`;
+        }
+      }
+    }
+    return '';
+  }
+
   /** @internal used by ParquetRowGroupInfo */
   columnChunkBytes(rowGroup: number, name: string): number {
     const t = this.#topIndex.get(name);
@@ -472,29 +495,10 @@ export class ParquetFileHandle {
       return { batches: this.#conform(batches, this.columnNames), columns: this.columnNames.slice() };
     } catch (e) {
       if (e instanceof CorruptFileError || e instanceof FileNotFoundError || e instanceof UnsupportedTypeError) throw e;
-      const where = this.#failingChunk(indices, keep ?? this.#footer.tops.map((_, i) => i));
-      throw new CorruptFileError(this.path, `${where !== null ? `${where} does` : `row groups [${indices.join(', ')}] do`} not decode: ${errMessage(e)}`, {
+      throw new CorruptFileError(this.path, `row groups [${indices.join(', ')}] do not decode${this.#whereCorrupt(indices)}: ${errMessage(e)}`, {
         cause: e,
       });
     }
-  }
-
-  /**
-   * After a decode failed: the first column chunk that fails on its own (`column 'c' of row group
-   * r`), so the error names what is broken; null when none does alone (or a sub-file cannot be
-   * built). Only on the error path: one small decode per chunk until one fails.
-   */
-  #failingChunk(indices: readonly number[], tops: readonly number[]): string | null {
-    for (const r of indices) {
-      for (const t of tops) {
-        try {
-          this.#decodeBytes(buildSubFile(this.#source, this.#footer, [r], [t]), undefined, 1 << 16, false, 'c-data');
-        } catch {
-          return `column '${this.#footer.tops[t]!.name}' of row group ${r}`;
-        }
-      }
-    }
-    return null;
   }
 
   /** Decode row groups `indices` and return batches with exactly `columns`, in that order. */

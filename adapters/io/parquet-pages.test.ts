@@ -209,6 +209,38 @@ describe('ParquetScan by pages', () => {
     expect(r.metrics.rowsDecoded).toBe(0);
   });
 
+  it('all-NULL pages: ruled out by a range, kept by IS NULL; their bounds are never read', async () => {
+    // arrow-rs pages: 20,480 rows (NULLs add no bytes); page 0 is all NULL (null_pages), page 1 half
+    const path = join(dir, 'nulls.parquet');
+    const n = 50_000;
+    await writeParquetFile(path, new Table({ k: vectorFromArray(Array.from({ length: n }, (_, i) => (i < 25_000 ? null : i)), new Int32()) }));
+    const range = await scanRows(path, between('k', 45_000, 45_010), { columns: ['k'] });
+    expect(range.rows.map((r) => r[0])).toEqual(Array.from({ length: 11 }, (_, i) => 45_000 + i));
+    expect(range.metrics).toMatchObject({ pagesTotal: 3, pagesPruned: 2, rowsDecoded: n - 40_960 });
+    const isNull: ScanPredicate = {
+      description: 'k IS NULL',
+      columns: ['k'],
+      mayContain: (s) => s.column('k')?.nullCount !== 0,
+      selectRows: (b) => Int32Array.from(Array.from({ length: b.numRows }, (_, i) => i).filter((i) => b.getChild('k')!.get(i) === null)),
+    };
+    const nulls = await scanRows(path, isNull, { columns: ['k'] });
+    expect(nulls.rows.length).toBe(25_000);
+    expect(nulls.metrics).toMatchObject({ pagesTotal: 3, pagesPruned: 1, rowsDecoded: 40_960 });
+  });
+
+  it('a data page that does not decode is a CorruptFileError naming the column and row group', async () => {
+    const path = join(dir, 'bad-page.parquet');
+    const bytes = new Uint8Array(await readFile(sorted));
+    const scan0 = await ParquetScan.open(sorted);
+    const layout = scan0.handle.pageIndex(1, 's')!.layout;
+    // the middle of a kept page's data (its header is left alone: the page index still checks out)
+    const page = layout.firstRow.findIndex((f) => f > 1000) - 1; // row 1000 of row group 1: k = 3000
+    const at = layout.offset[page]! + Math.floor(layout.size[page]! / 2);
+    bytes.fill(0xff, at, Math.min(at + 24, layout.offset[page]! + layout.size[page]!));
+    await writeFile(path, bytes);
+    await expect(scanRows(path, between('k', 3000, 3010))).rejects.toThrow(/do not decode \(column 's' of row group 1\)/);
+  });
+
   it('a worker decodes only the kept pages of a morsel', async () => {
     const scan = await ParquetScan.open(sorted);
     const filter = new DynamicFilter();

@@ -415,7 +415,7 @@ describe('bad files', () => {
     );
     expect(err).toBeInstanceOf(CorruptFileError);
     expect((err as Error).message).toContain(p);
-    expect((err as Error).message).toMatch(/column '(i32|utf8)' of row group 1 does not decode/);
+    expect((err as Error).message).toMatch(/do not decode \(column '\w+' of row group 1\)/);
     // the wasm module survived the failure
     const ok = await ParquetFileHandle.open(await put('ok-after.parquet', good));
     expect((await ok.readRowGroups([2], ['i32']))[0]!.numRows).toBe(10);
