@@ -13,6 +13,9 @@ import { Rng } from '../../core/random.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { runSql } from '../sql/run.ts';
+import { Float64, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { keptPositions, positionsIn, rowsToRanges, survivorRows } from './late-materialization.ts';
+import { writeParquetFile } from './parquet.ts';
 
 let dir: string;
 let duck: DuckDBSession;
@@ -73,5 +76,54 @@ describe('late materialization', () => {
     expect(m.bytesNotDecoded).toBeGreaterThan(0);
     expect(m.bytesDecoded).toBeLessThan(off.scans[0]!.metrics.bytesDecoded);
     expect(off.scans[0]!.metrics.rowsNotDecoded).toBe(0);
+  });
+
+  it('with a page index, the other columns are read only over the pages that hold survivors', async () => {
+    const n = 60000;
+    const rng = new Rng(9);
+    const v = Array.from({ length: n }, (_, i) => (i % 13 === 0 ? null : rng.int(0, 1_000_000)));
+    // a few rows hold the value searched for, all in one stretch of the file
+    for (const i of [31000, 31003, 31950, 32500]) v[i] = 424242;
+    const t = new Table({
+      k: vectorFromArray(Array.from({ length: n }, (_, i) => i), new Int32()),
+      v: vectorFromArray(v, new Int32()),
+      big: vectorFromArray(Array.from({ length: n }, (_, i) => BigInt(i) * 1000003n), new Int64()),
+      s: vectorFromArray(Array.from({ length: n }, (_, i) => (i % 5 === 0 ? null : `payload ${i} ${'x'.repeat(i % 23)}`)), new Utf8()),
+      d: vectorFromArray(Array.from({ length: n }, (_, i) => i / 7), new Float64()),
+    });
+    const path = join(dir, 'paged.parquet');
+    await writeParquetFile(path, t, { rowGroupSize: 30000, statistics: 'page', dataPageBytes: 8192, dictionary: false });
+    await duck.createViewOnParquet('paged', path);
+    for (const where of ['v = 424242', 'v = 424242 OR k < 5', 'v BETWEEN 424000 AND 424300', 'v IS NULL AND k % 1000 = 3']) {
+      const sql = `SELECT k, big, s, d FROM paged WHERE ${where} ORDER BY k`;
+      const expected = await duck.query(sql);
+      for (const mode of ['auto', 'off'] as const) {
+        const engine = await Engine.create({ batchSize: 1000, 'scan.lateMaterialization': mode, threads: 1 });
+        const r = await runSql(engine, sql, { paged: path }, { duck });
+        const c = compareResults(r.table, expected);
+        expect(c.equal, `${mode}: ${sql}\n${formatComparison(c)}`).toBe(true);
+        if (mode === 'auto' && where === 'v = 424242') {
+          const m = r.scans[0]!.metrics;
+          expect(m.rowsNotDecoded).toBeGreaterThan(50000); // the other columns of most rows, though no row group was empty
+          expect(m.bytesNotDecoded).toBeGreaterThan(0);
+        }
+      }
+    }
+  });
+
+  it('positions, survivors and ranges', () => {
+    // two row groups covered [0,10) and [20,30)+[40,45) / whole [0,8)
+    const cover = [[0, 10], [20, 30, 40, 45]];
+    const positions = Int32Array.of(0, 9, 10, 19, 20, 24);
+    const s = survivorRows(cover, positions);
+    expect([...s[0]!]).toEqual([0, 9]);
+    expect([...s[1]!]).toEqual([20, 29, 40, 44]);
+    expect(rowsToRanges(Int32Array.of(1, 2, 3, 10, 50), 5)).toEqual([1, 4, 10, 11, 50, 51]);
+    expect(rowsToRanges(Int32Array.of(1, 2, 3, 10, 50), 8)).toEqual([1, 11, 50, 51]);
+    const out = new Int32Array(4);
+    positionsIn([20, 30, 40, 45], s[1]!, 100, out, 0);
+    expect([...out]).toEqual([100, 109, 110, 114]);
+    const batches = [new Table({ x: vectorFromArray([1, 2, 3], new Int32()) }).batches[0]!, new Table({ x: vectorFromArray([4, 5], new Int32()) }).batches[0]!];
+    expect([...keptPositions(batches, [Int32Array.of(0, 2), null], 4)]).toEqual([0, 2, 3, 4]);
   });
 });

@@ -171,6 +171,14 @@ export function pageCounts(layout: PageLayout, ranges: RowRanges): PageCounts {
   return { pages: layout.numPages, skipped, skippedBytes: all > 0 ? Math.round((layout.uncompressedBytes * out) / all) : 0 };
 }
 
+/** Rows of the pages of `layout` a read of `ranges` decodes (whole pages: a page is decoded or not). */
+export function pageRowsRead(layout: PageLayout, ranges: RowRanges): number {
+  const sel = selectPages(layout, ranges);
+  let rows = 0;
+  for (let i = 0; i < layout.numPages; i++) if (sel[i] !== 0) rows += layout.firstRow[i + 1]! - layout.firstRow[i]!;
+  return rows;
+}
+
 /** The chunk part holding the selected pages (and the head before the first data page). */
 function chunkPart(layout: PageLayout, sel: Uint8Array): ChunkPart {
   const copies: number[] = [];

@@ -50,16 +50,17 @@
  * overlap by their statistics). The scan reads row groups in file order, so the claim holds for
  * what it yields. One file per scan: there is no multi-file scan to claim an order across.
  */
-import type { RecordBatch, Schema } from 'apache-arrow';
+import { Schema, type RecordBatch } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
 import { filterAndProject, neededColumns, projectBatch, takeRows, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
-import { splitColumns, zipBatches } from './late-materialization.ts';
+import { keptPositions, positionsIn, rowsToRanges, splitColumns, SURVIVOR_GAP, survivorRows, zipBatches } from './late-materialization.ts';
+import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import type { ColumnStats, ContainerStats, DecodeMorsel, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
 import { PARQUET_DECODER, type ParquetMorsel } from './parquet-decoder.ts';
 import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
-import { keptRowRanges, pageCounts, rangeRows, type PageColumn, type RowRanges } from './parquet-page-select.ts';
+import { keptRowRanges, pageCounts, pageRowsRead, rangeRows, type PageColumn, type RowRanges } from './parquet-page-select.ts';
 
 /** A published set, hashed for one column's Bloom filters. */
 interface BloomProbe {
@@ -194,7 +195,7 @@ export class ParquetScan implements Scan {
         throwIfAborted(signal, this.source);
         const runPredicate = filter?.current() ?? null;
         const split = lateMode === 'off' ? null : splitColumns(runPredicate, run.columns);
-        const late = split === null ? null : await this.#decodeLate(run, split, runPredicate!, columns);
+        const late = split === null ? null : await this.#decodeLate(run, split, runPredicate!, columns, options.pageIndex ?? this.#pageIndex);
         let batches: RecordBatch[];
         if (late !== null) batches = late;
         else {
@@ -241,7 +242,7 @@ export class ParquetScan implements Scan {
    * survived; null when the run must be decoded the ordinary way (the decoder fell back to every
    * column, or the two decodes did not line up: different page fallbacks or batch boundaries).
    */
-  async #decodeLate(run: Run, split: { readonly first: string[]; readonly rest: string[] }, predicate: ScanPredicate, columns: readonly string[]): Promise<RecordBatch[] | null> {
+  async #decodeLate(run: Run, split: { readonly first: string[]; readonly rest: string[] }, predicate: ScanPredicate, columns: readonly string[], usePages: boolean): Promise<RecordBatch[] | null> {
     const h = this.handle;
     const m = this.metrics;
     const options = this.#decodeOptions(run);
@@ -264,6 +265,8 @@ export class ParquetScan implements Scan {
       });
       return [];
     }
+    const narrowed = usePages ? await this.#decodeSurvivors(run, split, first, selections, kept, ranges, columns) : null;
+    if (narrowed !== null) return narrowed;
     const rest = await h.decodeRowGroups(run.rowGroups, split.rest, options);
     m.bytesRead = h.bytesRead;
     run.rowGroups.forEach((r, k) => this.#chargeDecode(r, rest.columns, rest.paged === true ? run.rows[k]! : null, false));
@@ -278,6 +281,79 @@ export class ParquetScan implements Scan {
       out.push(sel === null ? projected : takeRows(projected, sel));
     }
     return out;
+  }
+
+  /**
+   * The other columns of a late run read only over the pages holding survivors
+   * (late-materialization.ts), when some of them has a page index and the survivors' ranges are at
+   * most 3/4 of the rows the filter's columns covered; null otherwise (the caller reads them over
+   * the run's ranges). One batch of the survivors, projected to `columns`.
+   */
+  async #decodeSurvivors(
+    run: Run,
+    split: { readonly first: string[]; readonly rest: string[] },
+    first: { readonly batches: RecordBatch[] },
+    selections: readonly (Int32Array | null)[],
+    kept: number,
+    ranges: (k: number) => RowRanges | null,
+    columns: readonly string[],
+  ): Promise<RecordBatch[] | null> {
+    const h = this.handle;
+    const m = this.metrics;
+    if (!run.rowGroups.some((r) => split.rest.some((c) => h.flatColumn(c) && h.pageIndex(r, c) !== null))) return null;
+    const cover = run.rowGroups.map((r, k) => ranges(k) ?? [0, h.rowGroups[r]!.numRows]);
+    const positions = keptPositions(first.batches, selections, kept);
+    const survivors = survivorRows(cover, positions);
+    const narrow = survivors.map((rows) => rowsToRanges(rows, SURVIVOR_GAP));
+    let covered = 0;
+    let needed = 0;
+    for (let k = 0; k < cover.length; k++) {
+      covered += rangeRows(cover[k]!);
+      needed += rangeRows(narrow[k]!);
+    }
+    if (needed * 4 > covered * 3) return null;
+    const rest = await h.decodeRowGroups(run.rowGroups, split.rest, { batchSize: 1 << 20, rows: narrow });
+    m.bytesRead = h.bytesRead;
+    if (rest.columns.length !== split.rest.length || rest.batches.length === 0) return null;
+    const restCover = run.rowGroups.map((r, k) => (rest.paged === true ? narrow[k]! : [0, h.rowGroups[r]!.numRows]));
+    run.rowGroups.forEach((r, k) => {
+      this.#chargeDecode(r, rest.columns, rest.paged === true ? narrow[k]! : null, false);
+      if (rest.paged === true) {
+        const all = this.#decodeCost(r, split.rest, ranges(k));
+        const read = this.#decodeCost(r, split.rest, narrow[k]!);
+        m.rowsNotDecoded += this.#rowsOfPagesLeft(r, split.rest, ranges(k) ?? [0, h.rowGroups[r]!.numRows], narrow[k]!);
+        m.bytesNotDecoded += Math.max(0, all.bytes - read.bytes);
+      }
+    });
+    const restPositions = new Int32Array(kept);
+    let at = 0;
+    let base = 0;
+    for (let k = 0; k < survivors.length; k++) {
+      positionsIn(restCover[k]!, survivors[k]!, base, restPositions, at);
+      at += survivors[k]!.length;
+      base += rangeRows(restCover[k]!);
+    }
+    const firstSchema = first.batches[0]!.schema;
+    const restSchema = rest.batches[0]!.schema;
+    const a = gatherColumns(new RowSource(first.batches, firstSchema), positions, 0, kept);
+    const b = gatherColumns(new RowSource(rest.batches, restSchema), restPositions, 0, kept);
+    const whole = makeRecordBatch(new Schema([...firstSchema.fields, ...restSchema.fields]), [...a, ...b], kept);
+    return [projectBatch(whole, columns, this.source)];
+  }
+
+  /**
+   * Rows of row group `r` that no column of `columns` decodes when read over `narrow` instead of
+   * `cover`: per column, the rows of the pages the narrower read leaves out; the least over the
+   * columns (0 when one has no page index: it is decoded whole).
+   */
+  #rowsOfPagesLeft(r: number, columns: readonly string[], cover: RowRanges, narrow: RowRanges): number {
+    let least = Infinity;
+    for (const c of columns) {
+      const index = this.handle.pageIndex(r, c);
+      if (index === null) return 0;
+      least = Math.min(least, pageRowsRead(index.layout, cover) - pageRowsRead(index.layout, narrow));
+    }
+    return least === Infinity ? 0 : Math.max(0, least);
   }
 
   /**
