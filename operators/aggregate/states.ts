@@ -72,6 +72,26 @@ const LIMB_MAX = 4503599627370496; // 2^52
  */
 const LOCAL_ROWS = 1 << 20;
 
+/**
+ * Adds v (|v| < 2^52) to the first limb at `o`, carrying into the next two past 2^52 either way
+ * (the limbs stay exact doubles; a carry is one predictable branch not taken per row).
+ */
+function addToFirstLimb(L: Float64Array, o: number, v: number): void {
+  let a = L[o]! + v;
+  if (a >= LIMB_MAX || a <= -LIMB_MAX) {
+    const c = Math.floor(a / TWO32);
+    a -= c * TWO32;
+    let b = L[o + 1]! + c;
+    if (b >= LIMB_MAX || b <= -LIMB_MAX) {
+      const c2 = Math.floor(b / TWO32);
+      b -= c2 * TWO32;
+      L[o + 2]! += c2;
+    }
+    L[o + 1] = b;
+  }
+  L[o] = a;
+}
+
 function grown<T extends Float64Array | Int32Array | Uint8Array>(old: T, length: number): T {
   const Ctor = old.constructor as new (n: number) => T;
   const out = new Ctor(length);
@@ -156,19 +176,7 @@ export class ExactSumState implements AggregateState {
         if (nulls !== null && nulls[r] !== 0) continue;
         const g = groups[r]!;
         const o = 4 * g;
-        let a = L[o]! + x[r]!;
-        if (a >= LIMB_MAX || a <= -LIMB_MAX) {
-          const c = Math.floor(a / TWO32);
-          a -= c * TWO32;
-          let b = L[o + 1]! + c;
-          if (b >= LIMB_MAX || b <= -LIMB_MAX) {
-            const c2 = Math.floor(b / TWO32);
-            b -= c2 * TWO32;
-            L[o + 2]! += c2;
-          }
-          L[o + 1] = b;
-        }
-        L[o] = a;
+        addToFirstLimb(L, o, x[r]!);
         L[o + 3]! += 1;
       }
       return;
@@ -211,19 +219,7 @@ export class ExactSumState implements AggregateState {
       if (w[i + 2] === sign && w[i + 3] === sign && hi < 0x100000 && hi >= -0x100000) {
         // the common case, a value below 2^52 in magnitude: added whole to the first limb (signed),
         // which carries either way past 2^52 — one limb touched instead of four
-        let a = L[o]! + (hi * TWO32 + (w[i]! >>> 0));
-        if (a >= LIMB_MAX || a <= -LIMB_MAX) {
-          const c = Math.floor(a / TWO32);
-          a -= c * TWO32;
-          let b = L[o + 1]! + c;
-          if (b >= LIMB_MAX || b <= -LIMB_MAX) {
-            const c2 = Math.floor(b / TWO32);
-            b -= c2 * TWO32;
-            L[o + 2]! += c2;
-          }
-          L[o + 1] = b;
-        }
-        L[o] = a;
+        addToFirstLimb(L, o, hi * TWO32 + (w[i]! >>> 0));
         L[o + 5]! += 1;
         continue;
       }
