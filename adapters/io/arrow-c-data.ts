@@ -76,6 +76,8 @@ import {
   Uint8,
   Utf8,
 } from 'apache-arrow';
+import { strideForType } from 'apache-arrow/type';
+import { isFixedWidth } from '../../core/arrow/size.ts';
 
 /** The C structs use something this module does not read: decode again through IPC. */
 export class CDataUnsupported extends Error {
@@ -209,29 +211,14 @@ interface Plan {
   readonly dictionary: Plan | null;
 }
 
-/** Width in bytes of one value of a fixed-width type (0 for bit-packed booleans). */
+/**
+ * Width in bytes of one value of a fixed-width type (0 for bit-packed booleans): Arrow's own stride
+ * (words per value) times its array's element size, as core/arrow/size.ts's fixed-width types have.
+ */
 function valueBytes(type: DataType): number {
-  switch (type.typeId) {
-    case Type.Bool:
-      return 0;
-    case Type.Decimal:
-      return (type as Decimal).bitWidth / 8;
-    case Type.FixedSizeBinary:
-      return (type as FixedSizeBinary).byteWidth;
-    case Type.Interval:
-      return (type as IntervalYearMonth).unit === 0 ? 4 : (type as IntervalYearMonth).unit === 1 ? 8 : 16;
-    case Type.Float:
-      return (type as Float64).precision === 0 ? 2 : (type as Float64).precision === 1 ? 4 : 8;
-    case Type.Int:
-    case Type.Date:
-    case Type.Time:
-      return (type as Int32).bitWidth === undefined ? ((type as DateDay).unit === 0 ? 4 : 8) : (type as Int32).bitWidth / 8;
-    case Type.Timestamp:
-    case Type.Duration:
-      return 8;
-    default:
-      throw new CDataUnsupported(`fixed width of ${String(type)}`);
-  }
+  if (type.typeId === Type.Bool) return 0;
+  if (!isFixedWidth(type.typeId)) throw new CDataUnsupported(`fixed width of ${String(type)}`);
+  return strideForType(type) * (type.ArrayType as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
 }
 
 function plan(mem: DataView, ptr: number, type: DataType): Plan {
