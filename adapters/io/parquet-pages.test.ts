@@ -1,10 +1,11 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Int32, makeVector, RecordBatch, Table, Utf8, vectorFromArray } from 'apache-arrow';
+import { Int32, makeVector, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBSession } from '../duckdb/session.ts';
-import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan/scan.ts';
+import { betweenPredicate } from '../../core/scan/fixtures/between-predicate.ts';
+import { DynamicFilter, type ScanPredicate } from '../../core/scan/scan.ts';
 import { parquetDecoder, type ParquetMorsel } from './parquet-decoder.ts';
 import { footerTail } from './parquet-footer.ts';
 import { intersectRanges, keptRowRanges, selectPages } from './parquet-page-select.ts';
@@ -13,28 +14,7 @@ import { ParquetScan } from './parquet-scan.ts';
 import { writeParquetFile, type ParquetWriteOptions } from './parquet-write.ts';
 import { T_I32, T_I64, ThriftReader, ThriftWriter, ti64, tget, tlist, twith, type TStruct } from './thrift.ts';
 
-/** `col BETWEEN lo AND hi` over numbers, as a join's bounds filter would be. */
-function between(col: string, lo: number, hi: number): ScanPredicate {
-  return {
-    description: `${col} BETWEEN ${lo} AND ${hi}`,
-    columns: [col],
-    mayContain(stats: ContainerStats): boolean {
-      const s = stats.column(col);
-      if (!s) return true;
-      if (s.min === null || s.max === null) return s.nullCount !== stats.numRows;
-      return !(Number(s.max) < lo || Number(s.min) > hi);
-    },
-    selectRows(batch: RecordBatch): Int32Array {
-      const v = batch.getChild(col)!;
-      const out: number[] = [];
-      for (let i = 0; i < batch.numRows; i++) {
-        const x = v.get(i) as number | bigint | null;
-        if (x !== null && Number(x) >= lo && Number(x) <= hi) out.push(i);
-      }
-      return Int32Array.from(out);
-    },
-  };
-}
+const between = betweenPredicate;
 
 async function scanRows(path: string, predicate: ScanPredicate, options: { pageIndex?: 'auto' | 'off'; columns?: string[] } = {}) {
   const scan = await ParquetScan.open(path, { pageIndex: options.pageIndex ?? 'auto' });

@@ -7,33 +7,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CancelledError, CorruptFileError, FileNotFoundError, MissingColumnError } from '../../core/errors.ts';
 import { writeParquetFile } from './parquet.ts';
 import { ParquetScan } from './parquet-scan.ts';
-import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan/scan.ts';
+import { betweenPredicate } from '../../core/scan/fixtures/between-predicate.ts';
+import { DynamicFilter } from '../../core/scan/scan.ts';
 
-/** `col BETWEEN lo AND hi`, numbers or bigints, as a join's bounds filter would be. */
-function between(col: string, lo: number, hi: number): ScanPredicate & { tested: number[] } {
-  const tested: number[] = [];
-  return {
-    description: `${col} BETWEEN ${lo} AND ${hi}`,
-    columns: [col],
-    tested,
-    mayContain(stats: ContainerStats): boolean {
-      tested.push(stats.index);
-      const s = stats.column(col);
-      if (!s) return true;
-      if (s.min === null || s.max === null) return s.nullCount !== stats.numRows;
-      return !(Number(s.max) < lo || Number(s.min) > hi);
-    },
-    selectRows(batch: RecordBatch): Int32Array {
-      const v = batch.getChild(col)!;
-      const out: number[] = [];
-      for (let i = 0; i < batch.numRows; i++) {
-        const x = v.get(i) as number | bigint | null;
-        if (x !== null && Number(x) >= lo && Number(x) <= hi) out.push(i);
-      }
-      return Int32Array.from(out);
-    },
-  };
-}
+const between = betweenPredicate;
 
 async function collect(it: AsyncIterable<RecordBatch>): Promise<RecordBatch[]> {
   const out: RecordBatch[] = [];

@@ -22,34 +22,11 @@ import { describe, expect, it } from 'vitest';
 import { CancelledError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import { ProjectedScan } from '../../core/scan/projected-scan.ts';
 import { MemoryScan, projectBatch, sortedTable, takeRows } from './memory-scan.ts';
-import { DynamicFilter, type ContainerStats, type ScanPredicate } from '../../core/scan/scan.ts';
+import { betweenPredicate } from '../../core/scan/fixtures/between-predicate.ts';
+import { DynamicFilter } from '../../core/scan/scan.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
 
-/** `col BETWEEN lo AND hi` over an Int32 column, as a join's bounds filter would be. */
-function between(col: string, lo: number, hi: number): ScanPredicate & { tested: number[] } {
-  const tested: number[] = [];
-  return {
-    description: `${col} BETWEEN ${lo} AND ${hi}`,
-    columns: [col],
-    tested,
-    mayContain(stats: ContainerStats): boolean {
-      tested.push(stats.index);
-      const s = stats.column(col);
-      if (!s) return true;
-      if (s.min === null || s.max === null) return s.nullCount !== stats.numRows;
-      return !((s.max as number) < lo || (s.min as number) > hi);
-    },
-    selectRows(batch: RecordBatch): Int32Array {
-      const v = batch.getChild(col)!;
-      const out: number[] = [];
-      for (let i = 0; i < batch.numRows; i++) {
-        const x = v.get(i) as number | null;
-        if (x !== null && x >= lo && x <= hi) out.push(i);
-      }
-      return Int32Array.from(out);
-    },
-  };
-}
+const between = betweenPredicate;
 
 /** A table of `batches` record batches of `size` rows, k = 0..n-1 ascending. */
 function tableOf(batches: number, size: number): Table {
