@@ -152,7 +152,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     const scan = a.probeScan;
     const signal = ctx.signal;
     let morsel = 0;
-    const scanOptions = { filter: a.filter, signal, bloomFilters: ctx.config['pushdown.parquetBloom'], pageIndex: ctx.config['scan.pageIndex'] !== 'off' };
+    const scanOptions = { filter: a.filter, signal, bloomFilters: ctx.config['pushdown.parquetBloom'], pageIndex: ctx.config['scan.pageIndex'] !== 'off', lateMaterialization: ctx.config['scan.lateMaterialization'] };
     // containers the workers decode themselves when the scan offers them, else batches from here
     const source = scan.morsels?.(scanOptions) ?? scan.batches(scanOptions);
     // batches waiting to be handed out as one morsel
