@@ -34,6 +34,7 @@ export const BUILTIN_EXTENSIONS: readonly string[] = [
   new URL('./strategies/pushdown/engines/extension.ts', import.meta.url).href,
   new URL('./strategies/smj-existence/extension.ts', import.meta.url).href,
   new URL('./strategies/pwmj-search/extension.ts', import.meta.url).href,
+  new URL('./strategies/sip/extension.ts', import.meta.url).href,
   new URL('./adapters/io/extension.ts', import.meta.url).href,
 ];
 

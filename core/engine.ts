@@ -35,7 +35,7 @@ import { bindJoin, type BoundJoin } from './plan.ts';
 import { UnsupportedJoinError, UsageError } from './errors.ts';
 import { loadExtensions } from './registry/extensions.ts';
 import { Registry } from './registry/registry.ts';
-import { ALL_SLOTS, JOIN } from './registry/slots.ts';
+import { ALL_SLOTS, JOIN, SIP } from './registry/slots.ts';
 import { toJoinSpec, type JoinSpecInput } from './spec.ts';
 import type { JoinSpec } from './types.ts';
 import { ProjectedScan } from './scan/projected-scan.ts';
@@ -147,6 +147,7 @@ export class Engine {
     // `this`: a subclass (the composition root's Engine) gets an instance of itself
     const engine = new this(parsed, registry, runtime, options.baseDir ?? process.cwd());
     engine.algorithm(); // fail fast on an unknown `join`
+    if (registry.names(SIP).length > 0) registry.resolve(SIP, parsed.sip); // and `sip`, where any is registered
     return engine;
   }
 

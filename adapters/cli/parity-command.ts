@@ -151,7 +151,7 @@ export async function runParity(options: ParityOptions): Promise<ParityResult> {
   const space = caseSpace(base.registry, { algorithms: options.algorithms, extensions: base.config.extensions, threads: options.threads ?? DEFAULT_PARITY_THREADS });
   const features = SQL_FEATURES.filter((f) => sqlFeatures[f]);
   out(
-    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}, threads ${space.threads.join('|')}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
+    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}, sip ${space.sips.join('|')}, threads ${space.threads.join('|')}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
   );
 
   const duck = await DuckDBSession.open({ threads: 1 });
@@ -247,9 +247,20 @@ export function sqlCaseConfig(space: CaseSpace, seed: number, index: number): Re
     hashmap,
     'hash.mode': rng.chance(0.5) ? 'collect-left' : 'partitioned',
     batchSize: rng.pick(CASE_BATCH_SIZES),
+    ...sipDraw(space, seed ^ 0xc0f16, index),
     ...threadsDraw(space, seed ^ 0xc0f16, index),
     ...(space.extensions.length > 0 ? { extensions: [...space.extensions] } : {}),
   };
+}
+
+/** Mixed into a SQL case's seed for its information passing and join order (a stream of its own: other draws of a seed stay as they were). */
+const SIP_STREAM = 0x51b_0dd5;
+
+/** A SQL case's `sip` strategy and join order: the planned one, or a random valid one (`random:SEED`, no cross product). */
+export function sipDraw(space: CaseSpace, seed: number, index: number): { sip: string; 'sql.joinOrder': 'cost' | 'random'; 'sql.joinOrderSeed'?: number } {
+  const rng = new Rng(caseSeed(seed, index) ^ SIP_STREAM);
+  const sip = rng.pick(space.sips);
+  return rng.chance(0.5) ? { sip, 'sql.joinOrder': 'cost' } : { sip, 'sql.joinOrder': 'random', 'sql.joinOrderSeed': rng.int(0, 1000) };
 }
 
 /** Engines by config, reused across the SQL cases of a run (creating one loads every extension). */
@@ -306,7 +317,8 @@ export async function checkSqlCase(c: SqlCase, config: Record<string, unknown>, 
 
 function sqlOneLine(c: SqlCase, config: Record<string, unknown>): string {
   const rows = Object.values(c.tables).map((t) => t.numRows).join('x');
-  return `SQL join=${String(config.join)} batch=${String(config.batchSize)} | ${rows} rows | ${c.sql}`;
+  const order = config['sql.joinOrder'] === 'random' ? `random:${String(config['sql.joinOrderSeed'])}` : String(config['sql.joinOrder'] ?? 'cost');
+  return `SQL join=${String(config.join)} sip=${String(config.sip)} order=${order} batch=${String(config.batchSize)} | ${rows} rows | ${c.sql}`;
 }
 
 /** Shrinks a failing SQL case (rows of each table, greedily) and prints it for a human. */

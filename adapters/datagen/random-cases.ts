@@ -62,7 +62,7 @@ import { bindJoin, type BoundJoin } from '../../core/plan.ts';
 import { shareTable } from '../../core/parallel/wire.ts';
 import { Rng } from '../../core/random.ts';
 import type { Registry, Slot, Strategy } from '../../core/registry/registry.ts';
-import { HASHMAP, JOIN, PUSHDOWN, PWMJ_SEARCH, SMJ_EXISTENCE } from '../../core/registry/slots.ts';
+import { HASHMAP, JOIN, PUSHDOWN, PWMJ_SEARCH, SIP, SMJ_EXISTENCE } from '../../core/registry/slots.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { isAntiJoin, JOIN_TYPES, RANGE_OPS, type JoinType, type RangeOp } from '../../core/types.ts';
 import { decimalText } from '../duckdb/compare.ts';
@@ -175,6 +175,8 @@ export interface CaseSpace {
   readonly hashmaps: readonly string[];
   readonly existences: readonly string[];
   readonly searches: readonly string[];
+  /** Information-passing strategies (slot `sip`) the SQL cases draw from. */
+  readonly sips: readonly string[];
   /** Extension modules the registry was loaded with (absolute specifiers), copied into configs. */
   readonly extensions: readonly string[];
   /** Thread counts to draw `threads` from (default: 1 only). */
@@ -188,6 +190,7 @@ export interface CaseSpaceOptions {
   readonly hashmaps?: readonly string[];
   readonly existences?: readonly string[];
   readonly searches?: readonly string[];
+  readonly sips?: readonly string[];
   /** Extensions the registry was loaded with, so each case's config loads them too. */
   readonly extensions?: readonly string[];
   /**
@@ -212,6 +215,7 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
     hashmaps: pick(HASHMAP, options.hashmaps),
     existences: pick(SMJ_EXISTENCE, options.existences),
     searches: pick(PWMJ_SEARCH, options.searches),
+    sips: pick(SIP, options.sips),
     extensions: [...(options.extensions ?? [])],
     threads: [...(options.threads ?? [1])],
   };

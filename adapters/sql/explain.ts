@@ -73,7 +73,7 @@ export function joinNode(exec: JoinExec, children: readonly ExplainNode[]): Expl
     if (d.hashmap !== undefined) parts.push(`hashmap: ${String(d.hashmap)}`);
     parts.push(`pushdown: ${String(first.config.pushdown)}`);
     details.push(parts.join(', '));
-    if (d.dynamicFilter !== undefined) details.push(`dynamic filter: ${String(d.dynamicFilter)}`);
+    if (d.dynamicFilter !== undefined) details.push(`${exec.scan.gate.joinFilters ? 'dynamic filter' : "dynamic filter (built, not applied: the sip strategy turned the joins' filters off)"}: ${String(d.dynamicFilter)}`);
     // with workers configured: how many ran the join, or why one thread did (core/parallel/threshold.ts)
     if (first.config.threads > 1 && d.threads !== undefined) details.push(`threads: ${String(d.threads)}${d.workerStart !== undefined ? `; started ${String(d.workerStart)}` : ''}`);
     details.push(`rows: ${rows} (estimated ${estimated(exec.estimate)}); ${ms.toFixed(1)} ms${runs.length > 1 ? ` over ${runs.length} runs` : ''}`);

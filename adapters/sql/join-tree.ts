@@ -51,7 +51,7 @@ import type { JoinType, KeyPair, RangeOp, RangePredicate } from '../../core/type
 import { joinNode, scanNode, type JoinExec } from './explain.ts';
 import { childrenOf, conjuncts, lookup, NO_COLUMNS, notYet, resolveIn, toExpr, type Relation, type Visible } from './relation.ts';
 import { staticPredicate, type StaticConjunct } from './static-filter.ts';
-import { JoinStreamScan, PushdownTarget, type Route } from './stream-scan.ts';
+import { JoinStreamScan, openGate, PushdownTarget, type Route, type SipGate } from './stream-scan.ts';
 
 export type { JoinExec } from './explain.ts';
 
@@ -216,11 +216,11 @@ export function leafPredicate(leaf: Leaf): ScanPredicate | null {
 }
 
 /** Each leaf's relation: its scan behind its static predicate, inside a PushdownTarget. */
-function openLeaf(leaf: Leaf): Relation {
+function openLeaf(leaf: Leaf, gate: SipGate): Relation {
   const columns = leafColumns(leaf);
   const predicate = leafPredicate(leaf);
   const scan = predicate === null ? leaf.scan : new FilteredScan(leaf.scan, predicate);
-  const target = new PushdownTarget(scan, leaf.name, leaf.table, leaf.estimate);
+  const target = new PushdownTarget(scan, leaf.name, leaf.table, leaf.estimate, gate);
   leaf.target = target;
   const rel: Relation = {
     input: target,
@@ -245,11 +245,34 @@ export interface TreeContext {
   readonly mentioned: ReadonlySet<string> | null;
   /** Told about every join as it is opened, innermost first. */
   readonly opened: (exec: JoinExec) => void;
+  /**
+   * The join graph being collected for information passing (sip-run.ts), and the tree's gate;
+   * absent: the joins' filters as always (`dynamic`), nothing collected.
+   */
+  readonly sip?: SipCollector;
+}
+
+/** One equi-key of a join whose both columns come unchanged from FROM tables (a sip edge's raw material). */
+export interface KeyRoute {
+  /** The join it belongs to (one object per join). */
+  readonly join: object;
+  readonly type: JoinType;
+  readonly nullEqualsNull: boolean;
+  readonly nullAware: boolean;
+  readonly left: Route;
+  readonly right: Route;
+  /** As the query names the key (`f.k = d.k`). */
+  readonly text: string;
+}
+
+export interface SipCollector {
+  readonly gate: SipGate;
+  readonly keys: KeyRoute[];
 }
 
 /** Builds the streams of the tree, bottom-up; the returned relation's scan runs them when read. */
 export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relation> {
-  if (plan.kind === 'leaf') return openLeaf(plan);
+  if (plan.kind === 'leaf') return openLeaf(plan, ctx.sip?.gate ?? openGate());
   const left = await openTree(plan.left, ctx);
   const right = await openTree(plan.right, ctx);
   const using = plan.natural ? naturalColumns(left, right) : plan.using;
@@ -354,7 +377,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
   const estimate = req.estimate ?? (sides === 'left' ? left.input.numRows : sides === 'right' ? right.input.numRows : Math.max(left.input.numRows, right.input.numRows));
   const outShape = { columns: kept };
   const rowFilter = req.rowFilter.length === 0 ? null : rowPredicate(req.rowFilter, outShape, first.schema);
-  const scan = new JoinStreamScan(first, open, `${type} join`, estimate, routes, rowFilter);
+  const scan = new JoinStreamScan(first, open, `${type} join`, estimate, routes, rowFilter, ctx.sip?.gate);
   const named = (rel: Relation, out: string): string => {
     const v = rel.columns.find((c) => c.out === out);
     return v === undefined || v.rel === '' ? out : `${v.rel}.${v.name}`;
@@ -364,6 +387,14 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
     ...req.keys.map((k) => `${named(left, k.left)} ${eq} ${named(right, k.right)}`),
     ...(useRange && range !== null ? [`${named(left, range.left)} ${range.op} ${named(right, range.right)} (range)`] : []),
   ];
+  if (ctx.sip !== undefined) {
+    for (let k = 0; k < req.keys.length; k++) {
+      const key = req.keys[k]!;
+      const l = left.columns.find((c) => c.out === key.left)?.route ?? null;
+      const r = right.columns.find((c) => c.out === key.right)?.route ?? null;
+      if (l !== null && r !== null && l.target !== r.target) ctx.sip.keys.push({ join: req, type, nullEqualsNull: req.nullEqualsNull, nullAware: req.nullAware === true, left: l, right: r, text: on[k]! });
+    }
+  }
   const exec: JoinExec = { type, on, keys: req.keys, range: useRange ? range : null, filter: useRange ? filter : filterAll, nullEqualsNull: req.nullEqualsNull, scan, ...(req.estimate !== undefined ? { estimate: req.estimate } : {}) };
   done(exec);
   return {

@@ -4,7 +4,8 @@
  * single-table WHERE conjuncts, EXISTS / IN and scalar subqueries (correlated or not), CTEs read
  * twice, aggregates, ORDER BY [LIMIT]),
  * run by joinlab (`runSql`, what `Engine.sql` runs) and by DuckDB on the same tables, on random
- * batch sizes (1, 2, 8192) and join orders (`sql.joinOrder` cost, random, written). Every answer must equal DuckDB's as a multiset, and in ORDER BY order
+ * batch sizes (1, 2, 8192), join orders (`sql.joinOrder` cost, random, written) and information-passing
+ * strategies (`sip`: all five). Every answer must equal DuckDB's as a multiset, and in ORDER BY order
  * (the whole row for a total order, else the ORDER BY columns).
  *
  * Three cases in four use only the features the planner claims (CLAIMED_SQL_FEATURES): there an
@@ -43,7 +44,11 @@ describe('Engine.sql on random join trees against DuckDB', () => {
     let duckdbInternal = 0;
     // each batch size with each join order (sql.joinOrder: the planned, a random valid and the written one)
     const orders = ['cost', 'random', 'written'] as const;
-    const engines = await Promise.all([1, 2, 8192].flatMap((batchSize) => orders.map((order, i) => Engine.create({ batchSize, 'sql.joinOrder': order, 'sql.joinOrderSeed': batchSize + i }))));
+    // and each with an information-passing strategy (sip), every one drawn across the nine engines
+    const sips = ['dynamic', 'transfer', 'lip', 'yannakakis', 'none'] as const;
+    const engines = await Promise.all(
+      [1, 2, 8192].flatMap((batchSize, b) => orders.map((order, i) => Engine.create({ batchSize, 'sql.joinOrder': order, 'sql.joinOrderSeed': batchSize + i, sip: sips[(3 * b + i) % sips.length] }))),
+    );
     for (let i = 0; i < CASES; i++) {
       const claimed = i % 4 !== 3;
       const c = drawSqlCase(rng, { features: claimed ? CLAIMED_SQL_FEATURES : EVERY });

@@ -25,6 +25,8 @@ import { quoteString } from '../../core/expr/sql.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import type { Config } from '../../core/config/schema.ts';
+import type { Reservation } from '../../core/memory/pool.ts';
+import type { Registry } from '../../core/registry/registry.ts';
 import { UnsupportedExpressionError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
 import { MemoryPool } from '../../core/memory/pool.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
@@ -33,7 +35,9 @@ import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
 import { withSteps, type ExplainNode } from './explain.ts';
-import { bindFrom, openTree, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
+import { bindFrom, openTree, type FromPlan, type JoinExec, type SipCollector, type StreamEngine, type TreeContext } from './join-tree.ts';
+import { runSip, sipNode, type SipReport } from './sip-run.ts';
+import { openGate } from './stream-scan.ts';
 import { planFrom } from './join-order.ts';
 import { sqlText } from './sql-text.ts';
 import { parseSql } from './parse.ts';
@@ -48,6 +52,8 @@ import { applySubquery, type SubqueryHost } from './subquery.ts';
 /** What running SQL needs of an engine (composition.ts's `Engine`). */
 export interface SqlEngine extends StreamEngine, SelectEngine {
   readonly config: Config;
+  /** Where the sip strategy, the hash-map layout and pushdown policies of transfers resolve. */
+  readonly registry: Registry;
 }
 
 /** One FROM table's scan, after the run. */
@@ -71,6 +77,8 @@ export interface SqlResult {
   readonly orderedBy: readonly string[];
   /** The plan that ran, with per-operator rows, time and pruning. */
   readonly plan: ExplainNode;
+  /** What the sip strategy did, per join tree (the query's and its subqueries'), in the order they were opened. */
+  readonly sip: readonly SipReport[];
 }
 
 export interface RunSqlOptions {
@@ -96,8 +104,11 @@ export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Re
     // what DuckDB evaluates and joinlab's evaluator does not is outside the subset, not an error
     if (e instanceof UnsupportedExpressionError) throw new UnsupportedSqlError(e.message, null);
     throw e;
+  } finally {
+    // the filters sip transfers built live as long as the query
+    for (const r of run.held) r.free();
   }
-  return { table: out.table, joins: run.execs.flatMap((e) => e.scan.runs), scans: run.scanReports(), orderedBy: out.orderedBy, plan: out.plan };
+  return { table: out.table, joins: run.execs.flatMap((e) => e.scan.runs), scans: run.scanReports(), orderedBy: out.orderedBy, plan: out.plan, sip: run.sipReports };
 }
 
 type Ctes = ReadonlyMap<string, () => Promise<Table>>;
@@ -126,6 +137,9 @@ interface QueryOutput {
 class QueryRun {
   readonly execs: JoinExec[] = [];
   readonly plans: FromPlan[] = [];
+  readonly sipReports: SipReport[] = [];
+  /** Memory the sip transfers' filters hold, freed when the query ends. */
+  readonly held: Reservation[] = [];
   readonly tree: TreeContext;
   /** One limit for the whole query: its joins, the rows it holds, its sorts. */
   readonly pool: MemoryPool;
@@ -195,7 +209,16 @@ class QueryRun {
     const plain = where.filter((c) => !hasSubquery(c) && !correlated.includes(c));
     const config = this.engine.config;
     const planned = planFrom(plan, plain, { order: config['sql.joinOrder'], seed: config['sql.joinOrderSeed'] });
-    let rel = await openTree(planned, this.tree);
+    // information passing (sip-run.ts): the tree's key routes are collected as it opens, then the
+    // strategy plans over them and its transfers run before any join reads a row
+    const sip: SipCollector = { gate: openGate(), keys: [] };
+    let rel = await openTree(planned, Object.create(this.tree, { sip: { value: sip } }) as TreeContext);
+    const report = await runSip(planned, sip, { config, registry: this.engine.registry, pool: this.pool, held: this.held, mentioned: this.tree.mentioned, ...(this.signal !== undefined ? { signal: this.signal } : {}) });
+    this.sipReports.push(report);
+    if (report.strategy !== 'dynamic' || report.note !== null) {
+      const below = rel;
+      rel = { ...below, describe: () => sipNode(report, below.describe()) };
+    }
     const host = this.subqueryHost(ctes);
     for (const c of where) if (hasSubquery(c)) rel = await applySubquery(host, rel, c);
     const scalars: ScalarHost = {

@@ -20,17 +20,57 @@
  *
  * A consumer may read a scan more than once (the nested-loop join re-reads its inner side): each
  * read runs the lower join again (`open`), with the same routing.
+ *
+ * Information passing (`sip`, core/sip.ts, sip-run.ts): a tree's `SipGate` says whether the
+ * joins' own filters reach the scans at all (off for `none` and for the strategies that replace
+ * them) and whether a scan orders its filters by pass rate (LIP); the filters a sip transfer built
+ * before the joins ran are attached to the target table's `PushdownTarget` (`attachTransfer`) and
+ * are in force in every read, counting the rows each one tested and dropped.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { JoinMetrics, JoinStream } from '../../core/engine.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
+import { AdaptiveStackedFilter, countingFilter, type PartCounts } from '../../core/scan/adaptive-filter.ts';
 import { renamedFilter, StackedFilter } from '../../core/scan/stacked-filter.ts';
 import type { DecodeMorsel, DynamicFilter, Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
 import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
 import { projectBatch, takeRows } from '../../operators/memory-scan/memory-scan.ts';
 
+/** What a tree's sip plan decided for its scans (one per join tree, set before any is read). */
+export interface SipGate {
+  /** Whether the joins' own dynamic filters reach the scans (and the streams between joins). */
+  joinFilters: boolean;
+  /** Whether a scan applies its filters in the order of their observed pass rate (LIP). */
+  adaptive: boolean;
+}
+
+/** A gate that lets the joins' filters through, in a fixed order (no sip plan: `dynamic`). */
+export function openGate(): SipGate {
+  return { joinFilters: true, adaptive: false };
+}
+
+/** A filter a sip transfer built and handed to this table's scan, with what it did there. */
+export interface TransferIn {
+  readonly filter: DynamicFilter;
+  readonly pass: 'forward' | 'backward';
+  /** The source table's name in the query. */
+  readonly from: string;
+  /** The source's and this table's key columns (`f.k = d.k` as explain shows it). */
+  readonly on: string;
+  /** The filter's short label (`bloom(64 KiB)`), or `true` when the policy published nothing. */
+  readonly label: string;
+  readonly bytes: number;
+  readonly buildMs: number;
+  /** Rows of the source the filter was built from. */
+  readonly sourceRows: number;
+  /** Rows this scan tested against the filter and kept, over every read. */
+  readonly counts: PartCounts;
+}
+
 export class PushdownTarget extends ScanWrapper {
   readonly #attached: DynamicFilter[] = [];
+  /** Filters sip transfers built before the joins ran, in the order they arrived. */
+  readonly transfers: TransferIn[] = [];
   /** Labels of the dynamic filters in force at the end of the last read, the own join's first. */
   published: string[] = [];
   constructor(
@@ -44,6 +84,8 @@ export class PushdownTarget extends ScanWrapper {
      * above compare (`hash.build: auto` builds the smaller side, workers start for large probes).
      */
     readonly estimate?: number,
+    /** The tree's sip decisions (default: the joins' filters, fixed order). */
+    readonly gate: SipGate = openGate(),
   ) {
     super(inner);
   }
@@ -57,19 +99,46 @@ export class PushdownTarget extends ScanWrapper {
     if (!this.#attached.includes(filter)) this.#attached.push(filter);
   }
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
+    const kept = this.#kept;
+    const columns = options.columns ?? this.schema.fields.map((f) => f.name);
+    if (kept !== null && columns.every((c) => kept.columns.has(c))) {
+      return this.#read(options, (o) => servedFrom(kept.batches, { ...o, columns }, this.source));
+    }
     return this.#read(options, (o) => this.inner.batches(o));
   }
 
-  /** The inner scan's morsels under the same stacked filter (when the inner scan offers morsels). */
+  /**
+   * The rows of this table's last sip read, kept (with these columns) because no filter can reach
+   * the table any more (sip-run.ts): later reads asking for no other column are served from them
+   * — under the filters then in force — instead of decoding the table again.
+   */
+  keep(batches: readonly RecordBatch[], columns: readonly string[]): void {
+    this.#kept = { batches, columns: new Set(columns) };
+  }
+  #kept: { readonly batches: readonly RecordBatch[]; readonly columns: ReadonlySet<string> } | null = null;
+
+  /** The inner scan's morsels under the same stacked filter (when the inner scan offers morsels and no sip read was kept). */
   get morsels(): ((options?: ScanOptions) => AsyncIterable<DecodeMorsel | RecordBatch>) | undefined {
     const inner = this.inner;
-    if (inner.morsels === undefined) return undefined;
+    if (inner.morsels === undefined || this.#kept !== null) return undefined;
     return (options: ScanOptions = {}) => this.#read(options, (o) => inner.morsels!(o));
   }
 
+  /** Adds a sip transfer's filter: in force in every later read, whatever the gate says of the joins' filters. */
+  attachTransfer(t: TransferIn): void {
+    this.transfers.push(t);
+  }
+
   #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>): AsyncIterable<T> {
-    const parts = [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
-    const filter = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : new StackedFilter(parts);
+    const joins = !this.gate.joinFilters ? [] : [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
+    let filter: DynamicFilter | undefined;
+    if (this.gate.adaptive && this.transfers.length > 0) {
+      // LIP: the transfers' filters (and the joins', when on) in pass-rate order, counted per part
+      filter = new AdaptiveStackedFilter([...this.transfers.map((t) => t.filter), ...joins], this.transfers.map((t) => t.counts));
+    } else {
+      const parts = [...joins, ...this.transfers.map((t) => countingFilter(t.filter, t.counts))];
+      filter = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : new StackedFilter(parts);
+    }
     const inner = read({ ...options, filter });
     const done = (): void => {
       this.published = (filter?.published() ?? []).map((p) => p.label ?? p.description);
@@ -81,6 +150,17 @@ export class PushdownTarget extends ScanWrapper {
         done();
       }
     })();
+  }
+}
+
+/** Kept batches read as a scan would: the filter's rows (re-read per batch: it may be published meanwhile), then `columns`, in that order. */
+async function* servedFrom(batches: readonly RecordBatch[], options: ScanOptions & { readonly columns: readonly string[] }, source: string): AsyncGenerator<RecordBatch> {
+  for (const batch of batches) {
+    options.signal?.throwIfAborted();
+    const p = options.filter?.current() ?? null;
+    let out = p === null ? batch : select(batch, p);
+    out = projectBatch(out, options.columns, source);
+    if (out.numRows > 0) yield out;
   }
 }
 
@@ -105,6 +185,8 @@ export class JoinStreamScan implements Scan {
     readonly numRows: number,
     readonly routes: ReadonlyMap<string, Route>,
     readonly rowFilter: ScanPredicate | null,
+    /** The tree's sip decisions: with the joins' filters off, an upper join's filter is ignored. */
+    readonly gate: SipGate = openGate(),
   ) {
     this.#first = first;
     this.schema = first.schema;
@@ -113,7 +195,7 @@ export class JoinStreamScan implements Scan {
     return 0;
   }
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
-    const upper = options.filter;
+    const upper = this.gate.joinFilters ? options.filter : undefined;
     if (upper !== undefined) this.#route(upper);
     return this.#run(upper, options.columns);
   }

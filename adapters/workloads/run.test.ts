@@ -8,7 +8,9 @@
  * list. So a wrong answer, a crash or a query that regresses from answered to refused or slow
  * fails it (today every query is answered, but for the cross products the written order pins).
  *
- * CONFIGS are `--set`-style overrides: the planned join order, the written one and a random one.
+ * CONFIGS are `--set`-style overrides: the planned join order, the written one and a random one;
+ * then each information-passing strategy (`sip`) under the planned and a random order, and each
+ * filter kind of predicate transfer.
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
@@ -36,6 +38,13 @@ const CONFIGS: readonly { readonly name: string; readonly set: readonly string[]
   // dimension filters are selective enough at SF 0.01 for it to finish)
   { name: 'written join order', set: ['sql.joinOrder=written'], expected: { ...ALL_ANSWERED, ssb: { unsupported: [], timeout: ['q4.1', 'q4.2'] } } },
   { name: 'random join order', set: ['sql.joinOrder=random', 'sql.joinOrderSeed=3'], expected: ALL_ANSWERED },
+  // every information-passing strategy (sip) under the planned order and a random one, and each
+  // filter kind predicate transfer can build
+  ...['none', 'lip', 'transfer', 'yannakakis'].flatMap((sip, i) => [
+    { name: `sip=${sip}`, set: [`sip=${sip}`], expected: ALL_ANSWERED },
+    { name: `sip=${sip}, random join order`, set: [`sip=${sip}`, 'sql.joinOrder=random', `sql.joinOrderSeed=${11 + i}`], expected: ALL_ANSWERED },
+  ]),
+  ...['exact', 'bounds', 'policy'].map((filter) => ({ name: `sip=transfer, sip.filter=${filter}`, set: ['sip=transfer', `sip.filter=${filter}`], expected: ALL_ANSWERED })),
 ];
 
 const names = (qs: readonly QueryResult[], status: QueryResult['status']) => qs.filter((q) => q.status === status).map((q) => q.name);

@@ -79,6 +79,12 @@ export const configSchema = z
     'pushdown.inlistMaxBytes': positiveInt.default(131072),
     'pushdown.rowFilter': z.enum(['auto', 'always', 'never']).default('auto'),
     'pushdown.parquetBloom': bool.default(true),
+    // how runtime filters travel across a query's joins (core/sip.ts, strategies/sip/): none,
+    // dynamic (each join's pushdown into its probe scan), lip, transfer, yannakakis
+    sip: strategyName.default('dynamic'),
+    // what a sip transfer builds: the strategy's own choice (auto), or bloom / exact / bounds / the
+    // configured pushdown policy (yannakakis is exact whatever this says)
+    'sip.filter': z.enum(['auto', 'bloom', 'exact', 'bounds', 'policy']).default('auto'),
     // Parquet scans decode a filter's columns first and the others only where rows survive (adapters/io/late-materialization.ts)
     'scan.lateMaterialization': z.enum(['auto', 'on', 'off']).default('auto'),
     // Parquet pages as containers where a file has a page index (adapters/io/parquet-page-select.ts)
