@@ -81,8 +81,13 @@ export interface SipPlan {
   /** Transfers in the order they run (a later one's source scan sees every earlier filter into it). */
   readonly transfers: readonly SipTransfer[];
   readonly filter: SipFilterKind;
-  /** Whether the joins' own dynamic filters (config `pushdown`) reach their probe scans. */
+  /** Whether the joins of the tree publish their own dynamic filters (config `pushdown`) into their inputs. */
   readonly joinFilters: boolean;
+  /**
+   * Whether a join outside the tree that reads its result (a subquery's semi or anti join on top
+   * of it) may filter it with its own dynamic filter; default true (`none` turns it off too).
+   */
+  readonly outerJoinFilters?: boolean;
   /** Whether each scan orders its filters by observed pass rate, per batch (LIP). */
   readonly adaptiveOrder: boolean;
   /** The root of the transfer tree, when there is one (explain). */
@@ -97,7 +102,7 @@ export interface SipStrategy extends Strategy {
 
 /** The plan that passes nothing before the joins: only the joins' own filters (`joinFilters`). */
 export function noTransfers(joinFilters: boolean, note: string | null = null): SipPlan {
-  return { transfers: [], filter: 'policy', joinFilters, adaptiveOrder: false, root: null, note };
+  return { transfers: [], filter: 'policy', joinFilters, outerJoinFilters: joinFilters, adaptiveOrder: false, root: null, note };
 }
 
 /** A rooted tree over some of the graph's relations: `parent[r]` (-1 for a root or a relation outside), and the edge to it. */

@@ -160,7 +160,7 @@ describe('joinlab strategies', () => {
     const r = await run('strategies', '--json');
     expect(r.code).toBe(0);
     const { slots } = JSON.parse(r.stdout);
-    expect(slots.map((s: { name: string }) => s.name)).toEqual(['join', 'pushdown', 'hashmap', 'smj.existence', 'pwmj.search']);
+    expect(slots.map((s: { name: string }) => s.name)).toEqual(['join', 'pushdown', 'hashmap', 'smj.existence', 'pwmj.search', 'sip']);
     expect(slots[0].strategies[0]).toMatchObject({ name: 'hash', extension: 'joinlab.joins', default: false });
     // auto is the default of `join`, and its description is the rule
     const auto = slots[0].strategies.find((t: { name: string }) => t.name === 'auto');

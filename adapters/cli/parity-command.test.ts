@@ -65,7 +65,7 @@ describe('joinlab parity', () => {
     expect(r.failed).toBe(0);
     expect(r.passed).toBeGreaterThan(15);
     expect(out.lines[0]).toMatch(/SQL 100% of cases \(features: [a-zA-Z, ]*subqueries[a-zA-Z, ]*\)/);
-    expect(err.lines.join('')).toMatch(/case 0: (pass|skip .*) — SQL join=\S+ batch=\d+ \| [\dx]+ rows \| (SELECT|WITH) /);
+    expect(err.lines.join('')).toMatch(/case 0: (pass|skip .*) — SQL join=\S+ sip=\S+ order=\S+ batch=\d+ \| [\dx]+ rows \| (SELECT|WITH) /);
   });
 
   it("skips a query DuckDB itself fails on internally (its bug), and only that", async () => {

@@ -15,6 +15,7 @@
  * must also agree row by row — the order itself is checked, while rows that tie on every key may
  * come in any order (SQL leaves that open; DuckDB and joinlab may differ there and both be right).
  */
+import { sipSummary } from '../sql/sip-run.ts';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { formatExplain } from '../sql/explain.ts';
@@ -107,6 +108,7 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
         config: configReport(engine.config),
         scans: result.scans.map((x) => ({ table: x.table, alias: x.alias, filters: x.filters, ...scanReport(x.metrics) })),
         ...(opts.explain ? { plan: result.plan } : {}),
+        sip: result.sip.map(sipSummary),
         joins: result.joins.map((m) => ({ algorithm: m.algorithm, rows: m.rows, elapsedMs: round(m.elapsedMs), scans: { left: scanReport(m.scans.left), right: scanReport(m.scans.right) }, operators: m.operators })),
         ...(comparison !== null ? { compare: { equal: comparison.equal, missing: comparison.missing, extra: comparison.extra, order: comparison.orderProblem } } : {}),
         ...(opts.out !== undefined ? { out: opts.out } : {}),

@@ -76,7 +76,13 @@ export function joinNode(exec: JoinExec, children: readonly ExplainNode[]): Expl
     if (d.dynamicFilter !== undefined) details.push(`${exec.scan.gate.joinFilters ? 'dynamic filter' : "dynamic filter (built, not applied: the sip strategy turned the joins' filters off)"}: ${String(d.dynamicFilter)}`);
     // with workers configured: how many ran the join, or why one thread did (core/parallel/threshold.ts)
     if (first.config.threads > 1 && d.threads !== undefined) details.push(`threads: ${String(d.threads)}${d.workerStart !== undefined ? `; started ${String(d.workerStart)}` : ''}`);
+    // the hash join's inputs as it saw them (after every filter): its build and probe rows
+    const c = op?.counters ?? {};
     details.push(`rows: ${rows} (estimated ${estimated(exec.estimate)}); ${ms.toFixed(1)} ms${runs.length > 1 ? ` over ${runs.length} runs` : ''}`);
+    if (c.buildRows !== undefined || c.probeRows !== undefined) {
+      const sum = (k: string): number => runs.reduce((n, r) => n + (r.operators.join?.counters[k] ?? 0), 0);
+      details.push(`inputs: ${sum('buildRows')} build rows, ${sum('probeRows')} probe rows`);
+    }
   } else details.push('not run');
   if (exec.scan.rowFilter !== null) details.push('then: WHERE above the join');
   return { label: `${exec.type.toUpperCase().replace('-', ' ')} JOIN`, details, children };

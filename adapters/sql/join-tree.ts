@@ -51,7 +51,7 @@ import type { JoinType, KeyPair, RangeOp, RangePredicate } from '../../core/type
 import { joinNode, scanNode, type JoinExec } from './explain.ts';
 import { childrenOf, conjuncts, lookup, NO_COLUMNS, notYet, resolveIn, toExpr, type Relation, type Visible } from './relation.ts';
 import { staticPredicate, type StaticConjunct } from './static-filter.ts';
-import { JoinStreamScan, openGate, PushdownTarget, type Route, type SipGate } from './stream-scan.ts';
+import { GatedScan, JoinStreamScan, openGate, PushdownTarget, type Route, type SipGate } from './stream-scan.ts';
 
 export type { JoinExec } from './explain.ts';
 
@@ -362,7 +362,10 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
     };
   };
   let useRange = range !== null;
-  const open = () => ctx.engine.stream(spec(useRange), left.input, right.input, { signal: ctx.signal, pool: ctx.pool });
+  // under a sip plan the tree's joins hand their filters to their inputs only while its gate says so
+  const gate = ctx.sip?.gate;
+  const [leftIn, rightIn] = gate === undefined ? [left.input, right.input] : [new GatedScan(left.input, () => gate.joinFilters), new GatedScan(right.input, () => gate.joinFilters)];
+  const open = () => ctx.engine.stream(spec(useRange), leftIn, rightIn, { signal: ctx.signal, pool: ctx.pool });
   let first: JoinStream;
   try {
     first = await open();

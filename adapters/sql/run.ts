@@ -37,7 +37,7 @@ import { openScan } from '../io/open.ts';
 import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, type FromPlan, type JoinExec, type SipCollector, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { runSip, sipNode, type SipReport } from './sip-run.ts';
-import { openGate } from './stream-scan.ts';
+import { GatedScan, openGate } from './stream-scan.ts';
 import { planFrom } from './join-order.ts';
 import { sqlText } from './sql-text.ts';
 import { parseSql } from './parse.ts';
@@ -217,7 +217,9 @@ class QueryRun {
     this.sipReports.push(report);
     if (report.strategy !== 'dynamic' || report.note !== null) {
       const below = rel;
-      rel = { ...below, describe: () => sipNode(report, below.describe()) };
+      // `none`: not even a join on top of the tree (a subquery's) filters what it reads of it
+      const input = report.outerJoinFilters ? below.input : new GatedScan(below.input, () => false);
+      rel = { ...below, input, describe: () => sipNode(report, below.describe()) };
     }
     const host = this.subqueryHost(ctes);
     for (const c of where) if (hasSubquery(c)) rel = await applySubquery(host, rel, c);

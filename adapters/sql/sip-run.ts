@@ -57,6 +57,7 @@ export interface SipReport {
   readonly root: string | null;
   readonly note: string | null;
   readonly joinFilters: boolean;
+  readonly outerJoinFilters: boolean;
   readonly adaptive: boolean;
   /** Per transfer, in the order they ran: the target table and what it received. */
   readonly transfers: readonly { readonly to: string; readonly info: TransferIn }[];
@@ -187,6 +188,7 @@ export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRu
     root: sip.root === null ? null : (graph.relations[sip.root]?.name ?? null),
     note: sip.note,
     joinFilters: sip.joinFilters,
+    outerJoinFilters: sip.outerJoinFilters ?? true,
     adaptive: sip.adaptiveOrder,
     transfers,
   };
@@ -210,6 +212,43 @@ function fieldOf(target: PushdownTarget, column: string): Field {
   const f = target.schema.fields.find((x) => x.name === column);
   if (f === undefined) throw new RangeError(`sip: table ${target.name} has no column '${column}'`);
   return f;
+}
+
+/** One transfer as plain data (`--json`, experiment results). */
+export interface TransferSummary {
+  readonly pass: 'forward' | 'backward';
+  readonly from: string;
+  readonly to: string;
+  readonly on: string;
+  readonly filter: string;
+  readonly bytes: number;
+  readonly buildMs: number;
+  readonly sourceRows: number;
+  readonly rowsTested: number;
+  readonly rowsDropped: number;
+}
+
+/** A report as plain data, after the run (the rows each filter dropped are final then). */
+export function sipSummary(r: SipReport): { readonly strategy: string; readonly root: string | null; readonly note: string | null; readonly joinFilters: boolean; readonly adaptive: boolean; readonly transfers: readonly TransferSummary[] } {
+  return {
+    strategy: r.strategy,
+    root: r.root,
+    note: r.note,
+    joinFilters: r.joinFilters,
+    adaptive: r.adaptive,
+    transfers: r.transfers.map(({ to, info: t }) => ({
+      pass: t.pass,
+      from: t.from,
+      to,
+      on: t.on,
+      filter: t.label,
+      bytes: t.bytes,
+      buildMs: Math.round(t.buildMs * 100) / 100,
+      sourceRows: t.sourceRows,
+      rowsTested: t.counts.tested,
+      rowsDropped: t.counts.tested - t.counts.kept,
+    })),
+  };
 }
 
 /** The report as an explain node above the tree it ran on. */

@@ -22,8 +22,8 @@
  * read runs the lower join again (`open`), with the same routing.
  *
  * Information passing (`sip`, core/sip.ts, sip-run.ts): a tree's `SipGate` says whether the
- * joins' own filters reach the scans at all (off for `none` and for the strategies that replace
- * them) and whether a scan orders its filters by pass rate (LIP); the filters a sip transfer built
+ * tree's joins hand their own filters to their inputs (`GatedScan`; off for `none` and for the
+ * strategies that replace them) and whether a scan orders its filters by pass rate (LIP); the filters a sip transfer built
  * before the joins ran are attached to the target table's `PushdownTarget` (`attachTransfer`) and
  * are in force in every read, counting the rows each one tested and dropped.
  */
@@ -36,9 +36,9 @@ import type { DecodeMorsel, DynamicFilter, Scan, ScanOptions, ScanPredicate } fr
 import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
 import { projectBatch, takeRows } from '../../operators/memory-scan/memory-scan.ts';
 
-/** What a tree's sip plan decided for its scans (one per join tree, set before any is read). */
+/** What a tree's sip plan decided for its joins and scans (one per join tree, set before any is read). */
 export interface SipGate {
-  /** Whether the joins' own dynamic filters reach the scans (and the streams between joins). */
+  /** Whether the tree's joins hand their own dynamic filters to their inputs (`GatedScan`). */
   joinFilters: boolean;
   /** Whether a scan applies its filters in the order of their observed pass rate (LIP). */
   adaptive: boolean;
@@ -130,7 +130,7 @@ export class PushdownTarget extends ScanWrapper {
   }
 
   #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>): AsyncIterable<T> {
-    const joins = !this.gate.joinFilters ? [] : [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
+    const joins = [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
     let filter: DynamicFilter | undefined;
     if (this.gate.adaptive && this.transfers.length > 0) {
       // LIP: the transfers' filters (and the joins', when on) in pass-rate order, counted per part
@@ -150,6 +150,37 @@ export class PushdownTarget extends ScanWrapper {
         done();
       }
     })();
+  }
+}
+
+/**
+ * A join's input whose consumer's dynamic filter is dropped while `open()` says no: how a sip plan
+ * turns the joins' own filters off (the join still builds its filter; no scan applies it). Filters
+ * a scan got otherwise — a sip transfer's, a join's outside the gated ones — are untouched.
+ */
+export class GatedScan extends ScanWrapper {
+  constructor(
+    inner: Scan,
+    readonly open: () => boolean,
+  ) {
+    super(inner);
+  }
+  batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
+    return this.inner.batches(this.#pass(options));
+  }
+  get morsels(): ((options?: ScanOptions) => AsyncIterable<DecodeMorsel | RecordBatch>) | undefined {
+    const inner = this.inner;
+    const morsels = inner.morsels;
+    if (morsels === undefined) return undefined;
+    return (options: ScanOptions = {}) => morsels.call(inner, this.#pass(options));
+  }
+  override estimateRows(filter?: DynamicFilter): number {
+    return super.estimateRows(this.open() ? filter : undefined);
+  }
+  #pass(options: ScanOptions): ScanOptions {
+    if (this.open() || options.filter === undefined) return options;
+    const { filter: _dropped, ...rest } = options;
+    return rest;
   }
 }
 
@@ -185,7 +216,7 @@ export class JoinStreamScan implements Scan {
     readonly numRows: number,
     readonly routes: ReadonlyMap<string, Route>,
     readonly rowFilter: ScanPredicate | null,
-    /** The tree's sip decisions: with the joins' filters off, an upper join's filter is ignored. */
+    /** The tree's sip decisions (explain reads whether the joins' filters were on). */
     readonly gate: SipGate = openGate(),
   ) {
     this.#first = first;
@@ -195,7 +226,7 @@ export class JoinStreamScan implements Scan {
     return 0;
   }
   batches(options: ScanOptions = {}): AsyncIterable<RecordBatch> {
-    const upper = this.gate.joinFilters ? options.filter : undefined;
+    const upper = options.filter;
     if (upper !== undefined) this.#route(upper);
     return this.#run(upper, options.columns);
   }
