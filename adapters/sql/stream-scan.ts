@@ -30,7 +30,7 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
 import type { JoinMetrics, JoinStream } from '../../core/engine.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import { AdaptiveStackedFilter, countingFilter, type PartCounts } from '../../core/scan/adaptive-filter.ts';
+import { AdaptiveStackedFilter, type PartCounts } from '../../core/scan/adaptive-filter.ts';
 import { renamedFilter, StackedFilter } from '../../core/scan/stacked-filter.ts';
 import type { DecodeMorsel, DynamicFilter, Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
 import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
@@ -132,12 +132,12 @@ export class PushdownTarget extends ScanWrapper {
   #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>): AsyncIterable<T> {
     const joins = [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
     let filter: DynamicFilter | undefined;
-    if (this.gate.adaptive && this.transfers.length > 0) {
-      // LIP: the transfers' filters (and the joins', when on) in pass-rate order, counted per part
-      filter = new AdaptiveStackedFilter([...this.transfers.map((t) => t.filter), ...joins], this.transfers.map((t) => t.counts));
+    if (this.transfers.length > 0) {
+      // the transfers' filters (and the joins', when on) as a cascade, counted per part: in
+      // pass-rate order under LIP, in the order they arrived otherwise
+      filter = new AdaptiveStackedFilter([...this.transfers.map((t) => t.filter), ...joins], this.transfers.map((t) => t.counts), { reorder: this.gate.adaptive });
     } else {
-      const parts = [...joins, ...this.transfers.map((t) => countingFilter(t.filter, t.counts))];
-      filter = parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : new StackedFilter(parts);
+      filter = joins.length === 0 ? undefined : joins.length === 1 ? joins[0] : new StackedFilter(joins);
     }
     const inner = read({ ...options, filter });
     const done = (): void => {

@@ -1,5 +1,6 @@
 /**
- * Several filters on one scan, applied in the order that costs least (LIP, Zhu et al., PVLDB 10(8)
+ * Several filters on one scan, applied as a cascade (each on the rows the ones before it kept),
+ * by default in the order that costs least (LIP, Zhu et al., PVLDB 10(8)
  * 2017, "Looking Ahead Makes Query Plans Robust", section 4: filters ordered by observed
  * selectivity, re-ordered as the scan goes). Each filter's pass rate is counted over the rows it
  * tested; per batch the filters run from the lowest rate up, each on the rows the ones before it
@@ -28,10 +29,15 @@ export class AdaptiveStackedFilter extends DynamicFilter {
   #composed: ScanPredicate | null = null;
   /** Counts per part (same index as `parts`), over every batch of every read. */
   readonly partCounts: PartCounts[];
-  /** `counts[i]`, when given, is where part i counts (e.g. an object that outlives this read). */
+  /**
+   * `counts[i]`, when given, is where part i counts (e.g. an object that outlives this read).
+   * `reorder: false` keeps the parts' order (each still tests only the rows the ones before it
+   * kept): the cascade without LIP's ordering, so an experiment can tell the two apart.
+   */
   constructor(
     readonly parts: readonly DynamicFilter[],
     counts: readonly (PartCounts | undefined)[] = [],
+    readonly options: { readonly reorder: boolean } = { reorder: true },
   ) {
     super();
     this.partCounts = parts.map((_, i) => counts[i] ?? { tested: 0, kept: 0 });
@@ -50,7 +56,7 @@ export class AdaptiveStackedFilter extends DynamicFilter {
         const p = part.current();
         if (p !== null) live.push({ p, counts: this.partCounts[i]! });
       });
-      this.#composed = live.length === 0 ? null : live.length === 1 ? counted(live[0]!.p, live[0]!.counts) : new AdaptivePredicate(live);
+      this.#composed = live.length === 0 ? null : live.length === 1 ? counted(live[0]!.p, live[0]!.counts) : new AdaptivePredicate(live, this.options.reorder);
     }
     return this.#composed;
   }
@@ -59,39 +65,6 @@ export class AdaptiveStackedFilter extends DynamicFilter {
   }
   override publish(): void {
     throw new RangeError('an AdaptiveStackedFilter is composed of other filters; publish into one of its parts');
-  }
-}
-
-/** `source`'s predicate counting, into `counts`, the rows it tests and keeps. */
-export function countingFilter(source: DynamicFilter, counts: PartCounts): DynamicFilter {
-  return new CountingFilter(source, counts);
-}
-
-class CountingFilter extends DynamicFilter {
-  #seen = -1;
-  #counted: ScanPredicate | null = null;
-  constructor(
-    readonly source: DynamicFilter,
-    readonly counts: PartCounts,
-  ) {
-    super();
-  }
-  override get version(): number {
-    return this.source.version;
-  }
-  override current(): ScanPredicate | null {
-    if (this.source.version !== this.#seen) {
-      this.#seen = this.source.version;
-      const p = this.source.current();
-      this.#counted = p === null ? null : counted(p, this.counts);
-    }
-    return this.#counted;
-  }
-  override published(): readonly ScanPredicate[] {
-    return this.source.published();
-  }
-  override publish(): void {
-    throw new RangeError('a counting filter follows its source; publish into the source');
   }
 }
 
@@ -132,9 +105,12 @@ class AdaptivePredicate implements ScanPredicate {
   readonly label: string;
   readonly columns: readonly string[];
   readonly #order: number[];
-  constructor(readonly parts: readonly { readonly p: ScanPredicate; readonly counts: PartCounts }[]) {
+  constructor(
+    readonly parts: readonly { readonly p: ScanPredicate; readonly counts: PartCounts }[],
+    readonly reorder: boolean,
+  ) {
     this.description = parts.map((x) => `(${x.p.description})`).join(' AND ');
-    this.label = `adaptive[${parts.map((x) => x.p.label ?? x.p.description).join(' + ')}]`;
+    this.label = `${reorder ? 'adaptive' : 'cascade'}[${parts.map((x) => x.p.label ?? x.p.description).join(' + ')}]`;
     this.columns = [...new Set(parts.flatMap((x) => x.p.columns))];
     this.#order = parts.map((_, i) => i);
   }
@@ -151,7 +127,7 @@ class AdaptivePredicate implements ScanPredicate {
   }
   selectRows(batch: RecordBatch): Int32Array | null {
     const order = this.#order;
-    order.sort((i, j) => passRate(this.parts[i]!.counts) - passRate(this.parts[j]!.counts));
+    if (this.reorder) order.sort((i, j) => passRate(this.parts[i]!.counts) - passRate(this.parts[j]!.counts));
     const n = batch.numRows;
     let rows: Int32Array | null = null;
     for (const i of order) {
