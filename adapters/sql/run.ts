@@ -34,7 +34,7 @@ import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
 import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, type FromPlan, type JoinExec, type StreamEngine, type TreeContext } from './join-tree.ts';
-import { planFrom } from './join-order.ts';
+import { joinOrderOptions, planFrom } from './join-order.ts';
 import { sqlText } from './sql-text.ts';
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation, type Relation } from './relation.ts';
@@ -194,7 +194,7 @@ class QueryRun {
     for (const c of correlated) if (hasSubquery(c)) notYet('a correlated scalar subquery and an EXISTS / IN subquery in one WHERE conjunct', c.at);
     const plain = where.filter((c) => !hasSubquery(c) && !correlated.includes(c));
     const config = this.engine.config;
-    const planned = planFrom(plan, plain, { order: config['sql.joinOrder'], seed: config['sql.joinOrderSeed'] });
+    const planned = planFrom(plan, plain, joinOrderOptions(config['sql.joinOrder'], config['sql.joinOrderSeed']));
     let rel = await openTree(planned, this.tree);
     const host = this.subqueryHost(ctes);
     for (const c of where) if (hasSubquery(c)) rel = await applySubquery(host, rel, c);
