@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
-import { loadExperiment, parseExperiment, parseExperimentText, type JoinDataset } from './schema.ts';
+import { joinOrdersOf, loadExperiment, parseExperiment, parseExperimentText, type JoinDataset } from './schema.ts';
 
 const GOOD = `
 name: good
@@ -271,5 +271,71 @@ describe('threads', () => {
     expect(two.variants.map((v) => v.config.threads)).toEqual([2, 2]);
     expect(errorOf(GOOD.replace('{ pushdown: none }', '{ pushdown: none, threads: 4 }')).message).toMatch(/variants\[0\]\.config\.threads: set threads at the top of the experiment/);
     expect(errorOf(`${GOOD}threads: 0\n`).message).toMatch(/threads/);
+  });
+});
+
+const ORDERS = `
+name: orders
+datasets:
+  - { workload: { name: ssb, query: q2.1, sf: 0.01 } }
+  - { name: q, sql: SELECT 1 FROM t, tables: { t: t.parquet } }
+variants:
+  - { name: none, config: { pushdown: none } }
+  - { name: auto, config: { pushdown: auto } }
+orders: 3
+`;
+
+describe('orders and baseline', () => {
+  it('orders: N runs cost and random:1 … random:N (default 0: none); the baseline is the first variant unless named', () => {
+    const e = parseExperimentText(ORDERS, { baseDir: '/exp' });
+    expect(e.orders).toBe(3);
+    expect(joinOrdersOf(e)).toEqual(['cost', 'random:1', 'random:2', 'random:3']);
+    expect(e.baseline).toBe('none');
+    expect(e.variants.map((v) => v.config['sql.joinOrder'])).toEqual(['cost', 'cost']);
+    const plain = parseExperimentText(GOOD, { baseDir: '/exp' });
+    expect(plain.orders).toBe(0);
+    expect(joinOrdersOf(plain)).toEqual([]);
+    expect(plain.baseline).toBe('none');
+    expect(parseExperimentText(`${ORDERS}baseline: auto\n`).baseline).toBe('auto');
+    expect(parseExperimentText(ORDERS.replace('orders: 3', 'orders: 0')).orders).toBe(0);
+  });
+
+  it('refuses a bad orders value, naming the key', () => {
+    for (const bad of ['-1', '1.5', 'two', 'true']) {
+      const e = errorOf(ORDERS.replace('orders: 3', `orders: ${bad}`));
+      expect(e.key, bad).toBe('orders');
+      expect(e.message).toMatch(/^experiment x\.yaml: orders: /);
+    }
+  });
+
+  it('refuses orders beside a join data set (data + join), naming the key and the data set', () => {
+    const e = errorOf(`${GOOD}orders: 2\n`);
+    expect(e.key).toBe('orders');
+    expect(e.message).toMatch(/orders: join orders need sql: or workload: data sets; the data set runs one join \(data \+ join\)/);
+    const mixed = errorOf(ORDERS.replace('datasets:\n', 'datasets:\n  - { name: j, data: { generator: star }, join: { type: inner, on: customer_id=customer_id } }\n'));
+    expect(mixed.key).toBe('orders');
+    expect(mixed.message).toMatch(/datasets\[0\] \('j'\) runs one join/);
+    // orders: 0 beside a join is fine
+    expect(parseExperimentText(`${GOOD}orders: 0\n`).orders).toBe(0);
+  });
+
+  it('refuses sql.joinOrder or sql.joinOrderSeed in a variant or the base config beside orders', () => {
+    const v = errorOf(ORDERS.replace('{ pushdown: auto }', '{ pushdown: auto, sql.joinOrder: written }'));
+    expect(v.key).toBe('variants[1].config.sql.joinOrder');
+    expect(v.message).toMatch(/variants\[1\]\.config\.sql\.joinOrder: not allowed with orders: 3 \(every variant runs under sql\.joinOrder cost and random:1 … random:3\)/);
+    expect(errorOf(ORDERS.replace('{ pushdown: none }', '{ pushdown: none, sql: { joinOrder: random:4 } }')).key).toBe('variants[0].config.sql.joinOrder');
+    expect(errorOf(ORDERS.replace('{ pushdown: none }', '{ pushdown: none, sql.joinOrderSeed: 4 }')).key).toBe('variants[0].config.sql.joinOrderSeed');
+    expect(errorOf(`${ORDERS}config: { sql.joinOrder: cost }\n`).key).toBe('config.sql.joinOrder');
+    // without orders a variant may pin its own order, random:SEED included
+    const own = parseExperimentText(ORDERS.replace('orders: 3', '').replace('{ pushdown: auto }', '{ pushdown: auto, sql.joinOrder: random:4 }'));
+    expect(own.variants[1]!.config['sql.joinOrder']).toBe('random:4');
+    expect(errorOf(ORDERS.replace('orders: 3', '').replace('{ pushdown: auto }', '{ pushdown: auto, sql.joinOrder: random:x }')).key).toBe('variants[1].config.sql.joinOrder');
+  });
+
+  it('refuses a baseline that names no variant', () => {
+    const e = errorOf(`${ORDERS}baseline: map\n`);
+    expect(e.key).toBe('baseline');
+    expect(e.message).toMatch(/baseline: no variant is named 'map'; expected one of: none, auto/);
+    expect(errorOf(`${ORDERS}baseline: ""\n`).key).toBe('baseline');
   });
 });
