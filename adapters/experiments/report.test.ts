@@ -4,7 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
+import { summarizeComparisons, withComparisons } from './compare.ts';
+import { summarizeOrders } from './orders.ts';
 import { barChart, escapeHtml, filterLabel, formatBytes, formatResultsTable, renderReport, winnersOf } from './report.ts';
+import type { OrderRunResult } from './results.ts';
 import { configJson, stats, type DatasetResult, type ExperimentResults, type VariantResult } from './runner.ts';
 
 const EVIL = `<script>alert("x")</script> & 'quotes'`;
@@ -109,5 +112,65 @@ describe('report', () => {
     expect(w.duckdbMs).toBe(1.25);
     const html = renderReport(RESULTS);
     expect(html).toContain('Winners per data set');
+  });
+});
+
+describe('report: against the baseline, and over join orders', () => {
+  const order = (o: string, ms: number, largest: number, equal = true): OrderRunResult => ({
+    order: o,
+    status: 'ok',
+    time: stats([ms]),
+    joinMs: 1,
+    rows: 42,
+    joins: 2,
+    joinRows: [largest, 1],
+    largestJoinRows: largest,
+    parity: { equal, missing: equal ? 0 : 1, extra: 0, actualRows: 42, expectedRows: 42, schemaProblems: [] },
+  });
+  const withOrders = (v: VariantResult, orders: OrderRunResult[]): VariantResult => ({ ...v, time: orders[0]!.time, orders, ordersSummary: summarizeOrders(orders) });
+  const d: DatasetResult = withComparisons(
+    {
+      ...dataset('q'),
+      variants: [
+        withOrders(variant('none', [10], 0), [order('cost', 10, 5000), order('random:1', 40, 90000), order('random:2', 20, 7000)]),
+        withOrders(variant('transfer', [5], 0), [order('cost', 5, 700), order('random:1', 6, 800, false), { order: 'random:2', status: 'failed', reason: 'memory limit', parity: null }]),
+      ],
+    },
+    'none',
+  );
+  const results: ExperimentResults = {
+    ...RESULTS,
+    experiment: { ...RESULTS.experiment, name: 'orders', repeat: 1, orders: 2, baseline: 'none' },
+    datasets: [d],
+    comparison: summarizeComparisons([d], ['none', 'transfer'], 'none'),
+  };
+
+  it('the terminal tables: a vs-baseline column, the join-order table with its notes, the summary over data sets', () => {
+    const text = formatResultsTable(results);
+    expect(text).toMatch(/x duckdb\s+vs none\s+rows/);
+    expect(text).toMatch(/none\s+10\s+10\.0–10\.0\s+2\s+baseline\s+42/);
+    expect(text).toMatch(/transfer\s+5\s+5\.00–5\.00\s+2\s+2\.00x faster\s+42/);
+    expect(text).toContain('join orders cost, random:1, random:2: time = each order\'s median over 1 run;');
+    expect(text).toMatch(/variant\s+cost ms\s+min ms\s+median ms\s+max ms\s+max\/min\s+fastest\s+slowest\s+largest join \(cost\)\s+largest join \(any\)\s+orders ran/);
+    expect(text).toMatch(/none\s+10\s+10\s+20\s+40\s+4\s+cost\s+random:1\s+5000\s+90000\s+3\/3/);
+    expect(text).toMatch(/transfer\s+5\s+5\s+5\.5\s+6\s+1\.2\s+cost\s+random:1\s+700\s+800\s+2\/3/);
+    expect(text).toContain('transfer [random:2]: failed — memory limit');
+    expect(text).toContain('transfer [random:1]: differs from DuckDB');
+    expect(text).toContain('orders: against none over 1 data set');
+    expect(text).toMatch(/transfer\s+1\s+0\.5\s+2\.00x faster\s+1\s+0\s+0\s+0\s+1\.2\s+1\.2\s+q/);
+    // without comparisons (one variant, older results) no such column or table
+    expect(formatResultsTable(RESULTS)).not.toMatch(/vs |against /);
+  });
+
+  it('the page: the same column and tables, and a chart of the time over the orders', () => {
+    const html = renderReport(results);
+    expect(html).toContain('<th>vs none</th>');
+    expect(html).toContain('<td>2.00x faster</td>');
+    expect(html).toContain('<h3>Join orders</h3>');
+    expect(html).toContain('<h2>Against none</h2>');
+    expect(html).toContain('Time over the join orders (bar: cost order; whiskers: fastest–slowest order), ms');
+    expect(html.match(/<svg/g)).toHaveLength(4); // the three charts and the orders chart
+    expect(html).toContain('transfer [random:2]: failed — memory limit');
+    expect(html).not.toMatch(/<script/i);
   });
 });

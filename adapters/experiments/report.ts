@@ -15,10 +15,16 @@
  * The dynamic-filter column shows the filter's short label (`bounds + map(992, swiss) + bitmap`);
  * the full description (which lists IN-list values and can run to a screen) is the cell's tooltip
  * and sits in a collapsed <details> under the table.
+ *
+ * With two or more variants each row says how it compares with the baseline variant ("1.32x
+ * faster", compare.ts) and a last table sums that up over the data sets (geometric mean of the
+ * time ratios, counts of faster / slower / unchanged data sets). With `orders`, each data set also
+ * gets a join-order table (time under the cost order; min, median, max and max/min over the
+ * orders; the largest intermediate result; orders.ts) and a chart of it.
  */
 import { formatTable } from '../cli/format.ts';
 import type { FileInfo } from './generators.ts';
-import type { DatasetResult, ExperimentResults, VariantResult } from './results.ts';
+import type { ComparisonSummary, DatasetResult, ExperimentResults, VariantResult } from './results.ts';
 import type { TableSource } from './schema.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -153,15 +159,91 @@ export function formatWinnersTable(results: ExperimentResults): string {
   return formatTable(WINNERS_HEADER, winnersRows(results));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Against the baseline, and over join orders
+// ---------------------------------------------------------------------------------------------
+
+/** The baseline a data set's variants were compared with; undefined when they were not (one variant, older results). */
+export function baselineOf(d: DatasetResult): string | undefined {
+  return d.variants.find((v) => v.comparison !== undefined)?.comparison!.baseline;
+}
+
+/** A variant's cell in the `vs BASELINE` column: `1.32x faster`, `no change`, `baseline`, … */
+function comparisonCell(v: VariantResult, baseline: string): string {
+  return v.name === baseline ? 'baseline' : (v.comparison?.text ?? '-');
+}
+
+const ORDERS_HEADER = ['variant', 'cost ms', 'min ms', 'median ms', 'max ms', 'max/min', 'fastest', 'slowest', 'largest join (cost)', 'largest join (any)', 'orders ran'];
+
+/** The join-order rows of a data set (one per variant), or null when it ran no orders. */
+function ordersRows(d: DatasetResult): unknown[][] | null {
+  if (!d.variants.some((v) => v.ordersSummary !== undefined)) return null;
+  return d.variants.map((v) => {
+    const s = v.ordersSummary;
+    if (s === undefined) return [v.name, ...ORDERS_HEADER.slice(1).map(() => undefined)];
+    return [v.name, s.costMs ?? undefined, s.minMs ?? undefined, s.medianMs ?? undefined, s.maxMs ?? undefined, s.maxOverMin ?? undefined, s.fastest ?? undefined, s.slowest ?? undefined, s.costLargestJoinRows ?? undefined, s.largestJoinRows ?? undefined, `${s.ran}/${s.orders}`];
+  });
+}
+
+/** What the join-order table shows, in one line. */
+function ordersCaption(d: DatasetResult, repeat: number): string {
+  const orders = d.variants.find((v) => v.orders !== undefined)?.orders?.map((o) => o.order) ?? [];
+  return `join orders ${orders.join(', ')}: time = each order's median over ${repeat} run${repeat === 1 ? '' : 's'}; max/min over the orders (the robustness factor of Robust Predicate Transfer); largest join = the most rows one join output`;
+}
+
+/** Notes for join orders that did not run or whose answer differs (the cost order's are the variant's own notes). */
+function orderNotes(d: DatasetResult): string[] {
+  return d.variants.flatMap((v) =>
+    (v.orders ?? [])
+      .filter((o) => o.order !== 'cost')
+      .flatMap((o) => [
+        ...(o.status !== 'ok' ? [`  ${v.name} [${o.order}]: ${o.status} — ${o.reason ?? ''}`] : []),
+        ...(o.parity && !o.parity.equal ? [`  ${v.name} [${o.order}]: differs from DuckDB\n${(o.parity.detail ?? '').replace(/^/gm, '    ')}`] : []),
+      ]),
+  );
+}
+
+function comparisonHeader(c: ComparisonSummary): string[] {
+  const orders = c.variants.some((v) => v.orders !== undefined);
+  return ['variant', 'data sets', `time / ${c.baseline} (geomean)`, `geomean vs ${c.baseline}`, 'faster', 'slower', 'no change', 'incomparable', ...(orders ? ['max/min (geomean)', 'max/min (worst)', 'worst data set'] : [])];
+}
+
+function comparisonRows(c: ComparisonSummary): unknown[][] {
+  const orders = c.variants.some((v) => v.orders !== undefined);
+  return c.variants.map((v) => [
+    v.name,
+    v.compared,
+    v.geomeanRatio ?? undefined,
+    v.text,
+    v.faster,
+    v.slower,
+    v.noChange,
+    v.incomparable,
+    ...(orders ? [v.orders?.geomeanMaxOverMin ?? undefined, v.orders?.worstMaxOverMin ?? undefined, v.orders?.worstDataset ?? undefined] : []),
+  ]);
+}
+
+/** What the comparison table's words mean, in one line. */
+function comparisonCaption(c: ComparisonSummary, orders: boolean): string {
+  return `geometric mean of the time ratios over the data sets both ran; per data set: faster / slower by the ratio of medians, no change when the two min–max ranges over the repetitions overlap${orders ? '; times under the cost-based join order' : ''}`;
+}
+
+/** Every variant against the baseline over the data sets, as a plain-text table. */
+export function formatComparisonTable(c: ComparisonSummary): string {
+  return formatTable(comparisonHeader(c), comparisonRows(c));
+}
+
 /** One plain-text table per data set (variants, then DuckDB), with notes for variants that did not run. */
 export function formatResultsTable(results: ExperimentResults): string {
   const blocks: string[] = [];
   for (const d of results.datasets) {
+    const baseline = baselineOf(d);
     const rows: unknown[][] = d.variants.map((v) => [
       v.name,
       v.time?.medianMs,
       v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined,
       v.ratio ?? undefined,
+      ...(baseline !== undefined ? [comparisonCell(v, baseline)] : []),
       v.rows,
       prunedText(v),
       v.probe?.rowsDecoded,
@@ -173,25 +255,34 @@ export function formatResultsTable(results: ExperimentResults): string {
     ]);
     if (d.duckdb) {
       const t = d.duckdb.time;
-      rows.push([`duckdb (threads=${d.duckdb.threads})`, t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+      rows.push([`duckdb (threads=${d.duckdb.threads})`, t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, ...(baseline !== undefined ? [undefined] : []), d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
     }
     const notes = [
       ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
       ...d.variants
         .filter((v) => v.parity && !v.parity.equal)
         .map((v) => `  ${v.name}: differs from DuckDB\n${(v.parity!.detail ?? '').replace(/^/gm, '    ')}`),
+      ...orderNotes(d),
     ];
+    const header = baseline !== undefined ? [...TABLE_HEADER.slice(0, 4), `vs ${baseline}`, ...TABLE_HEADER.slice(4)] : TABLE_HEADER;
+    const orders = ordersRows(d);
     blocks.push(
       [
         `${results.experiment.name} / ${d.name}: ${joinSummary(d)}`,
         `  ${dataSummary(d)}`,
         '',
-        formatTable(TABLE_HEADER, rows),
+        formatTable(header, rows),
+        ...(orders !== null ? ['', `  ${ordersCaption(d, results.experiment.repeat)}`, '', formatTable(ORDERS_HEADER, orders)] : []),
         ...(notes.length ? ['', ...notes] : []),
       ].join('\n'),
     );
   }
   if (results.datasets.length > 1) blocks.push(`${results.experiment.name}: winners per data set\n\n${formatWinnersTable(results)}`);
+  const c = results.comparison;
+  if (c !== undefined) {
+    const n = results.datasets.length;
+    blocks.push(`${results.experiment.name}: against ${c.baseline} over ${n} data set${n === 1 ? '' : 's'}\n  ${comparisonCaption(c, (results.experiment.orders ?? 0) > 0)}\n\n${formatComparisonTable(c)}`);
+  }
   return blocks.join('\n\n');
 }
 
@@ -279,6 +370,18 @@ function scanWord(d: DatasetResult): string {
   return d.kind === 'sql' ? 'scan' : 'probe';
 }
 
+/** With `orders`: per variant, the cost order's time (bar) and the fastest–slowest order (whisker); else null. */
+export function ordersChart(d: DatasetResult): string | null {
+  if (!d.variants.some((v) => v.ordersSummary !== undefined)) return null;
+  const bars: ChartBar[] = d.variants.map((v) => {
+    const s = v.ordersSummary;
+    if (s === undefined || s.minMs === null || s.maxMs === null) return { label: v.name, value: null, text: notRun(v) };
+    const ratio = s.maxOverMin !== null ? `, max/min ${s.maxOverMin.toFixed(2)}` : '';
+    return { label: v.name, value: s.costMs, lo: s.minMs, hi: s.maxMs, text: `${s.costMs !== null ? `${fmtMs(s.costMs)} ms` : 'cost: n/a'}${ratio}` };
+  });
+  return barChart('Time over the join orders (bar: cost order; whiskers: fastest–slowest order), ms', bars, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) });
+}
+
 /** The three charts of one data set. */
 export function datasetCharts(d: DatasetResult): string[] {
   const time: ChartBar[] = d.variants.map((v) =>
@@ -346,14 +449,16 @@ function overridesText(v: VariantResult): string {
 
 function resultsTable(d: DatasetResult): string {
   const w = scanWord(d);
-  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', 'rows', `${w} pruned/total`, `${w} rows decoded`, `${w} rows kept`, `${w} bytes decoded`, 'peak memory', d.kind === 'sql' ? 'dynamic filters' : 'dynamic filter', 'parity'];
+  const baseline = baselineOf(d);
+  const cmp = (v: VariantResult) => (baseline !== undefined ? td(comparisonCell(v, baseline)) : '');
+  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', ...(baseline !== undefined ? [`vs ${baseline}`] : []), 'rows', `${w} pruned/total`, `${w} rows decoded`, `${w} rows kept`, `${w} bytes decoded`, 'peak memory', d.kind === 'sql' ? 'dynamic filters' : 'dynamic filter', 'parity'];
   const rows = d.variants.map((v) => {
     const filter = v.dynamicFilter ?? (v.status === 'ok' ? '-' : (v.reason ?? ''));
     const shown = v.status === 'ok' ? filterLabel(v) : filter;
     const pc = v.status !== 'ok' ? 'na' : !v.parity ? 'na' : v.parity.equal ? 'ok' : 'bad';
     return (
       `<tr>${td(v.name)}${td(overridesText(v))}${td(v.time?.medianMs, true)}` +
-      `${td(v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined, true)}${td(v.ratio, true)}${td(v.rows, true)}` +
+      `${td(v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined, true)}${td(v.ratio, true)}${cmp(v)}${td(v.rows, true)}` +
       `${td(prunedText(v), true)}${td(v.probe?.rowsDecoded, true)}${td(v.probe?.rowsAfterFilter, true)}${td(formatBytes(v.probe?.bytesDecoded), true)}` +
       `${td(formatBytes(v.peakReservedBytes), true)}<td class="filter" title="${escapeHtml(filter)}">${escapeHtml(shown)}</td>${td(parityText(v), false, pc)}</tr>`
     );
@@ -362,7 +467,7 @@ function resultsTable(d: DatasetResult): string {
     const t = d.duckdb.time;
     rows.push(
       `<tr class="duck">${td(`duckdb (threads=${d.duckdb.threads})`)}${td('same SQL, same files')}${td(t.medianMs, true)}${td(`${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, true)}` +
-        `${td(1, true)}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
+        `${td(1, true)}${baseline !== undefined ? td(undefined) : ''}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
     );
   }
   const full = d.variants.filter((v) => v.dynamicFilter !== undefined).map((v) => `${v.name}: ${v.dynamicFilter}`);
@@ -374,6 +479,32 @@ function resultsTable(d: DatasetResult): string {
 function winnersTable(results: ExperimentResults): string {
   const body = winnersRows(results).map((r) => `<tr>${r.map((c, i) => td(c, i >= 2 && i !== 4)).join('')}</tr>`);
   return `<section><h2>Winners per data set</h2><table><thead><tr>${WINNERS_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table></section>`;
+}
+
+/** A plain HTML table (numbers right-aligned). */
+function htmlTable(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  const body = rows.map((r) => `<tr>${r.map((c) => td(c, typeof c === 'number')).join('')}</tr>`);
+  return `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`;
+}
+
+/** With `orders`: the join-order table, its notes and its chart. */
+function ordersSection(d: DatasetResult, repeat: number): string {
+  const rows = ordersRows(d);
+  if (rows === null) return '';
+  const notes = orderNotes(d);
+  return [
+    `<h3>Join orders</h3><p>${escapeHtml(ordersCaption(d, repeat))}</p>`,
+    htmlTable(ORDERS_HEADER, rows),
+    notes.length ? `<pre>${escapeHtml(notes.join('\n'))}</pre>` : '',
+    `<figure>${ordersChart(d)!}</figure>`,
+  ].join('\n');
+}
+
+/** Every variant against the baseline over the data sets (HTML). */
+function comparisonSection(results: ExperimentResults): string {
+  const c = results.comparison;
+  if (c === undefined) return '';
+  return `<section><h2>${escapeHtml(`Against ${c.baseline}`)}</h2><p>${escapeHtml(comparisonCaption(c, (results.experiment.orders ?? 0) > 0))}</p>${htmlTable(comparisonHeader(c), comparisonRows(c))}</section>`;
 }
 
 function datasetSection(d: DatasetResult, repeat: number, warmup: number): string {
@@ -388,9 +519,10 @@ function datasetSection(d: DatasetResult, repeat: number, warmup: number): strin
     `<dt>files</dt><dd><pre>${escapeHtml(files)}</pre></dd>`,
     d.kind === 'sql' ? '' : `<dt>join</dt><dd>${escapeHtml(joinSummary(d))}</dd>`,
     `<dt>${d.kind === 'sql' ? 'SQL (joinlab and DuckDB)' : 'DuckDB SQL'}</dt><dd><pre>${escapeHtml(d.sql)}</pre></dd>`,
-    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS${d.duckdb ? ` (threads=${d.duckdb.threads}, joinlab's too)` : ''}`)}</dd>`,
+    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant${d.variants.some((v) => v.orders !== undefined) ? ' and join order' : ''}; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS${d.duckdb ? ` (threads=${d.duckdb.threads}, joinlab's too)` : ''}`)}</dd>`,
     '</dl>',
     resultsTable(d),
+    ordersSection(d, repeat),
     ...charts.map((svg) => `<figure>${svg}</figure>`),
     '</section>',
   ].join('\n');
@@ -416,6 +548,7 @@ export function renderReport(results: ExperimentResults): string {
     e.description ? `<p>${escapeHtml(e.description)}</p>` : '',
     `<p class="meta">${escapeHtml(`${results.timestamp} · ${machine} · total ${(results.wallMs / 1000).toFixed(1)} s · experiment file ${e.copy}`)}</p>`,
     verdict,
+    comparisonSection(results),
     results.datasets.length > 1 ? winnersTable(results) : '',
     ...results.datasets.map((d) => datasetSection(d, e.repeat, e.warmup)),
     '</body></html>',

@@ -78,10 +78,99 @@ export interface VariantResult {
   readonly scans?: readonly TableScanSummary[];
   /** A `sql:` data set: how many joins the query ran. */
   readonly joins?: number;
+  /** A `sql:` data set: each join's output rows, in the order the joins ran (a join re-run by a nested loop once per run). */
+  readonly joinRows?: readonly number[];
+  /** A `sql:` data set: the largest intermediate result, the most rows any one join output (0 without joins). */
+  readonly largestJoinRows?: number;
+  /**
+   * An experiment with `orders: N`: the variant under each join order, `cost` first, then
+   * `random:1` … `random:N`. The variant's own fields (time, scans, parity, …) are the `cost` run's.
+   */
+  readonly orders?: readonly OrderRunResult[];
+  /** An experiment with `orders: N`: time and largest intermediate result over the N + 1 orders (orders.ts). */
+  readonly ordersSummary?: OrdersSummary;
+  /** Against the experiment's baseline variant (compare.ts); absent for the baseline itself and with one variant. */
+  readonly comparison?: BaselineComparison;
   /** null when parity checking is off (or the variant did not run). */
   readonly parity: ParityResult | null;
   /** median / DuckDB median; null without a DuckDB baseline. */
   readonly ratio: number | null;
+}
+
+/** One join order's runs of a variant (an experiment with `orders`). */
+export interface OrderRunResult {
+  /** The `sql.joinOrder` it ran under: `cost`, `random:1`, … */
+  readonly order: string;
+  readonly status: 'ok' | 'unsupported' | 'failed';
+  readonly reason?: string;
+  /** Over the experiment's `repeat` runs under this order. */
+  readonly time?: RunStats;
+  readonly joinMs?: number;
+  readonly rows?: number;
+  readonly joins?: number;
+  readonly joinRows?: readonly number[];
+  readonly largestJoinRows?: number;
+  readonly parity: ParityResult | null;
+}
+
+/**
+ * A variant over its join orders. Each order's time is its median over the repetitions; min,
+ * median and max are over the orders that ran, `maxOverMin` is their ratio (the robustness factor
+ * of Robust Predicate Transfer, Zhao et al., SIGMOD 2025: 1 means the order does not matter).
+ */
+export interface OrdersSummary {
+  /** Orders asked for: `cost` plus N random ones. */
+  readonly orders: number;
+  /** Orders that ran (the others are in `failed`; min, median and max leave them out). */
+  readonly ran: number;
+  readonly failed: readonly string[];
+  /** Median time under the cost-based order (null when it did not run). */
+  readonly costMs: number | null;
+  readonly minMs: number | null;
+  readonly medianMs: number | null;
+  readonly maxMs: number | null;
+  readonly maxOverMin: number | null;
+  /** The orders that gave `minMs` and `maxMs`. */
+  readonly fastest: string | null;
+  readonly slowest: string | null;
+  /** Largest intermediate result (rows of the largest join output) under the cost order, and under any order. */
+  readonly costLargestJoinRows: number | null;
+  readonly largestJoinRows: number | null;
+}
+
+/** A variant against the baseline variant on one data set (compare.ts). */
+export interface BaselineComparison {
+  readonly baseline: string;
+  /** This variant's median time / the baseline's (null when either did not run). */
+  readonly ratio: number | null;
+  /** `no change` when the two min–max ranges over the repetitions overlap. */
+  readonly verdict: 'faster' | 'slower' | 'no change' | 'incomparable';
+  /** `1.32x faster`, `1.10x slower`, `no change`, `incomparable`. */
+  readonly text: string;
+}
+
+/** A variant against the baseline over every data set (compare.ts `summarize`). */
+export interface VariantComparisonSummary {
+  readonly name: string;
+  /** Data sets where both this variant and the baseline ran. */
+  readonly compared: number;
+  /** Geometric mean over those data sets of this variant's time / the baseline's (1 for the baseline). */
+  readonly geomeanRatio: number | null;
+  /** `1.12x faster` for a geometric mean of 0.89 (words from the ratio alone), `baseline` for the baseline. */
+  readonly text: string;
+  readonly faster: number;
+  readonly slower: number;
+  readonly noChange: number;
+  readonly incomparable: number;
+  /** With `orders`: the robustness factor (max/min over the orders) over the data sets. */
+  readonly orders?: { readonly geomeanMaxOverMin: number | null; readonly worstMaxOverMin: number | null; readonly worstDataset: string | null };
+}
+
+export interface ComparisonSummary {
+  readonly baseline: string;
+  /** What decides `no change`: the two variants' min–max ranges over the repetitions overlap. */
+  readonly spread: 'min-max';
+  readonly variants: readonly VariantComparisonSummary[];
 }
 
 export interface TableScanSummary {
@@ -155,12 +244,18 @@ export interface ExperimentResults {
     /** joinlab's and DuckDB's thread count. */
     readonly threads: number;
     readonly extensions: readonly string[];
+    /** Random join orders per variant beside the cost-based one (absent in results written before it existed). */
+    readonly orders?: number;
+    /** The variant the others are compared with (absent in results written before it existed). */
+    readonly baseline?: string;
   };
   readonly timestamp: string;
   readonly wallMs: number;
   readonly machine: MachineInfo;
   readonly datasets: readonly DatasetResult[];
-  /** False when any parity check failed (true when none ran). */
+  /** Every variant against the baseline over the data sets (absent with one variant). */
+  readonly comparison?: ComparisonSummary;
+  /** False when any parity check failed, under any join order (true when none ran). */
   readonly parityOk: boolean;
   /** Absolute path of the output directory. */
   readonly out: string;

@@ -289,3 +289,67 @@ warmup: 0
     expect(formatResultsTable(r)).toContain('lineitem');
   });
 });
+
+describe('runExperiment: join orders', () => {
+  it('runs each variant under the cost order and random:1 … random:N, summarises them and compares with the baseline', async () => {
+    const file = write(
+      'orders.yaml',
+      `
+name: tiny orders
+workload: { name: ssb, query: q2.1, sf: 0.01 }
+config: { join: hash }
+variants:
+  - { name: none, config: { pushdown: none } }
+  - { name: auto, config: { pushdown: auto } }
+orders: 2
+repeat: 1
+warmup: 0
+`,
+    );
+    const out = join(tmp, 'out-orders');
+    const r = await runExperiment(file, { out, progress: false, dataRoot: join(tmp, 'orders-data') });
+    expect(r.parityOk).toBe(true);
+    expect(r.experiment).toMatchObject({ orders: 2, baseline: 'none' });
+    const d = r.datasets[0]!;
+    for (const v of d.variants) {
+      expect(v.status).toBe('ok');
+      expect(v.config['sql.joinOrder']).toBe('cost');
+      expect(v.orders!.map((o) => [o.order, o.status, o.parity?.equal, o.time?.runsMs.length])).toEqual([
+        ['cost', 'ok', true, 1],
+        ['random:1', 'ok', true, 1],
+        ['random:2', 'ok', true, 1],
+      ]);
+      for (const o of v.orders!) {
+        expect(o.joinRows).toHaveLength(o.joins!);
+        expect(o.largestJoinRows).toBe(Math.max(...o.joinRows!));
+        expect(o.rows).toBe(d.duckdb!.rows);
+      }
+      const s = v.ordersSummary!;
+      expect(s).toMatchObject({ orders: 3, ran: 3, failed: [], costMs: v.time!.medianMs, costLargestJoinRows: v.largestJoinRows });
+      expect(s.minMs!).toBeLessThanOrEqual(s.medianMs!);
+      expect(s.medianMs!).toBeLessThanOrEqual(s.maxMs!);
+      expect(s.maxOverMin).toBeGreaterThanOrEqual(1);
+      expect(s.largestJoinRows).toBe(Math.max(...v.orders!.map((o) => o.largestJoinRows!)));
+    }
+    // the random orders run other plans than the cost order
+    const [none, auto] = d.variants;
+    expect(new Set(none!.orders!.map((o) => JSON.stringify(o.joinRows))).size).toBeGreaterThan(1);
+    expect(none!.comparison).toBeUndefined();
+    expect(auto!.comparison).toMatchObject({ baseline: 'none' });
+    expect(auto!.comparison!.text).toMatch(/^(\d+\.\d\dx (faster|slower)|no change)$/);
+    expect(r.comparison!.variants.map((v) => [v.name, v.compared])).toEqual([
+      ['none', 1],
+      ['auto', 1],
+    ]);
+
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
+    expect(json.datasets[0]!.variants[1]!.ordersSummary).toEqual(auto!.ordersSummary);
+    expect(json.comparison).toEqual(r.comparison);
+    const html = readFileSync(join(out, 'report.html'), 'utf8');
+    expect(html.match(/<svg/g)).toHaveLength(4);
+    expect(html).toContain('<h2>Against none</h2>');
+    const table = formatResultsTable(r);
+    expect(table).toContain('join orders cost, random:1, random:2');
+    expect(table).toContain('tiny orders: against none over 1 data set');
+  });
+});

@@ -34,6 +34,13 @@
  * A `workload:` data set is a `sql:` one whose text is a query of SSB or TPC-H
  * (adapters/workloads/) over every table of the workload at its scale factor, generated once per
  * run (cached across runs) in a DuckDB session of its own.
+ *
+ * With `orders: N` each variant runs a `sql:` / `workload:` query under `sql.joinOrder` cost and
+ * random:1 … random:N — one engine per (variant, order), each order with its own warm-up,
+ * repetitions and parity check — and its row is the cost order's run plus `orders` (every order's
+ * time, output rows per join, parity) and `ordersSummary` (orders.ts). Every variant with a time
+ * is then compared with the baseline variant (compare.ts): per data set in words, and the
+ * geometric mean of the ratios over the data sets.
  */
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
@@ -57,6 +64,8 @@ import { duckdbVersion, generateData, generateTables, parquetInfo, type FileInfo
 import { generateWorkload, type WorkloadDataSpec } from '../workloads/workloads.ts';
 import { renderReport } from './report.ts';
 import { sqlScans, sumScans } from './sql-scans.ts';
+import { summarizeComparisons, withComparisons } from './compare.ts';
+import { largestJoinRows, summarizeOrders } from './orders.ts';
 import type {
   RunStats,
   ScanSummary,
@@ -68,6 +77,7 @@ import type {
   MachineInfo,
   ExperimentResults,
   SqlDatasetResult,
+  OrderRunResult,
 } from './results.ts';
 export type {
   RunStats,
@@ -83,7 +93,7 @@ export type {
   MachineInfo,
   ExperimentResults,
 } from './results.ts';
-import { loadExperiment, type Dataset, type Experiment, type GeneratedDataSpec, type JoinDataset, type SqlDataset, type Variant } from './schema.ts';
+import { joinOrdersOf, loadExperiment, type Dataset, type Experiment, type GeneratedDataSpec, type JoinDataset, type SqlDataset, type Variant } from './schema.ts';
 
 export interface RunOptions {
   /** Output directory (default 'joinlab-report', relative to the working directory). */
@@ -209,9 +219,10 @@ class Progress {
 }
 
 function stepsFor(exp: Experiment): number {
-  const perVariant = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
-  const perDataset = 1 + (exp.parity ? 1 : 0) + exp.variants.length * perVariant + (exp.duckdb ? exp.warmup + exp.repeat : 0);
-  return exp.datasets.length * perDataset;
+  const perRun = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
+  const runs = (ds: Dataset) => (ds.kind === 'sql' ? Math.max(1, joinOrdersOf(exp).length) : 1);
+  const perDataset = (ds: Dataset) => 1 + (exp.parity ? 1 : 0) + exp.variants.length * runs(ds) * perRun + (exp.duckdb ? exp.warmup + exp.repeat : 0);
+  return exp.datasets.reduce((n, ds) => n + perDataset(ds), 0);
 }
 
 const LEFT_VIEW = 'left_input';
@@ -233,15 +244,27 @@ async function registerInput(duck: DuckDBSession, name: string, path: string): P
   return rows.map((r) => String(r[0]));
 }
 
-/** Creates every variant's engine before any data is generated: a bad strategy name fails fast. */
-async function createEngines(exp: Experiment): Promise<Engine[]> {
-  const engines: Engine[] = [];
+/** A variant's engine, and with `orders` one per join order (`joinOrdersOf`, the same order). */
+interface VariantEngines {
+  readonly engine: Engine;
+  readonly orders: readonly { readonly order: string; readonly engine: Engine }[];
+}
+
+/** Creates every variant's engine(s) before any data is generated: a bad strategy name fails fast. */
+async function createEngines(exp: Experiment): Promise<VariantEngines[]> {
+  const engines: VariantEngines[] = [];
   for (const [i, v] of exp.variants.entries()) {
     try {
       // experiments measure warm runs: at threads > 1 the warm-up starts the worker pool whatever the
       // data's size (parallel.minStartRows 0 unless the experiment sets it; core/parallel/threshold.ts)
       const warm = exp.threads > 1 && !('parallel.minStartRows' in v.config) ? { 'parallel.minStartRows': 0 } : {};
-      engines.push(await Engine.create({ ...warm, ...v.config }, { baseDir: exp.baseDir }));
+      const engine = await Engine.create({ ...warm, ...v.config }, { baseDir: exp.baseDir });
+      const orders = [];
+      // the schema refuses sql.joinOrder in a config beside `orders`, so `cost` is the variant's own engine
+      for (const order of joinOrdersOf(exp)) {
+        orders.push({ order, engine: order === v.config['sql.joinOrder'] ? engine : await Engine.create({ ...warm, ...v.config, 'sql.joinOrder': order }, { baseDir: exp.baseDir }) });
+      }
+      engines.push({ engine, orders });
     } catch (e) {
       if (e instanceof UnknownStrategyError) {
         const key = `variants[${i}].config.${e.slot}`;
@@ -285,7 +308,9 @@ async function timedRuns<R>(
   progress: Progress,
   run: () => Promise<R>,
   engineMs: (r: R) => number,
+  order?: string,
 ): Promise<{ last: R; wall: number[]; engine: number[] } | VariantResult> {
+  const who = order === undefined ? variant.name : `${variant.name} [${order}]`;
   const steps = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
   const wall: number[] = [];
   const engine: number[] = [];
@@ -295,8 +320,8 @@ async function timedRuns<R>(
     for (let r = 0; r < exp.warmup + exp.repeat; r++) {
       const timed = r >= exp.warmup;
       progress.step(
-        `${ds.name}: ${variant.name} ${timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`}`,
-        r === 0 ? `${ds.name}: ${variant.name} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
+        `${ds.name}: ${who} ${timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`}`,
+        r === 0 ? `${ds.name}: ${who} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
       );
       last = null; // let the previous result go before the next run
       const t0 = performance.now();
@@ -373,10 +398,11 @@ async function runSqlVariant(
   tables: Readonly<Record<string, string>>,
   expected: Table | null,
   progress: Progress,
+  order?: string,
 ): Promise<VariantResult> {
   const base = variantBase(variant);
   const joinsMs = (r: SqlResult) => r.joins.reduce((s, j) => s + j.elapsedMs, 0);
-  const runs = await timedRuns(exp, ds, variant, progress, () => engine.sql(ds.sql, tables), joinsMs);
+  const runs = await timedRuns(exp, ds, variant, progress, () => engine.sql(ds.sql, tables), joinsMs, order);
   if (!('last' in runs)) return runs;
   const result = runs.last;
   const scans = sqlScans(result);
@@ -391,10 +417,11 @@ async function runSqlVariant(
     ops.length === 0 || ops.every((op) => pick(op?.details ?? {}) === undefined) ? undefined : ops.map((op) => pick(op?.details ?? {}) ?? '-').join(' ; ');
   let parity: ParityResult | null = null;
   if (expected) {
-    progress.step(`${ds.name}: ${variant.name} parity check`, null);
+    progress.step(`${ds.name}: ${variant.name}${order === undefined ? '' : ` [${order}]`} parity check`, null);
     parity = parityOf(result.table, expected);
     progress.advance();
   }
+  const joinRows = result.joins.map((j) => j.rows);
   const chosenBy = result.joins.find((j) => j.chosenBy !== null)?.chosenBy;
   const dynamicFilter = filters((d) => d.dynamicFilter);
   const dynamicFilterLabel = filters((d) => d.dynamicFilterLabel ?? d.dynamicFilter);
@@ -414,8 +441,35 @@ async function runSqlVariant(
     counters,
     scans: scans.map((s) => ({ table: s.table, alias: s.alias, filters: s.filters, scan: scanSummary(s.metrics) })),
     joins: result.joins.length,
+    joinRows,
+    largestJoinRows: largestJoinRows(joinRows),
     parity,
   };
+}
+
+/**
+ * One variant of a `sql:` data set under every join order of `orders: N` (cost first): its row is
+ * the cost order's, with every order's run under `orders` and their summary.
+ */
+async function runSqlVariantOrders(
+  exp: Experiment,
+  ds: SqlDataset,
+  variant: Variant,
+  engines: VariantEngines,
+  tables: Readonly<Record<string, string>>,
+  expected: Table | null,
+  progress: Progress,
+): Promise<VariantResult> {
+  const runs: { order: string; result: VariantResult }[] = [];
+  for (const { order, engine } of engines.orders) runs.push({ order, result: await runSqlVariant(exp, ds, variant, engine, tables, expected, progress, order) });
+  const orders: OrderRunResult[] = runs.map(({ order, result: r }) => ({
+    order,
+    status: r.status,
+    ...(r.reason !== undefined ? { reason: r.reason } : {}),
+    ...(r.time !== undefined ? { time: r.time, joinMs: r.joinMs, rows: r.rows, joins: r.joins, joinRows: r.joinRows, largestJoinRows: r.largestJoinRows } : {}),
+    parity: r.parity,
+  }));
+  return { ...runs[0]!.result, orders, ordersSummary: summarizeOrders(orders) };
 }
 
 async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: Dataset, progress: Progress): Promise<DuckDBBaseline> {
@@ -488,7 +542,7 @@ async function registerTable(duck: DuckDBSession, name: string, path: string): P
 async function runSqlDataset(
   exp: Experiment,
   ds: SqlDataset,
-  engines: readonly Engine[],
+  engines: readonly VariantEngines[],
   duck: DuckDBSession,
   progress: Progress,
   dataRoot: string | undefined,
@@ -522,7 +576,10 @@ async function runSqlDataset(
   }
   const paths = Object.fromEntries(Object.entries(tables).map(([name, t]) => [name, t.file.path]));
   const variants: VariantResult[] = [];
-  for (const [i, v] of exp.variants.entries()) variants.push(await runSqlVariant(exp, ds, v, engines[i]!, paths, expected, progress));
+  for (const [i, v] of exp.variants.entries()) {
+    const e = engines[i]!;
+    variants.push(e.orders.length > 0 ? await runSqlVariantOrders(exp, ds, v, e, paths, expected, progress) : await runSqlVariant(exp, ds, v, e.engine, paths, expected, progress));
+  }
   expected = null;
   const duckdb = exp.duckdb ? await runDuckDB(exp, duck, ds.sql, ds, progress) : null;
   return { kind: 'sql', name: ds.name, tables, sql: ds.sql, variants: withRatios(variants, duckdb), duckdb };
@@ -538,7 +595,7 @@ function withRatios(variants: readonly VariantResult[], duckdb: DuckDBBaseline |
 async function runDataset(
   exp: Experiment,
   ds: Dataset,
-  engines: readonly Engine[],
+  engines: readonly VariantEngines[],
   duck: DuckDBSession,
   progress: Progress,
   dataRoot: string | undefined,
@@ -573,7 +630,7 @@ async function runDataset(
 
   const variants: VariantResult[] = [];
   for (const [i, v] of exp.variants.entries()) {
-    variants.push(await runVariant(exp, ds, v, engines[i]!, { left: files.left.path, right: files.right.path }, expected, progress));
+    variants.push(await runVariant(exp, ds, v, engines[i]!.engine, { left: files.left.path, right: files.right.path }, expected, progress));
   }
   expected = null;
 
@@ -628,8 +685,10 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
     const machine = await machineInfo(duck);
     const datasets: DatasetResult[] = [];
     const generated: GeneratedCache = new Map();
-    for (const ds of exp.datasets) datasets.push(await runDataset(exp, ds, engines, duck, progress, options.dataRoot, generated));
-    const parityOk = datasets.every((d) => d.variants.every((v) => v.parity === null || v.parity.equal));
+    for (const ds of exp.datasets) datasets.push(withComparisons(await runDataset(exp, ds, engines, duck, progress, options.dataRoot, generated), exp.baseline));
+    const equal = (p: ParityResult | null) => p === null || p.equal;
+    const parityOk = datasets.every((d) => d.variants.every((v) => equal(v.parity) && (v.orders ?? []).every((o) => equal(o.parity))));
+    const comparison = summarizeComparisons(datasets, exp.variants.map((v) => v.name), exp.baseline);
     results = {
       experiment: {
         name: exp.name,
@@ -642,11 +701,14 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
         parity: exp.parity,
         threads: exp.threads,
         extensions: exp.extensions,
+        orders: exp.orders,
+        baseline: exp.baseline,
       },
       timestamp: new Date().toISOString(),
       wallMs: Math.round(performance.now() - started),
       machine,
       datasets,
+      ...(comparison !== undefined ? { comparison } : {}),
       parityOk,
       out,
     };

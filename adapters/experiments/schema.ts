@@ -28,12 +28,16 @@
  *   extensions?: [FILE, …]  (relative to the file), repeat (3), warmup (1), duckdb (true), parity (true)
  *   threads (1): every variant's joinlab `threads` and DuckDB's thread count alike (a variant's
  *                config may not set `threads`: the comparison is at one thread count)
+ *   orders (0): N > 0 runs each variant under `sql.joinOrder` cost and random:1 … random:N (the
+ *               same N orders for every variant; sql / workload data sets only, and no config may
+ *               set sql.joinOrder or sql.joinOrderSeed then): how robust a variant is to the order
+ *   baseline (the first variant): the variant every other one is compared with ("1.32x faster")
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { flattenConfig, parseConfig, type Config } from '../../core/config/schema.ts';
+import { flattenConfig, parseConfig, type Config, type JoinOrderSetting } from '../../core/config/schema.ts';
 import { ConfigError, FileNotFoundError, isJoinlabError } from '../../core/errors.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { JOIN_TYPES, RANGE_OPS, type JoinSpec } from '../../core/types.ts';
@@ -234,11 +238,27 @@ export interface Experiment {
   readonly parity: boolean;
   /** joinlab's `threads` in every variant, and DuckDB's thread count. */
   readonly threads: number;
+  /** Random join orders each variant runs beside the cost-based one (0: the configured order only). */
+  readonly orders: number;
+  /** The name of the variant the others are compared with (`baseline`, default the first variant). */
+  readonly baseline: string;
+}
+
+/**
+ * The join orders an experiment runs each variant under: none (the variant's own config) when
+ * `orders` is 0, else `cost` then `random:1` … `random:N` (`sql.joinOrder` values).
+ */
+export function joinOrdersOf(exp: Pick<Experiment, 'orders'>): readonly JoinOrderSetting[] {
+  if (exp.orders === 0) return [];
+  return ['cost', ...Array.from({ length: exp.orders }, (_, i) => `random:${i + 1}` as const)];
 }
 
 // ---------------------------------------------------------------------------------------------
 // zod schemas (shape only; cross-field rules are checked below)
 // ---------------------------------------------------------------------------------------------
+
+/** The config keys `orders` sets itself, which no config may set beside it. */
+const JOIN_ORDER_KEYS = ['sql.joinOrder', 'sql.joinOrderSeed'] as const;
 
 const configObject = z.record(z.string(), z.unknown(), { error: 'expected an object of config keys (dotted or nested)' });
 const path = z.string().min(1, 'expected a file path');
@@ -261,6 +281,8 @@ const topSchema = z
     duckdb: z.boolean().default(true),
     parity: z.boolean().default(true),
     threads: z.number().int().positive().max(64).default(1),
+    orders: z.number({ error: 'expected a number of random join orders (0: none)' }).int().nonnegative().default(0),
+    baseline: z.string().min(1, 'expected the name of a variant').optional(),
   })
   .strict();
 
@@ -590,6 +612,13 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     } catch (e) {
       return p.fail([...at, 'config'], (e as Error).message);
     }
+    if (top.orders > 0) {
+      for (const key of JOIN_ORDER_KEYS) {
+        if (key in overrides || key in base) {
+          p.fail(key in overrides ? [...at, 'config', key] : ['config', key], `not allowed with orders: ${top.orders} (every variant runs under sql.joinOrder cost and random:1 … random:${top.orders})`);
+        }
+      }
+    }
     if ('threads' in overrides || 'threads' in base) {
       p.fail('threads' in overrides ? [...at, 'config', 'threads'] : ['config', 'threads'], "set threads at the top of the experiment (DuckDB runs at the same count), not in a config");
     }
@@ -614,6 +643,16 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     variants.push({ name: parsed.name, overrides, config });
   });
 
+  if (top.orders > 0) {
+    const i = datasets.findIndex((d) => d.kind === 'join');
+    if (i >= 0) {
+      const which = top.datasets !== undefined ? `datasets[${i}] ('${datasets[i]!.name}')` : 'the data set';
+      p.fail(['orders'], `join orders need sql: or workload: data sets; ${which} runs one join (data + join), whose order is fixed`);
+    }
+  }
+  const names = variants.map((v) => v.name);
+  if (top.baseline !== undefined && !names.includes(top.baseline)) p.fail(['baseline'], `no variant is named '${top.baseline}'; expected one of: ${names.join(', ')}`);
+
   return {
     name: top.name,
     description: top.description,
@@ -627,6 +666,8 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     duckdb: top.duckdb,
     parity: top.parity,
     threads: top.threads,
+    orders: top.orders,
+    baseline: top.baseline ?? names[0]!,
   };
 }
 

@@ -14,7 +14,7 @@ import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
 import { formatExplain } from './explain.ts';
 import { bindFrom, leaves, type FromPlan } from './join-tree.ts';
-import { DP_LIMIT, planFrom, type JoinOrder } from './join-order.ts';
+import { DP_LIMIT, joinOrderOptions, planFrom, type JoinOrder, type JoinOrderOptions } from './join-order.ts';
 import { exprKey } from './or-factor.ts';
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts } from './relation.ts';
@@ -69,11 +69,16 @@ function graphCase(rng: Rng, n: number, maxRows: number): GraphCase {
   return { tables, sql: `SELECT ${select} FROM ${order.join(', ')}${conds.length > 0 ? ` WHERE ${conds.join(' AND ')}` : ''}` };
 }
 
-async function planOf(sql: string, tables: Record<string, Table>, order: JoinOrder, seed = 1): Promise<{ plan: FromPlan; where: SqlExpr[] }> {
+async function planOf(sql: string, tables: Record<string, Table>, order: JoinOrder | JoinOrderOptions, seed = 1): Promise<{ plan: FromPlan; where: SqlExpr[] }> {
   const q = await parseSql(duck, sql);
   const bound = await bindFrom(q.from!, (name) => openScan(tables[name]!, name), () => Promise.reject(new Error('no derived tables here')));
   const where = conjuncts(q.where);
-  return { plan: planFrom(bound, where, { order, seed }), where };
+  return { plan: planFrom(bound, where, typeof order === 'string' ? { order, seed } : order), where };
+}
+
+/** The tree's shape: `((t1 ⋈ t0) ⋈ t2)`. */
+function shapeOf(plan: FromPlan): string {
+  return plan.kind === 'leaf' ? plan.name : `(${shapeOf(plan.left)} ⋈ ${shapeOf(plan.right)})`;
 }
 
 /** Every join's conditions, and whether each join has one naming both of its sides. */
@@ -109,6 +114,41 @@ describe('join order', () => {
         expect(conds.map(exprKey).sort(), g.sql).toEqual(where.map(exprKey).sort());
       }
     }
+  });
+
+  it('random:SEED is random with that seed (over sql.joinOrderSeed): the same order every time, never a cross product in a connected graph', async () => {
+    expect(joinOrderOptions('random:7', 3)).toEqual({ order: 'random', seed: 7 });
+    expect(joinOrderOptions('random', 3)).toEqual({ order: 'random', seed: 3 });
+    expect(joinOrderOptions('cost', 3)).toEqual({ order: 'cost', seed: 3 });
+    const rng = new Rng(28);
+    for (let c = 0; c < 20; c++) {
+      const g = graphCase(rng, rng.int(3, 8), 20);
+      const shapes = new Set<string>();
+      for (const seed of [1, 2, 3, 4, 5]) {
+        const setting = `random:${seed}` as const;
+        const a = await planOf(g.sql, g.tables, joinOrderOptions(setting, 0));
+        const b = await planOf(g.sql, g.tables, joinOrderOptions(setting, 99));
+        const c2 = await planOf(g.sql, g.tables, 'random', seed);
+        expect(shapeOf(b.plan), `${setting}: ${g.sql}`).toBe(shapeOf(a.plan));
+        expect(shapeOf(c2.plan), `${setting}: ${g.sql}`).toBe(shapeOf(a.plan));
+        expect(joinsOf(a.plan).crossJoins, `${setting}: ${g.sql}`).toBe(0);
+        shapes.add(shapeOf(a.plan));
+      }
+      if (Object.keys(g.tables).length >= 5) expect(shapes.size, g.sql).toBeGreaterThan(1); // the seeds draw different orders
+    }
+    // through the engine: random:SEED overrides sql.joinOrderSeed, and the answer is DuckDB's
+    const g = graphCase(new Rng(11), 5, 15);
+    for (const [name, t] of Object.entries(g.tables)) await duck.loadTable(name, t);
+    const expected = await duck.query(g.sql);
+    const explained: string[] = [];
+    for (const config of [{ 'sql.joinOrder': 'random:4', 'sql.joinOrderSeed': 1 }, { 'sql.joinOrder': 'random:4', 'sql.joinOrderSeed': 2 }, { 'sql.joinOrder': 'random', 'sql.joinOrderSeed': 4 }]) {
+      const engine = await Engine.create(config);
+      const r = await runSql(engine, g.sql, g.tables, { duck });
+      expect(compareResults(r.table, expected).equal, JSON.stringify(config)).toBe(true);
+      explained.push(formatExplain(r.plan).replace(/[\d.]+ ms/g, ''));
+    }
+    expect(explained[1]).toBe(explained[0]);
+    expect(explained[2]).toBe(explained[0]);
   });
 
   it('answers as DuckDB does in every order mode (random graphs, NULL keys, empty tables, batch sizes 1, 3, 8192)', async () => {

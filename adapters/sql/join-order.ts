@@ -20,7 +20,9 @@
  *    each and crossed, smallest first. Row estimates: cardinality.ts.
  *  - `written`: today's behaviour (the FROM clause's own tree), for experiments that pin a plan;
  *  - `random`: a random valid order drawn from `sql.joinOrderSeed` (left-deep, each next atom
- *    connected to what is joined so far while the graph allows), for experiments over join orders.
+ *    connected to what is joined so far while the graph allows), for experiments over join orders;
+ *    `random:SEED` is the same drawn from SEED (`joinOrderOptions`), so that one config value
+ *    names one order (an experiment's `orders: N` runs random:1 … random:N).
  * In every mode a conjunct that is an OR has what its branches share factored out, and
  * single-table filters it implies are added for the scans (or-factor.ts: TPC-H q19).
  *
@@ -30,6 +32,7 @@
  * position (`Leaf.position`), so `SELECT *` lists the columns as the query wrote them whatever the
  * plan (relation.ts `writtenOrder`).
  */
+import type { JoinOrderSetting } from '../../core/config/schema.ts';
 import type { SqlExpr } from '../../core/sql/ast.ts';
 import { Rng } from '../../core/random.ts';
 import { annotateEstimates, conditionsSelectivity, equiSources, leafEstimate } from './cardinality.ts';
@@ -43,6 +46,15 @@ export interface JoinOrderOptions {
   readonly order: JoinOrder;
   /** The seed of `random`. */
   readonly seed: number;
+}
+
+/**
+ * The planner's options from the config: `sql.joinOrder` and `sql.joinOrderSeed`, where
+ * `random:SEED` means `random` with SEED (the seed key then plays no part).
+ */
+export function joinOrderOptions(setting: JoinOrderSetting, seed: number): JoinOrderOptions {
+  if (setting.startsWith('random:')) return { order: 'random', seed: Number(setting.slice('random:'.length)) };
+  return { order: setting as JoinOrder, seed };
 }
 
 /** Regions up to this many atoms are planned by dynamic programming (3^n splits), larger ones greedily. */

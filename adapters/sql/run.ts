@@ -38,7 +38,7 @@ import { withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, type FromPlan, type JoinExec, type SipCollector, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { runSip, sipNode, type SipReport } from './sip-run.ts';
 import { GatedScan, openGate } from './stream-scan.ts';
-import { planFrom } from './join-order.ts';
+import { joinOrderOptions, planFrom } from './join-order.ts';
 import { sqlText } from './sql-text.ts';
 import { parseSql } from './parse.ts';
 import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation, type Relation } from './relation.ts';
@@ -208,7 +208,7 @@ class QueryRun {
     for (const c of correlated) if (hasSubquery(c)) notYet('a correlated scalar subquery and an EXISTS / IN subquery in one WHERE conjunct', c.at);
     const plain = where.filter((c) => !hasSubquery(c) && !correlated.includes(c));
     const config = this.engine.config;
-    const planned = planFrom(plan, plain, { order: config['sql.joinOrder'], seed: config['sql.joinOrderSeed'] });
+    const planned = planFrom(plan, plain, joinOrderOptions(config['sql.joinOrder'], config['sql.joinOrderSeed']));
     // information passing (sip-run.ts): the tree's key routes are collected as it opens, then the
     // strategy plans over them and its transfers run before any join reads a row
     const sip: SipCollector = { gate: openGate(), keys: [] };

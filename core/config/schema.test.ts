@@ -78,6 +78,24 @@ describe('config schema', () => {
     }
   });
 
+  it('sql.joinOrder takes cost, written, random and random:SEED; anything else is a ConfigError naming the key', () => {
+    expect(parseConfig({})['sql.joinOrder']).toBe('cost');
+    for (const v of ['cost', 'written', 'random', 'random:0', 'random:3', 'random:4294967296']) expect(parseConfig({ 'sql.joinOrder': v })['sql.joinOrder']).toBe(v);
+    expect(parseConfig({ sql: { joinOrder: 'random:12', joinOrderSeed: 5 } })).toMatchObject({ 'sql.joinOrder': 'random:12', 'sql.joinOrderSeed': 5 });
+    expect(parseConfig(applyOverrides({}, ['sql.joinOrder=random:7']))['sql.joinOrder']).toBe('random:7');
+    for (const bad of ['random:x', 'random:-1', 'random:', 'random:1.5', 'random:01', 'random: 3', 'Random:3', 'greedy', 'random:99999999999999999999', 3, null]) {
+      let err: unknown;
+      try {
+        parseConfig({ 'sql.joinOrder': bad });
+      } catch (e) {
+        err = e;
+      }
+      expect(err, JSON.stringify(bad)).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).key).toBe('sql.joinOrder');
+      expect((err as Error).message).toMatch(/invalid config value for 'sql\.joinOrder' .*expected cost, written, random or random:SEED \(SEED a non-negative integer/);
+    }
+  });
+
   it('an object that contains itself is a ConfigError naming the key, not a stack overflow', () => {
     const hash: Record<string, unknown> = { mode: 'partitioned' };
     hash.again = hash;

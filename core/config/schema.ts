@@ -60,6 +60,26 @@ function defaultThreads(): number {
   return Math.max(1, Math.min(MAX_THREADS, availableParallelism()));
 }
 
+/** A value of `sql.joinOrder`: one of the modes, or `random:SEED` (a random order drawn from SEED). */
+export type JoinOrderSetting = 'cost' | 'written' | 'random' | `random:${number}`;
+
+/**
+ * `random:SEED` exists so that one key names one order: an experiment's variants and the runner's
+ * `orders` can say "random order 3" in a single value (`--set sql.joinOrder=random:3`) rather
+ * than as a pair of keys. SEED is a non-negative integer written in decimal (no sign, no leading
+ * zeros, at most 2^53 - 1), so each seed has one spelling.
+ */
+export function isJoinOrderSetting(v: unknown): v is JoinOrderSetting {
+  if (v === 'cost' || v === 'written' || v === 'random') return true;
+  if (typeof v !== 'string') return false;
+  const m = /^random:(0|[1-9]\d*)$/.exec(v);
+  return m !== null && Number.isSafeInteger(Number(m[1]));
+}
+
+const joinOrder = z.custom<JoinOrderSetting>(isJoinOrderSetting, {
+  error: 'expected cost, written, random or random:SEED (SEED a non-negative integer, e.g. random:3)',
+});
+
 /** A byte size of at most `max` (Trino's @MaxDataSize). */
 const atMost = (max: number) => z.number().max(max, `at most ${max} bytes`);
 
@@ -145,8 +165,9 @@ export const configSchema = z
     'parallel.minProbeRows': nonNegativeInt.default(100_000),
     // the SQL front end's join order (adapters/sql/join-order.ts): `cost` plans it from statistics
     // over the join graph, `written` keeps the FROM clause's order, `random` draws a valid order
-    // (no cross product while the graph is connected) from `sql.joinOrderSeed`, for experiments
-    'sql.joinOrder': z.enum(['cost', 'written', 'random']).default('cost'),
+    // (no cross product while the graph is connected) from `sql.joinOrderSeed`, `random:SEED` from
+    // SEED (over sql.joinOrderSeed), for experiments (an experiment's `orders` runs random:1…random:N)
+    'sql.joinOrder': joinOrder.default('cost'),
     'sql.joinOrderSeed': nonNegativeInt.default(0),
     // work on fewer estimated rows than this does not start a worker pool that is not started yet
     'parallel.minStartRows': nonNegativeInt.default(25_000_000),

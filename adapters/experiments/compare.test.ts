@@ -1,0 +1,92 @@
+/**
+ * The comparison with the baseline variant, on made-up times: "faster" / "slower" by the ratio of
+ * medians when the min–max ranges do not overlap, "no change" when they do, "incomparable" when
+ * either did not run; the geometric mean over data sets and the counts per variant.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../core/config/schema.ts';
+import { compareTimes, speedText, spreadsOverlap, summarizeComparisons, withComparisons } from './compare.ts';
+import type { DatasetResult, OrdersSummary, VariantResult } from './results.ts';
+import { configJson, stats } from './runner.ts';
+
+function variant(name: string, runsMs: number[] | null, ordersSummary?: Partial<OrdersSummary>): VariantResult {
+  const base = { name, overrides: {}, config: configJson(parseConfig({})), parity: null, ratio: null };
+  if (runsMs === null) return { ...base, status: 'unsupported', reason: 'no' };
+  return { ...base, status: 'ok', time: stats(runsMs), ...(ordersSummary ? { ordersSummary: ordersSummary as OrdersSummary } : {}) };
+}
+
+function dataset(name: string, variants: VariantResult[]): DatasetResult {
+  return { kind: 'sql', name, tables: {}, sql: 'SELECT 1', variants, duckdb: null };
+}
+
+describe('compareTimes', () => {
+  it('says faster / slower by the ratio of medians when the min–max ranges do not overlap', () => {
+    expect(compareTimes('none', stats([7.5, 7.6, 7.7]), stats([9.9, 10, 10.2]))).toEqual({ baseline: 'none', ratio: 0.76, verdict: 'faster', text: '1.32x faster' });
+    expect(compareTimes('none', stats([11, 11.1]), stats([9.8, 10.2]))).toEqual({ baseline: 'none', ratio: 1.105, verdict: 'slower', text: '1.10x slower' });
+  });
+
+  it('says no change when the ranges overlap, however far apart the medians', () => {
+    expect(compareTimes('none', stats([5, 6, 10.5]), stats([10, 20, 30]))).toEqual({ baseline: 'none', ratio: 0.3, verdict: 'no change', text: 'no change' });
+    // touching ranges overlap
+    expect(compareTimes('none', stats([8, 10]), stats([10, 12])).verdict).toBe('no change');
+    expect(spreadsOverlap(stats([1, 2]), stats([2.01, 3]))).toBe(false);
+  });
+
+  it('with one run each a range is a point: only equal times are no change', () => {
+    expect(compareTimes('b', stats([10]), stats([10])).text).toBe('no change');
+    expect(compareTimes('b', stats([10]), stats([10.1])).text).toBe('1.01x faster');
+  });
+
+  it('is incomparable when either variant did not run', () => {
+    expect(compareTimes('none', undefined, stats([1]))).toEqual({ baseline: 'none', ratio: null, verdict: 'incomparable', text: 'incomparable' });
+    expect(compareTimes('none', stats([1]), undefined).verdict).toBe('incomparable');
+  });
+
+  it('speedText words a ratio alone', () => {
+    expect(speedText(0.5)).toBe('2.00x faster');
+    expect(speedText(1.25)).toBe('1.25x slower');
+    expect(speedText(1.004)).toBe('no change');
+  });
+});
+
+describe('withComparisons and summarizeComparisons', () => {
+  const datasets = [
+    dataset('a', [variant('none', [10, 11]), variant('fast', [4, 5]), variant('slow', [20, 21]), variant('same', [10.5])]),
+    dataset('b', [variant('none', [100]), variant('fast', [25]), variant('slow', [100]), variant('same', null)]),
+  ].map((d) => withComparisons(d, 'none'));
+
+  it('fills each variant but the baseline with its comparison', () => {
+    const a = datasets[0]!.variants;
+    expect(a[0]!.comparison).toBeUndefined();
+    expect(a.slice(1).map((v) => v.comparison?.text)).toEqual(['2.33x faster', '1.95x slower', 'no change']);
+    expect(datasets[1]!.variants.slice(1).map((v) => v.comparison?.text)).toEqual(['4.00x faster', 'no change', 'incomparable']);
+    // one variant: nothing to compare
+    const alone = withComparisons(dataset('c', [variant('none', [1])]), 'none');
+    expect(alone.variants[0]!.comparison).toBeUndefined();
+  });
+
+  it('sums up per variant: geometric mean of the time ratios over the data sets both ran, and the counts', () => {
+    const c = summarizeComparisons(datasets, ['none', 'fast', 'slow', 'same'], 'none')!;
+    expect(c.baseline).toBe('none');
+    expect(c.spread).toBe('min-max');
+    const [none, fast, slow, same] = c.variants;
+    expect(none).toEqual({ name: 'none', compared: 2, geomeanRatio: 1, text: 'baseline', faster: 0, slower: 0, noChange: 0, incomparable: 0 });
+    // sqrt((4.5 / 10.5) * (25 / 100)) = 0.3273
+    expect(fast).toEqual({ name: 'fast', compared: 2, geomeanRatio: 0.327, text: '3.06x faster', faster: 2, slower: 0, noChange: 0, incomparable: 0 });
+    // sqrt((20.5 / 10.5) * 1) = 1.3973
+    expect(slow).toMatchObject({ compared: 2, geomeanRatio: 1.397, text: '1.40x slower', faster: 0, slower: 1, noChange: 1 });
+    expect(same).toMatchObject({ compared: 1, geomeanRatio: 1, text: 'no change', noChange: 1, incomparable: 1 });
+    expect(summarizeComparisons(datasets, ['none'], 'none')).toBeUndefined();
+  });
+
+  it('with orders: the geometric mean and the worst of max/min over the data sets', () => {
+    const ds = [
+      dataset('q1', [variant('none', [10], { maxOverMin: 4 }), variant('t', [5], { maxOverMin: 1 })]),
+      dataset('q2', [variant('none', [10], { maxOverMin: 9 }), variant('t', [5], { maxOverMin: 1.21 })]),
+    ].map((d) => withComparisons(d, 'none'));
+    const c = summarizeComparisons(ds, ['none', 't'], 'none')!;
+    expect(c.variants[0]!.orders).toEqual({ geomeanMaxOverMin: 6, worstMaxOverMin: 9, worstDataset: 'q2' });
+    expect(c.variants[1]!.orders).toEqual({ geomeanMaxOverMin: 1.1, worstMaxOverMin: 1.21, worstDataset: 'q2' });
+    expect(c.variants[1]!.text).toBe('2.00x faster');
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * Each variant against a baseline variant, in words: "1.32x faster", "1.10x slower", "no change".
+ *
+ * Why: a table of medians leaves the reader to divide and to guess whether a 3% gap is noise.
+ * DataFusion's benchmark comparison (benchmarks/compare.py) says it in words per query and counts
+ * the faster / slower / unchanged queries; this does the same per data set, with one difference:
+ * DataFusion calls a change within ±5% "no change", here it is "no change" when the two variants'
+ * min–max ranges over the repetitions overlap (the runner keeps every repetition; it computes no
+ * confidence interval), so the verdict follows the noise actually measured. With `repeat: 1` a
+ * range is one point, and only equal times are "no change". A data set where either variant did
+ * not run is "incomparable" (DataFusion's word for a failed query).
+ *
+ * Over the data sets each variant gets the geometric mean of its time ratio to the baseline (the
+ * usual summary of benchmark ratios: a 2x win and a 2x loss cancel out). With `orders`, the time
+ * compared is the cost-based order's (a variant's own fields are its cost-order run).
+ */
+import type { BaselineComparison, ComparisonSummary, DatasetResult, RunStats, VariantComparisonSummary, VariantResult } from './results.ts';
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/** `1.32x faster` for a ratio (variant / baseline) of 0.758, `1.10x slower` for 1.1; `no change` when it rounds to 1.00x. */
+export function speedText(ratio: number): string {
+  const factor = ratio < 1 ? 1 / ratio : ratio;
+  const shown = factor.toFixed(2);
+  if (shown === '1.00') return 'no change';
+  return `${shown}x ${ratio < 1 ? 'faster' : 'slower'}`;
+}
+
+/** Whether two runs' min–max ranges overlap (touching counts). */
+export function spreadsOverlap(a: RunStats, b: RunStats): boolean {
+  return a.minMs <= b.maxMs && b.minMs <= a.maxMs;
+}
+
+/** `time` (a variant's) against `base` (the baseline's); either undefined when that variant did not run. */
+export function compareTimes(baseline: string, time: RunStats | undefined, base: RunStats | undefined): BaselineComparison {
+  if (time === undefined || base === undefined || !(base.medianMs > 0) || !(time.medianMs > 0)) {
+    return { baseline, ratio: null, verdict: 'incomparable', text: 'incomparable' };
+  }
+  const ratio = round3(time.medianMs / base.medianMs);
+  if (spreadsOverlap(time, base)) return { baseline, ratio, verdict: 'no change', text: 'no change' };
+  const faster = time.medianMs < base.medianMs;
+  const factor = faster ? base.medianMs / time.medianMs : time.medianMs / base.medianMs;
+  return { baseline, ratio, verdict: faster ? 'faster' : 'slower', text: `${factor.toFixed(2)}x ${faster ? 'faster' : 'slower'}` };
+}
+
+function timeOf(v: VariantResult | undefined): RunStats | undefined {
+  return v !== undefined && v.status === 'ok' ? v.time : undefined;
+}
+
+/** Every variant of `d` but the baseline with its `comparison` filled in (unchanged with fewer than two variants). */
+export function withComparisons<D extends DatasetResult>(d: D, baseline: string): D {
+  if (d.variants.length < 2) return d;
+  const base = d.variants.find((v) => v.name === baseline);
+  const variants = d.variants.map((v) => (v.name === baseline ? v : { ...v, comparison: compareTimes(baseline, timeOf(v), timeOf(base)) }));
+  return { ...d, variants };
+}
+
+function geomean(xs: readonly number[]): number | null {
+  if (xs.length === 0) return null;
+  return round3(Math.exp(xs.reduce((s, x) => s + Math.log(x), 0) / xs.length));
+}
+
+/**
+ * Per variant over every data set: how many data sets it was faster, slower, unchanged or
+ * incomparable on, and the geometric mean of its ratio to the baseline (over the comparable ones).
+ * `datasets` must carry comparisons (`withComparisons`). Undefined with fewer than two variants.
+ */
+export function summarizeComparisons(datasets: readonly DatasetResult[], names: readonly string[], baseline: string): ComparisonSummary | undefined {
+  if (names.length < 2) return undefined;
+  const variants: VariantComparisonSummary[] = names.map((name) => {
+    const rows = datasets.map((d) => ({ d, v: d.variants.find((x) => x.name === name) }));
+    const robustness = rows.flatMap(({ d, v }) => (v?.ordersSummary?.maxOverMin != null ? [{ dataset: d.name, x: v.ordersSummary.maxOverMin }] : []));
+    const worst = robustness.reduce<{ dataset: string; x: number } | null>((w, r) => (w === null || r.x > w.x ? r : w), null);
+    const orders = rows.some(({ v }) => v?.ordersSummary !== undefined)
+      ? { orders: { geomeanMaxOverMin: geomean(robustness.map((r) => r.x)), worstMaxOverMin: worst?.x ?? null, worstDataset: worst?.dataset ?? null } }
+      : {};
+    if (name === baseline) {
+      const ran = rows.filter(({ v }) => timeOf(v) !== undefined).length;
+      return { name, compared: ran, geomeanRatio: 1, text: 'baseline', faster: 0, slower: 0, noChange: 0, incomparable: 0, ...orders };
+    }
+    const cs = rows.map(({ v }) => v?.comparison).filter((c): c is BaselineComparison => c !== undefined);
+    // from the medians themselves, not the rounded ratios
+    const ratios = rows.flatMap(({ d, v }) => {
+      const t = v?.comparison?.ratio != null ? timeOf(v) : undefined;
+      const b = timeOf(d.variants.find((x) => x.name === baseline));
+      return t !== undefined && b !== undefined ? [t.medianMs / b.medianMs] : [];
+    });
+    const g = geomean(ratios);
+    const count = (verdict: BaselineComparison['verdict']) => cs.filter((c) => c.verdict === verdict).length;
+    return {
+      name,
+      compared: ratios.length,
+      geomeanRatio: g,
+      text: g === null ? 'incomparable' : speedText(g),
+      faster: count('faster'),
+      slower: count('slower'),
+      noChange: count('no change'),
+      incomparable: count('incomparable') + rows.filter(({ v }) => v === undefined).length,
+      ...orders,
+    };
+  });
+  return { baseline, spread: 'min-max', variants };
+}
