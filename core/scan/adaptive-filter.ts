@@ -17,7 +17,8 @@
  */
 import { Schema, type RecordBatch } from 'apache-arrow';
 import { gatherColumns, makeRecordBatch, RowSource } from '../arrow/gather.ts';
-import { DynamicFilter, type ContainerStats, type ScanPredicate } from './scan.ts';
+import './filtered-scan.ts'; // registers the `and` row-test kind shareRowTest builds
+import { DynamicFilter, type ContainerStats, type ScanPredicate, type SharedRowTest } from './scan.ts';
 
 export interface PartCounts {
   tested: number;
@@ -158,10 +159,19 @@ class AdaptivePredicate implements ScanPredicate {
     }
     return rows;
   }
+  /**
+   * The parts' shared row tests as nested `and`s (core/scan/filtered-scan.ts registers the kind),
+   * for worker threads; a part that cannot cross threads is left out there (keeping more rows is
+   * sound), and with none the workers keep every row.
+   */
+  shareRowTest(): SharedRowTest | null {
+    const shared = this.parts.map((x) => x.p.shareRowTest?.() ?? null).filter((t): t is SharedRowTest => t !== null);
+    if (shared.length <= 1) return shared[0] ?? null;
+    return shared.reduce((acc, t) => ({ kind: 'and', state: [acc, t] }));
+  }
   rowTestSummary(): string {
     return this.parts.map((x) => `${x.p.label ?? x.p.description}: ${x.counts.tested - x.counts.kept} of ${x.counts.tested} dropped`).join('; ');
   }
-  // no shareRowTest: worker threads keep every row (sound: a dynamic filter only says "maybe")
 }
 
 /** Ascending indices in both ascending lists. */

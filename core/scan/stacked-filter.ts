@@ -3,7 +3,8 @@
  * produces a probe-side key column may sit several joins below the join that builds the filter
  * for it: a star query `fact ⋈ d1 ⋈ d2 ⋈ d3` probes the fact scan with d1's keys, and d2's and
  * d3's filters are about fact columns too. Each join publishes into its own `DynamicFilter`; the
- * scan is handed a `StackedFilter` over all of them, and a container (a row) must pass every one.
+ * scan is handed a `StackedFilter` over all of them, and a container (a row) must pass every one
+ * (rows are tested as a cascade: core/scan/adaptive-filter.ts with the parts' order kept).
  *
  * Why that is sound: each published predicate answers "maybe" for every row that can survive its
  * own join; the planner attaches an upper join's filter to a scan only when the column passes
@@ -21,37 +22,18 @@
  */
 import { Schema, type Field, type RecordBatch } from 'apache-arrow';
 import { makeRecordBatch } from '../arrow/gather.ts';
-import { andPredicates } from './filtered-scan.ts';
+import { AdaptiveStackedFilter } from './adaptive-filter.ts';
 import { DynamicFilter, type ColumnStats, type ContainerStats, type ExactValueSet, type ScanPredicate, type SharedRowTest } from './scan.ts';
 import { registerRowTestKind, restoreRowTest, type RowTest } from './shared-row-test.ts';
 
-/** The conjunction of every part's current predicate, recomposed when any part publishes. */
-export class StackedFilter extends DynamicFilter {
-  #seen = -1;
-  #composed: ScanPredicate | null = null;
-  constructor(readonly parts: readonly DynamicFilter[]) {
-    super();
-  }
-  override get version(): number {
-    let v = 0;
-    for (const p of this.parts) v += p.version;
-    return v;
-  }
-  override current(): ScanPredicate | null {
-    const v = this.version;
-    if (v !== this.#seen) {
-      this.#seen = v;
-      let acc: ScanPredicate | null = null;
-      for (const part of this.parts) {
-        const p = part.current();
-        if (p !== null) acc = acc === null ? p : andPredicates(acc, p);
-      }
-      this.#composed = acc;
-    }
-    return this.#composed;
-  }
-  override published(): readonly ScanPredicate[] {
-    return this.parts.flatMap((p) => p.published());
+/**
+ * The conjunction of every part's current predicate, recomposed when any part publishes, tested as
+ * a cascade in the parts' order: each part only on the rows the parts before it kept (the first
+ * join's filter is usually the most selective one, so the others test few rows).
+ */
+export class StackedFilter extends AdaptiveStackedFilter {
+  constructor(parts: readonly DynamicFilter[]) {
+    super(parts, [], { reorder: false });
   }
   override publish(): void {
     throw new RangeError('a StackedFilter is composed of other filters; publish into one of its parts');
