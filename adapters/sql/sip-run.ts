@@ -167,6 +167,7 @@ export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRu
             buildMs: built.buildMs + keys.ms / group.length,
             sourceRows: keys.rows,
             counts: { tested: 0, kept: 0 },
+            expectedPass: Math.min(1, keys.rows / Math.max(1, source.inner.numRows)),
           };
           target.attachTransfer(info);
           transfers.push({ to: target.name, info });

@@ -65,6 +65,11 @@ export interface TransferIn {
   readonly sourceRows: number;
   /** Rows this scan tested against the filter and kept, over every read. */
   readonly counts: PartCounts;
+  /**
+   * The share of this table's rows the filter is expected to keep: the source's rows over its
+   * table's (a key of the source, spread evenly). A fixed-order cascade tests the lowest first.
+   */
+  readonly expectedPass: number;
 }
 
 export class PushdownTarget extends ScanWrapper {
@@ -124,9 +129,11 @@ export class PushdownTarget extends ScanWrapper {
     return (options: ScanOptions = {}) => this.#read(options, (o) => inner.morsels!(o));
   }
 
-  /** Adds a sip transfer's filter: in force in every later read, whatever the gate says of the joins' filters. */
+  /** Adds a sip transfer's filter, in force in every later read (kept in `expectedPass` order). */
   attachTransfer(t: TransferIn): void {
     this.transfers.push(t);
+    // stable: equal expectations keep their arrival order
+    this.transfers.sort((a, b) => a.expectedPass - b.expectedPass);
   }
 
   #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>): AsyncIterable<T> {
@@ -134,7 +141,7 @@ export class PushdownTarget extends ScanWrapper {
     let filter: DynamicFilter | undefined;
     if (this.transfers.length > 0) {
       // the transfers' filters (and the joins', when on) as a cascade, counted per part: in
-      // pass-rate order under LIP, in the order they arrived otherwise
+      // observed pass-rate order under LIP, else the expected pass rate's
       filter = new AdaptiveStackedFilter([...this.transfers.map((t) => t.filter), ...joins], this.transfers.map((t) => t.counts), { reorder: this.gate.adaptive });
     } else {
       filter = joins.length === 0 ? undefined : joins.length === 1 ? joins[0] : new StackedFilter(joins);
