@@ -174,3 +174,62 @@ describe('report: against the baseline, and over join orders', () => {
     expect(html).not.toMatch(/<script/i);
   });
 });
+
+describe('report: timeouts', () => {
+  const order = (o: string, ms: number | 'timeout'): OrderRunResult =>
+    ms === 'timeout'
+      ? { order: o, status: 'timeout', reason: 'no answer within 0.05 s (run 1/1)', parity: null }
+      : { order: o, status: 'ok', time: stats([ms]), joinMs: 1, rows: 42, joins: 2, joinRows: [9, 1], largestJoinRows: 9, parity: null };
+  const timedOut = (name: string): VariantResult => ({ name, status: 'timeout', reason: 'no answer within 0.05 s (run 1/1)', overrides: {}, config: configJson(parseConfig({})), parity: null, ratio: null });
+  const withOrders = (v: VariantResult, orders: OrderRunResult[]): VariantResult => ({ ...v, orders, ordersSummary: summarizeOrders(orders, 50) });
+  const d: DatasetResult = withComparisons(
+    {
+      ...dataset('q'),
+      variants: [
+        withOrders({ ...variant('none', [10], 0), time: stats([10]) }, [order('cost', 10), order('random:1', 'timeout'), order('random:2', 20)]),
+        withOrders(timedOut('lip'), [order('cost', 'timeout'), order('random:1', 30), order('random:2', 'timeout')]),
+      ],
+      duckdb: { name: 'duckdb', threads: 1, status: 'timeout', reason: 'no answer within 0.05 s (warm-up 1/1); its other runs skipped' },
+    },
+    'none',
+    0.05,
+  );
+  const results: ExperimentResults = {
+    ...RESULTS,
+    experiment: { ...RESULTS.experiment, name: 'slow', repeat: 1, orders: 2, baseline: 'none', timeout: 0.05 },
+    datasets: [d],
+    comparison: summarizeComparisons([d], ['none', 'lip'], 'none'),
+  };
+
+  it('the terminal tables: timeout and > T for the time, lower bounds in the join-order table, timeouts counted apart', () => {
+    const text = formatResultsTable(results);
+    expect(text).toMatch(/^lip\s+> 50\s+timeout\s+-\s+timeout\s+-/m);
+    expect(text).toMatch(/^duckdb \(threads=1\)\s+> 50\s+timeout\s+-/m);
+    expect(text).toContain('lip: timeout — no answer within 0.05 s (run 1/1)');
+    expect(text).toContain('duckdb: timeout — no answer within 0.05 s (warm-up 1/1); its other runs skipped');
+    expect(text).toContain("an order that timed out counts as more than 0.05 s (> 50 ms): '>' marks a lower bound");
+    // none: 10, > 50, 20 -> max > 50, max/min > 5; lip: > 50 (cost), 30, > 50 -> median and max > 50, max/min > 1.667
+    expect(text).toMatch(/^none\s+10\s+10\s+20\s+> 50\s+> 5\s+cost\s+random:1\s+9\s+9\s+2\/3, 1 timeout$/m);
+    expect(text).toMatch(/^lip\s+> 50\s+30\s+> 50\s+> 50\s+> 1\.667\s+random:1\s+cost\s+-\s+9\s+1\/3, 2 timeout$/m);
+    expect(text).toMatch(/incomparable\s+timeout\s+max\/min \(geomean\)/);
+    expect(text).toMatch(/^lip\s+0\s+-\s+timeout\s+0\s+0\s+0\s+0\s+1\s+> 1\.667\s+> 1\.667\s+q$/m);
+    expect(text).toContain("timeout: the variant's run passed the experiment's timeout (no ratio)");
+  });
+
+  it('the page: the same cells, DuckDB\'s note and the lower bounds in the chart', () => {
+    const html = renderReport(results);
+    expect(html).toContain('<td class="n">&gt; 50</td><td class="n">timeout</td>');
+    expect(html).toContain('duckdb: timeout — no answer within 0.05 s');
+    expect(html).toContain('max/min &gt; 5.00');
+    expect(html).toContain('each run limited to 0.05 s');
+    expect(html).toContain('<th>timeout</th>');
+  });
+
+  it("a data set whose parity reference timed out says so once, and no DuckDB time", () => {
+    const unchecked: DatasetResult = { ...dataset('u'), duckdb: { name: 'duckdb', threads: 1, status: 'timeout', reason: 'x' }, parityUnchecked: "no answer within 0.05 s (DuckDB's answer for the parity checks); no answer checked, no DuckDB run timed" };
+    const text = formatResultsTable({ ...RESULTS, datasets: [unchecked] });
+    expect(text).toContain("parity not checked: no answer within 0.05 s (DuckDB's answer for the parity checks)");
+    expect(text).not.toContain('duckdb: timeout');
+    expect(winnersOf(unchecked).duckdbMs).toBeNull();
+  });
+});

@@ -310,7 +310,7 @@ variants:
 orders: 3
 `;
 
-describe('orders and baseline', () => {
+describe('orders, baseline and timeout', () => {
   it('orders: N runs cost and random:1 … random:N (default 0: none); the baseline is the first variant unless named', () => {
     const e = parseExperimentText(ORDERS, { baseDir: '/exp' });
     expect(e.orders).toBe(3);
@@ -355,6 +355,32 @@ describe('orders and baseline', () => {
     const own = parseExperimentText(ORDERS.replace('orders: 3', '').replace('{ pushdown: auto }', '{ pushdown: auto, sql.joinOrder: random:4 }'));
     expect(own.variants[1]!.config['sql.joinOrder']).toBe('random:4');
     expect(errorOf(ORDERS.replace('orders: 3', '').replace('{ pushdown: auto }', '{ pushdown: auto, sql.joinOrder: random:x }')).key).toBe('variants[1].config.sql.joinOrder');
+  });
+
+  it('timeout: seconds per run, a positive number (default none)', () => {
+    expect(parseExperimentText(ORDERS).timeout).toBeNull();
+    expect(parseExperimentText(`${ORDERS}timeout: 60\n`).timeout).toBe(60);
+    expect(parseExperimentText(`${ORDERS}timeout: 0.2\n`).timeout).toBe(0.2);
+    // beside a join data set too: it limits each run of Engine.join
+    expect(parseExperimentText(`${GOOD}timeout: 5\n`, { baseDir: '/exp' }).timeout).toBe(5);
+  });
+
+  it('refuses a bad timeout, naming the key and what was expected', () => {
+    for (const [bad, what] of [
+      ['0', /timeout: expected a positive number of seconds \(got 0\)$/],
+      ['-3', /timeout: expected a positive number of seconds \(got -3\)$/],
+      ['"60"', /timeout: expected a time limit per run in seconds \(a positive number\) \(got "60"\)$/],
+      ['60s', /timeout: expected a time limit per run in seconds/],
+      ['null', /timeout: expected a time limit per run in seconds/],
+      ['.inf', /timeout: expected a time limit per run in seconds \(a positive number\) \(got Infinity\)$/],
+      ['3000000', /timeout: expected at most 2147483 s \(~24\.8 days, the longest timer Node keeps\) \(got 3000000\)$/],
+    ] as const) {
+      const e = errorOf(`${ORDERS}timeout: ${bad}\n`);
+      expect(e.key, bad).toBe('timeout');
+      expect(e.message, bad).toMatch(/^experiment x\.yaml: timeout: /);
+      expect(e.message, bad).toMatch(what);
+    }
+    expect(errorOf(`${ORDERS}timout: 5\n`).message).toMatch(/timout: unknown key; expected one of: .*timeout/);
   });
 
   it('refuses a baseline that names no variant', () => {
