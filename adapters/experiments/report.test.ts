@@ -233,3 +233,39 @@ describe('report: timeouts', () => {
     expect(winnersOf(unchecked).duckdbMs).toBeNull();
   });
 });
+
+describe('report: information passing', () => {
+  const transfer = (rowsDropped: number, bytes: number) => ({ pass: 'forward' as const, from: 'a', to: 'b', on: 'a.k = b.k', filter: 'bloom', bytes, buildMs: 1, sourceRows: 10, rowsTested: 100, rowsDropped });
+  const sipVariant = (name: string, sip: VariantResult['sip']): VariantResult => ({ ...variant(name, [5], 1), sip });
+  const d: DatasetResult = {
+    ...dataset('q'),
+    variants: [
+      sipVariant('none', [{ strategy: 'none', root: null, note: null, joinFilters: false, adaptive: false, transfers: [] }]),
+      sipVariant('transfer', [
+        { strategy: 'transfer', root: 'lineorder', note: null, joinFilters: false, adaptive: false, transfers: [transfer(60, 1024), transfer(30, 2048)] },
+        { strategy: 'transfer', root: 'part', note: null, joinFilters: false, adaptive: false, transfers: [transfer(5, 1024)] },
+      ]),
+      sipVariant('yannakakis', [{ strategy: 'dynamic', root: null, note: 'cyclic join graph (GYO leaves 4 tables): fell back to dynamic', joinFilters: true, adaptive: false, transfers: [] }]),
+      { name: 'slow', status: 'timeout', reason: 'r', overrides: {}, config: configJson(parseConfig({})), parity: null, ratio: null },
+    ],
+  };
+
+  it('a table per data set: strategy, transfers, rows dropped, filter bytes and the note, summed over the trees', () => {
+    const text = formatResultsTable({ ...RESULTS, datasets: [d] });
+    expect(text).toContain("information passing (sip, docs/sip.md), the cost order's last run");
+    expect(text).toMatch(/variant\s+sip\s+transfers\s+rows dropped\s+filter bytes\s+note/);
+    expect(text).toMatch(/^none\s+none\s+0\s+0\s+0 B\s+-$/m);
+    expect(text).toMatch(/^transfer\s+transfer\s+3\s+95\s+4\.0 KiB\s+-$/m);
+    expect(text).toMatch(/^yannakakis\s+dynamic\s+0\s+0\s+0 B\s+cyclic join graph \(GYO leaves 4 tables\): fell back to dynamic$/m);
+    expect(text).toMatch(/^slow\s+timeout\s+-\s+-\s+-\s+-$/m);
+    const html = renderReport({ ...RESULTS, datasets: [d] });
+    expect(html).toContain('<h3>Information passing</h3>');
+    expect(html).toContain('<td>cyclic join graph (GYO leaves 4 tables): fell back to dynamic</td>');
+  });
+
+  it('no such table when every variant ran the default dynamic strategy without transfers or notes (or has no sip at all)', () => {
+    const plain: DatasetResult = { ...dataset('p'), variants: [sipVariant('a', [{ strategy: 'dynamic', root: null, note: null, joinFilters: true, adaptive: false, transfers: [] }])] };
+    expect(formatResultsTable({ ...RESULTS, datasets: [plain] })).not.toContain('information passing');
+    expect(formatResultsTable(RESULTS)).not.toContain('information passing');
+  });
+});

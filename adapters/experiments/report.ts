@@ -26,6 +26,12 @@
  * column): a variant's median, DuckDB's, and in the join-order table every value that is only a
  * lower bound (max `> T`, max/min `> T/min`; orders.ts `lowerBounds`). The comparison says
  * `timeout` and the summary over the data sets counts those apart.
+ *
+ * A `sql:` data set whose variants passed information (a `sip` strategy other than the default
+ * `dynamic`, a transfer, or a note such as a cyclic query's fallback) gets a small table of its
+ * own, "information passing": per variant the strategy, the transfers, the rows they dropped, the
+ * bytes of their filters and the note, summed over the query's join trees (`VariantResult.sip`).
+ * A table of its own because the results table is already wide.
  */
 import { formatTable } from '../cli/format.ts';
 import type { FileInfo } from './generators.ts';
@@ -296,6 +302,56 @@ export function formatComparisonTable(c: ComparisonSummary): string {
   return formatTable(comparisonHeader(c), comparisonRows(c));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Information passing (sip)
+// ---------------------------------------------------------------------------------------------
+
+/** A variant's information passing, summed over the query's join trees. */
+export interface SipCell {
+  /** The strategies (one per tree; the same one, usually). */
+  readonly strategy: string;
+  readonly transfers: number;
+  readonly rowsDropped: number;
+  readonly rowsTested: number;
+  readonly filterBytes: number;
+  /** The trees' notes (a cyclic query's fallback), `; `-joined; null without. */
+  readonly note: string | null;
+}
+
+/** `v.sip` summed over its trees; null when the variant has none (a join data set, a run that did not finish). */
+export function sipCell(v: VariantResult): SipCell | null {
+  if (v.sip === undefined || v.status !== 'ok') return null;
+  const transfers = v.sip.flatMap((t) => t.transfers);
+  const notes = [...new Set(v.sip.flatMap((t) => (t.note !== null ? [t.note] : [])))];
+  return {
+    strategy: [...new Set(v.sip.map((t) => t.strategy))].join(', ') || '-',
+    transfers: transfers.length,
+    rowsDropped: transfers.reduce((n, t) => n + t.rowsDropped, 0),
+    rowsTested: transfers.reduce((n, t) => n + t.rowsTested, 0),
+    filterBytes: transfers.reduce((n, t) => n + t.bytes, 0),
+    note: notes.length > 0 ? notes.join('; ') : null,
+  };
+}
+
+/** Whether a data set gets the information-passing table: some variant passed information, or has a note. */
+function showsSip(d: DatasetResult): boolean {
+  return d.variants.some((v) => v.sip?.some((t) => t.strategy !== 'dynamic' || t.transfers.length > 0 || t.note !== null) ?? false);
+}
+
+const SIP_HEADER = ['variant', 'sip', 'transfers', 'rows dropped', 'filter bytes', 'note'];
+
+/** The information-passing rows of a data set (one per variant), or null when it has none to show. */
+function sipRows(d: DatasetResult): unknown[][] | null {
+  if (!showsSip(d)) return null;
+  return d.variants.map((v) => {
+    const c = sipCell(v);
+    if (c === null) return [v.name, v.status === 'ok' ? '-' : v.status, undefined, undefined, undefined, undefined];
+    return [v.name, c.strategy, c.transfers, c.rowsDropped, formatBytes(c.filterBytes), c.note ?? '-'];
+  });
+}
+
+const SIP_CAPTION = "information passing (sip, docs/sip.md), the cost order's last run: transfers run before the joins, the rows their filters dropped at the target scans, the filters' bytes; summed over the query's join trees";
+
 /** One plain-text table per data set (variants, then DuckDB), with notes for variants that did not run. */
 export function formatResultsTable(results: ExperimentResults): string {
   const blocks: string[] = [];
@@ -332,6 +388,7 @@ export function formatResultsTable(results: ExperimentResults): string {
     ];
     const header = baseline !== undefined ? [...TABLE_HEADER.slice(0, 4), `vs ${baseline}`, ...TABLE_HEADER.slice(4)] : TABLE_HEADER;
     const orders = ordersRows(d);
+    const sip = sipRows(d);
     blocks.push(
       [
         `${results.experiment.name} / ${d.name}: ${joinSummary(d)}`,
@@ -339,6 +396,7 @@ export function formatResultsTable(results: ExperimentResults): string {
         '',
         formatTable(header, rows),
         ...(orders !== null ? ['', `  ${ordersCaption(d, results.experiment.repeat, timeoutMs)}`, '', formatTable(ORDERS_HEADER, orders)] : []),
+        ...(sip !== null ? ['', `  ${SIP_CAPTION}`, '', formatTable(SIP_HEADER, sip)] : []),
         ...(notes.length ? ['', ...notes] : []),
       ].join('\n'),
     );
@@ -555,6 +613,13 @@ function htmlTable(header: readonly string[], rows: readonly (readonly unknown[]
   return `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`;
 }
 
+/** The information-passing table of a `sql:` data set (when it has one to show). */
+function sipSection(d: DatasetResult): string {
+  const rows = sipRows(d);
+  if (rows === null) return '';
+  return `<h3>Information passing</h3><p>${escapeHtml(SIP_CAPTION)}</p>${htmlTable(SIP_HEADER, rows)}`;
+}
+
 /** Notes on DuckDB's runs: a timeout, parity not checked. */
 function duckdbNotes(d: DatasetResult): string {
   const notes = [
@@ -601,6 +666,7 @@ function datasetSection(d: DatasetResult, repeat: number, warmup: number, timeou
     resultsTable(d, timeoutMs),
     duckdbNotes(d),
     ordersSection(d, repeat, timeoutMs),
+    sipSection(d),
     ...charts.map((svg) => `<figure>${svg}</figure>`),
     '</section>',
   ].join('\n');

@@ -3,6 +3,7 @@
  * that fills them and the report that renders them.
  */
 import type { Config } from '../../core/config/schema.ts';
+import type { SipSummary } from '../sql/sip-run.ts';
 import type { FileInfo } from './generators.ts';
 import type { DataSpec, JoinBlock, TableSource } from './schema.ts';
 
@@ -88,6 +89,12 @@ export interface VariantResult {
   readonly joinRows?: readonly number[];
   /** A `sql:` data set: the largest intermediate result, the most rows any one join output (0 without joins). */
   readonly largestJoinRows?: number;
+  /**
+   * A `sql:` data set: what the information-passing strategy (`sip`) did in each join tree of the
+   * query (the query's, then its subqueries'), from the last run (`sipSummary`, docs/sip.md).
+   * With `orders`, the cost order's run. Absent in results written before it existed.
+   */
+  readonly sip?: readonly SipSummary[];
   /**
    * An experiment with `orders: N`: the variant under each join order, `cost` first, then
    * `random:1` … `random:N`. The variant's own fields (time, scans, parity, …) are the `cost` run's.

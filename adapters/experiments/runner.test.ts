@@ -1,7 +1,8 @@
 /**
  * The runner end to end on tiny generated data (repeat 1, warmup 0): the files it writes, parity
  * against DuckDB, a row (not a crash) for an algorithm that cannot run the join, fail-fast config,
- * and a run past the experiment's timeout recorded as a timeout (the run goes on to its summary).
+ * a run past the experiment's timeout recorded as a timeout (the run goes on to its summary), and
+ * the information-passing summary of a `sip` variant.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -469,4 +470,45 @@ timeout: 0.5
     expect((err as Error).message).toMatch(/interrupted \(SIGTERM\)/);
     expect(existsSync(join(out, 'results.json'))).toBe(false);
   }, 60_000);
+});
+
+describe('runExperiment: information passing', () => {
+  it("keeps each variant's sip summary: a transfer variant's transfers, rows dropped and filter bytes", async () => {
+    const file = write(
+      'sip.yaml',
+      `
+name: tiny sip
+workload: { name: ssb, query: q2.1, sf: 0.01 }
+variants:
+  - { name: dynamic, config: { sip: dynamic } }
+  - { name: transfer, config: { sip: transfer } }
+repeat: 1
+warmup: 0
+`,
+    );
+    const out = join(tmp, 'out-sip');
+    const r = await runExperiment(file, { out, progress: false, dataRoot: join(tmp, 'orders-data') });
+    expect(r.parityOk).toBe(true);
+    const [dynamic, transfer] = r.datasets[0]!.variants;
+    expect(dynamic!.sip).toEqual([expect.objectContaining({ strategy: 'dynamic', note: null, joinFilters: true, transfers: [] })]);
+    expect(transfer!.sip).toHaveLength(1);
+    const s = transfer!.sip![0]!;
+    expect(s).toMatchObject({ strategy: 'transfer', root: 'lineorder', note: null, joinFilters: false });
+    expect(s.transfers.length).toBeGreaterThan(0);
+    for (const t of s.transfers) {
+      expect(t.pass === 'forward' || t.pass === 'backward').toBe(true);
+      expect(t.rowsDropped).toBeLessThanOrEqual(t.rowsTested);
+      expect(t.bytes).toBeGreaterThan(0);
+    }
+    const dropped = s.transfers.reduce((n, t) => n + t.rowsDropped, 0);
+    expect(dropped).toBeGreaterThan(0); // q2.1's part and supplier filters drop lineorder rows before any join
+
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
+    expect(json.datasets[0]!.variants[1]!.sip).toEqual(transfer!.sip);
+    const table = formatResultsTable(r);
+    expect(table).toContain('information passing (sip, docs/sip.md)');
+    expect(table).toMatch(new RegExp(`^transfer\\s+transfer\\s+${s.transfers.length}\\s+${dropped}\\s+\\d`, 'm'));
+    expect(table).toMatch(/^dynamic\s+dynamic\s+0\s+0\s+0 B/m);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<h3>Information passing</h3>');
+  });
 });

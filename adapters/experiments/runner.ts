@@ -51,6 +51,10 @@
  * time, output rows per join, parity) and `ordersSummary` (orders.ts; a timed-out order counts as
  * "more than the timeout"). Every variant with a time is then compared with the baseline variant
  * (compare.ts): per data set in words, and the geometric mean of the ratios over the data sets.
+ *
+ * A `sql:` / `workload:` variant's row also carries `sip`: what the information-passing strategy
+ * did in each join tree of the query (`sipSummary`, docs/sip.md) — its transfers, the rows they
+ * dropped, the bytes of their filters, and a note such as a cyclic query's fallback.
  */
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
@@ -70,6 +74,7 @@ import { readTable } from '../io/index.ts';
 import { isParquetPath } from '../io/parquet.ts';
 import { parseSql } from '../sql/parse.ts';
 import type { SqlResult } from '../sql/run.ts';
+import { sipSummary } from '../sql/sip-run.ts';
 import { duckdbVersion, generateData, generateTables, parquetInfo, type FileInfo, type GeneratedTables } from './generators.ts';
 import { generateWorkload, type WorkloadDataSpec } from '../workloads/workloads.ts';
 import { renderReport } from './report.ts';
@@ -517,6 +522,7 @@ async function runSqlVariant(
     joins: result.joins.length,
     joinRows,
     largestJoinRows: largestJoinRows(joinRows),
+    sip: result.sip.map(sipSummary),
     parity,
   };
 }
