@@ -15,19 +15,31 @@
 //   MALLOC_TRIM_THRESHOLD_=16 GiB  the heap is never trimmed
 // They are read when the process starts, hence a child process. Settings already in the environment
 // are kept; elsewhere than glibc they are ignored.
-import { spawnSync } from 'node:child_process';
+//
+// Signals: SIGINT, SIGTERM and SIGHUP sent to this process are passed on to the child, and this
+// process waits for it and exits as it did. With a blocking spawnSync a `kill <pid>` (or `npm`
+// passing a SIGTERM on) ended this wrapper at once and left the child running, a whole experiment
+// or benchmark orphaned. A Ctrl-C in a terminal reaches both (one process group): the child then
+// sees it twice, which joinlab reads as "stop now" (adapters/cli/interrupt.ts).
+import { spawn } from 'node:child_process';
 
 const TUNING = { MALLOC_MMAP_THRESHOLD_: String(32 << 20), MALLOC_TRIM_THRESHOLD_: String(16 * 2 ** 30) };
+const FORWARDED = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 const [script, ...args] = process.argv.slice(2);
 if (script === undefined) {
   process.stderr.write('usage: node bin/tuned.mjs <script> [args…]\n');
   process.exit(2);
 }
-const r = spawnSync(process.execPath, [...process.execArgv, script, ...args], { stdio: 'inherit', env: { ...TUNING, ...process.env } });
-if (r.error) {
-  process.stderr.write(`bin/tuned.mjs: ${r.error.message}\n`);
+const child = spawn(process.execPath, [...process.execArgv, script, ...args], { stdio: 'inherit', env: { ...TUNING, ...process.env } });
+const forward = (signal) => child.kill(signal);
+for (const s of FORWARDED) process.on(s, forward);
+child.on('error', (e) => {
+  process.stderr.write(`bin/tuned.mjs: ${e.message}\n`);
   process.exit(1);
-}
-if (r.signal) process.kill(process.pid, r.signal);
-process.exit(r.status ?? 1);
+});
+child.on('exit', (code, signal) => {
+  for (const s of FORWARDED) process.off(s, forward);
+  if (signal) process.kill(process.pid, signal);
+  else process.exit(code ?? 1);
+});

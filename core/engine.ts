@@ -22,6 +22,13 @@
  * The operators reserve what they hold; the engine reserves the output batch in flight between the
  * operator and the consumer, and `join` the table it returns — so `stream` is bounded by the
  * operators' state, and `join` fails with a MemoryLimitError once the result outgrows the limit.
+ *
+ * Cancellation: with a `signal`, the loop that passes a join's output batches on gives the event
+ * loop a turn at most every 50 ms (core/next-turn.ts) and then checks the signal. An operator that
+ * turns one input batch into many output batches (a hash probe over a hot key) otherwise runs on
+ * microtasks alone, and neither a timeout's timer nor the CLI's SIGINT / SIGTERM handler could run
+ * until the whole join had finished. Every join of a SQL tree is such a stream, so this covers them
+ * all; without a signal nothing changes.
  */
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { heldBatchBytes } from './arrow/size.ts';
@@ -29,6 +36,7 @@ import { parseConfig, type Config } from './config/schema.ts';
 import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
 import { chooseJoinAlgorithm, type JoinChoice } from './join-planning.ts';
 import { MemoryPool } from './memory/pool.ts';
+import { nextTurn, TurnClock } from './next-turn.ts';
 import { SpillManager } from './memory/spill.ts';
 import { newOperatorMetrics, type OperatorMetrics, type ScanMetrics } from './metrics.ts';
 import { bindJoin, type BoundJoin } from './plan.ts';
@@ -225,8 +233,14 @@ export class Engine {
       // the batch between the operator and the consumer: released when the consumer asks for
       // the next one (a consumer that keeps it reserves it itself)
       const inFlight = pool.reservation(`${algorithm.name} join output batch`);
+      const signal = options.signal;
+      const clock = signal !== undefined ? new TurnClock() : null;
       try {
         for await (const b of algorithm.execute(bound, { left: leftScan, right: rightScan }, ctx)) {
+          if (clock?.due()) {
+            await nextTurn();
+            signal!.throwIfAborted();
+          }
           inFlight.resize(heldBatchBytes(b));
           if ((opMetrics.outputBatches & HEAP_CHECK_MASK) === 0) pool.checkHeap(`${algorithm.name} join output`);
           metrics.rows += b.numRows;

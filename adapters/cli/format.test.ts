@@ -1,6 +1,7 @@
 /**
  * The terminal tables: a preview cell is cut to a width with the number of bytes cut (a 1 MB
- * string used to print in full), and no cell can break its row with a newline.
+ * string used to print in full), no cell can break its row with a newline, and a column of
+ * numbers stays right-aligned with a lower bound (`> 50`) among them.
  */
 import { describe, expect, it } from 'vitest';
 import { formatTable } from './format.ts';
@@ -34,5 +35,10 @@ describe('formatTable', () => {
     const long = 'y'.repeat(500);
     expect(formatTable(['a'], [[long]])).toBe(`a\n${'-'.repeat(500)}\n${long}`);
     expect(formatTable(['n', 's'], [[1.5, 'ok']], { maxCellWidth: 40 })).toBe('  n  s\n---  --\n1.5  ok');
+  });
+
+  it('right-aligns a column of numbers that holds a lower bound such as `> 50`; other text stays left', () => {
+    expect(formatTable(['ms'], [[7], ['> 50'], [undefined]])).toBe('  ms\n----\n   7\n> 50\n   -');
+    expect(formatTable(['x'], [[7], ['>50'], ['a > 5']])).toBe('x\n-----\n7\n>50\na > 5');
   });
 });

@@ -7,6 +7,10 @@
  * preview) a longer cell keeps its first `maxCellWidth` characters and says how many bytes were
  * cut — `…(+1048536 bytes)` — so a 1 MB string prints as one readable row, and the reader knows
  * it was cut and by how much (UTF-8 bytes of text; bytes of a binary value, shown as hex).
+ *
+ * A column is right-aligned when every cell is a number (or empty); a lower bound written `> 50`
+ * (an experiment's time past its timeout) counts as a number there, so one timeout does not turn
+ * a column of times left.
  */
 export interface FormatTableOptions {
   /** Longest cell (and header) in characters before it is cut (default: no limit). */
@@ -18,9 +22,14 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
   const head = header.map((h) => cut(oneLineText(h), width));
   const cells = rows.map((r) => r.map((v) => cellText(v, width)));
   const widths = head.map((h, c) => Math.max(h.length, ...cells.map((r) => (r[c] ?? '').length)));
-  const numeric = head.map((_, c) => rows.length > 0 && rows.every((r) => typeof r[c] === 'number' || typeof r[c] === 'bigint' || r[c] == null));
+  const numeric = head.map((_, c) => rows.length > 0 && rows.every((r) => typeof r[c] === 'number' || typeof r[c] === 'bigint' || r[c] == null || isBound(r[c])));
   const line = (r: readonly string[]) => r.map((s, c) => (numeric[c] ? s.padStart(widths[c]!) : s.padEnd(widths[c]!))).join('  ').trimEnd();
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line)].join('\n');
+}
+
+/** `> 50`, `> 1.667`: a number known only from below. */
+function isBound(v: unknown): boolean {
+  return typeof v === 'string' && /^> \d[\d.,]*$/.test(v);
 }
 
 function cellText(v: unknown, width: number): string {

@@ -8,11 +8,16 @@
  *
  * First signal: the shutdown begins (core/cleanup.ts `beginShutdown`: no temp file is created or
  * renamed into place from now on), every tracked temp path is removed, and the AbortController
- * whose signal the commands pass down (`Engine.join(…, { signal })`) is aborted. The command then
- * unwinds; when it has (`settled`), or after `graceMs` if it does not listen to the signal (a
- * DuckDB query, an experiment), the tracked paths are removed again (anything created meanwhile),
- * one line `joinlab: interrupted (SIGINT), temporary files removed` goes to stderr and the
- * process exits. A second signal skips the wait: clean, print, exit.
+ * whose signal the commands pass down (`Engine.join(…, { signal })`, `Engine.sql`, an experiment's
+ * runs) is aborted. The command then unwinds; when it has (`settled`), or after `graceMs` if it does
+ * not listen to the signal (a DuckDB query outside an experiment, data being generated), the tracked
+ * paths are removed again (anything created meanwhile), one line `joinlab: interrupted (SIGINT),
+ * temporary files removed` goes to stderr and the process exits. A second signal skips the wait:
+ * clean, print, exit.
+ *
+ * A handler only runs when the event loop gets a turn: the engine gives it one at most every 50 ms
+ * while a join streams under a signal (core/engine.ts), so a long in-memory join does not hold a
+ * signal off until it ends.
  *
  * Only the real process installs this (bin/joinlab.mjs through `main(argv, { signals: true })`);
  * in-process callers of `main` (tests) keep their own signal handling.

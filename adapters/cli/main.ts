@@ -154,7 +154,7 @@ function buildProgram(ctx: RunContext): Command {
     .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml', nonEmptyPath('run'))
     .option('--out <dir>', 'report directory', 'joinlab-report')
     .action(async (file: string, opts: { out: string }) => {
-      const results = await runRunCommand(file, { out: opts.out });
+      const results = await runRunCommand(file, { out: opts.out, signal: ctx.signal });
       if (!results.parityOk) process.exitCode = 1;
     });
 
@@ -163,7 +163,7 @@ function buildProgram(ctx: RunContext): Command {
     .description('the default experiment (star + sparse data, every pushdown policy, DuckDB side by side, parity on)')
     .option('--out <dir>', 'report directory', 'joinlab-report')
     .action(async (opts: { out: string }) => {
-      const results = await runDefaultExperiment({ out: opts.out });
+      const results = await runDefaultExperiment({ out: opts.out, signal: ctx.signal });
       if (!results.parityOk) process.exitCode = 1;
     });
 

@@ -10,6 +10,10 @@
  * `clean` runs in-process with TMPDIR pointing into the test directory, so it looks for spill
  * directories there and not in the machine's temp directory. A sort of 1M rows under a 4 MB limit
  * spills runs long enough to be signalled while it does (with its own TMPDIR in the test directory).
+ * `joinlab run` is signalled during a hash join of 100,000 x 100,000 rows on one key value (10G
+ * output rows, minutes of work that never waits on I/O): it used to hold the signal off until the
+ * join ended, since neither did the experiment pass the CLI's signal down nor did the join give
+ * the event loop a turn.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +36,8 @@ beforeAll(async () => {
     await duck.run(`COPY (SELECT 0::BIGINT AS k, i AS v FROM range(2000) t(i)) TO '${join(dir, 'l.parquet')}' (FORMAT parquet)`);
     await duck.run(`COPY (SELECT 0::BIGINT AS k, i AS w FROM range(2000) t(i)) TO '${join(dir, 'r.parquet')}' (FORMAT parquet)`);
     await duck.run(`COPY (SELECT (i * 7919) % 1000003 AS k, i AS v FROM range(1000000) t(i)) TO '${join(dir, 'unsorted.parquet')}' (FORMAT parquet)`);
+    await duck.run(`COPY (SELECT 0::BIGINT AS k, i AS v FROM range(100000) t(i)) TO '${join(dir, 'hot_l.parquet')}' (FORMAT parquet)`);
+    await duck.run(`COPY (SELECT 0::BIGINT AS k, i AS w FROM range(100000) t(i)) TO '${join(dir, 'hot_r.parquet')}' (FORMAT parquet)`);
   } finally {
     duck.close();
   }
@@ -154,6 +160,34 @@ describe('signals while a sort spills', () => {
     expect(readdirSync(tmp).filter((d) => d.startsWith('joinlab-spill-'))).toEqual([]);
     expect(tempFiles().filter((f) => f.startsWith(`.${out}.tmp-`))).toEqual([]); // (the SIGKILL test keeps a living one)
     expect(existsSync(join(dir, out))).toBe(false);
+  }, 90_000);
+});
+
+describe('signals while an experiment runs a long query', () => {
+  it.each([
+    ['SIGTERM', 143],
+    ['SIGINT', 130],
+  ] as const)('%s during `joinlab run`: the query is aborted, exit %i, one line, no report', async (sig, code) => {
+    const exp = join(dir, `hot-${sig}.yaml`);
+    writeFileSync(
+      exp,
+      `name: hot key\nsql: SELECT count(*) AS n FROM l JOIN r ON l.k = r.k\ntables: { l: hot_l.parquet, r: hot_r.parquet }\nconfig: { join: hash }\nvariants: [{ name: hash }]\nrepeat: 1\nwarmup: 0\nduckdb: false\nparity: false\n`,
+    );
+    const out = join(dir, `hot-report-${sig}`);
+    const { child, exited } = start(['run', exp, '--out', out]);
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    let over = false;
+    void exited.then(() => (over = true));
+    const deadline = Date.now() + 60_000;
+    while (!over && Date.now() < deadline && !stderr.includes('hash (0 warm-up + 1 timed runs)')) await new Promise((r) => setTimeout(r, 10));
+    expect(over, 'the run ended before its query started').toBe(false);
+    await new Promise((r) => setTimeout(r, 300)); // into the join
+    child.kill(sig);
+    const r = await exited;
+    expect(r.stderr.trim().split('\n').at(-1)).toBe(`joinlab: interrupted (${sig}), temporary files removed`);
+    expect(r.code).toBe(code);
+    expect(existsSync(join(out, 'results.json'))).toBe(false);
   }, 90_000);
 });
 

@@ -9,6 +9,10 @@
  * directory used to crash with EISDIR, a FIFO to hang), checked here so an experiment fails in
  * milliseconds rather than after its data were generated; the runner itself checks the output
  * directory before any work.
+ *
+ * `signal` is the CLI's interrupt signal (main.ts, interrupt.ts): SIGINT / SIGTERM abort the query
+ * run in progress (joinlab's through `Engine.sql` / `Engine.join`, DuckDB's through its interrupt)
+ * and the experiment stops at once, rather than when its current query ends.
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -25,6 +29,8 @@ export interface RunCommandOptions {
   readonly out?: string;
   /** Progress bar: default when stderr is a TTY. */
   readonly progress?: boolean;
+  /** Aborted when the process is interrupted: stops the experiment. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -36,6 +42,7 @@ export async function runRunCommand(file: string, opts: RunCommandOptions = {}):
   const results = await runExperiment(file, {
     out: opts.out,
     progress: opts.progress,
+    signal: opts.signal,
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${formatResultsTable(results)}\n\n`);

@@ -1163,6 +1163,16 @@ export class DuckDBSession {
     await this.conn().run(sql);
   }
 
+  /**
+   * Stops the statement running on this connection (DuckDB's interrupt): its promise rejects with
+   * `INTERRUPT Error: Interrupted!` and the connection stays usable. A no-op when nothing runs or
+   * after `close`. For time limits and interrupted processes: DuckDB runs on threads of its own,
+   * so an AbortSignal the caller fires cannot reach it any other way.
+   */
+  interrupt(): void {
+    if (!this.closed) this.connection.interrupt();
+  }
+
   /** Closes the connection and the database; safe to call twice. */
   close(): void {
     if (this.closed) return;

@@ -1,7 +1,8 @@
 /**
  * The comparison with the baseline variant, on made-up times: "faster" / "slower" by the ratio of
  * medians when the min–max ranges do not overlap, "no change" when they do, "incomparable" when
- * either did not run; the geometric mean over data sets and the counts per variant.
+ * either did not run, "timeout" (no ratio, counted apart) when the variant's run timed out; the
+ * geometric mean over data sets and the counts per variant.
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
@@ -9,9 +10,10 @@ import { compareTimes, speedText, spreadsOverlap, summarizeComparisons, withComp
 import type { DatasetResult, OrdersSummary, VariantResult } from './results.ts';
 import { configJson, stats } from './runner.ts';
 
-function variant(name: string, runsMs: number[] | null, ordersSummary?: Partial<OrdersSummary>): VariantResult {
+function variant(name: string, runsMs: number[] | null | 'timeout', ordersSummary?: Partial<OrdersSummary>): VariantResult {
   const base = { name, overrides: {}, config: configJson(parseConfig({})), parity: null, ratio: null };
   if (runsMs === null) return { ...base, status: 'unsupported', reason: 'no' };
+  if (runsMs === 'timeout') return { ...base, status: 'timeout', reason: 'no answer within 1 s (run 1/1)', ...(ordersSummary ? { ordersSummary: ordersSummary as OrdersSummary } : {}) };
   return { ...base, status: 'ok', time: stats(runsMs), ...(ordersSummary ? { ordersSummary: ordersSummary as OrdersSummary } : {}) };
 }
 
@@ -70,9 +72,9 @@ describe('withComparisons and summarizeComparisons', () => {
     expect(c.baseline).toBe('none');
     expect(c.spread).toBe('min-max');
     const [none, fast, slow, same] = c.variants;
-    expect(none).toEqual({ name: 'none', compared: 2, geomeanRatio: 1, text: 'baseline', faster: 0, slower: 0, noChange: 0, incomparable: 0 });
+    expect(none).toEqual({ name: 'none', compared: 2, geomeanRatio: 1, text: 'baseline', faster: 0, slower: 0, noChange: 0, incomparable: 0, timeout: 0 });
     // sqrt((4.5 / 10.5) * (25 / 100)) = 0.3273
-    expect(fast).toEqual({ name: 'fast', compared: 2, geomeanRatio: 0.327, text: '3.06x faster', faster: 2, slower: 0, noChange: 0, incomparable: 0 });
+    expect(fast).toEqual({ name: 'fast', compared: 2, geomeanRatio: 0.327, text: '3.06x faster', faster: 2, slower: 0, noChange: 0, incomparable: 0, timeout: 0 });
     // sqrt((20.5 / 10.5) * 1) = 1.3973
     expect(slow).toMatchObject({ compared: 2, geomeanRatio: 1.397, text: '1.40x slower', faster: 0, slower: 1, noChange: 1 });
     expect(same).toMatchObject({ compared: 1, geomeanRatio: 1, text: 'no change', noChange: 1, incomparable: 1 });
@@ -88,5 +90,36 @@ describe('withComparisons and summarizeComparisons', () => {
     expect(c.variants[0]!.orders).toEqual({ geomeanMaxOverMin: 6, worstMaxOverMin: 9, worstDataset: 'q2' });
     expect(c.variants[1]!.orders).toEqual({ geomeanMaxOverMin: 1.1, worstMaxOverMin: 1.21, worstDataset: 'q2' });
     expect(c.variants[1]!.text).toBe('2.00x faster');
+  });
+
+  it('a variant that timed out: "timeout", no ratio, counted apart; one that beat a timed-out baseline: "> Nx faster"', () => {
+    const ds = [
+      dataset('q1', [variant('none', [10]), variant('t', 'timeout'), variant('u', [5])]),
+      dataset('q2', [variant('none', 'timeout'), variant('t', [250]), variant('u', 'timeout')]),
+      dataset('q3', [variant('none', [10]), variant('t', [20]), variant('u', [5])]),
+    ].map((d) => withComparisons(d, 'none', 1));
+    expect(ds.map((d) => d.variants.slice(1).map((v) => v.comparison?.text))).toEqual([
+      ['timeout', '2.00x faster'],
+      ['> 4.00x faster', 'timeout'], // 1000 ms / 250 ms: more than 4x
+      ['2.00x slower', '2.00x faster'],
+    ]);
+    expect(ds[0]!.variants[1]!.comparison).toEqual({ baseline: 'none', ratio: null, verdict: 'timeout', text: 'timeout' });
+    expect(ds[1]!.variants[1]!.comparison).toMatchObject({ ratio: null, verdict: 'faster' });
+    const c = summarizeComparisons(ds, ['none', 't', 'u'], 'none')!;
+    const [none, t, u] = c.variants;
+    expect(none).toMatchObject({ compared: 2, timeout: 1 });
+    // t: a timeout, a faster without a ratio, and one ratio (2) in the geometric mean
+    expect(t).toMatchObject({ compared: 1, geomeanRatio: 2, faster: 1, slower: 1, incomparable: 0, timeout: 1 });
+    expect(u).toMatchObject({ compared: 2, geomeanRatio: 0.5, faster: 2, incomparable: 0, timeout: 1 });
+  });
+
+  it('with orders and timeouts: a max/min that is a lower bound makes the geometric mean one', () => {
+    const ds = [
+      dataset('q1', [variant('none', [10], { maxOverMin: 4, lowerBounds: ['maxMs', 'maxOverMin'] }), variant('t', [5], { maxOverMin: 1, lowerBounds: [] })]),
+      dataset('q2', [variant('none', [10], { maxOverMin: 9, lowerBounds: [] }), variant('t', [5], { maxOverMin: 1.21, lowerBounds: [] })]),
+    ].map((d) => withComparisons(d, 'none', 1));
+    const c = summarizeComparisons(ds, ['none', 't'], 'none')!;
+    expect(c.variants[0]!.orders).toEqual({ geomeanMaxOverMin: 6, worstMaxOverMin: 9, worstDataset: 'q2', atLeast: true, worstAtLeast: false });
+    expect(c.variants[1]!.orders).toEqual({ geomeanMaxOverMin: 1.1, worstMaxOverMin: 1.21, worstDataset: 'q2' });
   });
 });

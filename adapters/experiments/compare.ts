@@ -13,6 +13,11 @@
  * Over the data sets each variant gets the geometric mean of its time ratio to the baseline (the
  * usual summary of benchmark ratios: a 2x win and a 2x loss cancel out). With `orders`, the time
  * compared is the cost-based order's (a variant's own fields are its cost-order run).
+ *
+ * A variant whose run timed out (the experiment's `timeout`) has no time: on that data set it is
+ * `timeout`, with no ratio, counted apart from the incomparable ones. When only the baseline timed
+ * out, the variant is faster by more than timeout / its median: `> 3.20x faster`, counted as
+ * faster but, with no ratio, left out of the geometric mean.
  */
 import type { BaselineComparison, ComparisonSummary, DatasetResult, RunStats, VariantComparisonSummary, VariantResult } from './results.ts';
 
@@ -49,11 +54,29 @@ function timeOf(v: VariantResult | undefined): RunStats | undefined {
   return v !== undefined && v.status === 'ok' ? v.time : undefined;
 }
 
-/** Every variant of `d` but the baseline with its `comparison` filled in (unchanged with fewer than two variants). */
-export function withComparisons<D extends DatasetResult>(d: D, baseline: string): D {
+/**
+ * `v` against the baseline variant `base` on one data set: `compareTimes`, except that a variant
+ * that timed out is `timeout`, and one that ran where only the baseline timed out (after
+ * `timeoutMs`) is faster by more than timeoutMs / its median.
+ */
+export function compareVariant(baseline: string, v: VariantResult, base: VariantResult | undefined, timeoutMs: number | null): BaselineComparison {
+  if (v.status === 'timeout') return { baseline, ratio: null, verdict: 'timeout', text: 'timeout' };
+  const time = timeOf(v);
+  if (base?.status === 'timeout' && time !== undefined && timeoutMs !== null && time.medianMs > 0) {
+    return { baseline, ratio: null, verdict: 'faster', text: `> ${(timeoutMs / time.medianMs).toFixed(2)}x faster` };
+  }
+  return compareTimes(baseline, time, timeOf(base));
+}
+
+/**
+ * Every variant of `d` but the baseline with its `comparison` filled in (unchanged with fewer than
+ * two variants); `timeoutS` is the experiment's per-run limit (null: none).
+ */
+export function withComparisons<D extends DatasetResult>(d: D, baseline: string, timeoutS: number | null = null): D {
   if (d.variants.length < 2) return d;
   const base = d.variants.find((v) => v.name === baseline);
-  const variants = d.variants.map((v) => (v.name === baseline ? v : { ...v, comparison: compareTimes(baseline, timeOf(v), timeOf(base)) }));
+  const timeoutMs = timeoutS === null ? null : timeoutS * 1000;
+  const variants = d.variants.map((v) => (v.name === baseline ? v : { ...v, comparison: compareVariant(baseline, v, base, timeoutMs) }));
   return { ...d, variants };
 }
 
@@ -71,14 +94,26 @@ export function summarizeComparisons(datasets: readonly DatasetResult[], names: 
   if (names.length < 2) return undefined;
   const variants: VariantComparisonSummary[] = names.map((name) => {
     const rows = datasets.map((d) => ({ d, v: d.variants.find((x) => x.name === name) }));
-    const robustness = rows.flatMap(({ d, v }) => (v?.ordersSummary?.maxOverMin != null ? [{ dataset: d.name, x: v.ordersSummary.maxOverMin }] : []));
-    const worst = robustness.reduce<{ dataset: string; x: number } | null>((w, r) => (w === null || r.x > w.x ? r : w), null);
+    const robustness = rows.flatMap(({ d, v }) =>
+      v?.ordersSummary?.maxOverMin != null ? [{ dataset: d.name, x: v.ordersSummary.maxOverMin, atLeast: (v.ordersSummary.lowerBounds ?? []).includes('maxOverMin') }] : [],
+    );
+    // the worst: the largest max/min, a lower bound ahead of an exact value it equals
+    const worst = robustness.reduce<(typeof robustness)[number] | null>((w, r) => (w === null || r.x > w.x || (r.x === w.x && r.atLeast && !w.atLeast) ? r : w), null);
+    const atLeast = robustness.some((r) => r.atLeast);
     const orders = rows.some(({ v }) => v?.ordersSummary !== undefined)
-      ? { orders: { geomeanMaxOverMin: geomean(robustness.map((r) => r.x)), worstMaxOverMin: worst?.x ?? null, worstDataset: worst?.dataset ?? null } }
+      ? {
+          orders: {
+            geomeanMaxOverMin: geomean(robustness.map((r) => r.x)),
+            worstMaxOverMin: worst?.x ?? null,
+            worstDataset: worst?.dataset ?? null,
+            ...(atLeast ? { atLeast: true, worstAtLeast: worst!.atLeast } : {}),
+          },
+        }
       : {};
+    const timeout = rows.filter(({ v }) => v?.status === 'timeout').length;
     if (name === baseline) {
       const ran = rows.filter(({ v }) => timeOf(v) !== undefined).length;
-      return { name, compared: ran, geomeanRatio: 1, text: 'baseline', faster: 0, slower: 0, noChange: 0, incomparable: 0, ...orders };
+      return { name, compared: ran, geomeanRatio: 1, text: 'baseline', faster: 0, slower: 0, noChange: 0, incomparable: 0, timeout, ...orders };
     }
     const cs = rows.map(({ v }) => v?.comparison).filter((c): c is BaselineComparison => c !== undefined);
     // from the medians themselves, not the rounded ratios
@@ -93,11 +128,13 @@ export function summarizeComparisons(datasets: readonly DatasetResult[], names: 
       name,
       compared: ratios.length,
       geomeanRatio: g,
-      text: g === null ? 'incomparable' : speedText(g),
+      // no ratio anywhere: `timeout` when every data set timed out, else incomparable
+      text: g === null ? (timeout > 0 && timeout === rows.length ? 'timeout' : 'incomparable') : speedText(g),
       faster: count('faster'),
       slower: count('slower'),
       noChange: count('no change'),
       incomparable: count('incomparable') + rows.filter(({ v }) => v === undefined).length,
+      timeout,
       ...orders,
     };
   });

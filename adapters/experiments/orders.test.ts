@@ -1,6 +1,7 @@
 /**
  * The summary over join orders, on made-up runs: min / median / max over each order's median,
- * max/min, the largest intermediate result, and orders that did not run left out but named.
+ * max/min, the largest intermediate result, orders that did not run left out but named, and
+ * orders that timed out counted as more than the timeout (lower bounds).
  */
 import { describe, expect, it } from 'vitest';
 import { largestJoinRows, summarizeOrders } from './orders.ts';
@@ -23,6 +24,8 @@ describe('summarizeOrders', () => {
       orders: 4,
       ran: 4,
       failed: [],
+      timedOut: [],
+      lowerBounds: [],
       costMs: 12,
       minMs: 8,
       medianMs: 16, // (12 + 20) / 2
@@ -48,6 +51,39 @@ describe('summarizeOrders', () => {
     expect(noCost).toMatchObject({ costMs: null, costLargestJoinRows: null, minMs: 3, failed: ['cost'] });
     const none = summarizeOrders([{ order: 'cost', status: 'unsupported', reason: 'x', parity: null }]);
     expect(none).toMatchObject({ ran: 0, costMs: null, minMs: null, medianMs: null, maxMs: null, maxOverMin: null, fastest: null, slowest: null, largestJoinRows: null });
+  });
+
+  it('counts an order that timed out as more than the timeout: max > T, max/min > T/min, a lower bound', () => {
+    const timeout = (order: string): OrderRunResult => ({ order, status: 'timeout', reason: 'no answer within 0.05 s (run 1/1)', parity: null });
+    const s = summarizeOrders([run('cost', [10], [4]), timeout('random:1'), run('random:2', [20], [8])], 50);
+    expect(s).toEqual({
+      orders: 3,
+      ran: 2,
+      failed: [],
+      timedOut: ['random:1'],
+      lowerBounds: ['maxMs', 'maxOverMin'],
+      costMs: 10,
+      minMs: 10,
+      medianMs: 20, // the middle of 10, 20, > 50
+      maxMs: 50,
+      maxOverMin: 5,
+      fastest: 'cost',
+      slowest: 'random:1',
+      costLargestJoinRows: 4,
+      largestJoinRows: 8,
+    });
+    // an even count: the median is the mean of the middle two, a lower bound when one is a timeout
+    const even = summarizeOrders([run('cost', [10], [4]), timeout('random:1'), timeout('random:2'), run('random:3', [30], [2])], 50);
+    expect(even).toMatchObject({ medianMs: 40, maxMs: 50, maxOverMin: 5, slowest: 'random:1', timedOut: ['random:1', 'random:2'], lowerBounds: ['medianMs', 'maxMs', 'maxOverMin'] });
+    // the cost order timed out: its time is > T too, and there is no cost-order largest join
+    const costOut = summarizeOrders([timeout('cost'), run('random:1', [25], [3])], 50);
+    expect(costOut).toMatchObject({ costMs: 50, costLargestJoinRows: null, minMs: 25, medianMs: 37.5, maxOverMin: 2, lowerBounds: ['costMs', 'medianMs', 'maxMs', 'maxOverMin'] });
+    // every order timed out: min is > T as well, and max/min is unknown
+    const all = summarizeOrders([timeout('cost'), timeout('random:1')], 50);
+    expect(all).toMatchObject({ ran: 0, minMs: 50, maxMs: 50, maxOverMin: null, fastest: 'cost', lowerBounds: ['costMs', 'minMs', 'medianMs', 'maxMs'] });
+    // a failure beside a timeout is still left out, and named apart
+    const mixed = summarizeOrders([run('cost', [10], [1]), { order: 'random:1', status: 'failed', reason: 'memory limit', parity: null }, timeout('random:2')], 50);
+    expect(mixed).toMatchObject({ ran: 1, failed: ['random:1'], timedOut: ['random:2'], medianMs: 30, maxOverMin: 5 });
   });
 
   it('a query without joins has a largest intermediate result of 0', () => {

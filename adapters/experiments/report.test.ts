@@ -174,3 +174,98 @@ describe('report: against the baseline, and over join orders', () => {
     expect(html).not.toMatch(/<script/i);
   });
 });
+
+describe('report: timeouts', () => {
+  const order = (o: string, ms: number | 'timeout'): OrderRunResult =>
+    ms === 'timeout'
+      ? { order: o, status: 'timeout', reason: 'no answer within 0.05 s (run 1/1)', parity: null }
+      : { order: o, status: 'ok', time: stats([ms]), joinMs: 1, rows: 42, joins: 2, joinRows: [9, 1], largestJoinRows: 9, parity: null };
+  const timedOut = (name: string): VariantResult => ({ name, status: 'timeout', reason: 'no answer within 0.05 s (run 1/1)', overrides: {}, config: configJson(parseConfig({})), parity: null, ratio: null });
+  const withOrders = (v: VariantResult, orders: OrderRunResult[]): VariantResult => ({ ...v, orders, ordersSummary: summarizeOrders(orders, 50) });
+  const d: DatasetResult = withComparisons(
+    {
+      ...dataset('q'),
+      variants: [
+        withOrders({ ...variant('none', [10], 0), time: stats([10]) }, [order('cost', 10), order('random:1', 'timeout'), order('random:2', 20)]),
+        withOrders(timedOut('lip'), [order('cost', 'timeout'), order('random:1', 30), order('random:2', 'timeout')]),
+      ],
+      duckdb: { name: 'duckdb', threads: 1, status: 'timeout', reason: 'no answer within 0.05 s (warm-up 1/1); its other runs skipped' },
+    },
+    'none',
+    0.05,
+  );
+  const results: ExperimentResults = {
+    ...RESULTS,
+    experiment: { ...RESULTS.experiment, name: 'slow', repeat: 1, orders: 2, baseline: 'none', timeout: 0.05 },
+    datasets: [d],
+    comparison: summarizeComparisons([d], ['none', 'lip'], 'none'),
+  };
+
+  it('the terminal tables: timeout and > T for the time, lower bounds in the join-order table, timeouts counted apart', () => {
+    const text = formatResultsTable(results);
+    expect(text).toMatch(/^lip\s+> 50\s+timeout\s+-\s+timeout\s+-/m);
+    expect(text).toMatch(/^duckdb \(threads=1\)\s+> 50\s+timeout\s+-/m);
+    expect(text).toContain('lip: timeout — no answer within 0.05 s (run 1/1)');
+    expect(text).toContain('duckdb: timeout — no answer within 0.05 s (warm-up 1/1); its other runs skipped');
+    expect(text).toContain("an order that timed out counts as more than 0.05 s (> 50 ms): '>' marks a lower bound");
+    // none: 10, > 50, 20 -> max > 50, max/min > 5; lip: > 50 (cost), 30, > 50 -> median and max > 50, max/min > 1.667
+    expect(text).toMatch(/^none\s+10\s+10\s+20\s+> 50\s+> 5\s+cost\s+random:1\s+9\s+9\s+2\/3, 1 timeout$/m);
+    expect(text).toMatch(/^lip\s+> 50\s+30\s+> 50\s+> 50\s+> 1\.667\s+random:1\s+cost\s+-\s+9\s+1\/3, 2 timeout$/m);
+    expect(text).toMatch(/incomparable\s+timeout\s+max\/min \(geomean\)/);
+    expect(text).toMatch(/^lip\s+0\s+-\s+timeout\s+0\s+0\s+0\s+0\s+1\s+> 1\.667\s+> 1\.667\s+q$/m);
+    expect(text).toContain("timeout: the variant's run passed the experiment's timeout (no ratio)");
+  });
+
+  it('the page: the same cells, DuckDB\'s note and the lower bounds in the chart', () => {
+    const html = renderReport(results);
+    expect(html).toContain('<td class="n">&gt; 50</td><td class="n">timeout</td>');
+    expect(html).toContain('duckdb: timeout — no answer within 0.05 s');
+    expect(html).toContain('max/min &gt; 5.00');
+    expect(html).toContain('each run limited to 0.05 s');
+    expect(html).toContain('<th>timeout</th>');
+  });
+
+  it("a data set whose parity reference timed out says so once, and no DuckDB time", () => {
+    const unchecked: DatasetResult = { ...dataset('u'), duckdb: { name: 'duckdb', threads: 1, status: 'timeout', reason: 'x' }, parityUnchecked: "no answer within 0.05 s (DuckDB's answer for the parity checks); no answer checked, no DuckDB run timed" };
+    const text = formatResultsTable({ ...RESULTS, datasets: [unchecked] });
+    expect(text).toContain("parity not checked: no answer within 0.05 s (DuckDB's answer for the parity checks)");
+    expect(text).not.toContain('duckdb: timeout');
+    expect(winnersOf(unchecked).duckdbMs).toBeNull();
+  });
+});
+
+describe('report: information passing', () => {
+  const transfer = (rowsDropped: number, bytes: number) => ({ pass: 'forward' as const, from: 'a', to: 'b', on: 'a.k = b.k', filter: 'bloom', bytes, buildMs: 1, sourceRows: 10, rowsTested: 100, rowsDropped });
+  const sipVariant = (name: string, sip: VariantResult['sip']): VariantResult => ({ ...variant(name, [5], 1), sip });
+  const d: DatasetResult = {
+    ...dataset('q'),
+    variants: [
+      sipVariant('none', [{ strategy: 'none', root: null, note: null, joinFilters: false, adaptive: false, transfers: [] }]),
+      sipVariant('transfer', [
+        { strategy: 'transfer', root: 'lineorder', note: null, joinFilters: false, adaptive: false, transfers: [transfer(60, 1024), transfer(30, 2048)] },
+        { strategy: 'transfer', root: 'part', note: null, joinFilters: false, adaptive: false, transfers: [transfer(5, 1024)] },
+      ]),
+      sipVariant('yannakakis', [{ strategy: 'dynamic', root: null, note: 'cyclic join graph (GYO leaves 4 tables): fell back to dynamic', joinFilters: true, adaptive: false, transfers: [] }]),
+      { name: 'slow', status: 'timeout', reason: 'r', overrides: {}, config: configJson(parseConfig({})), parity: null, ratio: null },
+    ],
+  };
+
+  it('a table per data set: strategy, transfers, rows dropped, filter bytes and the note, summed over the trees', () => {
+    const text = formatResultsTable({ ...RESULTS, datasets: [d] });
+    expect(text).toContain("information passing (sip, docs/sip.md), the cost order's last run");
+    expect(text).toMatch(/variant\s+sip\s+transfers\s+rows dropped\s+filter bytes\s+note/);
+    expect(text).toMatch(/^none\s+none\s+0\s+0\s+0 B\s+-$/m);
+    expect(text).toMatch(/^transfer\s+transfer\s+3\s+95\s+4\.0 KiB\s+-$/m);
+    expect(text).toMatch(/^yannakakis\s+dynamic\s+0\s+0\s+0 B\s+cyclic join graph \(GYO leaves 4 tables\): fell back to dynamic$/m);
+    expect(text).toMatch(/^slow\s+timeout\s+-\s+-\s+-\s+-$/m);
+    const html = renderReport({ ...RESULTS, datasets: [d] });
+    expect(html).toContain('<h3>Information passing</h3>');
+    expect(html).toContain('<td>cyclic join graph (GYO leaves 4 tables): fell back to dynamic</td>');
+  });
+
+  it('no such table when every variant ran the default dynamic strategy without transfers or notes (or has no sip at all)', () => {
+    const plain: DatasetResult = { ...dataset('p'), variants: [sipVariant('a', [{ strategy: 'dynamic', root: null, note: null, joinFilters: true, adaptive: false, transfers: [] }])] };
+    expect(formatResultsTable({ ...RESULTS, datasets: [plain] })).not.toContain('information passing');
+    expect(formatResultsTable(RESULTS)).not.toContain('information passing');
+  });
+});

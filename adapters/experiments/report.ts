@@ -21,10 +21,21 @@
  * time ratios, counts of faster / slower / unchanged data sets). With `orders`, each data set also
  * gets a join-order table (time under the cost order; min, median, max and max/min over the
  * orders; the largest intermediate result; orders.ts) and a chart of it.
+ *
+ * With `timeout`, a run that passed it shows as `timeout` with its time as `> T` (in ms, like the
+ * column): a variant's median, DuckDB's, and in the join-order table every value that is only a
+ * lower bound (max `> T`, max/min `> T/min`; orders.ts `lowerBounds`). The comparison says
+ * `timeout` and the summary over the data sets counts those apart.
+ *
+ * A `sql:` data set whose variants passed information (a `sip` strategy other than the default
+ * `dynamic`, a transfer, or a note such as a cyclic query's fallback) gets a small table of its
+ * own, "information passing": per variant the strategy, the transfers, the rows they dropped, the
+ * bytes of their filters and the note, summed over the query's join trees (`VariantResult.sip`).
+ * A table of its own because the results table is already wide.
  */
 import { formatTable } from '../cli/format.ts';
 import type { FileInfo } from './generators.ts';
-import type { ComparisonSummary, DatasetResult, ExperimentResults, VariantResult } from './results.ts';
+import type { ComparisonSummary, DatasetResult, ExperimentResults, OrdersBound, OrdersSummary, VariantResult } from './results.ts';
 import type { TableSource } from './schema.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -55,6 +66,29 @@ function fmtMs(ms: number): string {
 
 function fmtInt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
+}
+
+/** A time known only to exceed `ms` (a timeout), as a table cell: `> 5000`. */
+function moreThan(ms: number): string {
+  return `> ${Number.isInteger(ms) ? ms : Number(ms.toPrecision(6))}`;
+}
+
+/** The experiment's timeout in ms, or null. */
+function timeoutMsOf(results: ExperimentResults): number | null {
+  const t = results.experiment.timeout;
+  return t === undefined || t === null ? null : t * 1000;
+}
+
+/** A variant's median cell: its median, `> T` when it timed out, else nothing. */
+function medianCell(v: { readonly status?: string; readonly time?: { readonly medianMs: number } }, timeoutMs: number | null): number | string | undefined {
+  if (v.time) return v.time.medianMs;
+  return v.status === 'timeout' && timeoutMs !== null ? moreThan(timeoutMs) : undefined;
+}
+
+/** A variant's min–max cell: the range, `timeout`, or nothing. */
+function rangeCell(v: { readonly status?: string; readonly time?: { readonly minMs: number; readonly maxMs: number } }): string | undefined {
+  if (v.time) return `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}`;
+  return v.status === 'timeout' ? 'timeout' : undefined;
 }
 
 function parityText(v: VariantResult): string {
@@ -141,7 +175,7 @@ export function winnersOf(d: DatasetResult): DatasetWinners {
     dataset: d.name,
     fastest: fastest === null ? null : { name: fastest.name, medianMs: fastest.time!.medianMs, ratio: fastest.ratio },
     fewestDecoded: least === null ? null : { names: decoded.filter((v) => v.probe!.rowsDecoded === least).map((v) => v.name), rowsDecoded: least },
-    duckdbMs: d.duckdb?.time.medianMs ?? null,
+    duckdbMs: d.duckdb?.time?.medianMs ?? null,
   };
 }
 
@@ -175,20 +209,36 @@ function comparisonCell(v: VariantResult, baseline: string): string {
 
 const ORDERS_HEADER = ['variant', 'cost ms', 'min ms', 'median ms', 'max ms', 'max/min', 'fastest', 'slowest', 'largest join (cost)', 'largest join (any)', 'orders ran'];
 
+/** A field of an orders summary as a cell: the number, `> x` when it is a lower bound, or nothing. */
+function boundCell(s: OrdersSummary, field: OrdersBound): number | string | undefined {
+  const x = s[field];
+  if (x === null) return undefined;
+  return (s.lowerBounds ?? []).includes(field) ? moreThan(x) : x;
+}
+
+/** `3/3`, `2/3, 1 timeout`. */
+function ranText(s: OrdersSummary): string {
+  const t = s.timedOut?.length ?? 0;
+  return `${s.ran}/${s.orders}${t > 0 ? `, ${t} timeout` : ''}`;
+}
+
 /** The join-order rows of a data set (one per variant), or null when it ran no orders. */
 function ordersRows(d: DatasetResult): unknown[][] | null {
   if (!d.variants.some((v) => v.ordersSummary !== undefined)) return null;
   return d.variants.map((v) => {
     const s = v.ordersSummary;
     if (s === undefined) return [v.name, ...ORDERS_HEADER.slice(1).map(() => undefined)];
-    return [v.name, s.costMs ?? undefined, s.minMs ?? undefined, s.medianMs ?? undefined, s.maxMs ?? undefined, s.maxOverMin ?? undefined, s.fastest ?? undefined, s.slowest ?? undefined, s.costLargestJoinRows ?? undefined, s.largestJoinRows ?? undefined, `${s.ran}/${s.orders}`];
+    const b = (f: OrdersBound) => boundCell(s, f);
+    return [v.name, b('costMs'), b('minMs'), b('medianMs'), b('maxMs'), b('maxOverMin'), s.fastest ?? undefined, s.slowest ?? undefined, s.costLargestJoinRows ?? undefined, s.largestJoinRows ?? undefined, ranText(s)];
   });
 }
 
 /** What the join-order table shows, in one line. */
-function ordersCaption(d: DatasetResult, repeat: number): string {
+function ordersCaption(d: DatasetResult, repeat: number, timeoutMs: number | null): string {
   const orders = d.variants.find((v) => v.orders !== undefined)?.orders?.map((o) => o.order) ?? [];
-  return `join orders ${orders.join(', ')}: time = each order's median over ${repeat} run${repeat === 1 ? '' : 's'}; max/min over the orders (the robustness factor of Robust Predicate Transfer); largest join = the most rows one join output`;
+  const timeouts = d.variants.some((v) => (v.ordersSummary?.timedOut?.length ?? 0) > 0);
+  const bound = timeouts && timeoutMs !== null ? `; an order that timed out counts as more than ${timeoutMs / 1000} s (> ${timeoutMs} ms): '>' marks a lower bound` : '';
+  return `join orders ${orders.join(', ')}: time = each order's median over ${repeat} run${repeat === 1 ? '' : 's'}; max/min over the orders (the robustness factor of Robust Predicate Transfer); largest join = the most rows one join output${bound}`;
 }
 
 /** Notes for join orders that did not run or whose answer differs (the cost order's are the variant's own notes). */
@@ -203,13 +253,30 @@ function orderNotes(d: DatasetResult): string[] {
   );
 }
 
+/** Whether any variant timed out on some data set (the summary then has a `timeout` column). */
+function anyTimeout(c: ComparisonSummary): boolean {
+  return c.variants.some((v) => (v.timeout ?? 0) > 0);
+}
+
 function comparisonHeader(c: ComparisonSummary): string[] {
   const orders = c.variants.some((v) => v.orders !== undefined);
-  return ['variant', 'data sets', `time / ${c.baseline} (geomean)`, `geomean vs ${c.baseline}`, 'faster', 'slower', 'no change', 'incomparable', ...(orders ? ['max/min (geomean)', 'max/min (worst)', 'worst data set'] : [])];
+  return [
+    'variant',
+    'data sets',
+    `time / ${c.baseline} (geomean)`,
+    `geomean vs ${c.baseline}`,
+    'faster',
+    'slower',
+    'no change',
+    'incomparable',
+    ...(anyTimeout(c) ? ['timeout'] : []),
+    ...(orders ? ['max/min (geomean)', 'max/min (worst)', 'worst data set'] : []),
+  ];
 }
 
 function comparisonRows(c: ComparisonSummary): unknown[][] {
   const orders = c.variants.some((v) => v.orders !== undefined);
+  const bound = (x: number | null | undefined, atLeast: boolean | undefined) => (x === null || x === undefined ? undefined : atLeast ? moreThan(x) : x);
   return c.variants.map((v) => [
     v.name,
     v.compared,
@@ -219,13 +286,15 @@ function comparisonRows(c: ComparisonSummary): unknown[][] {
     v.slower,
     v.noChange,
     v.incomparable,
-    ...(orders ? [v.orders?.geomeanMaxOverMin ?? undefined, v.orders?.worstMaxOverMin ?? undefined, v.orders?.worstDataset ?? undefined] : []),
+    ...(anyTimeout(c) ? [v.timeout ?? 0] : []),
+    ...(orders ? [bound(v.orders?.geomeanMaxOverMin, v.orders?.atLeast), bound(v.orders?.worstMaxOverMin, v.orders?.worstAtLeast), v.orders?.worstDataset ?? undefined] : []),
   ]);
 }
 
 /** What the comparison table's words mean, in one line. */
 function comparisonCaption(c: ComparisonSummary, orders: boolean): string {
-  return `geometric mean of the time ratios over the data sets both ran; per data set: faster / slower by the ratio of medians, no change when the two min–max ranges over the repetitions overlap${orders ? '; times under the cost-based join order' : ''}`;
+  const timeout = anyTimeout(c) ? "; timeout: the variant's run passed the experiment's timeout (no ratio)" : '';
+  return `geometric mean of the time ratios over the data sets both ran; per data set: faster / slower by the ratio of medians, no change when the two min–max ranges over the repetitions overlap${orders ? '; times under the cost-based join order' : ''}${timeout}`;
 }
 
 /** Every variant against the baseline over the data sets, as a plain-text table. */
@@ -233,15 +302,66 @@ export function formatComparisonTable(c: ComparisonSummary): string {
   return formatTable(comparisonHeader(c), comparisonRows(c));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Information passing (sip)
+// ---------------------------------------------------------------------------------------------
+
+/** A variant's information passing, summed over the query's join trees. */
+export interface SipCell {
+  /** The strategies (one per tree; the same one, usually). */
+  readonly strategy: string;
+  readonly transfers: number;
+  readonly rowsDropped: number;
+  readonly rowsTested: number;
+  readonly filterBytes: number;
+  /** The trees' notes (a cyclic query's fallback), `; `-joined; null without. */
+  readonly note: string | null;
+}
+
+/** `v.sip` summed over its trees; null when the variant has none (a join data set, a run that did not finish). */
+export function sipCell(v: VariantResult): SipCell | null {
+  if (v.sip === undefined || v.status !== 'ok') return null;
+  const transfers = v.sip.flatMap((t) => t.transfers);
+  const notes = [...new Set(v.sip.flatMap((t) => (t.note !== null ? [t.note] : [])))];
+  return {
+    strategy: [...new Set(v.sip.map((t) => t.strategy))].join(', ') || '-',
+    transfers: transfers.length,
+    rowsDropped: transfers.reduce((n, t) => n + t.rowsDropped, 0),
+    rowsTested: transfers.reduce((n, t) => n + t.rowsTested, 0),
+    filterBytes: transfers.reduce((n, t) => n + t.bytes, 0),
+    note: notes.length > 0 ? notes.join('; ') : null,
+  };
+}
+
+/** Whether a data set gets the information-passing table: some variant passed information, or has a note. */
+function showsSip(d: DatasetResult): boolean {
+  return d.variants.some((v) => v.sip?.some((t) => t.strategy !== 'dynamic' || t.transfers.length > 0 || t.note !== null) ?? false);
+}
+
+const SIP_HEADER = ['variant', 'sip', 'transfers', 'rows dropped', 'filter bytes', 'note'];
+
+/** The information-passing rows of a data set (one per variant), or null when it has none to show. */
+function sipRows(d: DatasetResult): unknown[][] | null {
+  if (!showsSip(d)) return null;
+  return d.variants.map((v) => {
+    const c = sipCell(v);
+    if (c === null) return [v.name, v.status === 'ok' ? '-' : v.status, undefined, undefined, undefined, undefined];
+    return [v.name, c.strategy, c.transfers, c.rowsDropped, formatBytes(c.filterBytes), c.note ?? '-'];
+  });
+}
+
+const SIP_CAPTION = "information passing (sip, docs/sip.md), the cost order's last run: transfers run before the joins, the rows their filters dropped at the target scans, the filters' bytes; summed over the query's join trees";
+
 /** One plain-text table per data set (variants, then DuckDB), with notes for variants that did not run. */
 export function formatResultsTable(results: ExperimentResults): string {
   const blocks: string[] = [];
+  const timeoutMs = timeoutMsOf(results);
   for (const d of results.datasets) {
     const baseline = baselineOf(d);
     const rows: unknown[][] = d.variants.map((v) => [
       v.name,
-      v.time?.medianMs,
-      v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined,
+      medianCell(v, timeoutMs),
+      rangeCell(v),
       v.ratio ?? undefined,
       ...(baseline !== undefined ? [comparisonCell(v, baseline)] : []),
       v.rows,
@@ -254,11 +374,13 @@ export function formatResultsTable(results: ExperimentResults): string {
       parityText(v),
     ]);
     if (d.duckdb) {
-      const t = d.duckdb.time;
-      rows.push([`duckdb (threads=${d.duckdb.threads})`, t.medianMs, `${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, 1, ...(baseline !== undefined ? [undefined] : []), d.duckdb.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+      const k = d.duckdb;
+      rows.push([`duckdb (threads=${k.threads})`, medianCell(k, timeoutMs), rangeCell(k), k.time ? 1 : undefined, ...(baseline !== undefined ? [undefined] : []), k.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
     }
     const notes = [
       ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
+      ...(d.duckdb?.status === 'timeout' && d.parityUnchecked === undefined ? [`  duckdb: timeout — ${d.duckdb.reason ?? ''}`] : []),
+      ...(d.parityUnchecked !== undefined ? [`  parity not checked: ${d.parityUnchecked}`] : []),
       ...d.variants
         .filter((v) => v.parity && !v.parity.equal)
         .map((v) => `  ${v.name}: differs from DuckDB\n${(v.parity!.detail ?? '').replace(/^/gm, '    ')}`),
@@ -266,13 +388,15 @@ export function formatResultsTable(results: ExperimentResults): string {
     ];
     const header = baseline !== undefined ? [...TABLE_HEADER.slice(0, 4), `vs ${baseline}`, ...TABLE_HEADER.slice(4)] : TABLE_HEADER;
     const orders = ordersRows(d);
+    const sip = sipRows(d);
     blocks.push(
       [
         `${results.experiment.name} / ${d.name}: ${joinSummary(d)}`,
         `  ${dataSummary(d)}`,
         '',
         formatTable(header, rows),
-        ...(orders !== null ? ['', `  ${ordersCaption(d, results.experiment.repeat)}`, '', formatTable(ORDERS_HEADER, orders)] : []),
+        ...(orders !== null ? ['', `  ${ordersCaption(d, results.experiment.repeat, timeoutMs)}`, '', formatTable(ORDERS_HEADER, orders)] : []),
+        ...(sip !== null ? ['', `  ${SIP_CAPTION}`, '', formatTable(SIP_HEADER, sip)] : []),
         ...(notes.length ? ['', ...notes] : []),
       ].join('\n'),
     );
@@ -376,8 +500,9 @@ export function ordersChart(d: DatasetResult): string | null {
   const bars: ChartBar[] = d.variants.map((v) => {
     const s = v.ordersSummary;
     if (s === undefined || s.minMs === null || s.maxMs === null) return { label: v.name, value: null, text: notRun(v) };
-    const ratio = s.maxOverMin !== null ? `, max/min ${s.maxOverMin.toFixed(2)}` : '';
-    return { label: v.name, value: s.costMs, lo: s.minMs, hi: s.maxMs, text: `${s.costMs !== null ? `${fmtMs(s.costMs)} ms` : 'cost: n/a'}${ratio}` };
+    const over = (f: OrdersBound) => ((s.lowerBounds ?? []).includes(f) ? '> ' : '');
+    const ratio = s.maxOverMin !== null ? `, max/min ${over('maxOverMin')}${s.maxOverMin.toFixed(2)}` : '';
+    return { label: v.name, value: s.costMs, lo: s.minMs, hi: s.maxMs, text: `${s.costMs !== null ? `${over('costMs')}${fmtMs(s.costMs)} ms` : 'cost: n/a'}${ratio}` };
   });
   return barChart('Time over the join orders (bar: cost order; whiskers: fastest–slowest order), ms', bars, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) });
 }
@@ -391,7 +516,8 @@ export function datasetCharts(d: DatasetResult): string[] {
   );
   if (d.duckdb) {
     const t = d.duckdb.time;
-    time.push({ label: `duckdb (threads=${d.duckdb.threads})`, value: t.medianMs, lo: t.minMs, hi: t.maxMs, text: `${fmtMs(t.medianMs)} ms`, kind: 'duckdb' });
+    const label = `duckdb (threads=${d.duckdb.threads})`;
+    time.push(t ? { label, value: t.medianMs, lo: t.minMs, hi: t.maxMs, text: `${fmtMs(t.medianMs)} ms`, kind: 'duckdb' } : { label, value: null, text: d.duckdb.status ?? 'n/a', kind: 'duckdb' });
   }
   const pruned: ChartBar[] = d.variants.map((v) =>
     v.probe
@@ -447,7 +573,7 @@ function overridesText(v: VariantResult): string {
   return entries.length ? entries.map(([k, val]) => `${k}=${Array.isArray(val) ? val.join(',') : String(val)}`).join(' ') : '(defaults)';
 }
 
-function resultsTable(d: DatasetResult): string {
+function resultsTable(d: DatasetResult, timeoutMs: number | null): string {
   const w = scanWord(d);
   const baseline = baselineOf(d);
   const cmp = (v: VariantResult) => (baseline !== undefined ? td(comparisonCell(v, baseline)) : '');
@@ -457,17 +583,17 @@ function resultsTable(d: DatasetResult): string {
     const shown = v.status === 'ok' ? filterLabel(v) : filter;
     const pc = v.status !== 'ok' ? 'na' : !v.parity ? 'na' : v.parity.equal ? 'ok' : 'bad';
     return (
-      `<tr>${td(v.name)}${td(overridesText(v))}${td(v.time?.medianMs, true)}` +
-      `${td(v.time ? `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}` : undefined, true)}${td(v.ratio, true)}${cmp(v)}${td(v.rows, true)}` +
+      `<tr>${td(v.name)}${td(overridesText(v))}${td(medianCell(v, timeoutMs), true)}` +
+      `${td(rangeCell(v), true)}${td(v.ratio, true)}${cmp(v)}${td(v.rows, true)}` +
       `${td(prunedText(v), true)}${td(v.probe?.rowsDecoded, true)}${td(v.probe?.rowsAfterFilter, true)}${td(formatBytes(v.probe?.bytesDecoded), true)}` +
       `${td(formatBytes(v.peakReservedBytes), true)}<td class="filter" title="${escapeHtml(filter)}">${escapeHtml(shown)}</td>${td(parityText(v), false, pc)}</tr>`
     );
   });
   if (d.duckdb) {
-    const t = d.duckdb.time;
+    const k = d.duckdb;
     rows.push(
-      `<tr class="duck">${td(`duckdb (threads=${d.duckdb.threads})`)}${td('same SQL, same files')}${td(t.medianMs, true)}${td(`${fmtMs(t.minMs)}–${fmtMs(t.maxMs)}`, true)}` +
-        `${td(1, true)}${baseline !== undefined ? td(undefined) : ''}${td(d.duckdb.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
+      `<tr class="duck">${td(`duckdb (threads=${k.threads})`)}${td('same SQL, same files')}${td(medianCell(k, timeoutMs), true)}${td(rangeCell(k), true)}` +
+        `${td(k.time ? 1 : undefined, true)}${baseline !== undefined ? td(undefined) : ''}${td(k.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
     );
   }
   const full = d.variants.filter((v) => v.dynamicFilter !== undefined).map((v) => `${v.name}: ${v.dynamicFilter}`);
@@ -487,13 +613,29 @@ function htmlTable(header: readonly string[], rows: readonly (readonly unknown[]
   return `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`;
 }
 
+/** The information-passing table of a `sql:` data set (when it has one to show). */
+function sipSection(d: DatasetResult): string {
+  const rows = sipRows(d);
+  if (rows === null) return '';
+  return `<h3>Information passing</h3><p>${escapeHtml(SIP_CAPTION)}</p>${htmlTable(SIP_HEADER, rows)}`;
+}
+
+/** Notes on DuckDB's runs: a timeout, parity not checked. */
+function duckdbNotes(d: DatasetResult): string {
+  const notes = [
+    ...(d.duckdb?.status === 'timeout' && d.parityUnchecked === undefined ? [`duckdb: timeout — ${d.duckdb.reason ?? ''}`] : []),
+    ...(d.parityUnchecked !== undefined ? [`parity not checked: ${d.parityUnchecked}`] : []),
+  ];
+  return notes.length > 0 ? `<pre>${escapeHtml(notes.join('\n'))}</pre>` : '';
+}
+
 /** With `orders`: the join-order table, its notes and its chart. */
-function ordersSection(d: DatasetResult, repeat: number): string {
+function ordersSection(d: DatasetResult, repeat: number, timeoutMs: number | null): string {
   const rows = ordersRows(d);
   if (rows === null) return '';
   const notes = orderNotes(d);
   return [
-    `<h3>Join orders</h3><p>${escapeHtml(ordersCaption(d, repeat))}</p>`,
+    `<h3>Join orders</h3><p>${escapeHtml(ordersCaption(d, repeat, timeoutMs))}</p>`,
     htmlTable(ORDERS_HEADER, rows),
     notes.length ? `<pre>${escapeHtml(notes.join('\n'))}</pre>` : '',
     `<figure>${ordersChart(d)!}</figure>`,
@@ -507,7 +649,7 @@ function comparisonSection(results: ExperimentResults): string {
   return `<section><h2>${escapeHtml(`Against ${c.baseline}`)}</h2><p>${escapeHtml(comparisonCaption(c, (results.experiment.orders ?? 0) > 0))}</p>${htmlTable(comparisonHeader(c), comparisonRows(c))}</section>`;
 }
 
-function datasetSection(d: DatasetResult, repeat: number, warmup: number): string {
+function datasetSection(d: DatasetResult, repeat: number, warmup: number, timeoutMs: number | null): string {
   const charts = datasetCharts(d);
   const fileLine = (name: string, f: FileInfo) => `${name}: ${f.path} (${fmtInt(f.rows)} rows, ${f.rowGroups} row groups, ${formatBytes(f.bytes)})`;
   const files = (d.kind === 'sql' ? Object.entries(d.tables).map(([name, t]) => fileLine(name, t.file)) : (['left', 'right'] as const).map((s) => fileLine(s, d.files[s]))).join('\n');
@@ -519,10 +661,12 @@ function datasetSection(d: DatasetResult, repeat: number, warmup: number): strin
     `<dt>files</dt><dd><pre>${escapeHtml(files)}</pre></dd>`,
     d.kind === 'sql' ? '' : `<dt>join</dt><dd>${escapeHtml(joinSummary(d))}</dd>`,
     `<dt>${d.kind === 'sql' ? 'SQL (joinlab and DuckDB)' : 'DuckDB SQL'}</dt><dd><pre>${escapeHtml(d.sql)}</pre></dd>`,
-    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant${d.variants.some((v) => v.orders !== undefined) ? ' and join order' : ''}; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS${d.duckdb ? ` (threads=${d.duckdb.threads}, joinlab's too)` : ''}`)}</dd>`,
+    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant${d.variants.some((v) => v.orders !== undefined) ? ' and join order' : ''}; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS${d.duckdb ? ` (threads=${d.duckdb.threads}, joinlab's too)` : ''}${timeoutMs !== null ? `; each run limited to ${timeoutMs / 1000} s (past it: timeout, the other runs skipped)` : ''}`)}</dd>`,
     '</dl>',
-    resultsTable(d),
-    ordersSection(d, repeat),
+    resultsTable(d, timeoutMs),
+    duckdbNotes(d),
+    ordersSection(d, repeat, timeoutMs),
+    sipSection(d),
     ...charts.map((svg) => `<figure>${svg}</figure>`),
     '</section>',
   ].join('\n');
@@ -550,7 +694,7 @@ export function renderReport(results: ExperimentResults): string {
     verdict,
     comparisonSection(results),
     results.datasets.length > 1 ? winnersTable(results) : '',
-    ...results.datasets.map((d) => datasetSection(d, e.repeat, e.warmup)),
+    ...results.datasets.map((d) => datasetSection(d, e.repeat, e.warmup, timeoutMsOf(results))),
     '</body></html>',
     '',
   ].join('\n');

@@ -3,6 +3,7 @@
  * that fills them and the report that renders them.
  */
 import type { Config } from '../../core/config/schema.ts';
+import type { SipSummary } from '../sql/sip-run.ts';
 import type { FileInfo } from './generators.ts';
 import type { DataSpec, JoinBlock, TableSource } from './schema.ts';
 
@@ -46,10 +47,16 @@ export interface ParityResult {
 /** A config as JSON: `memoryLimit` Infinity becomes 'unlimited'. */
 export type ConfigJson = Omit<Config, 'memoryLimit'> & { memoryLimit: number | 'unlimited' };
 
+/**
+ * How a variant (or one join order of it) ended: `ok` measured; `unsupported` the algorithm cannot
+ * run this join or the SQL is outside the subset; `failed` memory limit; `timeout` a run passed the
+ * experiment's `timeout` and was aborted (its other runs skipped: it would time out again).
+ */
+export type RunStatus = 'ok' | 'unsupported' | 'failed' | 'timeout';
+
 export interface VariantResult {
   readonly name: string;
-  /** `ok`: measured; `unsupported`: the algorithm cannot run this join; `failed`: memory limit. */
-  readonly status: 'ok' | 'unsupported' | 'failed';
+  readonly status: RunStatus;
   readonly reason?: string;
   readonly overrides: Record<string, unknown>;
   readonly config: ConfigJson;
@@ -83,6 +90,12 @@ export interface VariantResult {
   /** A `sql:` data set: the largest intermediate result, the most rows any one join output (0 without joins). */
   readonly largestJoinRows?: number;
   /**
+   * A `sql:` data set: what the information-passing strategy (`sip`) did in each join tree of the
+   * query (the query's, then its subqueries'), from the last run (`sipSummary`, docs/sip.md).
+   * With `orders`, the cost order's run. Absent in results written before it existed.
+   */
+  readonly sip?: readonly SipSummary[];
+  /**
    * An experiment with `orders: N`: the variant under each join order, `cost` first, then
    * `random:1` … `random:N`. The variant's own fields (time, scans, parity, …) are the `cost` run's.
    */
@@ -101,7 +114,7 @@ export interface VariantResult {
 export interface OrderRunResult {
   /** The `sql.joinOrder` it ran under: `cost`, `random:1`, … */
   readonly order: string;
-  readonly status: 'ok' | 'unsupported' | 'failed';
+  readonly status: RunStatus;
   readonly reason?: string;
   /** Over the experiment's `repeat` runs under this order. */
   readonly time?: RunStats;
@@ -113,24 +126,34 @@ export interface OrderRunResult {
   readonly parity: ParityResult | null;
 }
 
+/** A field of `OrdersSummary` that can be a lower bound (a timed-out order's time is "more than the timeout"). */
+export type OrdersBound = 'costMs' | 'minMs' | 'medianMs' | 'maxMs' | 'maxOverMin';
+
 /**
  * A variant over its join orders. Each order's time is its median over the repetitions; min,
- * median and max are over the orders that ran, `maxOverMin` is their ratio (the robustness factor
- * of Robust Predicate Transfer, Zhao et al., SIGMOD 2025: 1 means the order does not matter).
+ * median and max are over the orders that ran or timed out, `maxOverMin` is their ratio (the
+ * robustness factor of Robust Predicate Transfer, Zhao et al., SIGMOD 2025: 1 means the order does
+ * not matter). A timed-out order's time counts as more than the timeout: the fields it decides are
+ * then lower bounds, listed in `lowerBounds` (max is the timeout, max/min the timeout / min).
  */
 export interface OrdersSummary {
   /** Orders asked for: `cost` plus N random ones. */
   readonly orders: number;
-  /** Orders that ran (the others are in `failed`; min, median and max leave them out). */
+  /** Orders that ran (the others are in `failed` or `timedOut`). */
   readonly ran: number;
+  /** Orders that could not run (unsupported, memory limit): min, median and max leave them out. */
   readonly failed: readonly string[];
-  /** Median time under the cost-based order (null when it did not run). */
+  /** Orders whose run passed the experiment's `timeout` (absent in results written before it existed). */
+  readonly timedOut?: readonly string[];
+  /** The fields below that are only lower bounds ("more than", printed with '>'); absent or empty: none. */
+  readonly lowerBounds?: readonly OrdersBound[];
+  /** Median time under the cost-based order (the timeout when it timed out; null when it did not run). */
   readonly costMs: number | null;
   readonly minMs: number | null;
   readonly medianMs: number | null;
   readonly maxMs: number | null;
   readonly maxOverMin: number | null;
-  /** The orders that gave `minMs` and `maxMs`. */
+  /** The orders that gave `minMs` and `maxMs` (with timeouts, `slowest` is the first order that timed out). */
   readonly fastest: string | null;
   readonly slowest: string | null;
   /** Largest intermediate result (rows of the largest join output) under the cost order, and under any order. */
@@ -143,9 +166,12 @@ export interface BaselineComparison {
   readonly baseline: string;
   /** This variant's median time / the baseline's (null when either did not run). */
   readonly ratio: number | null;
-  /** `no change` when the two min–max ranges over the repetitions overlap. */
-  readonly verdict: 'faster' | 'slower' | 'no change' | 'incomparable';
-  /** `1.32x faster`, `1.10x slower`, `no change`, `incomparable`. */
+  /**
+   * `no change` when the two min–max ranges over the repetitions overlap; `timeout` when this
+   * variant's run timed out (no ratio); `faster` with the ratio null when only the baseline's did.
+   */
+  readonly verdict: 'faster' | 'slower' | 'no change' | 'incomparable' | 'timeout';
+  /** `1.32x faster`, `1.10x slower`, `no change`, `incomparable`, `timeout`, `> 3.20x faster` (the baseline timed out). */
   readonly text: string;
 }
 
@@ -162,8 +188,20 @@ export interface VariantComparisonSummary {
   readonly slower: number;
   readonly noChange: number;
   readonly incomparable: number;
-  /** With `orders`: the robustness factor (max/min over the orders) over the data sets. */
-  readonly orders?: { readonly geomeanMaxOverMin: number | null; readonly worstMaxOverMin: number | null; readonly worstDataset: string | null };
+  /** Data sets where this variant's (cost-order) run timed out: no ratio, counted apart (absent in older results). */
+  readonly timeout?: number;
+  /**
+   * With `orders`: the robustness factor (max/min over the orders) over the data sets. `atLeast`:
+   * some data set's max/min is a lower bound (an order timed out), so the geometric mean is one too
+   * (`worstAtLeast`: the worst is).
+   */
+  readonly orders?: {
+    readonly geomeanMaxOverMin: number | null;
+    readonly worstMaxOverMin: number | null;
+    readonly worstDataset: string | null;
+    readonly atLeast?: boolean;
+    readonly worstAtLeast?: boolean;
+  };
 }
 
 export interface ComparisonSummary {
@@ -185,8 +223,12 @@ export interface DuckDBBaseline {
   readonly name: 'duckdb';
   /** DuckDB's thread count: the experiment's `threads`, joinlab's too. */
   readonly threads: number;
-  readonly time: RunStats;
-  readonly rows: number;
+  /** `timeout`: a run (or its answer for the parity checks) passed the experiment's `timeout`; absent in older results: ok. */
+  readonly status?: 'ok' | 'timeout';
+  readonly reason?: string;
+  /** Absent when it timed out. */
+  readonly time?: RunStats;
+  readonly rows?: number;
 }
 
 /** A `data` + `join` data set (`kind` is absent in results written before `sql:` data sets existed). */
@@ -200,6 +242,8 @@ export interface JoinDatasetResult {
   readonly sql: string;
   readonly variants: readonly VariantResult[];
   readonly duckdb: DuckDBBaseline | null;
+  /** Why no answer was checked though `parity` is on: DuckDB's answer did not come within the `timeout`. */
+  readonly parityUnchecked?: string;
 }
 
 /** A `sql` + `tables` data set: the query as written is what both joinlab and DuckDB ran. */
@@ -212,6 +256,8 @@ export interface SqlDatasetResult {
   readonly sql: string;
   readonly variants: readonly VariantResult[];
   readonly duckdb: DuckDBBaseline | null;
+  /** Why no answer was checked though `parity` is on: DuckDB's answer did not come within the `timeout`. */
+  readonly parityUnchecked?: string;
 }
 
 export type DatasetResult = JoinDatasetResult | SqlDatasetResult;
@@ -248,6 +294,8 @@ export interface ExperimentResults {
     readonly orders?: number;
     /** The variant the others are compared with (absent in results written before it existed). */
     readonly baseline?: string;
+    /** Per-run time limit in seconds (null: none; absent in results written before it existed). */
+    readonly timeout?: number | null;
   };
   readonly timestamp: string;
   readonly wallMs: number;

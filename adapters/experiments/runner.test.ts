@@ -1,13 +1,16 @@
 /**
  * The runner end to end on tiny generated data (repeat 1, warmup 0): the files it writes, parity
- * against DuckDB, a row (not a crash) for an algorithm that cannot run the join, fail-fast config.
+ * against DuckDB, a row (not a crash) for an algorithm that cannot run the join, fail-fast config,
+ * a run past the experiment's timeout recorded as a timeout (the run goes on to its summary), and
+ * the information-passing summary of a `sip` variant.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tableFromArrays } from 'apache-arrow';
-import { ConfigError, FileNotFoundError } from '../../core/errors.ts';
+import { Engine } from '../../composition.ts';
+import { CancelledError, ConfigError, FileNotFoundError } from '../../core/errors.ts';
 import { writeIpcFile } from '../io/ipc.ts';
 import { writeParquetFile } from '../io/parquet.ts';
 import { formatResultsTable } from './report.ts';
@@ -78,7 +81,7 @@ describe('runExperiment', () => {
     expect(map!.config['pushdown.keyRangeBitmap']).toBe(true);
     expect(noBitmap!.config['pushdown.keyRangeBitmap']).toBe(false);
     expect(d.duckdb).toMatchObject({ name: 'duckdb', threads: 1 });
-    expect(d.duckdb!.time.runsMs).toHaveLength(1);
+    expect(d.duckdb!.time!.runsMs).toHaveLength(1);
     expect(r.datasets[0]!.variants[1]!.probe).toEqual(map!.probe);
 
     const html = readFileSync(join(out, 'report.html'), 'utf8');
@@ -351,5 +354,161 @@ warmup: 0
     const table = formatResultsTable(r);
     expect(table).toContain('join orders cost, random:1, random:2');
     expect(table).toContain('tiny orders: against none over 1 data set');
+  });
+});
+
+describe('runExperiment: timeout', () => {
+  // A deliberately slow query at a tiny scale: 40,000 x 40,000 rows joined on id, one match each.
+  // The hash join answers in well under the timeout (~0.1 s); the nested-loop join tests all 1.6G
+  // pairs (~8 s here), so its first run is aborted after the timeout of 1 s (long enough for a
+  // hash run of the loaded full suite, short enough to keep the test quick).
+  const SLOW = `
+name: slow
+sql: SELECT count(*) AS n FROM l JOIN r ON l.id = r.id
+tables:
+  l: { generator: range, params: &p { leftRows: 40000, rightRows: 40000 }, table: left }
+  r: { generator: range, params: *p, table: right }
+variants:
+  - { name: hash, config: { join: hash } }
+  - { name: nested-loop, config: { join: nested-loop } }
+orders: 1
+repeat: 2
+warmup: 1
+timeout: 1
+`;
+
+  it('records a run past the timeout as a timeout, skips its other runs, and finishes with its summary', async () => {
+    const file = write('slow.yaml', SLOW);
+    const out = join(tmp, 'out-slow');
+    const sql = vi.spyOn(Engine.prototype, 'sql');
+    let r: ExperimentResults;
+    let engines: Engine[];
+    try {
+      r = await runExperiment(file, { out, progress: false, dataRoot: join(tmp, 'slow-data') });
+    } finally {
+      engines = sql.mock.contexts as Engine[];
+      sql.mockRestore();
+    }
+    // engine.sql calls per variant: every run of both orders for hash, the first (timed-out) one of each order for nested-loop
+    const calls = (algorithm: string) => engines.filter((e) => e.config.join === algorithm).length;
+    expect([calls('hash'), calls('nested-loop')]).toEqual([2 * 3, 2 * 1]);
+    expect(r.experiment.timeout).toBe(1);
+    expect(r.parityOk).toBe(true);
+    const d = r.datasets[0]!;
+    const [hash, nl] = d.variants;
+    expect(hash).toMatchObject({ status: 'ok', rows: 1, parity: { equal: true } });
+    expect(hash!.time!.runsMs).toHaveLength(2);
+    expect(nl).toMatchObject({ status: 'timeout', parity: null, ratio: null, comparison: { verdict: 'timeout', text: 'timeout', ratio: null } });
+    expect(nl!.reason).toBe('no answer within 1 s (warm-up 1/1); its other runs skipped');
+    expect(nl!.time).toBeUndefined();
+    expect(nl!.orders!.map((o) => [o.order, o.status])).toEqual([
+      ['cost', 'timeout'],
+      ['random:1', 'timeout'],
+    ]);
+    expect(nl!.ordersSummary).toMatchObject({ ran: 0, timedOut: ['cost', 'random:1'], costMs: 1000, maxMs: 1000, maxOverMin: null });
+    expect(nl!.ordersSummary!.lowerBounds).toEqual(expect.arrayContaining(['costMs', 'maxMs']));
+    expect(d.duckdb).toMatchObject({ status: 'ok', rows: 1 });
+    expect(r.comparison!.variants.map((v) => [v.name, v.timeout, v.text])).toEqual([
+      ['hash', 0, 'baseline'],
+      ['nested-loop', 1, 'timeout'],
+    ]);
+
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
+    expect(json.experiment.timeout).toBe(1);
+    expect(json.datasets[0]!.variants[1]).toMatchObject({ status: 'timeout', reason: nl!.reason });
+    const table = formatResultsTable(r);
+    expect(table).toMatch(/^nested-loop\s+> 1000\s+timeout\s/m);
+    expect(table).toContain('nested-loop: timeout — no answer within 1 s (warm-up 1/1); its other runs skipped');
+    expect(table).toContain('nested-loop [random:1]: timeout');
+    expect(table).toContain('slow: against hash over 1 data set');
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('each run limited to 1 s');
+  }, 60_000);
+
+  it("DuckDB past the timeout: its runs and its answer are timeouts too (interrupted), and parity says it was not checked", async () => {
+    // every one of 10G pairs tested by an expression: seconds for DuckDB too
+    const file = write(
+      'slow-duckdb.yaml',
+      `
+name: slow duckdb
+sql: SELECT count(*) AS n FROM l, r WHERE (l.v * r.v) % 7 = 3
+tables:
+  l: { generator: range, params: &p { leftRows: 100000, rightRows: 100000 }, table: left }
+  r: { generator: range, params: *p, table: right }
+variants: [{ name: auto }]
+repeat: 1
+warmup: 0
+timeout: 0.5
+`,
+    );
+    const r = await runExperiment(file, { out: join(tmp, 'out-slow-duckdb'), progress: false, dataRoot: join(tmp, 'slow-data') });
+    const d = r.datasets[0]!;
+    expect(d.parityUnchecked).toBe("no answer within 0.5 s (DuckDB's answer for the parity checks); no answer checked, no DuckDB run timed");
+    expect(d.duckdb).toEqual({ name: 'duckdb', threads: 1, status: 'timeout', reason: d.parityUnchecked });
+    expect(d.variants[0]).toMatchObject({ status: 'timeout', parity: null, reason: 'no answer within 0.5 s (run 1/1)' });
+    expect(r.parityOk).toBe(true); // nothing checked, nothing differed
+    const table = formatResultsTable(r);
+    expect(table).toContain("parity not checked: no answer within 0.5 s (DuckDB's answer for the parity checks)");
+    expect(table).toMatch(/^duckdb \(threads=1\)\s+> 500\s+timeout/m);
+
+    // without parity, DuckDB's own timed run times out (and is interrupted: the run goes on at once)
+    writeFileSync(file, readFileSync(file, 'utf8').replace('timeout: 0.5', 'timeout: 0.5\nparity: false'));
+    const again = await runExperiment(file, { out: join(tmp, 'out-slow-duckdb-2'), progress: false, dataRoot: join(tmp, 'slow-data') });
+    expect(again.datasets[0]!.duckdb).toEqual({ name: 'duckdb', threads: 1, status: 'timeout', reason: 'no answer within 0.5 s (run 1/1)' });
+    expect(again.datasets[0]!.parityUnchecked).toBeUndefined();
+  }, 60_000);
+
+  it('an abort of the caller\'s signal stops the experiment with its reason, writing nothing', async () => {
+    const file = write('slow-interrupted.yaml', SLOW.replace('timeout: 1', '').replace('orders: 1', ''));
+    const out = join(tmp, 'out-interrupted');
+    const controller = new AbortController();
+    // abort once the nested-loop variant is running (its first log line)
+    const log = (line: string) => {
+      if (line.includes('nested-loop (1 warm-up')) setTimeout(() => controller.abort(new CancelledError('interrupted (SIGTERM)')), 200);
+    };
+    const err = await runExperiment(file, { out, progress: false, log, signal: controller.signal, dataRoot: join(tmp, 'slow-data') }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CancelledError);
+    expect((err as Error).message).toMatch(/interrupted \(SIGTERM\)/);
+    expect(existsSync(join(out, 'results.json'))).toBe(false);
+  }, 60_000);
+});
+
+describe('runExperiment: information passing', () => {
+  it("keeps each variant's sip summary: a transfer variant's transfers, rows dropped and filter bytes", async () => {
+    const file = write(
+      'sip.yaml',
+      `
+name: tiny sip
+workload: { name: ssb, query: q2.1, sf: 0.01 }
+variants:
+  - { name: dynamic, config: { sip: dynamic } }
+  - { name: transfer, config: { sip: transfer } }
+repeat: 1
+warmup: 0
+`,
+    );
+    const out = join(tmp, 'out-sip');
+    const r = await runExperiment(file, { out, progress: false, dataRoot: join(tmp, 'orders-data') });
+    expect(r.parityOk).toBe(true);
+    const [dynamic, transfer] = r.datasets[0]!.variants;
+    expect(dynamic!.sip).toEqual([expect.objectContaining({ strategy: 'dynamic', note: null, joinFilters: true, transfers: [] })]);
+    expect(transfer!.sip).toHaveLength(1);
+    const s = transfer!.sip![0]!;
+    expect(s).toMatchObject({ strategy: 'transfer', root: 'lineorder', note: null, joinFilters: false });
+    expect(s.transfers.length).toBeGreaterThan(0);
+    for (const t of s.transfers) {
+      expect(t.pass === 'forward' || t.pass === 'backward').toBe(true);
+      expect(t.rowsDropped).toBeLessThanOrEqual(t.rowsTested);
+      expect(t.bytes).toBeGreaterThan(0);
+    }
+    const dropped = s.transfers.reduce((n, t) => n + t.rowsDropped, 0);
+    expect(dropped).toBeGreaterThan(0); // q2.1's part and supplier filters drop lineorder rows before any join
+
+    const json = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
+    expect(json.datasets[0]!.variants[1]!.sip).toEqual(transfer!.sip);
+    const table = formatResultsTable(r);
+    expect(table).toContain('information passing (sip, docs/sip.md)');
+    expect(table).toMatch(new RegExp(`^transfer\\s+transfer\\s+${s.transfers.length}\\s+${dropped}\\s+\\d`, 'm'));
+    expect(table).toMatch(/^dynamic\s+dynamic\s+0\s+0\s+0 B/m);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<h3>Information passing</h3>');
   });
 });

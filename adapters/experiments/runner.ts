@@ -20,6 +20,16 @@
  * A variant whose algorithm cannot run the join (UnsupportedJoinError) or runs out of its
  * `memoryLimit` gets a row saying so; any other error stops the run.
  *
+ * With `timeout: T` every run — one repetition (warm-up or timed) of one variant under one join
+ * order, one DuckDB run, DuckDB's answer for the parity checks — is given T seconds: past them it
+ * is aborted through the AbortSignal `Engine.sql` / `Engine.join` take (DuckDB's through its
+ * interrupt), its row says `timeout` (status 'timeout', neither an error nor a crash), the other
+ * runs of that variant and order are skipped (they would time out again) and the runner moves on.
+ * A run that never gives the event loop a turn cannot be stopped sooner; one that finishes past T
+ * counts as a timeout all the same. Without DuckDB's answer no variant of that data set is
+ * checked (`parityUnchecked` says why) and DuckDB's timed runs are skipped. `options.signal` (an
+ * interrupted process) aborts the run in progress the same way and stops the whole experiment.
+ *
  * A `sql:` data set runs its query instead: every table (a file, or one table of a generated data
  * set, each data set generated once) becomes a DuckDB view (Parquet) or table (Arrow IPC) of the
  * same name, DuckDB's answer to the query as written is the parity reference and its `CREATE TEMP
@@ -38,9 +48,13 @@
  * With `orders: N` each variant runs a `sql:` / `workload:` query under `sql.joinOrder` cost and
  * random:1 … random:N — one engine per (variant, order), each order with its own warm-up,
  * repetitions and parity check — and its row is the cost order's run plus `orders` (every order's
- * time, output rows per join, parity) and `ordersSummary` (orders.ts). Every variant with a time
- * is then compared with the baseline variant (compare.ts): per data set in words, and the
- * geometric mean of the ratios over the data sets.
+ * time, output rows per join, parity) and `ordersSummary` (orders.ts; a timed-out order counts as
+ * "more than the timeout"). Every variant with a time is then compared with the baseline variant
+ * (compare.ts): per data set in words, and the geometric mean of the ratios over the data sets.
+ *
+ * A `sql:` / `workload:` variant's row also carries `sip`: what the information-passing strategy
+ * did in each join tree of the query (`sipSummary`, docs/sip.md) — its transfers, the rows they
+ * dropped, the bytes of their filters, and a note such as a cyclic query's fallback.
  */
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
@@ -50,7 +64,7 @@ import type { Table } from 'apache-arrow';
 import { SingleBar } from 'cli-progress';
 import type { Config } from '../../core/config/schema.ts';
 import { Engine } from '../../composition.ts';
-import { ConfigError, FileNotFoundError, MemoryLimitError, SqlSyntaxError, UnknownStrategyError, UnsupportedJoinError, UnsupportedSqlError } from '../../core/errors.ts';
+import { CancelledError, ConfigError, FileNotFoundError, MemoryLimitError, SqlSyntaxError, UnknownStrategyError, UnsupportedJoinError, UnsupportedSqlError } from '../../core/errors.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { joinToSql } from '../duckdb/join-sql.ts';
@@ -60,6 +74,7 @@ import { readTable } from '../io/index.ts';
 import { isParquetPath } from '../io/parquet.ts';
 import { parseSql } from '../sql/parse.ts';
 import type { SqlResult } from '../sql/run.ts';
+import { sipSummary } from '../sql/sip-run.ts';
 import { duckdbVersion, generateData, generateTables, parquetInfo, type FileInfo, type GeneratedTables } from './generators.ts';
 import { generateWorkload, type WorkloadDataSpec } from '../workloads/workloads.ts';
 import { renderReport } from './report.ts';
@@ -104,6 +119,12 @@ export interface RunOptions {
   readonly log?: (line: string) => void;
   /** Cache root for generated data (default os.tmpdir()/joinlab-data). */
   readonly dataRoot?: string;
+  /**
+   * Stops the experiment (an interrupted process: `joinlab run` passes the CLI's): the run in
+   * progress is aborted — joinlab's through its signal, DuckDB's interrupted — and
+   * `runExperiment` rejects with the signal's reason; nothing is written.
+   */
+  readonly signal?: AbortSignal;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -123,6 +144,54 @@ function round2(x: number): number {
 
 function median(xs: readonly number[]): number {
   return stats(xs).medianMs;
+}
+
+/** What bounds every run: the experiment's `timeout` (seconds, or null) and the caller's signal. */
+interface RunLimit {
+  readonly timeoutS: number | null;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Runs `run` with a signal that aborts after `limit.timeoutS` seconds or when `limit.signal` does
+ * (`interrupt`, if given, is called then: DuckDB does not see signals). A run that fails after the
+ * timer fired, or finishes after it, timed out; an abort of the caller's signal is rethrown (the
+ * experiment stops), as is any other error.
+ */
+async function underLimit<R>(limit: RunLimit, run: (signal: AbortSignal | undefined) => Promise<R>, interrupt?: () => void): Promise<{ readonly value: R } | { readonly timedOut: true }> {
+  const outer = limit.signal;
+  outer?.throwIfAborted();
+  if (limit.timeoutS === null && outer === undefined) return { value: await run(undefined) };
+  const controller = new AbortController();
+  if (interrupt) controller.signal.addEventListener('abort', interrupt, { once: true });
+  const onOuter = () => controller.abort(outer!.reason);
+  outer?.addEventListener('abort', onOuter, { once: true });
+  let timedOut = false;
+  const timer =
+    limit.timeoutS === null
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort(new CancelledError(`timed out after ${limit.timeoutS} s`));
+        }, limit.timeoutS * 1000);
+  try {
+    const value = await run(controller.signal);
+    outer?.throwIfAborted();
+    return timedOut ? { timedOut: true } : { value };
+  } catch (e) {
+    if (outer?.aborted) throw outer.reason;
+    if (timedOut) return { timedOut: true };
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuter);
+    if (interrupt) controller.signal.removeEventListener('abort', interrupt);
+  }
+}
+
+/** Why a run is recorded as a timeout: `no answer within 5 s (run 2/3); its other runs skipped`. */
+function timeoutReason(limit: RunLimit, which: string, skipped = 'its other runs skipped'): string {
+  return `no answer within ${limit.timeoutS} s (${which})${skipped ? `; ${skipped}` : ''}`;
 }
 
 function scanSummary(m: ScanMetrics): ScanSummary {
@@ -306,7 +375,8 @@ async function timedRuns<R>(
   ds: Dataset,
   variant: Variant,
   progress: Progress,
-  run: () => Promise<R>,
+  limit: RunLimit,
+  run: (signal: AbortSignal | undefined) => Promise<R>,
   engineMs: (r: R) => number,
   order?: string,
 ): Promise<{ last: R; wall: number[]; engine: number[] } | VariantResult> {
@@ -325,8 +395,15 @@ async function timedRuns<R>(
       );
       last = null; // let the previous result go before the next run
       const t0 = performance.now();
-      const result = await run();
+      const out = await underLimit(limit, run);
       const t1 = performance.now();
+      if ('timedOut' in out) {
+        progress.advance(steps - done);
+        const which = timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warm-up ${r + 1}/${exp.warmup}`;
+        const final = r === exp.warmup + exp.repeat - 1;
+        return { ...variantBase(variant), status: 'timeout', reason: timeoutReason(limit, which, final ? '' : 'its other runs skipped') };
+      }
+      const result = out.value;
       if (timed) {
         wall.push(t1 - t0);
         engine.push(engineMs(result));
@@ -353,9 +430,10 @@ async function runVariant(
   files: { left: string; right: string },
   expected: Table | null,
   progress: Progress,
+  limit: RunLimit,
 ): Promise<VariantResult> {
   const base = variantBase(variant);
-  const runs = await timedRuns(exp, ds, variant, progress, () => engine.join(ds.spec, files.left, files.right), (r) => r.metrics.elapsedMs);
+  const runs = await timedRuns(exp, ds, variant, progress, limit, (signal) => engine.join(ds.spec, files.left, files.right, { signal }), (r) => r.metrics.elapsedMs);
   if (!('last' in runs)) return runs;
   const { wall, engine: joinMs } = runs;
   const { table, metrics } = runs.last;
@@ -398,11 +476,12 @@ async function runSqlVariant(
   tables: Readonly<Record<string, string>>,
   expected: Table | null,
   progress: Progress,
+  limit: RunLimit,
   order?: string,
 ): Promise<VariantResult> {
   const base = variantBase(variant);
   const joinsMs = (r: SqlResult) => r.joins.reduce((s, j) => s + j.elapsedMs, 0);
-  const runs = await timedRuns(exp, ds, variant, progress, () => engine.sql(ds.sql, tables), joinsMs, order);
+  const runs = await timedRuns(exp, ds, variant, progress, limit, (signal) => engine.sql(ds.sql, tables, { signal }), joinsMs, order);
   if (!('last' in runs)) return runs;
   const result = runs.last;
   const scans = sqlScans(result);
@@ -443,6 +522,7 @@ async function runSqlVariant(
     joins: result.joins.length,
     joinRows,
     largestJoinRows: largestJoinRows(joinRows),
+    sip: result.sip.map(sipSummary),
     parity,
   };
 }
@@ -459,9 +539,10 @@ async function runSqlVariantOrders(
   tables: Readonly<Record<string, string>>,
   expected: Table | null,
   progress: Progress,
+  limit: RunLimit,
 ): Promise<VariantResult> {
   const runs: { order: string; result: VariantResult }[] = [];
-  for (const { order, engine } of engines.orders) runs.push({ order, result: await runSqlVariant(exp, ds, variant, engine, tables, expected, progress, order) });
+  for (const { order, engine } of engines.orders) runs.push({ order, result: await runSqlVariant(exp, ds, variant, engine, tables, expected, progress, limit, order) });
   const orders: OrderRunResult[] = runs.map(({ order, result: r }) => ({
     order,
     status: r.status,
@@ -469,26 +550,48 @@ async function runSqlVariantOrders(
     ...(r.time !== undefined ? { time: r.time, joinMs: r.joinMs, rows: r.rows, joins: r.joins, joinRows: r.joinRows, largestJoinRows: r.largestJoinRows } : {}),
     parity: r.parity,
   }));
-  return { ...runs[0]!.result, orders, ordersSummary: summarizeOrders(orders) };
+  return { ...runs[0]!.result, orders, ordersSummary: summarizeOrders(orders, exp.timeout === null ? null : exp.timeout * 1000) };
 }
 
-async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: Dataset, progress: Progress): Promise<DuckDBBaseline> {
+/**
+ * DuckDB's timed runs of `sql`; `noAnswer` (its answer for the parity checks timed out) skips them,
+ * as one that times out skips the rest: the baseline is then a timeout.
+ */
+async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: Dataset, progress: Progress, limit: RunLimit, noAnswer: string | null): Promise<DuckDBBaseline> {
+  const total = exp.warmup + exp.repeat;
+  if (noAnswer !== null) {
+    progress.advance(total);
+    return { name: 'duckdb', threads: exp.threads, status: 'timeout', reason: noAnswer };
+  }
   const runs: number[] = [];
-  for (let r = 0; r < exp.warmup + exp.repeat; r++) {
+  for (let r = 0; r < total; r++) {
     const timed = r >= exp.warmup;
-    progress.step(
-      `${ds.name}: duckdb ${timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`}`,
-      r === 0 ? `${ds.name}: duckdb, threads=${exp.threads} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
-    );
+    const which = timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`;
+    progress.step(`${ds.name}: duckdb ${which}`, r === 0 ? `${ds.name}: duckdb, threads=${exp.threads} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null);
     const t0 = performance.now();
-    await duck.run(`CREATE OR REPLACE TEMP TABLE ${RESULT_TABLE} AS ${sql}`);
+    const out = await underLimit(limit, () => duck.run(`CREATE OR REPLACE TEMP TABLE ${RESULT_TABLE} AS ${sql}`), () => duck.interrupt());
     const t1 = performance.now();
+    if ('timedOut' in out) {
+      progress.advance(total - r);
+      await duck.run(`DROP TABLE IF EXISTS ${RESULT_TABLE}`);
+      return { name: 'duckdb', threads: exp.threads, status: 'timeout', reason: timeoutReason(limit, which.replace('warmup', 'warm-up'), r + 1 < total ? 'its other runs skipped' : '') };
+    }
     if (timed) runs.push(t1 - t0);
     progress.advance();
   }
   const rows = Number((await duck.queryRows(`SELECT count(*) FROM ${RESULT_TABLE}`))[0]![0]);
   await duck.run(`DROP TABLE IF EXISTS ${RESULT_TABLE}`);
-  return { name: 'duckdb', threads: exp.threads, time: stats(runs), rows };
+  return { name: 'duckdb', threads: exp.threads, status: 'ok', time: stats(runs), rows };
+}
+
+/**
+ * DuckDB's answer to `sql`, the reference of the parity checks: the table, or why there is none
+ * (it did not come within the timeout).
+ */
+async function duckdbAnswer(duck: DuckDBSession, sql: string, limit: RunLimit): Promise<{ readonly table: Table } | { readonly none: string }> {
+  const out = await underLimit(limit, () => duck.query(sql), () => duck.interrupt());
+  if ('timedOut' in out) return { none: timeoutReason(limit, "DuckDB's answer for the parity checks", 'no answer checked, no DuckDB run timed') };
+  return { table: out.value };
 }
 
 /** Generated data sets, each written (or found in the cache) once per run. */
@@ -545,6 +648,7 @@ async function runSqlDataset(
   engines: readonly VariantEngines[],
   duck: DuckDBSession,
   progress: Progress,
+  limit: RunLimit,
   dataRoot: string | undefined,
   generated: GeneratedCache,
 ): Promise<SqlDatasetResult> {
@@ -568,27 +672,42 @@ async function runSqlDataset(
   progress.advance();
 
   for (const [name, t] of Object.entries(tables)) await registerTable(duck, name, t.file.path);
-  let expected: Table | null = null;
-  if (exp.parity) {
-    progress.step(`${ds.name}: DuckDB's answer for the parity checks`);
-    expected = await duck.query(ds.sql);
-    progress.advance();
-  }
+  const reference = await parityReference(exp, ds, duck, ds.sql, progress, limit);
+  const unchecked = reference.unchecked;
+  let expected = reference.expected;
   const paths = Object.fromEntries(Object.entries(tables).map(([name, t]) => [name, t.file.path]));
   const variants: VariantResult[] = [];
   for (const [i, v] of exp.variants.entries()) {
     const e = engines[i]!;
-    variants.push(e.orders.length > 0 ? await runSqlVariantOrders(exp, ds, v, e, paths, expected, progress) : await runSqlVariant(exp, ds, v, e.engine, paths, expected, progress));
+    variants.push(
+      e.orders.length > 0 ? await runSqlVariantOrders(exp, ds, v, e, paths, expected, progress, limit) : await runSqlVariant(exp, ds, v, e.engine, paths, expected, progress, limit),
+    );
   }
   expected = null;
-  const duckdb = exp.duckdb ? await runDuckDB(exp, duck, ds.sql, ds, progress) : null;
-  return { kind: 'sql', name: ds.name, tables, sql: ds.sql, variants: withRatios(variants, duckdb), duckdb };
+  const duckdb = exp.duckdb ? await runDuckDB(exp, duck, ds.sql, ds, progress, limit, unchecked) : null;
+  return { kind: 'sql', name: ds.name, tables, sql: ds.sql, variants: withRatios(variants, duckdb), duckdb, ...(unchecked !== null ? { parityUnchecked: unchecked } : {}) };
+}
+
+/** With `parity`, DuckDB's answer to `sql` (null without), or why there is none (`unchecked`: it timed out). */
+async function parityReference(
+  exp: Experiment,
+  ds: Dataset,
+  duck: DuckDBSession,
+  sql: string,
+  progress: Progress,
+  limit: RunLimit,
+): Promise<{ expected: Table | null; unchecked: string | null }> {
+  if (!exp.parity) return { expected: null, unchecked: null };
+  progress.step(`${ds.name}: DuckDB's answer for the parity checks`);
+  const answer = await duckdbAnswer(duck, sql, limit);
+  progress.advance();
+  return 'table' in answer ? { expected: answer.table, unchecked: null } : { expected: null, unchecked: answer.none };
 }
 
 function withRatios(variants: readonly VariantResult[], duckdb: DuckDBBaseline | null): VariantResult[] {
   return variants.map((v) => ({
     ...v,
-    ratio: duckdb && v.time && duckdb.time.medianMs > 0 ? Math.round((v.time.medianMs / duckdb.time.medianMs) * 1000) / 1000 : null,
+    ratio: duckdb?.time && v.time && duckdb.time.medianMs > 0 ? Math.round((v.time.medianMs / duckdb.time.medianMs) * 1000) / 1000 : null,
   }));
 }
 
@@ -598,10 +717,11 @@ async function runDataset(
   engines: readonly VariantEngines[],
   duck: DuckDBSession,
   progress: Progress,
+  limit: RunLimit,
   dataRoot: string | undefined,
   generated: GeneratedCache,
 ): Promise<DatasetResult> {
-  if (ds.kind === 'sql') return runSqlDataset(exp, ds, engines, duck, progress, dataRoot, generated);
+  if (ds.kind === 'sql') return runSqlDataset(exp, ds, engines, duck, progress, limit, dataRoot, generated);
   let data: Extract<DatasetResult, { data: unknown }>['data'];
   let files: { left: FileInfo; right: FileInfo };
   if (ds.data.kind === 'generator') {
@@ -621,21 +741,18 @@ async function runDataset(
   const rightColumns = await registerInput(duck, RIGHT_VIEW, files.right.path);
   const sql = joinToSql(ds.spec, { table: LEFT_VIEW, columns: leftColumns }, { table: RIGHT_VIEW, columns: rightColumns });
 
-  let expected: Table | null = null;
-  if (exp.parity) {
-    progress.step(`${ds.name}: DuckDB's answer for the parity checks`);
-    expected = await duck.query(sql);
-    progress.advance();
-  }
+  const reference = await parityReference(exp, ds, duck, sql, progress, limit);
+  const unchecked = reference.unchecked;
+  let expected = reference.expected;
 
   const variants: VariantResult[] = [];
   for (const [i, v] of exp.variants.entries()) {
-    variants.push(await runVariant(exp, ds, v, engines[i]!.engine, { left: files.left.path, right: files.right.path }, expected, progress));
+    variants.push(await runVariant(exp, ds, v, engines[i]!.engine, { left: files.left.path, right: files.right.path }, expected, progress, limit));
   }
   expected = null;
 
-  const duckdb = exp.duckdb ? await runDuckDB(exp, duck, sql, ds, progress) : null;
-  return { kind: 'join', name: ds.name, data, files, join: ds.join, sql, variants: withRatios(variants, duckdb), duckdb };
+  const duckdb = exp.duckdb ? await runDuckDB(exp, duck, sql, ds, progress, limit, unchecked) : null;
+  return { kind: 'join', name: ds.name, data, files, join: ds.join, sql, variants: withRatios(variants, duckdb), duckdb, ...(unchecked !== null ? { parityUnchecked: unchecked } : {}) };
 }
 
 /**
@@ -679,13 +796,17 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
   const showBar = options.progress ?? process.stderr.isTTY === true;
   const duck = await DuckDBSession.open({ threads: exp.threads });
   const progress = new Progress(showBar, stepsFor(exp), log);
+  const limit: RunLimit = { timeoutS: exp.timeout, signal: options.signal };
   let results: ExperimentResults;
   try {
     await checkQueries(exp, duck);
     const machine = await machineInfo(duck);
     const datasets: DatasetResult[] = [];
     const generated: GeneratedCache = new Map();
-    for (const ds of exp.datasets) datasets.push(withComparisons(await runDataset(exp, ds, engines, duck, progress, options.dataRoot, generated), exp.baseline));
+    for (const ds of exp.datasets) {
+      options.signal?.throwIfAborted();
+      datasets.push(withComparisons(await runDataset(exp, ds, engines, duck, progress, limit, options.dataRoot, generated), exp.baseline, exp.timeout));
+    }
     const equal = (p: ParityResult | null) => p === null || p.equal;
     const parityOk = datasets.every((d) => d.variants.every((v) => equal(v.parity) && (v.orders ?? []).every((o) => equal(o.parity))));
     const comparison = summarizeComparisons(datasets, exp.variants.map((v) => v.name), exp.baseline);
@@ -703,6 +824,7 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
         extensions: exp.extensions,
         orders: exp.orders,
         baseline: exp.baseline,
+        timeout: exp.timeout,
       },
       timestamp: new Date().toISOString(),
       wallMs: Math.round(performance.now() - started),

@@ -2,12 +2,11 @@
  * Experiment-file validation: good files parse with their defaults, and every kind of mistake is a
  * ConfigError whose message and `key` name the exact key path (so a typo never runs silently).
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CONFIG_KEYS } from '../../core/config/schema.ts';
 import { ConfigError } from '../../core/errors.ts';
 import { joinOrdersOf, loadExperiment, parseExperiment, parseExperimentText, type JoinDataset } from './schema.ts';
 
@@ -94,15 +93,12 @@ describe('experiment schema', () => {
   /** The shipped experiment files live with the benchmarks. */
   const EXPERIMENT_FILES = join(import.meta.dirname, '../../bench/experiments');
 
-  /** Needs the `sip` config key of issue 28, which another branch adds. */
   const INFORMATION_PASSING = 'information-passing.yaml';
-  const hasSip = (CONFIG_KEYS as readonly string[]).includes('sip');
 
   it('loads every shipped experiment file', async () => {
     const files = (await readdir(EXPERIMENT_FILES)).filter((f) => f.endsWith('.yaml'));
     expect(files).toEqual(expect.arrayContaining(['default.yaml', 'engines.yaml', 'bloom.yaml', INFORMATION_PASSING]));
     for (const f of files) {
-      if (f === INFORMATION_PASSING && !hasSip) continue; // checked below without its sip values
       const e = await loadExperiment(join(EXPERIMENT_FILES, f));
       expect(e.variants.length, f).toBeGreaterThan(0);
     }
@@ -115,23 +111,16 @@ describe('experiment schema', () => {
     expect(d.variants.map((v) => v.config['pushdown.keyRangeBitmap'])).toEqual([true, true, true, true, false, true]);
   });
 
-  it(`${INFORMATION_PASSING}: every SSB and TPC-H query at SF 1, five sip variants against none, 5 random orders`, async () => {
-    let text = await readFile(join(EXPERIMENT_FILES, INFORMATION_PASSING), 'utf8');
-    // Until the `sip` key exists (issue 28, another branch) the file does not load: 'variants[0].config.sip:
-    // unknown config key'. Everything else in it is checked on a copy whose variants set nothing.
-    if (!hasSip) {
-      expect(text.match(/\{ sip: \w+ \}/g)).toHaveLength(5);
-      text = text.replace(/\{ sip: \w+ \}/g, '{}');
-    }
-    const e = parseExperimentText(text, { source: INFORMATION_PASSING, baseDir: EXPERIMENT_FILES });
+  it(`${INFORMATION_PASSING}: every SSB and TPC-H query at SF 1, five sip variants against none, 5 random orders, 60 s per run`, async () => {
+    const e = await loadExperiment(join(EXPERIMENT_FILES, INFORMATION_PASSING));
     const sql = e.datasets.map((d) => (d.kind === 'sql' ? d.workload : undefined));
     expect(sql.map((w) => `${w?.name} ${w?.query} ${w?.sf}`)).toEqual([
       ...['1.1', '1.2', '1.3', '2.1', '2.2', '2.3', '3.1', '3.2', '3.3', '3.4', '4.1', '4.2', '4.3'].map((q) => `ssb q${q} 1`),
       ...Array.from({ length: 22 }, (_, i) => `tpch q${i + 1} 1`),
     ]);
     expect(e.variants.map((v) => v.name)).toEqual(['none', 'dynamic', 'lip', 'transfer', 'yannakakis']);
-    if (hasSip) expect(e.variants.map((v) => (v.config as Record<string, unknown>).sip)).toEqual(['none', 'dynamic', 'lip', 'transfer', 'yannakakis']);
-    expect([e.baseline, e.orders, e.repeat, e.warmup, e.threads]).toEqual(['none', 5, 1, 0, 1]);
+    expect(e.variants.map((v) => v.config.sip)).toEqual(['none', 'dynamic', 'lip', 'transfer', 'yannakakis']);
+    expect([e.baseline, e.orders, e.repeat, e.warmup, e.threads, e.timeout]).toEqual(['none', 5, 1, 1, 1, 60]);
   });
 
   it('reads a workload data set: its query text and every table of the workload', () => {
@@ -310,7 +299,7 @@ variants:
 orders: 3
 `;
 
-describe('orders and baseline', () => {
+describe('orders, baseline and timeout', () => {
   it('orders: N runs cost and random:1 … random:N (default 0: none); the baseline is the first variant unless named', () => {
     const e = parseExperimentText(ORDERS, { baseDir: '/exp' });
     expect(e.orders).toBe(3);
@@ -355,6 +344,32 @@ describe('orders and baseline', () => {
     const own = parseExperimentText(ORDERS.replace('orders: 3', '').replace('{ pushdown: auto }', '{ pushdown: auto, sql.joinOrder: random:4 }'));
     expect(own.variants[1]!.config['sql.joinOrder']).toBe('random:4');
     expect(errorOf(ORDERS.replace('orders: 3', '').replace('{ pushdown: auto }', '{ pushdown: auto, sql.joinOrder: random:x }')).key).toBe('variants[1].config.sql.joinOrder');
+  });
+
+  it('timeout: seconds per run, a positive number (default none)', () => {
+    expect(parseExperimentText(ORDERS).timeout).toBeNull();
+    expect(parseExperimentText(`${ORDERS}timeout: 60\n`).timeout).toBe(60);
+    expect(parseExperimentText(`${ORDERS}timeout: 0.2\n`).timeout).toBe(0.2);
+    // beside a join data set too: it limits each run of Engine.join
+    expect(parseExperimentText(`${GOOD}timeout: 5\n`, { baseDir: '/exp' }).timeout).toBe(5);
+  });
+
+  it('refuses a bad timeout, naming the key and what was expected', () => {
+    for (const [bad, what] of [
+      ['0', /timeout: expected a positive number of seconds \(got 0\)$/],
+      ['-3', /timeout: expected a positive number of seconds \(got -3\)$/],
+      ['"60"', /timeout: expected a time limit per run in seconds \(a positive number\) \(got "60"\)$/],
+      ['60s', /timeout: expected a time limit per run in seconds/],
+      ['null', /timeout: expected a time limit per run in seconds/],
+      ['.inf', /timeout: expected a time limit per run in seconds \(a positive number\) \(got Infinity\)$/],
+      ['3000000', /timeout: expected at most 2147483 s \(~24\.8 days, the longest timer Node keeps\) \(got 3000000\)$/],
+    ] as const) {
+      const e = errorOf(`${ORDERS}timeout: ${bad}\n`);
+      expect(e.key, bad).toBe('timeout');
+      expect(e.message, bad).toMatch(/^experiment x\.yaml: timeout: /);
+      expect(e.message, bad).toMatch(what);
+    }
+    expect(errorOf(`${ORDERS}timout: 5\n`).message).toMatch(/timout: unknown key; expected one of: .*timeout/);
   });
 
   it('refuses a baseline that names no variant', () => {

@@ -32,6 +32,10 @@
  *               same N orders for every variant; sql / workload data sets only, and no config may
  *               set sql.joinOrder or sql.joinOrderSeed then): how robust a variant is to the order
  *   baseline (the first variant): the variant every other one is compared with ("1.32x faster")
+ *   timeout (none): seconds, a positive number — the time limit of one run (one repetition of one
+ *               variant under one join order, one DuckDB run or DuckDB's answer for the parity
+ *               checks); a run past it is aborted and recorded as a timeout, and the other runs of
+ *               that variant and order are skipped (runner.ts)
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
@@ -242,6 +246,8 @@ export interface Experiment {
   readonly orders: number;
   /** The name of the variant the others are compared with (`baseline`, default the first variant). */
   readonly baseline: string;
+  /** Time limit of one run in seconds (`timeout`), or null: none. */
+  readonly timeout: number | null;
 }
 
 /**
@@ -259,6 +265,12 @@ export function joinOrdersOf(exp: Pick<Experiment, 'orders'>): readonly JoinOrde
 
 /** The config keys `orders` sets itself, which no config may set beside it. */
 const JOIN_ORDER_KEYS = ['sql.joinOrder', 'sql.joinOrderSeed'] as const;
+
+/**
+ * The longest `timeout`: Node keeps a timer of at most 2^31 - 1 ms (~24.8 days); a longer one
+ * fires at once (with a warning), which would time every run out.
+ */
+const MAX_TIMEOUT_S = 2_147_483;
 
 const configObject = z.record(z.string(), z.unknown(), { error: 'expected an object of config keys (dotted or nested)' });
 const path = z.string().min(1, 'expected a file path');
@@ -283,6 +295,11 @@ const topSchema = z
     threads: z.number().int().positive().max(64).default(1),
     orders: z.number({ error: 'expected a number of random join orders (0: none)' }).int().nonnegative().default(0),
     baseline: z.string().min(1, 'expected the name of a variant').optional(),
+    timeout: z
+      .number({ error: 'expected a time limit per run in seconds (a positive number)' })
+      .positive('expected a positive number of seconds')
+      .max(MAX_TIMEOUT_S, `expected at most ${MAX_TIMEOUT_S} s (~24.8 days, the longest timer Node keeps)`)
+      .optional(),
   })
   .strict();
 
@@ -385,7 +402,8 @@ class Problems {
     const message = issue.message.replace(/^Invalid (option|input): /, '');
     const got = valueAt(value, issue.path as PathPart[]);
     if (got === undefined) this.fail(parts, issue.code === 'invalid_type' ? `required (expected ${issue.expected})` : `required (${message})`);
-    const shown = typeof got === 'object' && got !== null ? '' : ` (got ${JSON.stringify(got)})`;
+    // String for numbers: JSON has no Infinity (YAML's .inf would show as null)
+    const shown = typeof got === 'object' && got !== null ? '' : ` (got ${typeof got === 'number' ? String(got) : JSON.stringify(got)})`;
     this.fail(parts, `${message}${shown}`);
   }
 }
@@ -668,6 +686,7 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     threads: top.threads,
     orders: top.orders,
     baseline: top.baseline ?? names[0]!,
+    timeout: top.timeout ?? null,
   };
 }
 

@@ -229,8 +229,18 @@ export interface TransferSummary {
   readonly rowsDropped: number;
 }
 
+/** One tree's report as plain data (`--json`, experiment results). */
+export interface SipSummary {
+  readonly strategy: string;
+  readonly root: string | null;
+  readonly note: string | null;
+  readonly joinFilters: boolean;
+  readonly adaptive: boolean;
+  readonly transfers: readonly TransferSummary[];
+}
+
 /** A report as plain data, after the run (the rows each filter dropped are final then). */
-export function sipSummary(r: SipReport): { readonly strategy: string; readonly root: string | null; readonly note: string | null; readonly joinFilters: boolean; readonly adaptive: boolean; readonly transfers: readonly TransferSummary[] } {
+export function sipSummary(r: SipReport): SipSummary {
   return {
     strategy: r.strategy,
     root: r.root,

@@ -34,7 +34,7 @@ import type { OperatorMetrics } from '../../core/metrics.ts';
 import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import { takeRows } from '../memory-scan/memory-scan.ts';
-import { nextTurn } from '../common/next-turn.ts';
+import { nextTurn } from '../../core/next-turn.ts';
 import { BUILD_TASK, type BuildTaskInit, type BuildTaskInput, type BuildTaskReply } from './build-task.ts';
 import { CONCAT_TASK, type ConcatTaskInit, type ConcatTaskInput, type ConcatTaskReply } from './concat-task.ts';
 

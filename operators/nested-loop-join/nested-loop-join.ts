@@ -14,7 +14,7 @@
  * o's key is not NULL, no key in S(o) is NULL and none equals o's key.
  *
  * Cancellation: with an AbortSignal the pair loop gives the event loop a turn every ~50 ms (at a
- * left row or after a block of candidate pairs; operators/common/next-turn.ts) and checks the signal, so a timer's abort (a query
+ * left row or after a block of candidate pairs; core/next-turn.ts) and checks the signal, so a timer's abort (a query
  * timeout) or an interrupt stops a long loop — a cross product, an OR of join conditions — instead
  * of waiting for its end.
  */
@@ -30,7 +30,7 @@ import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../../core/types.ts';
 import { collectScan } from '../common/collect.ts';
-import { nextTurn, TurnClock } from '../common/next-turn.ts';
+import { nextTurn, TurnClock } from '../../core/next-turn.ts';
 import { OutputAssembler, OutputPlan } from '../common/output.ts';
 
 /** Candidate pairs evaluated against the residual filter at once. */
