@@ -107,7 +107,8 @@ export class PushdownTarget extends ScanWrapper {
     const kept = this.#kept;
     const columns = options.columns ?? this.schema.fields.map((f) => f.name);
     if (kept !== null && columns.every((c) => kept.columns.has(c))) {
-      return this.#read(options, (o) => servedFrom(kept.batches, { ...o, columns }, this.source));
+      // the kept rows passed every transfer already (none reaches the table after its last read)
+      return this.#read(options, (o) => servedFrom(kept.batches, { ...o, columns }, this.source), false);
     }
     return this.#read(options, (o) => this.inner.batches(o));
   }
@@ -136,10 +137,10 @@ export class PushdownTarget extends ScanWrapper {
     this.transfers.sort((a, b) => a.expectedPass - b.expectedPass);
   }
 
-  #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>): AsyncIterable<T> {
+  #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>, withTransfers = true): AsyncIterable<T> {
     const joins = [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
     let filter: DynamicFilter | undefined;
-    if (this.transfers.length > 0) {
+    if (withTransfers && this.transfers.length > 0) {
       // the transfers' filters (and the joins', when on) as a cascade, counted per part: in
       // observed pass-rate order under LIP, else the expected pass rate's
       filter = new AdaptiveStackedFilter([...this.transfers.map((t) => t.filter), ...joins], this.transfers.map((t) => t.counts), { reorder: this.gate.adaptive });
@@ -148,7 +149,9 @@ export class PushdownTarget extends ScanWrapper {
     }
     const inner = read({ ...options, filter });
     const done = (): void => {
-      this.published = (filter?.published() ?? []).map((p) => p.label ?? p.description);
+      // a read of kept rows still names the transfers its rows passed
+      const passed = withTransfers ? [] : this.transfers.map((t) => t.label);
+      this.published = [...passed, ...(filter?.published() ?? []).map((p) => p.label ?? p.description)];
     };
     return (async function* () {
       try {
