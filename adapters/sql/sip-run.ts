@@ -76,7 +76,8 @@ export interface SipRunContext {
 
 /**
  * A source's last sip read (no later transfer targets it) is kept for the joins when it holds at
- * most this many bytes (and the pool grants them): the joins then read the reduced rows instead of
+ * most this many bytes and the pool grants them (else only its key columns are held, for the
+ * filters, and the joins read the table again: collectKeys): the joins then read the reduced rows instead of
  * decoding the table again — the largest table is read once in predicate transfer, as RPT's
  * transfer phase hands the join phase its reduced tables.
  */
@@ -146,7 +147,7 @@ export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRu
       let keys: SourceKeys;
       let kept = false;
       try {
-        keys = await collectKeys(source, columns, keysHeld, ctx.signal);
+        keys = await collectKeys(source, columns, keyColumns, keysHeld, KEEP_READ_BYTES, ctx.signal);
         for (const t of group) {
           const e = graph.edges[t.edge]!;
           const { sourceColumns, targetColumns } = sides(e, t);
@@ -172,7 +173,7 @@ export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRu
           target.attachTransfer(info);
           transfers.push({ to: target.name, info });
         }
-        if (last && keysHeld.size <= KEEP_READ_BYTES) {
+        if (last && keys.complete) {
           source.keep(keys.batches, columns);
           ctx.held.push(keysHeld);
           kept = true;

@@ -34,26 +34,46 @@ import { composeDynamicFilter } from '../../core/pushdown/compose.ts';
 import type { BuildPartition, PushdownPolicy } from '../../core/pushdown/policy.ts';
 import type { Scan, ScanPredicate } from '../../core/scan/scan.ts';
 import { buildPartitions, EMPTY_TABLE } from '../hash-join/build.ts';
+import { projectBatch } from '../memory-scan/memory-scan.ts';
 
 /** The source's key columns, read once (several transfers from one source share them). */
 export interface SourceKeys {
   readonly batches: readonly RecordBatch[];
   readonly rows: number;
   readonly ms: number;
+  /** Whether the batches hold every column asked for (else only the key columns: the rest did not fit). */
+  readonly complete: boolean;
 }
 
-/** Reads `columns` of `source` (its filters in force), reserving what it holds in `reservation`. */
-export async function collectKeys(source: Scan, columns: readonly string[], reservation: Reservation, signal?: AbortSignal): Promise<SourceKeys> {
+/**
+ * Reads `columns` of `source` (its filters in force), reserving what it holds in `reservation`.
+ * Columns beyond `keyColumns` (a read kept for the joins) are held only while they fit in `budget`
+ * bytes and the pool grants them: past that the batches are cut to the key columns and the read
+ * goes on (`complete` false) —
+ * the joins then read the table themselves, rather than the query failing where it need not.
+ */
+export async function collectKeys(source: Scan, columns: readonly string[], keyColumns: readonly string[], reservation: Reservation, budget = Infinity, signal?: AbortSignal): Promise<SourceKeys> {
   const started = performance.now();
-  const batches: RecordBatch[] = [];
+  let batches: RecordBatch[] = [];
   let rows = 0;
-  for await (const b of source.batches({ columns, ...(signal !== undefined ? { signal } : {}) })) {
-    if (b.numRows === 0) continue;
-    reservation.grow(batchByteSize(b));
+  let complete = true;
+  const extra = columns.some((c) => !keyColumns.includes(c));
+  for await (const read of source.batches({ columns, ...(signal !== undefined ? { signal } : {}) })) {
+    if (read.numRows === 0) continue;
+    let b = read;
+    if (extra && complete && (reservation.size + batchByteSize(b) > budget || !reservation.tryGrow(batchByteSize(b)))) {
+      complete = false;
+      batches = batches.map((x) => projectBatch(x, keyColumns, source.source));
+      reservation.resize(batches.reduce((n, x) => n + batchByteSize(x), 0));
+    }
+    if (!extra || !complete) {
+      if (extra) b = projectBatch(b, keyColumns, source.source);
+      reservation.grow(batchByteSize(b));
+    }
     batches.push(b);
     rows += b.numRows;
   }
-  return { batches, rows, ms: performance.now() - started };
+  return { batches, rows, ms: performance.now() - started, complete: complete || !extra };
 }
 
 export interface TransferFilterArgs {
