@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from './random.ts';
-import { gyoJoinTree, largestRootTree, treePasses, type SipEdge, type SipGraph } from './sip.ts';
+import { gyoJoinTree, largestRootTree, treePasses, withoutWholeKeySets, type SipEdge, type SipGraph } from './sip.ts';
 
 /** A graph of relations with these row counts and `[a, b, aColumn, bColumn]` edges, every direction allowed unless listed in `oneWay` (a->b only). */
 function graph(rows: readonly number[], edges: readonly (readonly [number, number, string, string])[], oneWay: readonly number[] = []): SipGraph {
   return {
-    relations: rows.map((n, id) => ({ id, name: `t${id}`, rows: n })),
+    relations: rows.map((n, id) => ({ id, name: `t${id}`, rows: n, reduced: true })),
     edges: edges.map(([a, b, ca, cb], id): SipEdge => ({ id, a, b, aColumns: [ca], bColumns: [cb], aToB: true, bToA: !oneWay.includes(id), join: 'inner' })),
   };
 }
@@ -92,5 +92,21 @@ describe('largestRootTree and treePasses', () => {
     const t = largestRootTree(g);
     expect(t.roots).toEqual([1, 0]);
     expect(treePasses(g, t, { forward: true, backward: true })).toEqual([]);
+  });
+});
+
+describe('withoutWholeKeySets', () => {
+  it('drops transfers from relations nothing reduced, and keeps those that a kept transfer reached', () => {
+    // a star: fact t0, dimensions t1 (filtered), t2 (not), t3 (not, but a snowflake under t1? no: under t0)
+    const g: SipGraph = { ...graph([1000, 10, 20, 30], [[0, 1, 'a', 'a'], [0, 2, 'b', 'b'], [0, 3, 'c', 'c']]) };
+    const reducedOnlyT1: SipGraph = { ...g, relations: g.relations.map((r) => ({ ...r, reduced: r.id === 1 })) };
+    const passes = treePasses(reducedOnlyT1, largestRootTree(reducedOnlyT1), { forward: true, backward: true });
+    const kept = withoutWholeKeySets(reducedOnlyT1, passes);
+    // forward: only t1 -> t0; backward: t0 (reduced by t1 now) -> every dimension
+    expect(kept.filter((t) => t.pass === 'forward').map((t) => t.from)).toEqual([1]);
+    expect(kept.filter((t) => t.pass === 'backward').map((t) => t.to).sort()).toEqual([1, 2, 3]);
+    // nothing reduced anywhere: nothing to send
+    const none: SipGraph = { ...g, relations: g.relations.map((r) => ({ ...r, reduced: false })) };
+    expect(withoutWholeKeySets(none, passes)).toEqual([]);
   });
 });

@@ -36,6 +36,12 @@ export interface SipRelation {
   readonly name: string;
   /** The planner's estimate of its rows after its static predicate. */
   readonly rows: number;
+  /**
+   * Whether something other than a transfer may have dropped rows of it before any transfer: a
+   * static predicate, or rows that are a subquery's result. A filter built from a relation that is
+   * not reduced and has received no filter from one that is holds every key the table has.
+   */
+  readonly reduced: boolean;
 }
 
 /** The equality conditions between two tables, and where a filter built on one may go. */
@@ -192,6 +198,24 @@ export function treePasses(g: SipGraph, tree: SipTree, passes: { readonly forwar
       const e = g.edges[tree.parentEdge[r]!]!;
       if (canSend(e, p)) out.push({ edge: e.id, from: p, to: r, pass: 'backward' });
     }
+  }
+  return out;
+}
+
+/**
+ * `transfers` without those whose source can only send its whole key set: not reduced itself and
+ * reached by no kept transfer before it. Under a foreign key such a filter keeps every row of its
+ * target and still costs a read of the source and a test per target row (a date dimension's
+ * filter on a fact table's date key); dropping it only keeps more rows, which is always sound.
+ * `reduced[r]` after the walk says which relations ended up filtered.
+ */
+export function withoutWholeKeySets(g: SipGraph, transfers: readonly SipTransfer[]): SipTransfer[] {
+  const reduced = g.relations.map((r) => r.reduced);
+  const out: SipTransfer[] = [];
+  for (const t of transfers) {
+    if (!reduced[t.from]) continue;
+    out.push(t);
+    reduced[t.to] = true;
   }
   return out;
 }

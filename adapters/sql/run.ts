@@ -213,7 +213,7 @@ class QueryRun {
     // strategy plans over them and its transfers run before any join reads a row
     const sip: SipCollector = { gate: openGate(), keys: [] };
     let rel = await openTree(planned, Object.create(this.tree, { sip: { value: sip } }) as TreeContext);
-    const report = await runSip(planned, sip, { config, registry: this.engine.registry, pool: this.pool, held: this.held, mentioned: this.tree.mentioned, ...(this.signal !== undefined ? { signal: this.signal } : {}) });
+    const report = await runSip(planned, sip, { config, registry: this.engine.registry, pool: this.pool, held: this.held, mentioned: this.tree.mentioned, isBaseTable: (t) => !ctes.has(t) && Object.hasOwn(this.tables, t), ...(this.signal !== undefined ? { signal: this.signal } : {}) });
     this.sipReports.push(report);
     if (report.strategy !== 'dynamic' || report.note !== null) {
       const below = rel;

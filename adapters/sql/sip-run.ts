@@ -36,7 +36,7 @@ import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import { HASHMAP, PUSHDOWN, SIP } from '../../core/registry/slots.ts';
 import type { Registry } from '../../core/registry/registry.ts';
 import { DynamicFilter } from '../../core/scan/scan.ts';
-import type { SipEdge, SipGraph, SipPlan, SipTransfer } from '../../core/sip.ts';
+import type { SipEdge, SipGraph, SipPlan, SipRelation, SipTransfer } from '../../core/sip.ts';
 import type { JoinType } from '../../core/types.ts';
 import { buildTransferFilter, collectKeys, type SourceKeys } from '../../operators/sip/transfer-filter.ts';
 import { transferPolicy } from '../../strategies/sip/filters.ts';
@@ -72,6 +72,8 @@ export interface SipRunContext {
   readonly held: Reservation[];
   /** SQL names the query mentions (null: all, `*`): the columns the joins will read of a table. */
   readonly mentioned: ReadonlySet<string> | null;
+  /** Whether a FROM leaf's table name is one of the query's base tables (not a CTE or a derived table). */
+  readonly isBaseTable: (table: string) => boolean;
 }
 
 /**
@@ -83,11 +85,19 @@ export interface SipRunContext {
  */
 export const KEEP_READ_BYTES = 256 * 1024 * 1024;
 
-/** The graph of the collected key routes over the tree's tables. */
-export function sipGraph(plan: FromPlan, keys: readonly KeyRoute[]): { readonly graph: SipGraph; readonly targets: readonly PushdownTarget[]; readonly texts: readonly string[] } {
+/**
+ * The graph of the collected key routes over the tree's tables. A table counts as reduced when it
+ * has a static predicate or is not one of the query's base tables (a CTE's or derived table's rows
+ * are a query's result: they may lack keys the base tables have).
+ */
+export function sipGraph(plan: FromPlan, keys: readonly KeyRoute[], isBaseTable: (table: string) => boolean = () => false): { readonly graph: SipGraph; readonly targets: readonly PushdownTarget[]; readonly texts: readonly string[] } {
   const targets: PushdownTarget[] = [];
-  for (const leaf of leaves(plan)) if (leaf.target !== null) targets.push(leaf.target);
-  const relations = targets.map((t, id) => ({ id, name: t.name, rows: t.numRows }));
+  const relations: SipRelation[] = [];
+  for (const leaf of leaves(plan)) {
+    if (leaf.target === null) continue;
+    relations.push({ id: targets.length, name: leaf.target.name, rows: leaf.target.numRows, reduced: leaf.statics.length > 0 || !isBaseTable(leaf.table) });
+    targets.push(leaf.target);
+  }
   const groups = new Map<object, Map<string, KeyRoute[]>>();
   for (const k of keys) {
     const a = targets.indexOf(k.left.target);
@@ -123,7 +133,7 @@ export function sipGraph(plan: FromPlan, keys: readonly KeyRoute[]): { readonly 
 /** Plans and runs the configured sip strategy over `plan` (opened, nothing read yet). */
 export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRunContext): Promise<SipReport> {
   const strategy = ctx.registry.resolve(SIP, ctx.config.sip);
-  const { graph, targets, texts } = sipGraph(plan, collected.keys);
+  const { graph, targets, texts } = sipGraph(plan, collected.keys, ctx.isBaseTable);
   const sip: SipPlan = strategy.plan(graph, ctx.config);
   collected.gate.joinFilters = sip.joinFilters;
   collected.gate.adaptive = sip.adaptiveOrder;

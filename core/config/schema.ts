@@ -105,6 +105,9 @@ export const configSchema = z
     // what a sip transfer builds: the strategy's own choice (auto), or bloom / exact / bounds / the
     // configured pushdown policy (yannakakis is exact whatever this says)
     'sip.filter': z.enum(['auto', 'bloom', 'exact', 'bounds', 'policy']).default('auto'),
+    // lip / transfer leave out a transfer from a table nothing filtered (its filter holds every key
+    // the table has: core/sip.ts withoutWholeKeySets); false runs every transfer of the passes
+    'sip.skipWholeKeySets': bool.default(true),
     // Parquet scans decode a filter's columns first and the others only where rows survive (adapters/io/late-materialization.ts)
     'scan.lateMaterialization': z.enum(['auto', 'on', 'off']).default('auto'),
     // Parquet pages as containers where a file has a page index (adapters/io/parquet-page-select.ts)

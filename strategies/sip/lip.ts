@@ -10,8 +10,10 @@
  * dimensions everything else: the filters flow leaves-to-root only (a snowflake's outer
  * dimension first filters its inner one, whose filter then reaches the fact, as LIP does for
  * snowflakes). The joins' own dynamic filters are off: LIP's filters replace them.
+ * A dimension nothing filters sends nothing (`sip.skipWholeKeySets`, core/sip.ts
+ * `withoutWholeKeySets`): its filter would hold every key of the table.
  */
-import { largestRootTree, treePasses, type SipStrategy } from '../../core/sip.ts';
+import { largestRootTree, treePasses, withoutWholeKeySets, type SipStrategy } from '../../core/sip.ts';
 import { transferKind } from './filters.ts';
 
 export const lipSip: SipStrategy = {
@@ -19,7 +21,8 @@ export const lipSip: SipStrategy = {
   description: 'look-ahead information passing: every dimension\'s Bloom filter at the fact scan, ordered by observed pass rate (Zhu et al., PVLDB 2017)',
   plan(graph, config) {
     const tree = largestRootTree(graph);
-    const transfers = treePasses(graph, tree, { forward: true, backward: false });
+    const passes = treePasses(graph, tree, { forward: true, backward: false });
+    const transfers = config['sip.skipWholeKeySets'] ? withoutWholeKeySets(graph, passes) : passes;
     return { transfers, filter: transferKind(config, 'bloom'), joinFilters: false, adaptiveOrder: true, root: tree.roots[0] ?? null, note: null };
   },
 };

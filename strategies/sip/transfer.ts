@@ -12,8 +12,10 @@
  * Sound by construction: a transfer runs only along a direction the executor allowed (core/sip.ts).
  * On a cyclic graph the tree leaves some edges out, which only reduces less. The joins' own dynamic
  * filters are off (the transferred ones replace them); `sip.filter` picks the filters' kind.
+ * A relation nothing has filtered sends nothing (`sip.skipWholeKeySets`): its filter would hold
+ * every key of its table.
  */
-import { largestRootTree, treePasses, type SipStrategy } from '../../core/sip.ts';
+import { largestRootTree, treePasses, withoutWholeKeySets, type SipStrategy } from '../../core/sip.ts';
 import { transferKind } from './filters.ts';
 
 export const transferSip: SipStrategy = {
@@ -21,7 +23,8 @@ export const transferSip: SipStrategy = {
   description: 'predicate transfer: Bloom filters forward and backward over a spanning tree rooted at the largest table, before the joins (Yang et al. CIDR 2024; Zhao et al. SIGMOD 2025)',
   plan(graph, config) {
     const tree = largestRootTree(graph);
-    const transfers = treePasses(graph, tree, { forward: true, backward: true });
+    const passes = treePasses(graph, tree, { forward: true, backward: true });
+    const transfers = config['sip.skipWholeKeySets'] ? withoutWholeKeySets(graph, passes) : passes;
     return { transfers, filter: transferKind(config, 'bloom'), joinFilters: false, adaptiveOrder: false, root: tree.roots[0] ?? null, note: null };
   },
 };
