@@ -96,7 +96,8 @@ export class SpillManager {
   }
 
   private async write(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, schema: Schema): Promise<SpillFile> {
-    const writer = await this.openWriter(schema);
+    // a spill accepted before `close` finishes: close waits for it (`inFlight`) before removing the directory
+    const writer = await this.openWriter(schema, true);
     try {
       const source = isAsyncIterable<RecordBatch>(batches) ? batches : toAsync(batches);
       for await (const batch of source) await writer.append(batch);
@@ -134,9 +135,9 @@ export class SpillManager {
     };
   }
 
-  private async openWriter(schema: Schema): Promise<OpenSpillWriter> {
+  private async openWriter(schema: Schema, inFlight = false): Promise<OpenSpillWriter> {
     const dir = await this.ensureDir();
-    if (this.closed) throw new Error('SpillManager is closed');
+    if (this.closed && !inFlight) throw new Error('SpillManager is closed');
     const file = path.join(dir, `spill-${String(++this.counter).padStart(6, '0')}-${randomUUID().slice(0, 8)}.arrows`);
     const handle = await fs.open(file, 'wx', 0o600);
     this.files.add(file);
