@@ -70,3 +70,23 @@ export function countKept(keep: Uint8Array, n: number): number {
   for (let i = 0; i < n; i++) k += ((keep[i]! !== 0) as unknown as number) | 0;
   return k;
 }
+
+/** The indices in both ascending lists `x` and `y` (a new ascending list). */
+export function intersectRows(x: Int32Array, y: Int32Array): Int32Array {
+  const out = new Int32Array(Math.min(x.length, y.length));
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < x.length && j < y.length) {
+    const a = x[i]!;
+    const b = y[j]!;
+    if (a < b) i++;
+    else if (a > b) j++;
+    else {
+      out[n++] = a;
+      i++;
+      j++;
+    }
+  }
+  return out.subarray(0, n);
+}

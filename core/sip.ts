@@ -267,7 +267,6 @@ export function gyoJoinTree(g: SipGraph): SipTree | null {
   const attrs = ofRelation.map((s) => new Set(s));
   const alive = new Array<boolean>(n).fill(true);
   const parent = new Array<number>(n).fill(-1);
-  const removed: number[] = [];
   let left = n;
   const edgeBetween = (x: number, y: number): SipEdge | undefined => g.edges.find((e) => (e.a === x && e.b === y) || (e.a === y && e.b === x));
   for (let changed = true; changed && left > 1; ) {
@@ -283,7 +282,6 @@ export function gyoJoinTree(g: SipGraph): SipTree | null {
       if (attrs[r]!.size === 0) {
         // joins nothing that is left: a root of its own part
         alive[r] = false;
-        removed.push(r);
         left--;
         changed = true;
         continue;
@@ -296,7 +294,6 @@ export function gyoJoinTree(g: SipGraph): SipTree | null {
       if (host === undefined) continue;
       parent[r] = host;
       alive[r] = false;
-      removed.push(r);
       left--;
       changed = true;
     }

@@ -17,6 +17,7 @@
  */
 import { Schema, type RecordBatch } from 'apache-arrow';
 import { gatherColumns, makeRecordBatch, RowSource } from '../arrow/gather.ts';
+import { intersectRows } from '../selection.ts';
 import './filtered-scan.ts'; // registers the `and` row-test kind shareRowTest builds
 import { DynamicFilter, type ContainerStats, type ScanPredicate, type SharedRowTest } from './scan.ts';
 
@@ -141,7 +142,7 @@ class AdaptivePredicate implements ScanPredicate {
           counts.kept += rows === null ? n : rows.length;
           continue;
         }
-        rows = rows === null ? sel : intersect(rows, sel);
+        rows = rows === null ? sel : intersectRows(rows, sel);
         counts.kept += rows.length;
       } else {
         const sub = gatherRows(batch, p.columns, rows);
@@ -172,25 +173,6 @@ class AdaptivePredicate implements ScanPredicate {
   rowTestSummary(): string {
     return this.parts.map((x) => `${x.p.label ?? x.p.description}: ${x.counts.tested - x.counts.kept} of ${x.counts.tested} dropped`).join('; ');
   }
-}
-
-/** Ascending indices in both ascending lists. */
-function intersect(x: Int32Array, y: Int32Array): Int32Array {
-  const out = new Int32Array(Math.min(x.length, y.length));
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < x.length && j < y.length) {
-    const a = x[i]!;
-    const b = y[j]!;
-    if (a === b) {
-      out[n++] = a;
-      i++;
-      j++;
-    } else if (a < b) i++;
-    else j++;
-  }
-  return out.subarray(0, n);
 }
 
 /** The rows `rows` of `columns` of `batch`, as a batch of those columns only. */

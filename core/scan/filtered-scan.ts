@@ -10,6 +10,7 @@
  * summary carry over: every row passing the conjunction passes it.
  */
 import type { RecordBatch } from 'apache-arrow';
+import { intersectRows } from '../selection.ts';
 import { DynamicFilter, estimatedRows, type ContainerStats, type ExactValueSet, type Scan, type ScanOptions, type ScanPredicate, type SharedRowTest } from './scan.ts';
 import { registerRowTestKind, restoreRowTest, type RowTest } from './shared-row-test.ts';
 import { ScanWrapper } from './scan-wrapper.ts';
@@ -42,20 +43,7 @@ function bothSelect(a: RowTest, b: RowTest, batch: RecordBatch): Int32Array | nu
   const y = b.selectRows(batch);
   if (x === null) return y;
   if (y === null) return x;
-  const out = new Int32Array(Math.min(x.length, y.length));
-  let i = 0;
-  let j = 0;
-  let n = 0;
-  while (i < x.length && j < y.length) {
-    if (x[i]! < y[j]!) i++;
-    else if (x[i]! > y[j]!) j++;
-    else {
-      out[n++] = x[i]!;
-      i++;
-      j++;
-    }
-  }
-  return out.subarray(0, n);
+  return intersectRows(x, y);
 }
 
 registerRowTestKind('and', (raw, env) => {

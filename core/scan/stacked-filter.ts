@@ -35,9 +35,6 @@ export class StackedFilter extends AdaptiveStackedFilter {
   constructor(parts: readonly DynamicFilter[]) {
     super(parts, [], { reorder: false });
   }
-  override publish(): void {
-    throw new RangeError('a StackedFilter is composed of other filters; publish into one of its parts');
-  }
 }
 
 /**
