@@ -238,6 +238,22 @@ function hashSingleFixed(h: Uint32Array, col: FixedKeyColumn, seed: number): voi
   }
 }
 
+/**
+ * `hashKeys` of ONE key column of a 64-bit int kind whose rows are these int32 values sign-extended
+ * (`rawInt32Keys`), without the column: the same hash, row for row.
+ */
+export function hashInt32Keys(values: Int32Array, seed: number, out?: Uint32Array): Uint32Array {
+  const n = values.length;
+  const h = out !== undefined && out.length >= n ? out : new Uint32Array(n);
+  const s = seed | 0;
+  const s2 = hiSeed(s);
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!;
+    h[i] = fmix(v ^ s ^ Math.imul((v >> 31) ^ s2, GOLDEN));
+  }
+  return h;
+}
+
 function mixWords2(h: Uint32Array, col: FixedKeyColumn): void {
   const w = col.words;
   for (let i = 0; i < col.length; i++) h[i] = mix(mix(h[i]!, w[2 * i]!), w[2 * i + 1]!) >>> 0;

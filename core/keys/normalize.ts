@@ -57,6 +57,26 @@ export function normalizeKeys(batch: RecordBatch, columns: readonly string[], ki
   return out;
 }
 
+/**
+ * The raw values of a key column whose normalised form under `kind` is exactly their sign extension
+ * to two words — one NULL-free chunk of signed Int32 under a 64-bit int kind, or of Date32 (days)
+ * under DATE — or null for any other column. A row filter over such a column can test the 32-bit
+ * values in place (`KeyFilter.testInt32`) instead of normalising a copy first: the common
+ * surrogate-key and date join, where the copy cost more than the test.
+ */
+export function rawInt32Keys(vector: Vector, kind: KeyKind): Int32Array | null {
+  if (kind.order !== 'int' || kind.width !== 2 || vector.data.length !== 1) return null;
+  const d = vector.data[0]!;
+  if (d.nullCount !== 0) return null;
+  if (d.typeId === Type.Int) {
+    const t = d.type as unknown as Int;
+    if (t.bitWidth !== 32 || !t.isSigned || kind.timeUnit !== undefined || kind.sqlType === 'DATE') return null;
+  } else if (d.typeId === Type.Date) {
+    if ((d.type as Date_).unit !== DateUnit.DAY || kind.sqlType !== 'DATE') return null;
+  } else return null;
+  return (d.values as Int32Array).subarray(0, d.length);
+}
+
 /** 1 where any key column is NULL; `null` when no column has a NULL. Always a fresh array. */
 export function anyNullMask(cols: readonly KeyColumn[]): Uint8Array | null {
   let mask: Uint8Array | null = null;

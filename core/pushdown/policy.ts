@@ -63,6 +63,13 @@ export interface KeyFilter {
    */
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void;
   /**
+   * Row level over ONE key column given as raw int32 values whose normalised words are their sign
+   * extension (core/keys/normalize.ts `rawInt32Keys`): the same answers as `test` on that column,
+   * without the normalised copy. `hashes`, when `needsHashes`, are the rows' key hashes with the
+   * partition's seed. Absent when the filter has no such path (the composer then normalises).
+   */
+  testInt32?(values: Int32Array, hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void;
+  /**
    * What of this filter is worth running per row under `pushdown.rowFilter: auto` — the probe
    * scan feeds the join directly, so a row test only pays when it is much cheaper than the join's
    * own probe of the row: itself (omit the method), a cheaper part of it (a map filter keeps its

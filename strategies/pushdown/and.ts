@@ -38,10 +38,15 @@ class AndFilter implements KeyFilter {
   readonly description: string;
   readonly label: string;
   readonly needsHashes: boolean;
+  /** Present when every operand has it (`KeyFilter.testInt32`). */
+  readonly testInt32?: KeyFilter['testInt32'];
   constructor(readonly parts: readonly KeyFilter[]) {
     this.description = parts.map((p) => p.description).join(' AND ');
     this.label = parts.map((p) => p.label ?? p.description).join(' + ');
     this.needsHashes = parts.some((p) => p.needsHashes);
+    if (parts.every((p) => p.testInt32 !== undefined)) {
+      this.testInt32 = (values, hashes, rows, keep) => this.#cascade(values.length, rows, keep, (p, live) => p.testInt32!(values, hashes, live, keep));
+    }
   }
 
   /** A row passing the AND passes every operand, so any operand's exact set bounds it. */
@@ -69,7 +74,11 @@ class AndFilter implements KeyFilter {
   #live = new Int32Array(0);
 
   test(keys: readonly KeyColumn[], hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
-    const n = keys.length > 0 ? keys[0]!.length : 0;
+    this.#cascade(keys.length > 0 ? keys[0]!.length : 0, rows, keep, (p, live) => p.test(keys, hashes, live, keep));
+  }
+
+  /** Each operand on the rows the ones before it kept. */
+  #cascade(n: number, rows: Int32Array | null, keep: Uint8Array, test: (p: KeyFilter, live: Int32Array | null) => void): void {
     const count = rows === null ? n : rows.length;
     if (this.#live.length < count) this.#live = new Int32Array(count);
     let live = rows;
@@ -78,7 +87,7 @@ class AndFilter implements KeyFilter {
         live = liveRows(live, keep, n, this.#live);
         if (live.length === 0) return;
       }
-      this.parts[i]!.test(keys, hashes, live, keep);
+      test(this.parts[i]!, live);
     }
   }
 }
@@ -90,6 +99,10 @@ export const FALSE_FILTER: KeyFilter = Object.freeze({
   mayContain: () => false,
   test(keys: readonly KeyColumn[], _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     if (rows === null) keep.fill(0, 0, keys.length > 0 ? keys[0]!.length : keep.length);
+    else for (let i = 0; i < rows.length; i++) keep[rows[i]!] = 0;
+  },
+  testInt32(values: Int32Array, _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    if (rows === null) keep.fill(0, 0, values.length);
     else for (let i = 0; i < rows.length; i++) keep[rows[i]!] = 0;
   },
   share: () => ({ kind: 'false', state: null }),

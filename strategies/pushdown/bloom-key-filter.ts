@@ -62,6 +62,11 @@ export class BloomKeyFilter implements KeyFilter {
     this.bloom.testHashes(hashes, rows, keep);
   }
 
+  /** Tests the key hashes only, so raw int32 keys test as their normalised words do. */
+  testInt32(_values: Int32Array, hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    this.test([], hashes, rows, keep);
+  }
+
   /** The filter's words in shared memory (copied there once; every worker tests the same bits). */
   share(): SharedKeyFilter {
     return { kind: 'bloom', state: { words: shareView(this.bloom.words), inserted: this.bloom.inserted } };

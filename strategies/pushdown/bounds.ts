@@ -119,6 +119,12 @@ export class BoundsFilter implements KeyFilter {
     for (let c = 0; c < b.length; c++) testColumn(keys[c]!, b[c]!, rows, keep);
   }
 
+  /** One int32 key (`rawInt32Keys`): compared as the doubles its 64-bit bounds are (exact within ±2^53; see test64). */
+  testInt32(values: Int32Array, _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    const b = this.#bounds[0]!;
+    testInt32Range(values, wordsToDouble(b.minWords[0]!, b.minWords[1]!, true), wordsToDouble(b.maxWords[0]!, b.maxWords[1]!, true), rows, keep);
+  }
+
   /** The bounds are a few values per key column: copied to the worker as they are. */
   share(): SharedKeyFilter {
     return { kind: 'bounds', state: this.#bounds };
@@ -187,6 +193,25 @@ function test64(words: Int32Array, flip: number, minW: Int32Array, maxW: Int32Ar
     const h = (words[2 * r + 1]! ^ flip) >>> 0;
     const l = words[2 * r]! >>> 0;
     if (h < minH || (h === minH && l < minL) || h > maxH || (h === maxH && l > maxL)) keep[r] = 0;
+  }
+}
+
+/**
+ * Clears `keep` for the int32 values outside [min, max]. Bounds beyond ±2^53 round to doubles that
+ * still lie beyond every int32, so the comparison stays exact for these values.
+ */
+function testInt32Range(values: Int32Array, min: number, max: number, rows: Int32Array | null, keep: Uint8Array): void {
+  if (rows === null) {
+    for (let r = 0; r < values.length; r++) {
+      const v = values[r]!;
+      keep[r] &= +(v >= min) & +(v <= max);
+    }
+    return;
+  }
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    const v = values[r]!;
+    keep[r] &= +(v >= min) & +(v <= max);
   }
 }
 

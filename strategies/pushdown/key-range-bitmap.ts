@@ -222,6 +222,37 @@ export class KeyRangeBitmap {
   }
 
   /**
+   * `test` over int32 values standing for their sign extension (`rawInt32Keys`; a signed
+   * bitmap): a value's offset from min is `v - min` as a double — the same exact double `#bucket`
+   * computes from the words while min and the offsets stay within 2^53 — so each value finds the
+   * bucket its normalised words would. Outside that range the values are widened and tested as words.
+   */
+  testInt32(values: Int32Array, rows: Int32Array | null, keep: Uint8Array): void {
+    const min = (this.#minH - SIGN) * TWO_32 + this.#minL;
+    if (!this.signed || this.#maxOffset >= TWO_53 || Math.abs(min) >= TWO_53) {
+      const words = new Int32Array(2 * values.length);
+      for (let r = 0; r < values.length; r++) {
+        words[2 * r] = values[r]!;
+        words[2 * r + 1] = values[r]! >> 31;
+      }
+      return this.test({ kind: { order: 'int', width: 2, sqlType: 'BIGINT' }, length: values.length, words, nulls: null }, rows, keep);
+    }
+    const bits = this.#bits;
+    const maxOff = this.#maxOffset;
+    const width = this.width;
+    const last = this.buckets - 1;
+    const count = rows === null ? values.length : rows.length;
+    for (let i = 0; i < count; i++) {
+      const r = rows === null ? i : rows[i]!;
+      const off = values[r]! - min;
+      const inside = +(off >= 0) & +(off <= maxOff);
+      let b = width === 1 ? off : Math.floor(off / width);
+      b = b < 0 ? 0 : b > last ? last : b;
+      keep[r] &= inside & (bits[b >>> 5]! >>> (b & 31));
+    }
+  }
+
+  /**
    * Per container: may a build key lie in [lo, hi] (values in the key's own domain — bigint, or
    * an integral number; `null` = unbounded on that side)? Non-integral numbers are rounded
    * inward, NaN or an inverted infinity answers "maybe".

@@ -165,6 +165,9 @@ class BitmapRowFilter implements KeyFilter {
   test(keys: readonly KeyColumn[], _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
     this.bitmap.test(keys[0] as FixedKeyColumn, rows, keep);
   }
+  testInt32(values: Int32Array, _hashes: Uint32Array | null, rows: Int32Array | null, keep: Uint8Array): void {
+    this.bitmap.testInt32(values, rows, keep);
+  }
   share(): SharedKeyFilter {
     return { kind: 'bitmap', state: this.bitmap.share() };
   }
