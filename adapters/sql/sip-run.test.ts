@@ -161,6 +161,19 @@ describe('fallbacks and the baseline', () => {
     const dynamic = await runSql(await Engine.create({ sip: 'dynamic' }), sql, small, { duck });
     expect(dynamic.scans.flatMap((s) => s.filters).length).toBeGreaterThan(0);
   });
+  it('transfer decodes each table once: a later pass and the joins read the kept rows', async () => {
+    const fact = new Table({ k: vectorFromArray(Array.from({ length: 400 }, (_, i) => i % 50), new Int32()), v: vectorFromArray(Array.from({ length: 400 }, (_, i) => i), new Int32()) });
+    const dim = new Table({ k: vectorFromArray(Array.from({ length: 50 }, (_, i) => i), new Int32()), w: vectorFromArray(Array.from({ length: 50 }, (_, i) => i % 7), new Int32()) });
+    const tables = { f: fact, d: dim };
+    for (const [name, t] of Object.entries(tables)) await duck.loadTable(name, t);
+    const sql = 'SELECT f.v, d.w FROM f JOIN d ON f.k = d.k WHERE d.w < 2 AND f.v < 20';
+    const r = await runSql(await Engine.create({ sip: 'transfer', 'sip.skipWholeKeySets': false, batchSize: 16 }), sql, tables, { duck });
+    expect(compareResults(r.table, await duck.query(sql)).equal).toBe(true);
+    // one table sends forward, the other back: the first is read by the forward pass, then by its join
+    expect(r.sip[0]!.transfers.map((t) => t.info.pass)).toEqual(['forward', 'backward']);
+    const decoded = Object.fromEntries(r.scans.map((s) => [s.alias, s.metrics.rowsDecoded]));
+    expect(decoded).toEqual({ f: 400, d: 50 });
+  });
   it('an unknown strategy is a typed error naming the slot', async () => {
     await expect(Engine.create({ sip: 'nope' })).rejects.toThrow(/sip/);
   });

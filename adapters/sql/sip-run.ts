@@ -77,11 +77,13 @@ export interface SipRunContext {
 }
 
 /**
- * A source's last sip read (no later transfer targets it) is kept for the joins when it holds at
- * most this many bytes and the pool grants them (else only its key columns are held, for the
- * filters, and the joins read the table again: collectKeys): the joins then read the reduced rows instead of
- * decoding the table again — the largest table is read once in predicate transfer, as RPT's
- * transfer phase hands the join phase its reduced tables.
+ * A source's sip read takes the columns the joins will read and is kept (`PushdownTarget.keep`)
+ * when it holds at most this many bytes and the pool grants them (else only its key columns are
+ * held, for the filters, and the next read decodes the table again: collectKeys). The next pass's
+ * read of the table and the joins' read are then served from the reduced rows, testing only the
+ * transfers that arrived since — each table is decoded once in predicate transfer, as RPT's
+ * transfer phase hands the join phase its reduced tables. A later kept read replaces the earlier
+ * one and frees its memory.
  */
 export const KEEP_READ_BYTES = 256 * 1024 * 1024;
 
@@ -142,6 +144,8 @@ export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRu
   if (sip.transfers.length > 0) {
     const { policy, needsTable, retainedBytes } = transferPolicy(sip.filter, (name) => ctx.registry.resolve(PUSHDOWN, name), ctx.config);
     const layout = ctx.registry.resolve(HASHMAP, ctx.config.hashmap);
+    // per source, the reservation of its kept read (a later keep frees the earlier)
+    const keptHeld = new Map<PushdownTarget, Reservation>();
     // consecutive transfers from one source share one read of its key columns
     for (let i = 0; i < sip.transfers.length; ) {
       let j = i + 1;
@@ -150,10 +154,9 @@ export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRu
       i = j;
       const source = targets[group[0]!.from]!;
       const keyColumns = group.flatMap((t) => sides(graph.edges[t.edge]!, t).sourceColumns);
-      // the source's last read (nothing reaches it later): read what the joins will read, to keep
-      const last = !sip.transfers.slice(i).some((t) => t.to === group[0]!.from);
-      const columns = [...new Set([...keyColumns, ...(last ? (needed.get(source) ?? []) : [])])];
-      const keysHeld = ctx.pool.reservation(`sip: ${source.name}'s ${last ? 'reduced rows' : 'key columns'}`);
+      // read what the joins will read, to keep
+      const columns = [...new Set([...keyColumns, ...(needed.get(source) ?? [])])];
+      const keysHeld = ctx.pool.reservation(`sip: ${source.name}'s reduced rows`);
       let keys: SourceKeys;
       let kept = false;
       try {
@@ -183,8 +186,10 @@ export async function runSip(plan: FromPlan, collected: SipCollector, ctx: SipRu
           target.attachTransfer(info);
           transfers.push({ to: target.name, info });
         }
-        if (last && keys.complete) {
+        if (keys.complete) {
           source.keep(keys.batches, columns);
+          keptHeld.get(source)?.free();
+          keptHeld.set(source, keysHeld);
           ctx.held.push(keysHeld);
           kept = true;
         }

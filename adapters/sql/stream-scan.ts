@@ -107,21 +107,22 @@ export class PushdownTarget extends ScanWrapper {
     const kept = this.#kept;
     const columns = options.columns ?? this.schema.fields.map((f) => f.name);
     if (kept !== null && columns.every((c) => kept.columns.has(c))) {
-      // the kept rows passed every transfer already (none reaches the table after its last read)
-      return this.#read(options, (o) => servedFrom(kept.batches, { ...o, columns }, this.source), false);
+      // the kept rows passed the transfers in force when they were read: only later ones are tested
+      return this.#read(options, (o) => servedFrom(kept.batches, { ...o, columns }, this.source), kept.passed);
     }
     return this.#read(options, (o) => this.inner.batches(o));
   }
 
   /**
-   * The rows of this table's last sip read, kept (with these columns) because no filter can reach
-   * the table any more (sip-run.ts): later reads asking for no other column are served from them
-   * — under the filters then in force — instead of decoding the table again.
+   * The rows of a sip read of this table (sip-run.ts), kept with these columns: later reads asking
+   * for no other column — the next pass's, the joins' — are served from them instead of decoding
+   * the table again, under the filters then in force minus the transfers the rows already passed
+   * (those attached when the read ran). A later keep replaces an earlier one (its rows are fewer).
    */
   keep(batches: readonly RecordBatch[], columns: readonly string[]): void {
-    this.#kept = { batches, columns: new Set(columns) };
+    this.#kept = { batches, columns: new Set(columns), passed: new Set(this.transfers) };
   }
-  #kept: { readonly batches: readonly RecordBatch[]; readonly columns: ReadonlySet<string> } | null = null;
+  #kept: { readonly batches: readonly RecordBatch[]; readonly columns: ReadonlySet<string>; readonly passed: ReadonlySet<TransferIn> } | null = null;
 
   /** The inner scan's morsels under the same stacked filter (when the inner scan offers morsels and no sip read was kept). */
   get morsels(): ((options?: ScanOptions) => AsyncIterable<DecodeMorsel | RecordBatch>) | undefined {
@@ -137,21 +138,23 @@ export class PushdownTarget extends ScanWrapper {
     this.transfers.sort((a, b) => a.expectedPass - b.expectedPass);
   }
 
-  #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>, withTransfers = true): AsyncIterable<T> {
+  /** A read under every filter in force, except the transfers in `passed` (kept rows passed them). */
+  #read<T>(options: ScanOptions, read: (o: ScanOptions) => AsyncIterable<T>, passed: ReadonlySet<TransferIn> = new Set()): AsyncIterable<T> {
     const joins = [...(options.filter === undefined ? [] : [options.filter]), ...this.#attached];
+    const pending = this.transfers.filter((t) => !passed.has(t));
     let filter: DynamicFilter | undefined;
-    if (withTransfers && this.transfers.length > 0) {
+    if (pending.length > 0) {
       // the transfers' filters (and the joins', when on) as a cascade, counted per part: in
       // observed pass-rate order under LIP, else the expected pass rate's
-      filter = new AdaptiveStackedFilter([...this.transfers.map((t) => t.filter), ...joins], this.transfers.map((t) => t.counts), { reorder: this.gate.adaptive });
+      filter = new AdaptiveStackedFilter([...pending.map((t) => t.filter), ...joins], pending.map((t) => t.counts), { reorder: this.gate.adaptive });
     } else {
       filter = joins.length === 0 ? undefined : joins.length === 1 ? joins[0] : new StackedFilter(joins);
     }
     const inner = read({ ...options, filter });
     const done = (): void => {
       // a read of kept rows still names the transfers its rows passed
-      const passed = withTransfers ? [] : this.transfers.map((t) => t.label);
-      this.published = [...passed, ...(filter?.published() ?? []).map((p) => p.label ?? p.description)];
+      const before = this.transfers.filter((t) => passed.has(t)).map((t) => t.label);
+      this.published = [...before, ...(filter?.published() ?? []).map((p) => p.label ?? p.description)];
     };
     return (async function* () {
       try {
