@@ -13,6 +13,7 @@ import { formatExpr } from '../../core/expr/parse.ts';
 import type { Expr } from '../../core/expr/ast.ts';
 import type { SqlExpr } from '../../core/sql/ast.ts';
 import type { JoinType, KeyPair, RangePredicate } from '../../core/types.ts';
+import type { Scan } from '../../core/scan/scan.ts';
 import { sqlText } from './sql-text.ts';
 import type { JoinStreamScan, PushdownTarget } from './stream-scan.ts';
 
@@ -42,7 +43,10 @@ function estimated(n: number | undefined): string {
   return n === undefined ? '?' : String(Math.round(n));
 }
 
-export function scanNode(name: string, table: string, target: PushdownTarget, statics: readonly SqlExpr[]): ExplainNode {
+/** The plan of a derived table's query, by the scan that reads its rows (its SCAN node's child). */
+export const subqueryPlans = new WeakMap<Scan, ExplainNode>();
+
+export function scanNode(name: string, table: string, target: PushdownTarget, statics: readonly SqlExpr[], scan?: Scan): ExplainNode {
   const m = target.metrics;
   const details = [
     `source: ${target.source}`,
@@ -53,7 +57,8 @@ export function scanNode(name: string, table: string, target: PushdownTarget, st
   ];
   if (statics.length > 0) details.push(`static filter: ${statics.map(sqlText).join(' AND ')}`);
   if (target.published.length > 0) details.push(`dynamic filters: ${target.published.join('; ')}`);
-  return { label: `SCAN ${table}${name !== table ? ` AS ${name}` : ''}`, details, children: [] };
+  const produced = scan === undefined ? undefined : subqueryPlans.get(scan);
+  return { label: `SCAN ${table}${name !== table ? ` AS ${name}` : ''}`, details, children: produced === undefined ? [] : [produced] };
 }
 
 export function joinNode(exec: JoinExec, children: readonly ExplainNode[]): ExplainNode {

@@ -227,7 +227,7 @@ function openLeaf(leaf: Leaf, gate: SipGate): Relation {
     columns: columns.map((c) => ({ ...c, route: { target, column: c.out }, ...(leaf.position !== undefined ? { written: leaf.position } : {}) })),
     rels: new Set([leaf.name]),
     coalescedUsing: false,
-    describe: () => scanNode(leaf.name, leaf.table, target, leaf.statics),
+    describe: () => scanNode(leaf.name, leaf.table, target, leaf.statics, leaf.scan),
   };
   leaf.rel = rel;
   return rel;

@@ -34,7 +34,7 @@ import type { Scan } from '../../core/scan/scan.ts';
 import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
-import { withSteps, type ExplainNode } from './explain.ts';
+import { subqueryPlans, withSteps, type ExplainNode } from './explain.ts';
 import { bindFrom, openTree, type FromPlan, type JoinExec, type SipCollector, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { runSip, sipNode, type SipReport } from './sip-run.ts';
 import { GatedScan, openGate } from './stream-scan.ts';
@@ -144,7 +144,7 @@ class QueryRun {
   /** One limit for the whole query: its joins, the rows it holds, its sorts. */
   readonly pool: MemoryPool;
   readonly #scalars = new WeakMap<SqlExpr, Promise<{ readonly value: SqlExpr; readonly plan: ExplainNode } | null>>();
-  readonly #derived = new WeakMap<SelectQuery, Promise<Table>>();
+  readonly #derived = new WeakMap<SelectQuery, Promise<QueryOutput>>();
   readonly #scopes = new WeakMap<SelectQuery['ctes'], Ctes>();
   #fresh = 0;
   /**
@@ -320,9 +320,12 @@ class QueryRun {
     };
     const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => {
       // run once per query run (the correlation analysis binds FROM clauses before they run)
-      let table = this.#derived.get(d.query);
-      if (table === undefined) this.#derived.set(d.query, (table = this.query(d.query, ctes).then((o) => o.table)));
-      return openScan(await table, d.alias ?? 'subquery');
+      let out = this.#derived.get(d.query);
+      if (out === undefined) this.#derived.set(d.query, (out = this.query(d.query, ctes)));
+      const { table, plan } = await out;
+      const scan = await openScan(table, d.alias ?? 'subquery');
+      subqueryPlans.set(scan, plan); // explain shows what produced the rows under the scan
+      return scan;
     };
     return bindFrom(ref, table, derived);
   }

@@ -174,6 +174,20 @@ describe('fallbacks and the baseline', () => {
     const decoded = Object.fromEntries(r.scans.map((s) => [s.alias, s.metrics.rowsDecoded]));
     expect(decoded).toEqual({ f: 400, d: 50 });
   });
+  it("a derived table's plan, its sip node included, shows under the scan of its rows", async () => {
+    const sql = 'SELECT s.v FROM (SELECT a.v FROM a JOIN b ON a.k = b.k WHERE b.w < 3) AS s';
+    for (const [name, t] of Object.entries(small)) await duck.loadTable(name, t);
+    const r = await runSql(await Engine.create({ sip: 'transfer', 'sip.skipWholeKeySets': false }), sql, small, { duck });
+    expect(compareResults(r.table, await duck.query(sql)).equal).toBe(true);
+    const labels: string[] = [];
+    const walk = (n: { label: string; children: readonly unknown[] }): void => {
+      labels.push(n.label);
+      for (const c of n.children) walk(c as typeof n);
+    };
+    walk(r.plan);
+    expect(labels.filter((l) => l.startsWith('SIP'))).toHaveLength(2); // the outer query's and the derived table's
+    expect(labels.indexOf('SCAN a')).toBeGreaterThan(labels.findIndex((l) => l.startsWith('SCAN (subquery')));
+  });
   it('an unknown strategy is a typed error naming the slot', async () => {
     await expect(Engine.create({ sip: 'nope' })).rejects.toThrow(/sip/);
   });
