@@ -379,3 +379,28 @@ describe('orders, baseline and timeout', () => {
     expect(errorOf(`${ORDERS}baseline: ""\n`).key).toBe('baseline');
   });
 });
+
+describe('command-line overrides (joinlab run --set, --repeat)', () => {
+  const raw = () => ({
+    name: 'x',
+    sql: 'SELECT * FROM t',
+    tables: { t: 't.parquet' },
+    variants: [{ name: 'a', config: { batchSize: 64 } }, { name: 'b' }],
+    repeat: 3,
+  });
+
+  it('applies --set over every variant (threads to the experiment) and --repeat over the file', () => {
+    const e = parseExperiment(raw(), { baseDir: '/exp', set: ['batchSize=128', 'threads=2'], repeat: 1 });
+    expect(e.variants.map((v) => [v.config.batchSize, v.config.threads])).toEqual([
+      [128, 2],
+      [128, 2],
+    ]);
+    expect(e).toMatchObject({ repeat: 1, threads: 2, set: { batchSize: 128, threads: 2 } });
+    expect(parseExperiment(raw(), { baseDir: '/exp' })).toMatchObject({ repeat: 3, set: {} });
+  });
+
+  it('names --set in its errors, and refuses a join order key beside orders', () => {
+    expect(() => parseExperiment(raw(), { set: ['batchSize=zero'] })).toThrow(/^--set: invalid config value for 'batchSize'/);
+    expect(() => parseExperiment({ ...raw(), orders: 2 }, { set: ['sql.joinOrder=written'] })).toThrow(/--set sql.joinOrder: not allowed with orders: 2/);
+  });
+});
