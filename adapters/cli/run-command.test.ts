@@ -42,6 +42,7 @@ describe('joinlab run --set --repeat --json', () => {
       ['map', 'ok'],
     ]);
     expect(summary.datasets[0].variants[0].medianMs).toBeGreaterThan(0);
+    expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('command-line overrides in every variant: --set batchSize=512 --set pushdown.keyRangeBitmap=false');
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
     expect(results.experiment.set).toEqual({ batchSize: 512, 'pushdown.keyRangeBitmap': false });
     for (const v of results.datasets[0]!.variants) {

@@ -156,7 +156,7 @@ describe('experiment schema', () => {
   it('names an unknown top-level key and lists the known ones', () => {
     const e = errorOf(`${GOOD}\nrepeats: 5\n`);
     expect(e.key).toBe('repeats');
-    expect(e.message).toMatch(/repeats: unknown key; expected one of: name, description, data, join/);
+    expect(e.message).toMatch(/repeats: unknown key \(did you mean 'repeat'\?\); expected one of: name, description, data, join/);
   });
 
   it('names a missing join.type', () => {
@@ -369,7 +369,7 @@ describe('orders, baseline and timeout', () => {
       expect(e.message, bad).toMatch(/^experiment x\.yaml: timeout: /);
       expect(e.message, bad).toMatch(what);
     }
-    expect(errorOf(`${ORDERS}timout: 5\n`).message).toMatch(/timout: unknown key; expected one of: .*timeout/);
+    expect(errorOf(`${ORDERS}timout: 5\n`).message).toMatch(/timout: unknown key \(did you mean 'timeout'\?\); expected one of: .*timeout/);
   });
 
   it('refuses a baseline that names no variant', () => {

@@ -43,6 +43,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { applyOverrides, flattenConfig, parseConfig, type Config, type JoinOrderSetting } from '../../core/config/schema.ts';
 import { ConfigError, FileNotFoundError, isJoinlabError } from '../../core/errors.ts';
+import { closestName } from '../../core/suggest.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { JOIN_TYPES, RANGE_OPS, type JoinSpec } from '../../core/types.ts';
 import { DEFAULT_ROW_GROUP_SIZE, MIN_SF, queryTextSync, WORKLOAD_NAMES, WORKLOADS, type WorkloadDataSpec, type WorkloadName } from '../workloads/workloads.ts';
@@ -399,7 +400,8 @@ class Problems {
     if (issue.code === 'unrecognized_keys') {
       const shape = schemaKeys(schema, issue.path as PathPart[]);
       const known = shape.length ? `; expected one of: ${shape.join(', ')}` : '';
-      this.fail([...parts, issue.keys[0]!], `unknown key${known}`);
+      const close = closestName(String(issue.keys[0]!), shape);
+      this.fail([...parts, issue.keys[0]!], `unknown key${close !== null ? ` (did you mean '${close}'?)` : ''}${known}`);
     }
     const message = issue.message.replace(/^Invalid (option|input): /, '');
     const got = valueAt(value, issue.path as PathPart[]);
