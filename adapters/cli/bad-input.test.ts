@@ -223,7 +223,7 @@ describe('flags that were silently ignored, misread or crashed', () => {
     ['parity --sql-features unknown', ['parity', '--cases', '1', '--sql-features', 'aggregates,joins'], /--sql-features: unknown feature 'joins'; features: subqueries, aggregates/],
     ['parity --sql-features ","', ['parity', '--cases', '1', '--sql-features', ','], /--sql-features expects feature names/],
     ['check --seed 2^32 (seeds are 32-bit)', ['check', '--seed', '4294967296'], /--seed expects an integer from 0 to 4,294,967,295/],
-    ['no command', [], /missing command: one of join, sql, workload, sqllogictest, sort, strategies, run, demo, parity, check, clean/],
+    ['no command', [], /missing command: one of join, sql, workload, sqllogictest, sort, strategies, config, run, demo, parity, check, clean/],
     ['sort --by twice', ['sort', L, '--by', 'k', '--by', 's'], /--by was given more than once/],
     ['sort with two inputs', ['sort', L, R, '--by', 'k'], /too many arguments for 'sort'/],
     ['unknown command', ['frobnicate'], /unknown command 'frobnicate'/],

@@ -4,7 +4,7 @@
  * numbers stays right-aligned with a lower bound (`> 50`) among them.
  */
 import { describe, expect, it } from 'vitest';
-import { formatTable } from './format.ts';
+import { formatTable, terminalWidth, wrapText } from './format.ts';
 
 describe('formatTable', () => {
   it('cuts long cells to maxCellWidth and says how many bytes were cut', () => {
@@ -40,5 +40,27 @@ describe('formatTable', () => {
   it('right-aligns a column of numbers that holds a lower bound such as `> 50`; other text stays left', () => {
     expect(formatTable(['ms'], [[7], ['> 50'], [undefined]])).toBe('  ms\n----\n   7\n> 50\n   -');
     expect(formatTable(['x'], [[7], ['>50'], ['a > 5']])).toBe('x\n-----\n7\n>50\na > 5');
+  });
+});
+
+describe('wrapText and formatTable maxWidth', () => {
+  it('wraps at spaces, splits a word longer than a line, keeps newlines', () => {
+    expect(wrapText('aa bb cc dd', 5)).toEqual(['aa bb', 'cc dd']);
+    expect(wrapText('abcdefghij x', 4)).toEqual(['abcd', 'efgh', 'ij x']);
+    expect(wrapText('one\ntwo three', 20)).toEqual(['one', 'two three']);
+  });
+
+  it('wraps a text last column under itself so no line passes maxWidth', () => {
+    const out = formatTable(['k', 'description'], [['a', 'word '.repeat(30).trim()]], { maxWidth: 40 });
+    const lines = out.split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(40);
+    expect(lines[3]!.startsWith(' '.repeat(3))).toBe(true); // continuation under the column
+    expect(lines.slice(2).map((l) => l.slice(3).trim()).join(' ')).toBe('word '.repeat(30).trim());
+  });
+
+  it('terminalWidth: the columns of a terminal, else 100', () => {
+    expect(terminalWidth({ isTTY: true, columns: 132 })).toBe(132);
+    expect(terminalWidth({ isTTY: false, columns: 132 })).toBe(100);
+    expect(terminalWidth({})).toBe(100);
   });
 });

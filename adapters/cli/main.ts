@@ -9,12 +9,14 @@
  * before any work (preflight.ts, the runner's output check). With `signals: true` (the real
  * process) SIGINT/SIGTERM stop the run, remove its temp files and exit 130/143 (interrupt.ts).
  */
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from '../../core/config/load.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
 import { SQL_FEATURES as SQL_FEATURE_NAMES } from '../datagen/sql-features.ts';
 import { errorLine } from './error-line.ts';
+import { terminalWidth } from './format.ts';
 import { handleBrokenPipe, handleInterrupts } from './interrupt.ts';
 import type { JoinCommandOptions } from './join-command.ts';
 import type { SortCommandOptions } from './sort-command.ts';
@@ -31,6 +33,8 @@ const runWorkloadCommand = async (w: string, o: WorkloadCommandOptions) => (awai
 const runSqllogictest = async (p: string[], o: SqllogictestOptions) => (await import('./sqllogictest-command.ts')).runSqllogictestCommand(p, o);
 const runStrategiesCommand = async (...a: Parameters<typeof import('./strategies-command.ts').runStrategiesCommand>) =>
   (await import('./strategies-command.ts')).runStrategiesCommand(...a);
+const runConfigCommand = async (...a: Parameters<typeof import('./config-command.ts').runConfigCommand>) =>
+  (await import('./config-command.ts')).runConfigCommand(...a);
 const runRunCommand = async (...a: Parameters<typeof import('./run-command.ts').runRunCommand>) => (await import('./run-command.ts')).runRunCommand(...a);
 const runDefaultExperiment = async (...a: Parameters<typeof import('./run-command.ts').runDefaultExperiment>) =>
   (await import('./run-command.ts')).runDefaultExperiment(...a);
@@ -46,13 +50,23 @@ interface RunContext {
   readonly signal?: AbortSignal;
 }
 
+/** package.json's version: what `joinlab --version` prints. */
+export function joinlabVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 function buildProgram(ctx: RunContext): Command {
   const program = new Command()
     .name('joinlab')
     .description('Join operators over Apache Arrow data, with pluggable strategies and DuckDB parity checks.')
+    .version(joinlabVersion(), '-V, --version', "print joinlab's version")
     .exitOverride()
     .showHelpAfterError(false)
-    .configureOutput({ outputError: () => {} });
+    // a mistyped option or command gets commander's "did you mean" (its own edit distance:
+    // the candidates are only this command's flags); reportError puts it on the error's one line
+    .showSuggestionAfterError(true)
+    // help wraps at the terminal's width, or 100 columns when stdout is not a terminal (format.ts)
+    .configureOutput({ outputError: () => {}, getOutHelpWidth: () => terminalWidth(), getErrHelpWidth: () => terminalWidth(process.stderr) });
 
   program
     .command('join')
@@ -149,12 +163,26 @@ function buildProgram(ctx: RunContext): Command {
     });
 
   program
+    .command('config')
+    .description('list every config key with the value a run would use (from --config / --set, else the default) and its default')
+    .option('--config <file>', 'config file (JSON or YAML)')
+    .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
+    .option('--json', 'machine-readable output', false)
+    .action(async (opts: { config?: string; set: string[]; json: boolean }) => {
+      await runConfigCommand(opts);
+    });
+
+  program
     .command('run')
     .description('run an experiment file: every variant beside DuckDB, a table, results.json and report.html')
     .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml', nonEmptyPath('run'))
     .option('--out <dir>', 'report directory', 'joinlab-report')
-    .action(async (file: string, opts: { out: string }) => {
-      const results = await runRunCommand(file, { out: opts.out, signal: ctx.signal });
+    .option('--set <key=value>', "override one config key in every variant, after the file's configs (repeatable)", collect, [])
+    .option('--repeat <n>', "timed runs per variant (overrides the file's repeat)")
+    .option('--json', 'print a summary (per variant: times, rows, ratios, parity; where the report is) as one JSON object instead of the tables', false)
+    .action(async (file: string, opts: { out: string; set: string[]; repeat?: string; json: boolean }) => {
+      const repeat = opts.repeat === undefined ? undefined : integerFlag(opts.repeat, '--repeat', ...LIMITS.repeat);
+      const results = await runRunCommand(file, { out: opts.out, set: opts.set, repeat, json: opts.json, signal: ctx.signal });
       if (!results.parityOk) process.exitCode = 1;
     });
 
@@ -257,11 +285,23 @@ export async function main(argv: readonly string[], options: MainOptions = {}): 
   }
 }
 
+/**
+ * A commander error message as the text of the one error line: without its `error: ` prefix, and
+ * with the suggestion commander puts on a line of its own (`unknown option '--jsn'\n(Did you mean
+ * --json?)`, which errorLine would print with a literal `\n`) joined to the sentence.
+ */
+export function commanderMessage(message: string): string {
+  return message
+    .replace(/^error: /, '')
+    .replace(/\s*\n\(Did you mean (.*)\?\)\s*$/s, '; did you mean $1?')
+    .replace(/\s*\n\s*/g, '; ');
+}
+
 /** Prints a thrown error the CLI way and returns the exit code. */
 function reportError(e: unknown): number {
   if (e instanceof CommanderError) {
-    if (e.exitCode === 0) return 0; // --help
-    process.stderr.write(errorLine(e.message.replace(/^error: /, '')));
+    if (e.exitCode === 0) return 0; // --help, --version
+    process.stderr.write(errorLine(commanderMessage(e.message)));
     return 2;
   }
   if (isJoinlabError(e)) {

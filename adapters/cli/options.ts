@@ -59,4 +59,6 @@ export const LIMITS = {
   seed: [0, 0xffff_ffff],
   /** `parity --cases`: 0 runs nothing (and says so). */
   cases: [0, 1_000_000_000],
+  /** `run --repeat`: at least one timed run (a median of nothing is no result). */
+  repeat: [1, 1_000_000],
 } as const satisfies Record<string, readonly [number, number]>;

@@ -1,6 +1,10 @@
 /**
- * `joinlab run FILE [--out DIR]` (and the default experiment behind `joinlab demo`): run an
- * experiment file, print one table per data set and say where the report is.
+ * `joinlab run FILE [--out DIR] [--set KEY=VALUE]… [--repeat N] [--json]` (and the default
+ * experiment behind `joinlab demo`): run an experiment file, print one table per data set and say
+ * where the report is — or, with `--json`, one JSON object summing the run up (`runSummary`).
+ * `--set` overrides a config key in every variant (validated as anywhere: an unknown key is an
+ * error before any data is generated), `--repeat` the file's number of timed runs; both are
+ * recorded in results.json (`experiment.set`, `experiment.repeat`).
  *
  * Kept apart from main.ts so the command wiring stays a one-liner there, and so scripts and tests
  * can call it directly. Progress goes to stderr (a bar on a TTY), results to stdout.
@@ -31,6 +35,12 @@ export interface RunCommandOptions {
   readonly progress?: boolean;
   /** Aborted when the process is interrupted: stops the experiment. */
   readonly signal?: AbortSignal;
+  /** `KEY=VALUE` config overrides applied to every variant (`--set`, repeatable). */
+  readonly set?: readonly string[];
+  /** Timed runs per variant instead of the file's `repeat` (`--repeat`). */
+  readonly repeat?: number;
+  /** Print `runSummary` as JSON instead of the tables. */
+  readonly json?: boolean;
 }
 
 /**
@@ -38,13 +48,19 @@ export interface RunCommandOptions {
  * false when any answer differed from DuckDB's (the caller should then exit non-zero).
  */
 export async function runRunCommand(file: string, opts: RunCommandOptions = {}): Promise<ExperimentResults> {
-  await checkExperimentInputs(file);
+  await checkExperimentInputs(file, opts);
   const results = await runExperiment(file, {
     out: opts.out,
     progress: opts.progress,
     signal: opts.signal,
+    set: opts.set,
+    repeat: opts.repeat,
     log: (line) => process.stderr.write(`${line}\n`),
   });
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(runSummary(results), null, 2)}\n`);
+    return results;
+  }
   process.stdout.write(`${formatResultsTable(results)}\n\n`);
   process.stdout.write(results.parityOk ? 'every checked answer matches DuckDB\n' : 'MISMATCH: some answers differ from DuckDB\n');
   process.stdout.write(`report: ${join(results.out, 'report.html')} (data: ${join(results.out, 'results.json')}; ${(results.wallMs / 1000).toFixed(1)} s)\n`);
@@ -52,9 +68,9 @@ export async function runRunCommand(file: string, opts: RunCommandOptions = {}):
 }
 
 /** The experiment file, then every data file it names, is a readable regular file. */
-async function checkExperimentInputs(file: string): Promise<void> {
+async function checkExperimentInputs(file: string, opts: Pick<RunCommandOptions, 'set' | 'repeat'>): Promise<void> {
   await assertRegularFile(file, 'experiment file');
-  const exp = await loadExperiment(file);
+  const exp = await loadExperiment(file, { set: opts.set, repeat: opts.repeat });
   for (const ds of exp.datasets) {
     if (ds.kind === 'sql') {
       for (const [name, t] of Object.entries(ds.tables)) if (t.kind === 'file') await assertRegularFile(t.path, `table '${name}' of data set '${ds.name}'`);
@@ -64,6 +80,45 @@ async function checkExperimentInputs(file: string): Promise<void> {
     await assertRegularFile(ds.data.left, `left input of data set '${ds.name}'`);
     await assertRegularFile(ds.data.right, `right input of data set '${ds.name}'`);
   }
+}
+
+/**
+ * `joinlab run --json`: the run in one object — where the report and results.json are, whether
+ * every answer matched DuckDB, and per data set each variant's time (median, min, max in ms),
+ * rows, ratio to DuckDB, verdict against the baseline and parity. results.json has everything else.
+ */
+export function runSummary(r: ExperimentResults) {
+  return {
+    experiment: r.experiment.name,
+    source: r.experiment.source,
+    repeat: r.experiment.repeat,
+    warmup: r.experiment.warmup,
+    threads: r.experiment.threads,
+    set: r.experiment.set ?? {},
+    parityOk: r.parityOk,
+    wallMs: r.wallMs,
+    out: r.out,
+    report: join(r.out, 'report.html'),
+    results: join(r.out, 'results.json'),
+    datasets: r.datasets.map((d) => ({
+      name: d.name,
+      duckdb: d.duckdb === null ? null : { status: d.duckdb.status ?? 'ok', medianMs: d.duckdb.time?.medianMs ?? null, rows: d.duckdb.rows ?? null },
+      variants: d.variants.map((v) => ({
+        name: v.name,
+        status: v.status,
+        ...(v.reason !== undefined ? { reason: v.reason } : {}),
+        ...(v.algorithm !== undefined ? { algorithm: v.algorithm } : {}),
+        medianMs: v.time?.medianMs ?? null,
+        minMs: v.time?.minMs ?? null,
+        maxMs: v.time?.maxMs ?? null,
+        rows: v.rows ?? null,
+        ratioToDuckdb: v.ratio,
+        vsBaseline: v.comparison?.text ?? null,
+        parity: v.parity === null ? null : v.parity.equal,
+      })),
+    })),
+    ...(r.comparison !== undefined ? { comparison: r.comparison } : {}),
+  };
 }
 
 /** `joinlab demo` once wired to the experiment runner: the default experiment. */

@@ -34,6 +34,24 @@ describe('joinlab sql', () => {
     expect(r.stdout).toContain('equal to DuckDB');
   });
 
+  it("--compare prints joinlab's time, DuckDB's and the ratio", async () => {
+    const r = await runCli(['sql', 'SELECT o.id FROM orders o JOIN customers c USING (cid)', '--data', dir, '--compare']);
+    expect(r.code).toBe(0);
+    const m = /^time: joinlab ([\d.]+) ms, DuckDB ([\d.]+) ms \(ratio ([\d.]+)x: joinlab \/ DuckDB\)$/m.exec(r.stdout);
+    expect(m).not.toBeNull();
+    expect(Number(m![3])).toBeCloseTo(Number(m![1]) / Number(m![2]), 1);
+  });
+
+  it('--explain prints a WHERE above an outer join as its predicate, not the word WHERE', async () => {
+    const r = await runCli(['sql', "SELECT o.id FROM orders o LEFT JOIN customers c USING (cid) WHERE c.name IS NULL OR o.amount > 99", '--data', dir, '--explain']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('then: WHERE c.name IS NULL OR o.amount > 99 (above the join)');
+    // a decorrelated subquery's value is named for what it is, not by its internal (NUL) name
+    const sub = await runCli(['sql', 'SELECT count(*) FROM orders o WHERE o.amount > (SELECT avg(amount) FROM orders o2 WHERE o2.cid = o.cid)', '--data', dir, '--explain']);
+    expect(sub.stdout).toContain('then: WHERE o.amount > (subquery) (above the join)');
+    expect(sub.stdout).not.toContain('\u0000');
+  });
+
   it('--table, --json with per-join metrics, --out', async () => {
     const out = join(dir, 'out.parquet');
     const r = await runCli(['sql', 'SELECT o.id FROM o JOIN c ON o.cid = c.cid', '--table', `o=${dir}/orders.parquet`, '--table', `c=${dir}/customers.parquet`, '--json', '--compare', '--out', out]);
@@ -42,7 +60,9 @@ describe('joinlab sql', () => {
     expect(report.rows).toBe(715); // ids whose id % 7 < 5
     expect(report.joins).toHaveLength(1);
     expect(report.joins[0].scans.left.containersTotal).toBeGreaterThan(0);
-    expect(report.compare).toEqual({ equal: true, missing: 0, extra: 0, order: null });
+    expect(report.compare).toMatchObject({ equal: true, missing: 0, extra: 0, order: null });
+    expect(report.compare.duckdbMs).toBeGreaterThan(0); // DuckDB's time and joinlab's / DuckDB's
+    expect(report.compare.ratio).toBeCloseTo(report.elapsedMs / report.compare.duckdbMs, 1);
     expect((await stat(out)).size).toBeGreaterThan(0);
   });
 
@@ -92,6 +112,16 @@ describe('joinlab sqllogictest', () => {
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/^\d+ passed, 0 failed, \d+ skipped$/);
     const missing = await runCli(['sqllogictest', join(dir, 'nope')]);
     expect(missing.code).toBe(2);
+  });
+
+  it('a failure prints the query and both answers, expected and got', async () => {
+    const f = join(dir, 'failing.test');
+    await writeFile(f, ['statement ok', 'CREATE TABLE t AS SELECT range AS k FROM range(3)', '', 'query I rowsort', 'SELECT k', 'FROM t WHERE k > 0', '----', '1', '3', ''].join('\n'));
+    const r = await runCli(['sqllogictest', f]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe(
+      [`FAIL ${f}:4: row 2: got '2', expected '3'`, '  query:', '    SELECT k', '    FROM t WHERE k > 0', '  expected:', '    1', '    3', '  got:', '    1', '    2', '1 passed, 1 failed, 0 skipped', ''].join('\n'),
+    );
   });
 
   it('draws a progress bar on a terminal and erases it; the last stdout line is the summary', async () => {

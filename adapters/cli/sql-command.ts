@@ -84,23 +84,29 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
   for (const [name, path] of Object.entries(tables)) await openScan(path, name); // typed errors for missing / corrupt files, before the query
   const config = await loadConfig({ file: opts.config, set: opts.set });
   const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
-  const started = performance.now();
-  const duck = await DuckDBSession.open({ threads: 1 });
+  // DuckDB opens only for --compare, and after joinlab's run: its start-up is in neither time
+  let duck: DuckDBSession | null = null;
   try {
+    const started = performance.now();
     const result = await engine.sql(sql, tables);
     const elapsedMs = performance.now() - started;
     if (opts.out !== undefined) await writeBatches(opts.out, result.table.schema, result.table.batches);
-    let comparison: { equal: boolean; text: string; missing: number; extra: number; orderProblem: string | null } | null = null;
+    let comparison: { equal: boolean; text: string; missing: number; extra: number; orderProblem: string | null; duckdbMs: number } | null = null;
     if (opts.compare) {
+      duck = await DuckDBSession.open({ threads: 1 });
       for (const [name, path] of Object.entries(tables)) {
         if (PARQUET.has(extname(path).toLowerCase())) await duck.createViewOnParquet(name, path);
         else await duck.loadTable(name, await readWhole(path, name));
       }
+      // DuckDB's time: the query on views of the Parquet files (Arrow files are loaded before it)
+      const duckStarted = performance.now();
       const expected = await duck.query(sql);
+      const duckdbMs = performance.now() - duckStarted;
       const r = compareResults(result.table, expected);
       const orderProblem = r.equal ? orderDifference(result.table, expected, result.orderedBy) : null;
-      comparison = { equal: r.equal && orderProblem === null, text: r.equal ? (orderProblem ?? '') : formatComparison(r), missing: r.missingCount, extra: r.extraCount, orderProblem };
+      comparison = { equal: r.equal && orderProblem === null, text: r.equal ? (orderProblem ?? '') : formatComparison(r), missing: r.missingCount, extra: r.extraCount, orderProblem, duckdbMs };
     }
+    const ratio = comparison === null || comparison.duckdbMs <= 0 ? null : elapsedMs / comparison.duckdbMs;
     if (opts.json) {
       const report = {
         rows: result.table.numRows,
@@ -110,7 +116,9 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
         ...(opts.explain ? { plan: result.plan } : {}),
         sip: result.sip.map(sipSummary),
         joins: result.joins.map((m) => ({ algorithm: m.algorithm, rows: m.rows, elapsedMs: round(m.elapsedMs), scans: { left: scanReport(m.scans.left), right: scanReport(m.scans.right) }, operators: m.operators })),
-        ...(comparison !== null ? { compare: { equal: comparison.equal, missing: comparison.missing, extra: comparison.extra, order: comparison.orderProblem } } : {}),
+        ...(comparison !== null
+          ? { compare: { equal: comparison.equal, missing: comparison.missing, extra: comparison.extra, order: comparison.orderProblem, duckdbMs: round(comparison.duckdbMs), ratio: ratio === null ? null : Math.round(ratio * 1000) / 1000 } }
+          : {}),
         ...(opts.out !== undefined ? { out: opts.out } : {}),
       };
       process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
@@ -119,11 +127,14 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
       process.stdout.write(`${result.table.numRows} rows in ${round(elapsedMs)} ms (${joins} join${joins === 1 ? '' : 's'})${opts.out ? ` -> ${opts.out}` : ''}\n`);
       if (opts.out === undefined && result.table.numRows > 0) process.stdout.write(`${preview(result.table, result.table.numRows)}\n`);
       if (opts.explain) process.stdout.write(`\n${formatExplain(result.plan)}`);
-      if (comparison !== null) process.stdout.write(comparison.equal ? 'equal to DuckDB\n' : `differs from DuckDB:\n${comparison.text}\n`);
+      if (comparison !== null) {
+        process.stdout.write(comparison.equal ? 'equal to DuckDB\n' : `differs from DuckDB:\n${comparison.text}\n`);
+        process.stdout.write(`time: joinlab ${round(elapsedMs)} ms, DuckDB ${round(comparison.duckdbMs)} ms${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)}x: joinlab / DuckDB)`}\n`);
+      }
     }
     return comparison === null || comparison.equal;
   } finally {
-    await duck.close();
+    await duck?.close();
   }
 }
 

@@ -6,7 +6,7 @@
 import { CONFIG_KEYS, parseConfig, type Config } from '../../core/config/schema.ts';
 import { INTERNAL_SLOTS } from '../../core/registry/slots.ts';
 import { Engine } from '../../composition.ts';
-import { formatTable } from './format.ts';
+import { formatTable, terminalWidth } from './format.ts';
 
 /** The default strategy name of each config key that names a strategy in a slot (`join` -> `auto`). */
 function slotDefaults(): Map<string, unknown> {
@@ -32,5 +32,6 @@ export async function runStrategiesCommand(config: Config, json: boolean): Promi
       ? [[s.name, '(none yet)', '', '', s.description]]
       : s.strategies.map((t) => [s.name, t.name, t.default ? 'yes' : '', t.extension, t.description]),
   );
-  process.stdout.write(`${formatTable(['slot', 'name', 'default', 'extension', 'description'], rows)}\n`);
+  // descriptions run to ~370 characters: wrapped under their column at the terminal's width
+  process.stdout.write(`${formatTable(['slot', 'name', 'default', 'extension', 'description'], rows, { maxWidth: terminalWidth() })}\n`);
 }

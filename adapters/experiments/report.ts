@@ -691,6 +691,10 @@ export function renderReport(results: ExperimentResults): string {
     `<h1>${escapeHtml(e.name)}</h1>`,
     e.description ? `<p>${escapeHtml(e.description)}</p>` : '',
     `<p class="meta">${escapeHtml(`${results.timestamp} · ${machine} · total ${(results.wallMs / 1000).toFixed(1)} s · experiment file ${e.copy}`)}</p>`,
+    // `joinlab run --set`: the file alone does not say what ran
+    e.set !== undefined && Object.keys(e.set).length > 0
+      ? `<p class="meta">${escapeHtml(`command-line overrides in every variant: ${Object.entries(e.set).map(([k, v]) => `--set ${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ')}`)}</p>`
+      : '',
     verdict,
     comparisonSection(results),
     results.datasets.length > 1 ? winnersTable(results) : '',

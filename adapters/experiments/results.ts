@@ -296,6 +296,8 @@ export interface ExperimentResults {
     readonly baseline?: string;
     /** Per-run time limit in seconds (null: none; absent in results written before it existed). */
     readonly timeout?: number | null;
+    /** Config overrides given on the command line (`joinlab run --set`), applied to every variant; absent when none. */
+    readonly set?: Record<string, unknown>;
   };
   readonly timestamp: string;
   readonly wallMs: number;

@@ -125,6 +125,10 @@ export interface RunOptions {
    * `runExperiment` rejects with the signal's reason; nothing is written.
    */
   readonly signal?: AbortSignal;
+  /** `KEY=VALUE` config overrides applied to every variant (`joinlab run --set`; schema.ts). */
+  readonly set?: readonly string[];
+  /** Timed runs per variant instead of the file's `repeat` (`joinlab run --repeat`). */
+  readonly repeat?: number;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -790,7 +794,7 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
   const out = resolve(options.out ?? 'joinlab-report');
   // Before any work: an output directory that cannot be made used to fail after the whole run.
   await assertOutputDirectory(out, `report directory ${options.out ?? 'joinlab-report'}`);
-  const exp = await loadExperiment(file);
+  const exp = await loadExperiment(file, { set: options.set, repeat: options.repeat });
   const engines = await createEngines(exp);
   const log = options.log ?? (() => {});
   const showBar = options.progress ?? process.stderr.isTTY === true;
@@ -825,6 +829,7 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
         orders: exp.orders,
         baseline: exp.baseline,
         timeout: exp.timeout,
+        ...(Object.keys(exp.set).length > 0 ? { set: exp.set } : {}),
       },
       timestamp: new Date().toISOString(),
       wallMs: Math.round(performance.now() - started),

@@ -156,7 +156,7 @@ describe('experiment schema', () => {
   it('names an unknown top-level key and lists the known ones', () => {
     const e = errorOf(`${GOOD}\nrepeats: 5\n`);
     expect(e.key).toBe('repeats');
-    expect(e.message).toMatch(/repeats: unknown key; expected one of: name, description, data, join/);
+    expect(e.message).toMatch(/repeats: unknown key \(did you mean 'repeat'\?\); expected one of: name, description, data, join/);
   });
 
   it('names a missing join.type', () => {
@@ -369,7 +369,7 @@ describe('orders, baseline and timeout', () => {
       expect(e.message, bad).toMatch(/^experiment x\.yaml: timeout: /);
       expect(e.message, bad).toMatch(what);
     }
-    expect(errorOf(`${ORDERS}timout: 5\n`).message).toMatch(/timout: unknown key; expected one of: .*timeout/);
+    expect(errorOf(`${ORDERS}timout: 5\n`).message).toMatch(/timout: unknown key \(did you mean 'timeout'\?\); expected one of: .*timeout/);
   });
 
   it('refuses a baseline that names no variant', () => {
@@ -377,5 +377,30 @@ describe('orders, baseline and timeout', () => {
     expect(e.key).toBe('baseline');
     expect(e.message).toMatch(/baseline: no variant is named 'map'; expected one of: none, auto/);
     expect(errorOf(`${ORDERS}baseline: ""\n`).key).toBe('baseline');
+  });
+});
+
+describe('command-line overrides (joinlab run --set, --repeat)', () => {
+  const raw = () => ({
+    name: 'x',
+    sql: 'SELECT * FROM t',
+    tables: { t: 't.parquet' },
+    variants: [{ name: 'a', config: { batchSize: 64 } }, { name: 'b' }],
+    repeat: 3,
+  });
+
+  it('applies --set over every variant (threads to the experiment) and --repeat over the file', () => {
+    const e = parseExperiment(raw(), { baseDir: '/exp', set: ['batchSize=128', 'threads=2'], repeat: 1 });
+    expect(e.variants.map((v) => [v.config.batchSize, v.config.threads])).toEqual([
+      [128, 2],
+      [128, 2],
+    ]);
+    expect(e).toMatchObject({ repeat: 1, threads: 2, set: { batchSize: 128, threads: 2 } });
+    expect(parseExperiment(raw(), { baseDir: '/exp' })).toMatchObject({ repeat: 3, set: {} });
+  });
+
+  it('names --set in its errors, and refuses a join order key beside orders', () => {
+    expect(() => parseExperiment(raw(), { set: ['batchSize=zero'] })).toThrow(/^--set: invalid config value for 'batchSize'/);
+    expect(() => parseExperiment({ ...raw(), orders: 2 }, { set: ['sql.joinOrder=written'] })).toThrow(/--set sql.joinOrder: not allowed with orders: 2/);
   });
 });

@@ -41,8 +41,9 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { flattenConfig, parseConfig, type Config, type JoinOrderSetting } from '../../core/config/schema.ts';
+import { applyOverrides, flattenConfig, parseConfig, type Config, type JoinOrderSetting } from '../../core/config/schema.ts';
 import { ConfigError, FileNotFoundError, isJoinlabError } from '../../core/errors.ts';
+import { closestName } from '../../core/suggest.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { JOIN_TYPES, RANGE_OPS, type JoinSpec } from '../../core/types.ts';
 import { DEFAULT_ROW_GROUP_SIZE, MIN_SF, queryTextSync, WORKLOAD_NAMES, WORKLOADS, type WorkloadDataSpec, type WorkloadName } from '../workloads/workloads.ts';
@@ -248,6 +249,8 @@ export interface Experiment {
   readonly baseline: string;
   /** Time limit of one run in seconds (`timeout`), or null: none. */
   readonly timeout: number | null;
+  /** Config overrides from the command line (`joinlab run --set k=v`), applied to every variant: dotted keys, converted. */
+  readonly set: Record<string, unknown>;
 }
 
 /**
@@ -397,7 +400,8 @@ class Problems {
     if (issue.code === 'unrecognized_keys') {
       const shape = schemaKeys(schema, issue.path as PathPart[]);
       const known = shape.length ? `; expected one of: ${shape.join(', ')}` : '';
-      this.fail([...parts, issue.keys[0]!], `unknown key${known}`);
+      const close = closestName(String(issue.keys[0]!), shape);
+      this.fail([...parts, issue.keys[0]!], `unknown key${close !== null ? ` (did you mean '${close}'?)` : ''}${known}`);
     }
     const message = issue.message.replace(/^Invalid (option|input): /, '');
     const got = valueAt(value, issue.path as PathPart[]);
@@ -435,6 +439,14 @@ export interface ParseExperimentOptions {
   readonly baseDir?: string;
   /** Shown in error messages (default: '<inline>'). */
   readonly source?: string;
+  /**
+   * `KEY=VALUE` config overrides (`joinlab run --set`), applied over every variant's config, after
+   * the file's own; validated like a `--set` anywhere (an unknown key or a bad value is an error
+   * naming `--set`). `threads` sets the experiment's `threads` (joinlab's and DuckDB's alike).
+   */
+  readonly set?: readonly string[];
+  /** Timed runs per variant, instead of the file's `repeat` (`joinlab run --repeat N`). */
+  readonly repeat?: number;
 }
 
 function resolvePath(baseDir: string, p: string): string {
@@ -581,7 +593,19 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
   const baseDir = options.baseDir ?? process.cwd();
   const p: Problems = new Problems(source);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail([], 'expected an object with name, data, join and variants');
-  const top = p.parse(topSchema, raw, []);
+  const parsedTop = p.parse(topSchema, raw, []);
+  const cliSet = commandLineOverrides(options.set ?? []);
+  if (options.repeat !== undefined && !(Number.isInteger(options.repeat) && options.repeat > 0)) throw new ConfigError(`--repeat expects a positive integer, got ${options.repeat}`);
+  const top = {
+    ...parsedTop,
+    ...(options.repeat !== undefined ? { repeat: options.repeat } : {}),
+    ...(typeof cliSet.threads === 'number' ? { threads: cliSet.threads } : {}),
+  };
+  if (top.orders > 0) {
+    for (const key of JOIN_ORDER_KEYS) {
+      if (key in cliSet) throw new ConfigError(`--set ${key}: not allowed with orders: ${top.orders} (every variant runs under sql.joinOrder cost and random:1 … random:${top.orders})`, key);
+    }
+  }
 
   // data + join, sql + tables, or datasets
   const datasets: Dataset[] = [];
@@ -640,9 +664,16 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     if ('threads' in overrides || 'threads' in base) {
       p.fail('threads' in overrides ? [...at, 'config', 'threads'] : ['config', 'threads'], "set threads at the top of the experiment (DuckDB runs at the same count), not in a config");
     }
-    const merged: Record<string, unknown> = { ...base, ...overrides, threads: top.threads };
+    const { threads: _threads, extensions: cliExtensions, ...cliRest } = cliSet;
+    const merged: Record<string, unknown> = { ...base, ...overrides, ...cliRest, threads: top.threads };
     const ownExt = (x: unknown) => (Array.isArray(x) ? x.map((s) => (typeof s === 'string' ? resolveExtension(baseDir, s) : s)) : x);
-    const exts = [...extensions, ...((ownExt(base.extensions) as unknown[] | undefined) ?? []), ...((ownExt(overrides.extensions) as unknown[] | undefined) ?? [])];
+    const exts = [
+      ...extensions,
+      ...((ownExt(base.extensions) as unknown[] | undefined) ?? []),
+      ...((ownExt(overrides.extensions) as unknown[] | undefined) ?? []),
+      // --set extensions=… names modules relative to the working directory, as on the command line
+      ...((cliExtensions as string[] | undefined) ?? []).map((e) => resolveExtension(process.cwd(), e)),
+    ];
     if (!Array.isArray(overrides.extensions ?? []) || !Array.isArray(base.extensions ?? [])) {
       const where = !Array.isArray(overrides.extensions ?? []) ? [...at, 'config', 'extensions'] : ['config', 'extensions'];
       p.fail(where, 'expected a list of extension paths');
@@ -687,7 +718,24 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     orders: top.orders,
     baseline: top.baseline ?? names[0]!,
     timeout: top.timeout ?? null,
+    set: cliSet,
   };
+}
+
+/**
+ * `--set KEY=VALUE`… as dotted keys with converted values, validated on their own first (an unknown
+ * key or a bad value names `--set`, not a variant: it is in no variant of the file).
+ */
+function commandLineOverrides(set: readonly string[]): Record<string, unknown> {
+  if (set.length === 0) return {};
+  const flat = applyOverrides({}, set);
+  try {
+    parseConfig(flat);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new ConfigError(`--set: ${e.message}`, e.key);
+    throw e;
+  }
+  return flat;
 }
 
 function defaultDatasetName(data: DataSpec): string {
@@ -706,8 +754,11 @@ export function parseExperimentText(text: string, options: ParseExperimentOption
   return parseExperiment(raw, { ...options, source });
 }
 
+/** What the command line adds to an experiment file: `--set` overrides and `--repeat`. */
+export type ExperimentOverrides = Pick<ParseExperimentOptions, 'set' | 'repeat'>;
+
 /** Reads and validates an experiment file; relative paths inside it resolve against its directory. */
-export async function loadExperiment(file: string): Promise<Experiment> {
+export async function loadExperiment(file: string, overrides: ExperimentOverrides = {}): Promise<Experiment> {
   const abs = resolve(file);
   let text: string;
   try {
@@ -716,5 +767,5 @@ export async function loadExperiment(file: string): Promise<Experiment> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FileNotFoundError(file);
     throw e;
   }
-  return parseExperimentText(text, { source: abs, baseDir: dirname(abs), format: extname(abs).toLowerCase() === '.json' ? 'json' : 'yaml' });
+  return parseExperimentText(text, { ...overrides, source: abs, baseDir: dirname(abs), format: extname(abs).toLowerCase() === '.json' ? 'json' : 'yaml' });
 }

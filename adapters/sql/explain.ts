@@ -29,6 +29,8 @@ export interface JoinExec {
   readonly scan: JoinStreamScan;
   /** The planner's estimate of its output rows (cardinality.ts), when it made one. */
   readonly estimate?: number;
+  /** WHERE conjuncts applied to the join's output rows (a WHERE above an outer join), as bound. */
+  readonly post?: readonly SqlExpr[];
 }
 
 
@@ -89,7 +91,8 @@ export function joinNode(exec: JoinExec, children: readonly ExplainNode[]): Expl
       details.push(`inputs: ${sum('buildRows')} build rows, ${sum('probeRows')} probe rows`);
     }
   } else details.push('not run');
-  if (exec.scan.rowFilter !== null) details.push('then: WHERE above the join');
+  // the predicate itself, as text (it used to say only "WHERE")
+  if (exec.scan.rowFilter !== null) details.push(exec.post !== undefined && exec.post.length > 0 ? `then: WHERE ${exec.post.map(sqlText).join(' AND ')} (above the join)` : 'then: WHERE above the join');
   return { label: `${exec.type.toUpperCase().replace('-', ' ')} JOIN`, details, children };
 }
 

@@ -398,7 +398,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
       if (l !== null && r !== null && l.target !== r.target) ctx.sip.keys.push({ join: req, type, nullEqualsNull: req.nullEqualsNull, nullAware: req.nullAware === true, left: l, right: r, text: on[k]! });
     }
   }
-  const exec: JoinExec = { type, on, keys: req.keys, range: useRange ? range : null, filter: useRange ? filter : filterAll, nullEqualsNull: req.nullEqualsNull, scan, ...(req.estimate !== undefined ? { estimate: req.estimate } : {}) };
+  const exec: JoinExec = { type, on, keys: req.keys, range: useRange ? range : null, filter: useRange ? filter : filterAll, nullEqualsNull: req.nullEqualsNull, scan, ...(req.estimate !== undefined ? { estimate: req.estimate } : {}), ...(req.rowFilter.length > 0 ? { post: req.rowFilter } : {}) };
   done(exec);
   return {
     input: scan,

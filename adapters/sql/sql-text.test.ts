@@ -20,3 +20,12 @@ it('prints WHERE conditions as SQL: LIKE, folded date arithmetic, IN, nested AND
   expect(await where('a IN (1, 2) AND (b = 1 OR c IS NULL)')).toBe('a IN (1, 2) AND (b = 1 OR c IS NULL)');
   expect(await where("t.x || 'y' = 'zy'")).toBe("t.x || 'y' = 'zy'");
 });
+
+it("names a planner's own columns (a NUL-prefixed name) by what they stand for", () => {
+  const col = (name: string) => ({ kind: 'column', names: [name] }) as const;
+  const cmp = (r: string) => sqlText({ kind: 'compare', op: '>', left: { kind: 'column', names: ['o', 'amount'] }, right: col(r) } as unknown as Parameters<typeof sqlText>[0]);
+  expect(cmp('\u0000s0a0')).toBe('o.amount > (subquery)');
+  expect(cmp('\u0000s3k1')).toBe('o.amount > (subquery key)');
+  expect(cmp('\u0000a2')).toBe('o.amount > (aggregate)');
+  expect(cmp('\u0000mark')).toBe('o.amount > (mark)');
+});

@@ -39,12 +39,26 @@ function foldedOrNull(e: SqlExpr): SqlExpr | null {
   }
 }
 
+/**
+ * A column the planner made itself (its name starts with a NUL, which no query can write) as what
+ * it stands for: a decorrelated subquery's value or key, a mark, an aggregate — not a NUL on the
+ * terminal.
+ */
+function internalName(name: string): string {
+  const n = name.slice(1);
+  if (/^s\d+a\d+$/.test(n)) return '(subquery)';
+  if (/^s\d+k\d+$/.test(n)) return '(subquery key)';
+  if (n === 'mark') return '(mark)';
+  if (/^[agr]\d+$/.test(n)) return '(aggregate)';
+  return `(${n})`;
+}
+
 /** `e` as SQL text (see the module comment). */
 export function sqlText(e: SqlExpr): string {
   const inner = (x: SqlExpr): string => (x.kind === 'and' || x.kind === 'or' ? `(${sqlText(x)})` : sqlText(x));
   switch (e.kind) {
     case 'column':
-      return e.names.join('.');
+      return e.names.some((n) => n.startsWith('\u0000')) ? internalName(e.names.find((n) => n.startsWith('\u0000'))!) : e.names.join('.');
     case 'star':
       return e.relation === null ? '*' : `${e.relation}.*`;
     case 'constant':

@@ -91,6 +91,11 @@ describe('sqllogictest runner', () => {
       expect(s.outcomes.map((o) => o.status)).toEqual(['passed', 'failed', 'failed', 'failed', 'passed']);
       expect(s.outcomes[2]!.reason).toMatch(/row 3: got '2', expected '5'/);
       expect(s.outcomes[3]!.reason).toMatch(/values hash to [0-9a-f]{32}/);
+      // a failure carries the text that ran and both answers, in the expected block's form
+      expect(s.outcomes[1]).toMatchObject({ sql: 'SELECT 1', reason: 'statement succeeded, an error was expected' });
+      expect(s.outcomes[1]!.expected).toBeUndefined();
+      expect(s.outcomes[2]).toMatchObject({ sql: 'SELECT t.k FROM t JOIN t AS u ON t.k = u.k', expected: ['0', '1', '5'], actual: ['0', '1', '2'] });
+      expect(s.outcomes[3]).toMatchObject({ expected: ['3 values hashing to 00000000000000000000000000000000'], actual: ['3 values hashing to 996dc30fa92a088d53929ed16588ec72'] });
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

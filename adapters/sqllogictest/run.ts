@@ -33,6 +33,12 @@ export interface SltOutcome {
   readonly status: 'passed' | 'failed' | 'skipped';
   /** Why it failed or was skipped. */
   readonly reason?: string;
+  /** A failed record: its statement or query text. */
+  readonly sql?: string;
+  /** A failed query: the expected block as the file writes it (rows tab-separated, or `N values hashing to H`). */
+  readonly expected?: readonly string[];
+  /** A failed query that ran: joinlab's answer in the expected block's form (sorted as the record says). */
+  readonly actual?: readonly string[];
 }
 
 export interface SltSummary {
@@ -101,9 +107,10 @@ export async function runSltFile(path: string, engine: SqlEngine, onRecord: (o: 
         error = (e as Error).message;
       }
       if (r.expect === 'maybe') return { ...at, status: 'passed' };
-      if (r.expect === 'ok') return error === null ? { ...at, status: 'passed' } : { ...at, status: 'failed', reason: `statement failed: ${error}` };
-      if (error === null) return { ...at, status: 'failed', reason: 'statement succeeded, an error was expected' };
-      if (r.error !== null && r.error !== '' && !error.includes(r.error.trim())) return { ...at, status: 'failed', reason: `error '${error}' does not contain '${r.error.trim()}'` };
+      const failed = { ...at, status: 'failed', sql: r.sql } as const;
+      if (r.expect === 'ok') return error === null ? { ...at, status: 'passed' } : { ...failed, reason: `statement failed: ${error}` };
+      if (error === null) return { ...failed, reason: 'statement succeeded, an error was expected' };
+      if (r.error !== null && r.error !== '' && !error.includes(r.error.trim())) return { ...failed, reason: `error '${error}' does not contain '${r.error.trim()}'` };
       return { ...at, status: 'passed' };
     }
     tables ??= await sessionTables(duck);
@@ -112,12 +119,13 @@ export async function runSltFile(path: string, engine: SqlEngine, onRecord: (o: 
       result = await runSql(engine, r.sql, tables, { duck });
     } catch (e) {
       if (e instanceof UnsupportedSqlError) return { ...at, status: 'skipped', reason: e.message };
-      return { ...at, status: 'failed', reason: `joinlab: ${(e as Error).message}` };
+      return { ...at, status: 'failed', reason: `joinlab: ${(e as Error).message}`, sql: r.sql, expected: expectedLines(r) };
     }
     const rows = await printed(duck, result.table);
-    if (rows.length > 0 && rows[0]!.length !== r.types.length) return { ...at, status: 'failed', reason: `${rows[0]!.length} columns, the record says ${r.types.length}` };
+    const failed = { ...at, status: 'failed', sql: r.sql, expected: expectedLines(r), actual: actualLines(rows, r) } as const;
+    if (rows.length > 0 && rows[0]!.length !== r.types.length) return { ...failed, reason: `${rows[0]!.length} columns, the record says ${r.types.length}` };
     const problem = compareExpected(rows, r);
-    return problem === null ? { ...at, status: 'passed' } : { ...at, status: 'failed', reason: problem };
+    return problem === null ? { ...at, status: 'passed' } : { ...failed, reason: problem };
   }
 }
 
@@ -140,22 +148,53 @@ async function printed(duck: DuckDBSession, table: Table): Promise<string[][]> {
   return rows.map((r) => r.map(String));
 }
 
-function compareExpected(rows: string[][], r: Extract<SltRecord, { kind: 'query' }>): string | null {
+type QueryRecord = Extract<SltRecord, { kind: 'query' }>;
+
+/** The result's values in the record's order: rows sorted for `rowsort`, values sorted for `valuesort`. */
+function sortedValues(rows: string[][], r: QueryRecord): { rows: string[][]; values: string[] } {
   const actual = rows.map((row) => [...row]);
   if (r.sort === 'rowsort') actual.sort((a, b) => cmpRows(a, b));
   let values = actual.flat();
   if (r.sort === 'valuesort') values = [...values].sort();
+  return { rows: actual, values };
+}
+
+function md5Values(values: readonly string[]): string {
+  return createHash('md5')
+    .update(values.map((v) => `${v}\n`).join(''))
+    .digest('hex');
+}
+
+/** Whether the expected block lists one value per line (several columns, one value a line). */
+function onePerLine(r: QueryRecord, values: number): boolean {
+  return 'rows' in r.expected && r.types.length > 1 && r.expected.rows.every((e) => e.length === 1) && r.expected.rows.length === values;
+}
+
+/** The record's expected block, as the file writes it (a failure prints it). */
+function expectedLines(r: QueryRecord): string[] {
+  if ('hash' in r.expected) return [`${r.expected.values} values hashing to ${r.expected.hash}`];
+  return r.expected.rows.map((row) => row.join('\t'));
+}
+
+/** joinlab's answer in the expected block's form: hashed, one value a line, or rows (tab-separated). */
+function actualLines(rows: string[][], r: QueryRecord): string[] {
+  const s = sortedValues(rows, r);
+  if ('hash' in r.expected) return [`${s.values.length} values hashing to ${md5Values(s.values)}`];
+  if (r.sort === 'valuesort' || onePerLine(r, s.values.length)) return s.values;
+  return s.rows.map((row) => row.join('\t'));
+}
+
+function compareExpected(rows: string[][], r: QueryRecord): string | null {
+  const { values } = sortedValues(rows, r);
   if ('hash' in r.expected) {
-    const hash = createHash('md5')
-      .update(values.map((v) => `${v}\n`).join(''))
-      .digest('hex');
+    const hash = md5Values(values);
     if (values.length !== r.expected.values) return `${values.length} values, expected ${r.expected.values}`;
     return hash === r.expected.hash ? null : `values hash to ${hash}, expected ${r.expected.hash}`;
   }
   const expectedRows = r.expected.rows;
   const cols = r.types.length;
   // one value per line instead of one row per line
-  const perValue = cols > 1 && expectedRows.every((e) => e.length === 1) && expectedRows.length === values.length;
+  const perValue = onePerLine(r, values.length);
   let expected = perValue ? expectedRows.map((e) => e[0]!) : expectedRows.flat();
   if (r.sort === 'valuesort') expected = [...expected].sort();
   if (r.sort === 'rowsort' && !perValue) {

@@ -18,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { parseByteSize } from '../memory/pool.ts';
+import { didYouMean } from '../suggest.ts';
 
 const strategyName = z.string().regex(/^[A-Za-z0-9_.\-]+$/, 'a strategy name (letters, digits, . _ -)');
 const positiveInt = z.number().int().positive();
@@ -215,7 +216,8 @@ export function parseConfig(input: unknown = {}): Config {
   const issue = result.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
-    throw new ConfigError(`unknown config key '${key}'; known keys: ${CONFIG_KEYS.join(', ')}`, key);
+    // the closest key, not all ~90 of them (~1,900 characters); `joinlab config` lists every key
+    throw new ConfigError(`unknown config key '${key}'${didYouMean(key, CONFIG_KEYS)} (joinlab config lists every key)`, key);
   }
   const key = issue.path.join('.');
   const value = key in flat ? ` (got ${JSON.stringify(flat[key])})` : '';
