@@ -1,0 +1,64 @@
+/**
+ * CSV as a CLI input: `joinlab join --left a.csv --right b.parquet` and `joinlab sql --data DIR`
+ * with a `.csv` file in DIR, each equal to DuckDB's answer on the same files; a malformed CSV input
+ * exits 2 with one line naming the file and line.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareResults, formatComparison } from '../duckdb/compare.ts';
+import { DuckDBSession } from '../duckdb/session.ts';
+import { readTable } from '../io/index.ts';
+import { runCli } from './test-helpers.ts';
+
+let dir: string;
+let duck: DuckDBSession;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'joinlab-cli-csv-'));
+  duck = await DuckDBSession.open({ threads: 1 });
+  const lines = ['id,cid,amount,note'];
+  for (let i = 0; i < 500; i++) lines.push(`${i},${i % 9 === 0 ? '' : i % 7},${(i * 37) % 101},"n ${i % 4}"`);
+  await writeFile(join(dir, 'orders.csv'), lines.join('\r\n') + '\r\n');
+  await duck.run(`COPY (SELECT range::INTEGER AS cid, 'c' || range AS name FROM range(5)) TO '${dir}/customers.parquet' (FORMAT parquet)`);
+});
+afterAll(async () => {
+  await duck.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('CSV inputs on the command line', () => {
+  it('join --left a.csv --right b.parquet equals DuckDB', async () => {
+    const out = join(dir, 'joined.parquet');
+    const r = await runCli(['join', '--left', `${dir}/orders.csv`, '--right', `${dir}/customers.parquet`, '--on', 'cid=cid', '--type', 'left', '--select', 'id,amount,note,name', '--set', 'batchSize=64', '--out', out]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const expected = await duck.query(`SELECT l.id, l.amount, l.note, r.name FROM read_csv('${dir}/orders.csv', allow_quoted_nulls = false) l LEFT JOIN '${dir}/customers.parquet' r ON l.cid = r.cid`);
+    const c = compareResults(await readTable(out), expected);
+    expect(c.equal, formatComparison(c)).toBe(true);
+    expect(c.actualRows).toBe(500);
+  });
+
+  it('sql --data DIR reads the .csv file as a table and compares equal to DuckDB', async () => {
+    const sql = 'SELECT c.name, count(*) AS n, sum(o.amount) AS total FROM orders o JOIN customers c ON o.cid = c.cid GROUP BY c.name ORDER BY c.name';
+    const r = await runCli(['sql', sql, '--data', dir, '--compare', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.rows).toBe(5);
+    expect(report.compare.equal).toBe(true);
+    expect(report.scans.map((s: { table: string }) => s.table).sort()).toEqual(['customers', 'orders']);
+    const ours = await runCli(['sql', 'SELECT count(*) AS n FROM orders WHERE cid IS NULL', '--table', `orders=${dir}/orders.csv`, '--json']);
+    expect(ours.code).toBe(0);
+    expect(JSON.parse(ours.stdout).rows).toBe(1);
+  });
+
+  it('a malformed CSV input exits 2 with one line naming file and line', async () => {
+    await writeFile(join(dir, 'bad.csv'), 'a,b\n1,2\n3,"open\n');
+    const r = await runCli(['join', '--left', `${dir}/bad.csv`, '--right', `${dir}/customers.parquet`, '--on', 'a=cid']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/bad\.csv: line 3: a quoted field is never closed/);
+  });
+});
