@@ -1,9 +1,10 @@
 /**
  * CSV as a CLI input: `joinlab join --left a.csv --right b.parquet` and `joinlab sql --data DIR`
- * with a `.csv` file in DIR, each equal to DuckDB's answer on the same files; a malformed CSV input
+ * with a `.csv` file in DIR, and `joinlab run` on an experiment whose data files are CSV and
+ * Parquet, each equal to DuckDB's answer on the same files; a malformed CSV input
  * exits 2 with one line naming the file and line.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,17 @@ describe('CSV inputs on the command line', () => {
     const ours = await runCli(['sql', 'SELECT count(*) AS n FROM orders WHERE cid IS NULL', '--table', `orders=${dir}/orders.csv`, '--json']);
     expect(ours.code).toBe(0);
     expect(JSON.parse(ours.stdout).rows).toBe(1);
+  });
+
+  it('run: an experiment whose data files are CSV and Parquet, at parity with DuckDB', async () => {
+    const exp = join(dir, 'exp.yaml');
+    await writeFile(exp, 'name: csv files\ndata: { left: orders.csv, right: customers.parquet }\njoin: { type: inner, on: cid=cid }\nvariants: [{ name: auto, config: {} }]\nrepeat: 1\nwarmup: 0\n');
+    const r = await runCli(['run', exp, '--out', join(dir, 'exp-out')]);
+    expect(r.code, r.stderr).toBe(0);
+    const n = Number((await duck.queryRows(`SELECT count(*) FROM read_csv('${dir}/orders.csv', allow_quoted_nulls = false) l JOIN '${dir}/customers.parquet' r ON l.cid = r.cid`))[0]![0]);
+    const results = JSON.parse(await readFile(join(dir, 'exp-out', 'results.json'), 'utf8'));
+    expect(results.datasets[0].files.left.rows).toBe(500);
+    expect(results.datasets[0].variants[0]).toMatchObject({ status: 'ok', rows: n, parity: { equal: true } });
   });
 
   it('a malformed CSV input exits 2 with one line naming file and line', async () => {
