@@ -8,9 +8,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DateDay, Float64, Int32, Int64, Table, TimestampMicrosecond, Utf8, vectorFromArray } from 'apache-arrow';
+import { DateDay, Float64, Int32, Int64, makeData, makeVector, Table, TimestampMicrosecond, TimestampNanosecond, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CorruptFileError } from '../../core/errors.ts';
+import { CorruptFileError, FileNotFoundError } from '../../core/errors.ts';
 import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
@@ -73,6 +73,12 @@ describe('CSV read compared with DuckDB', () => {
     expect(types(t)).toEqual(['b:Bool', 'i:Int32', 'big:Int64', 'f:Float64', 'd:Date32<DAY>', 'ts:Timestamp<MICROSECOND>', 's:Utf8', 'allnull:Utf8']);
     expect(t.getChild('big')!.get(0)).toBe(9000000000n);
     expect(t.getChild('ts')!.type).toBeInstanceOf(TimestampMicrosecond);
+  });
+
+  it('TIMESTAMPTZ: values with an offset are UTC instants', async () => {
+    const t = await expectSameAsDuckDB(await file('tz.csv', 'ts\n2024-01-02 03:04:05+02\n2024-06-30T23:59:59.5Z\n1999-12-31 12:00:00-05:30\n'));
+    expect(types(t)).toEqual(['ts:Timestamp<MICROSECOND, UTC>']);
+    expect(t.getChild('ts')!.get(0)).toBe(Date.UTC(2024, 0, 2, 1, 4, 5));
   });
 
   it('header only and empty files', async () => {
@@ -179,6 +185,26 @@ describe('round trip of joinlab CSV output, header option, helpers', () => {
     expect(types(back)).toEqual(['i:Int32', 'big:Int64', 'f:Float64', 'd:Date32<DAY>', 's:Utf8']);
     const r = compareResults(back, t);
     expect(r.equal, formatComparison(r)).toBe(true);
+  });
+
+  it('timestamps in nanoseconds and with a time zone read back exactly', async () => {
+    const ns = [1_704_164_645_123_456_789n, -1n, 0n];
+    const valid = new Uint8Array([0b011]);
+    const ts = (type: TimestampNanosecond | TimestampMicrosecond, v: bigint[]) => makeVector(makeData({ type, length: 3, nullCount: 1, nullBitmap: valid, data: BigInt64Array.from(v) }));
+    const t = new Table({ ns: ts(new TimestampNanosecond(), ns), tz: ts(new TimestampMicrosecond('UTC'), [1_704_164_645_123_456n, 0n, 0n]) });
+    const p = join(dir, 'ts-ours.csv');
+    await writeTable(p, t);
+    const back = await readCsvFile(p);
+    expect(types(back)).toEqual(['ns:Timestamp<NANOSECOND>', 'tz:Timestamp<MICROSECOND, UTC>']);
+    expect(back.getChild('ns')!.data[0]!.values[0]).toBe(ns[0]);
+    expect(back.getChild('ns')!.data[0]!.values[1]).toBe(-1n);
+    const r = compareResults(back, t);
+    expect(r.equal, formatComparison(r)).toBe(true);
+  });
+
+  it('a missing file or a directory is a typed error', async () => {
+    await expect(readCsvFile(join(dir, 'nope.csv'))).rejects.toBeInstanceOf(FileNotFoundError);
+    await expect(readCsvFile(dir)).rejects.toThrow(/directory/);
   });
 
   it('header: false names columns column0..; quotedEmpties', async () => {

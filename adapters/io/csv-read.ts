@@ -43,7 +43,8 @@
  *   line, column, value and type instead (`readCsvBatches`, which streams, always raises: batches
  *   it already yielded cannot be retyped).
  * - bad input — a row with more or fewer fields than the header, an unterminated or misplaced
- *   quote, a record over csv-parse's size limit — is a `CsvReadError` (a `CorruptFileError`)
+ *   quote, a record over `MAX_RECORD_CHARS` (16 Mi characters, a guard against a runaway quote
+ *   buffering the rest of a huge file) — is a `CsvReadError` (a `CorruptFileError`)
  *   naming the file and the line the record starts on.
  *
  * Building: each batch is `batchSize` rows (default 8192, the engine passes its `batchSize`),
@@ -79,6 +80,7 @@ import {
   Utf8,
 } from 'apache-arrow';
 import { CorruptFileError } from '../../core/errors.ts';
+import { assertRegularFile } from '../../core/input-file.ts';
 import { daysFromCivil, monthDays } from '../../core/expr/calendar.ts';
 
 export type CsvColumnType = 'BOOLEAN' | 'INTEGER' | 'BIGINT' | 'DOUBLE' | 'DATE' | 'TIMESTAMP' | 'TIMESTAMP_NS' | 'TIMESTAMPTZ' | 'TIMESTAMPTZ_NS' | 'VARCHAR';
@@ -101,6 +103,8 @@ export interface CsvReadOptions {
 export const DEFAULT_SAMPLE_ROWS = 20480;
 const DEFAULT_BATCH_SIZE = 8192;
 const CHUNK_BYTES = 1 << 20;
+/** csv-parse's `max_record_size`: a runaway quote stops here instead of buffering the rest of the file. */
+export const MAX_RECORD_CHARS = 1 << 24;
 
 /** Malformed CSV: a ragged row, an unterminated quote; names the file and the record's first line. */
 export class CsvReadError extends CorruptFileError {
@@ -566,7 +570,7 @@ interface RawRecord {
 /** csv-parse over the file read in 1 MiB chunks; `relaxed` (the sample) takes ragged rows without an error. */
 function parserFor(path: string, delimiter: string, skipBlankLines: boolean, relaxed: boolean): { parser: Parser; close(): void } {
   const input = createReadStream(path, { highWaterMark: CHUNK_BYTES });
-  const parser = parse({ bom: true, raw: true, delimiter, skip_empty_lines: skipBlankLines, relax_column_count: relaxed });
+  const parser = parse({ bom: true, raw: true, delimiter, skip_empty_lines: skipBlankLines, relax_column_count: relaxed, max_record_size: MAX_RECORD_CHARS });
   input.on('error', (e) => parser.destroy(e));
   input.pipe(parser);
   return {
@@ -752,6 +756,7 @@ async function csvError(path: string, options: CsvReadOptions, e: unknown, width
   let detail = String(err.message).replace(/ (on|at) line \d+/, '').replace(/^[^:]*: /, '');
   if (err.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') detail = `a row of a different number of fields than the ${options.header ?? true ? 'header' : 'first row'} (${detail})`;
   else if (err.code === 'CSV_QUOTE_NOT_CLOSED') detail = 'a quoted field is never closed (unterminated quote)';
+  else if (err.code === 'CSV_MAX_RECORD_SIZE') detail = `a record longer than ${MAX_RECORD_CHARS} characters (an unterminated quote?)`;
   return new CsvReadError(path, line, detail, { cause: e });
 }
 
@@ -769,6 +774,7 @@ async function recordLine(path: string, options: CsvReadOptions, width: number, 
       delimiter: options.delimiter ?? ',',
       skip_empty_lines: width > 1,
       relax_column_count: true,
+      max_record_size: MAX_RECORD_CHARS,
       to: record,
       on_record: (r: string[], ctx: { bytes: number }) => {
         end = ctx.bytes;
@@ -820,6 +826,7 @@ async function recordLine(path: string, options: CsvReadOptions, width: number, 
  * value that does not fit its column widens the column and the file is read again.
  */
 export async function readCsvFile(path: string, options: CsvReadOptions = {}): Promise<Table> {
+  await assertRegularFile(path, 'input'); // a missing file, a directory, a FIFO: typed errors
   const layout = await sniffCsv(path, options);
   for (;;) {
     const batches: RecordBatch[] = [];
