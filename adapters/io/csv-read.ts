@@ -562,6 +562,9 @@ function builderFor(t: CsvColumnType, cap: number): ColumnBuilder {
 // Parsing
 // ------------------------------------------------------------------------------------------------
 
+/** No field of the record was a quoted empty one (shared: records with NULLs allocate nothing). */
+const NONE_QUOTED: ReadonlySet<number> = new Set();
+
 interface RawRecord {
   readonly record: string[];
   readonly raw: string;
@@ -652,11 +655,11 @@ export async function sniffCsv(path: string, options: CsvReadOptions = {}): Prom
       if (rows >= sampleRows) break;
       if (record.length !== names.length) continue; // a blank line, or a ragged row the read reports
       rows++;
-      let quoted: Set<number> | null = null;
+      let quoted: ReadonlySet<number> | null = null;
       for (let j = 0; j < record.length; j++) {
         const s = record[j]!;
         if (s === '') {
-          quoted ??= raw.includes('""') ? quotedEmpties(raw, delimiter) : new Set();
+          quoted ??= raw.includes('""') ? quotedEmpties(raw, delimiter) : NONE_QUOTED;
           if (!quoted.has(j)) continue;
         }
         cands[j]!.add(s);
@@ -716,13 +719,13 @@ async function* batchesOf(path: string, layout: CsvLayout, options: CsvReadOptio
     for await (const { record, raw } of parser as AsyncIterable<RawRecord>) {
       recordNo++;
       if (header && recordNo === 0) continue;
-      let quoted: Set<number> | null = null;
+      let quoted: ReadonlySet<number> | null = null;
       const byte = row >> 3;
       const bit = 1 << (row & 7);
       for (let j = 0; j < width; j++) {
         const s = record[j]!;
         if (s === '') {
-          quoted ??= raw.includes('""') ? quotedEmpties(raw, delimiter) : new Set();
+          quoted ??= raw.includes('""') ? quotedEmpties(raw, delimiter) : NONE_QUOTED;
           if (!quoted.has(j)) {
             nulls[j]!++;
             continue;
