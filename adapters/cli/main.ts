@@ -78,7 +78,7 @@ function buildProgram(ctx: RunContext): Command {
 
   program
     .command('sql')
-    .description("run a SELECT over Parquet / Arrow files on joinlab's operators (DuckDB parses); --compare checks it against DuckDB")
+    .description("run a SELECT over Parquet / Arrow / CSV files on joinlab's operators (DuckDB parses); --compare checks it against DuckDB")
     .argument('<query>', 'the SELECT statement')
     .option('--data <dir>', 'every .parquet / .arrow / .csv file in DIR, as a table named by its stem')
     .option('--table <name=file>', 'one table (repeatable; overrides --data)', collect, [])

@@ -87,7 +87,7 @@ export interface RunSqlOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Runs `sql` over `tables` (name -> Arrow table, Parquet / Arrow file path, or scan). */
+/** Runs `sql` over `tables` (name -> Arrow table, Parquet / Arrow / CSV file path, or scan). */
 export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Record<string, JoinInput>>, options: RunSqlOptions = {}): Promise<SqlResult> {
   const duck = options.duck ?? (await DuckDBSession.open({ threads: 1 }));
   let query: SelectQuery;
