@@ -212,6 +212,9 @@ describe('round trip of joinlab CSV output, header option, helpers', () => {
     expect(types(t)).toEqual(['column0:Int32', 'column1:Utf8']);
     expect(t.numRows).toBe(2);
     expect([...quotedEmpties('"",,"a""b",""\r', ',')]).toEqual([0, 3]);
+    const semi = await readCsvFile(await file('semi.csv', 'a;b\n1;"x;y"\n'), { delimiter: ';' });
+    expect([...semi.getChild('b')!]).toEqual(['x;y']);
+    await expect(readCsvFile(join(dir, 'semi.csv'), { delimiter: ';;' })).rejects.toThrow(/delimiter must be one character/);
   });
 });
 

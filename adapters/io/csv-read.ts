@@ -79,7 +79,7 @@ import {
   TimestampNanosecond,
   Utf8,
 } from 'apache-arrow';
-import { CorruptFileError } from '../../core/errors.ts';
+import { CorruptFileError, UsageError } from '../../core/errors.ts';
 import { assertRegularFile } from '../../core/input-file.ts';
 import { daysFromCivil, monthDays } from '../../core/expr/calendar.ts';
 
@@ -90,7 +90,7 @@ export interface CsvReadOptions {
   readonly batchSize?: number;
   /** The first record names the columns (default true); false: `column0`, `column1`, …. */
   readonly header?: boolean;
-  /** One character, default `,`. */
+  /** One character (not `"`, CR or LF), default `,`. */
   readonly delimiter?: string;
   /** Data rows the types are inferred from (default 20480). */
   readonly sampleRows?: number;
@@ -570,6 +570,13 @@ interface RawRecord {
   readonly raw: string;
 }
 
+/** The delimiter option: one character other than the quote, CR and LF. */
+function delimiterOf(options: CsvReadOptions): string {
+  const d = options.delimiter ?? ',';
+  if (d.length !== 1 || d === '"' || d === '\r' || d === '\n') throw new UsageError(`CSV delimiter must be one character other than '"', CR and LF, got ${JSON.stringify(d)}`);
+  return d;
+}
+
 /** csv-parse over the file read in 1 MiB chunks; `relaxed` (the sample) takes ragged rows without an error. */
 function parserFor(path: string, delimiter: string, skipBlankLines: boolean, relaxed: boolean): { parser: Parser; close(): void } {
   const input = createReadStream(path, { highWaterMark: CHUNK_BYTES });
@@ -638,7 +645,7 @@ export interface CsvLayout {
 
 /** Parses the header and the first `sampleRows` data rows and infers each column's type. */
 export async function sniffCsv(path: string, options: CsvReadOptions = {}): Promise<CsvLayout> {
-  const delimiter = options.delimiter ?? ',';
+  const delimiter = delimiterOf(options);
   const header = options.header ?? true;
   const sampleRows = options.sampleRows ?? DEFAULT_SAMPLE_ROWS;
   const { parser, close } = parserFor(path, delimiter, false, true);
@@ -695,7 +702,7 @@ export async function* readCsvBatches(path: string, layout: CsvLayout, options: 
 async function* batchesOf(path: string, layout: CsvLayout, options: CsvReadOptions): AsyncGenerator<RecordBatch> {
   const width = layout.names.length;
   if (width === 0) return;
-  const delimiter = options.delimiter ?? ',';
+  const delimiter = delimiterOf(options);
   const header = options.header ?? true;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const fields = layout.names.map((n, j) => new Field(n, arrowTypeOf(layout.types[j]!), true));
