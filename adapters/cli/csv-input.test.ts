@@ -54,6 +54,19 @@ describe('CSV inputs on the command line', () => {
     expect(JSON.parse(ours.stdout).rows).toBe(1);
   });
 
+  it('sort a.csv equals DuckDB ORDER BY; join on worker threads', async () => {
+    const out = join(dir, 'sorted.parquet');
+    const r = await runCli(['sort', `${dir}/orders.csv`, '--by', 'amount desc, id', '--set', 'batchSize=50', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const expected = await duck.query(`SELECT * FROM read_csv('${dir}/orders.csv', allow_quoted_nulls = false) ORDER BY amount DESC, id`);
+    const sorted = await readTable(out);
+    expect([...sorted.getChild('id')!]).toEqual([...expected.getChild('id')!].map(Number));
+    const threads = await runCli(['join', '--left', `${dir}/orders.csv`, '--right', `${dir}/customers.parquet`, '--on', 'cid=cid', '--set', 'threads=2', '--set', 'parallel.minProbeRows=0', '--set', 'parallel.minStartRows=0', '--set', 'batchSize=64', '--json']);
+    expect(threads.code, threads.stderr).toBe(0);
+    const n = Number((await duck.queryRows(`SELECT count(*) FROM read_csv('${dir}/orders.csv', allow_quoted_nulls = false) l JOIN '${dir}/customers.parquet' r ON l.cid = r.cid`))[0]![0]);
+    expect(JSON.parse(threads.stdout).rows).toBe(n);
+  });
+
   it('run: an experiment whose data files are CSV and Parquet, at parity with DuckDB', async () => {
     const exp = join(dir, 'exp.yaml');
     await writeFile(exp, 'name: csv files\ndata: { left: orders.csv, right: customers.parquet }\njoin: { type: inner, on: cid=cid }\nvariants: [{ name: auto, config: {} }]\nrepeat: 1\nwarmup: 0\n');

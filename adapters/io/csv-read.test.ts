@@ -14,7 +14,7 @@ import { CorruptFileError, FileNotFoundError } from '../../core/errors.ts';
 import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
-import { CsvReadError, CsvValueError, quotedEmpties, readCsvBatches, readCsvFile, sniffCsv } from './csv-read.ts';
+import { CsvReadError, CsvValueError, quotedEmpties, readCsvBatches, readCsvFile, readCsvFileShared, sniffCsv } from './csv-read.ts';
 import { writeTable } from './index.ts';
 import { openScan } from './open.ts';
 
@@ -205,6 +205,17 @@ describe('round trip of joinlab CSV output, header option, helpers', () => {
   it('a missing file or a directory is a typed error', async () => {
     await expect(readCsvFile(join(dir, 'nope.csv'))).rejects.toBeInstanceOf(FileNotFoundError);
     await expect(readCsvFile(dir)).rejects.toThrow(/directory/);
+  });
+
+  it('an unchanged file opened again while its table is alive is not parsed again', async () => {
+    const p = await file('shared.csv', 'a\n1\n');
+    const first = await readCsvFileShared(p, { batchSize: 10 });
+    expect(await readCsvFileShared(p, { batchSize: 10 })).toBe(first);
+    expect(await readCsvFileShared(p, { batchSize: 11 })).not.toBe(first);
+    await writeFile(p, 'a\n1\n2\n');
+    const changed = await readCsvFileShared(p, { batchSize: 10 });
+    expect(changed).not.toBe(first);
+    expect(changed.numRows).toBe(2);
   });
 
   it('header: false names columns column0..; quotedEmpties', async () => {
