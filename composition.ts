@@ -2,7 +2,7 @@
  * The composition root: the one place that knows every built-in part of joinlab and wires them
  * into the core engine — the join algorithms, hash-map layouts and pushdown policies (loaded by
  * module specifier, through exactly the path a configured `extensions: [...]` entry takes), the
- * input opener for Arrow tables and Parquet / Arrow IPC files (`adapters/io/open.ts`), and the
+ * input opener for Arrow tables and Parquet / Arrow IPC / CSV files (`adapters/io/open.ts`), and the
  * operators that are not joins (`Engine.sort`).
  *
  * `Engine` here is the core engine with these built-ins as its default runtime; `index.ts`
@@ -38,10 +38,10 @@ export const BUILTIN_EXTENSIONS: readonly string[] = [
   new URL('./adapters/io/extension.ts', import.meta.url).href,
 ];
 
-/** Built-in extensions plus Arrow tables, `.parquet`/`.pq` and `.arrow`/`.ipc`/`.feather` inputs. */
+/** Built-in extensions plus Arrow tables, `.parquet`/`.pq`, `.arrow`/`.ipc`/`.feather` and `.csv` inputs. */
 export const BUILTINS: EngineRuntime = {
   extensions: BUILTIN_EXTENSIONS,
-  openInput: (input, name) => openScan(input, name),
+  openInput: (input, name, options) => openScan(input, name, { csv: { batchSize: options?.batchSize } }),
 };
 
 /** Sort keys: `"a desc nulls first, b"` (the CLI's `--by`) or the parsed list. */

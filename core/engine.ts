@@ -103,8 +103,11 @@ export interface EngineOptions {
 export interface EngineRuntime {
   /** Extension module specifiers loaded before the configured `extensions`, in order. */
   readonly extensions: readonly string[];
-  /** Turns a table or a file path into a scan (`name` is the side: 'left' or 'right'). */
-  openInput(input: Table | string, name: string): Promise<Scan>;
+  /**
+   * Turns a table or a file path into a scan (`name` is the side: 'left' or 'right'); `options`
+   * carries the engine's `batchSize` for inputs decoded into batches of the opener's making (CSV).
+   */
+  openInput(input: Table | string, name: string, options?: { readonly batchSize?: number }): Promise<Scan>;
 }
 
 /** No built-ins: an engine that only runs configured extensions over `Scan` inputs. */
@@ -166,7 +169,7 @@ export class Engine {
 
   /** `input` as a scan: itself, or opened by the runtime (`name` names it in errors: 'left', 'right', 'input'). */
   protected openInput(input: JoinInput, name: string): Promise<Scan> {
-    return isScan(input) ? Promise.resolve(input) : this.runtime.openInput(input, name);
+    return isScan(input) ? Promise.resolve(input) : this.runtime.openInput(input, name, { batchSize: this.config.batchSize });
   }
 
   /** The strategy `join` names (the configured one by default): an algorithm, or a planner such as `auto`. */

@@ -70,9 +70,9 @@ function buildProgram(ctx: RunContext): Command {
 
   program
     .command('join')
-    .description('run one join over two files (.parquet, .arrow) and write or summarise the result')
-    .requiredOption('--left <file>', 'left input (.parquet or .arrow)')
-    .requiredOption('--right <file>', 'right input (.parquet or .arrow)')
+    .description('run one join over two files (.parquet, .arrow, .csv) and write or summarise the result')
+    .requiredOption('--left <file>', 'left input (.parquet, .arrow or .csv)')
+    .requiredOption('--right <file>', 'right input (.parquet, .arrow or .csv)')
     .option('--on <pairs>', 'equi-keys: LEFT=RIGHT[,LEFT2=RIGHT2...]')
     .option('--range <pred>', 'range predicate: "LEFT OP RIGHT" with OP in < <= > >=')
     .addOption(new Option('--type <type>', 'join type').choices(JOIN_TYPES).default('inner'))
@@ -92,9 +92,9 @@ function buildProgram(ctx: RunContext): Command {
 
   program
     .command('sql')
-    .description("run a SELECT over Parquet / Arrow files on joinlab's operators (DuckDB parses); --compare checks it against DuckDB")
+    .description("run a SELECT over Parquet / Arrow / CSV files on joinlab's operators (DuckDB parses); --compare checks it against DuckDB")
     .argument('<query>', 'the SELECT statement')
-    .option('--data <dir>', 'every .parquet / .arrow file in DIR, as a table named by its stem')
+    .option('--data <dir>', 'every .parquet / .arrow / .csv file in DIR, as a table named by its stem')
     .option('--table <name=file>', 'one table (repeatable; overrides --data)', collect, [])
     .option('--config <file>', 'config file (JSON or YAML)')
     .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
@@ -140,8 +140,8 @@ function buildProgram(ctx: RunContext): Command {
 
   program
     .command('sort')
-    .description('sort one file (.parquet, .arrow) by columns; past memoryLimit sorted runs are spilled to disk and merged')
-    .argument('<input>', 'input file (.parquet or .arrow)', nonEmptyPath('sort'))
+    .description('sort one file (.parquet, .arrow, .csv) by columns; past memoryLimit sorted runs are spilled to disk and merged')
+    .argument('<input>', 'input file (.parquet, .arrow or .csv)', nonEmptyPath('sort'))
     .requiredOption('--by <keys>', 'sort keys: "COLUMN [ASC|DESC] [NULLS FIRST|LAST][, COLUMN2 ...]" (default ASC NULLS LAST)')
     .option('--config <file>', 'config file (JSON or YAML)')
     .option('--set <key=value>', 'override one config key (repeatable), e.g. memoryLimit=256MB, batchSize=4096', collect, [])

@@ -1,13 +1,14 @@
 /**
  * `joinlab sql "SELECT …" --data DIR | --table name=FILE … [--config F] [--set k=v] [--compare]
  * [--explain] [--out FILE] [--json]`: runs a query on joinlab's operators (`Engine.sql`) over
- * Parquet / Arrow files, and with `--compare` runs the same text in DuckDB on the same files and
+ * Parquet / Arrow / CSV files, and with `--compare` runs the same text in DuckDB on the same files and
  * reports equal, or the missing and extra rows (exit 1). `--explain` prints the plan that ran as a
  * tree (adapters/sql/explain.ts): per join its algorithm, keys, strategies and published filter,
  * per table the filters in force in its scan and the containers pruned, per operator rows and
  * time — read after the run, like DuckDB's EXPLAIN ANALYZE.
  *
- * Tables: `--data DIR` names every Parquet / Arrow file in DIR by its stem; `--table name=FILE`
+ * Tables: `--data DIR` names every Parquet / Arrow / CSV file in DIR by its stem (a CSV file's
+ * header names its columns and their types are inferred, adapters/io/csv-read.ts); `--table name=FILE`
  * adds or overrides one. A name given twice, a missing file, or a file of another format is a
  * `UsageError` before any query runs.
  *
@@ -43,6 +44,8 @@ export interface SqlCommandOptions {
 
 const PARQUET = new Set(['.parquet', '.pq']);
 const ARROW = new Set(['.arrow', '.ipc', '.feather']);
+const CSV = new Set(['.csv']);
+const readable = (ext: string) => PARQUET.has(ext) || ARROW.has(ext) || CSV.has(ext);
 
 /** name -> absolute file path, from `--data` then `--table` (which may override a `--data` name). */
 export async function sqlTables(opts: Pick<SqlCommandOptions, 'data' | 'table'>): Promise<Record<string, string>> {
@@ -56,7 +59,7 @@ export async function sqlTables(opts: Pick<SqlCommandOptions, 'data' | 'table'>)
     }
     for (const f of names.sort()) {
       const ext = extname(f).toLowerCase();
-      if (!PARQUET.has(ext) && !ARROW.has(ext)) continue;
+      if (!readable(ext)) continue;
       const stem = basename(f, extname(f));
       if (stem in out) throw new UsageError(`--data ${opts.data}: two files are named '${stem}' (${basename(out[stem]!)} and ${f})`);
       out[stem] = resolve(opts.data, f);
@@ -71,18 +74,21 @@ export async function sqlTables(opts: Pick<SqlCommandOptions, 'data' | 'table'>)
     given.add(name);
     const path = resolve(t.slice(eq + 1));
     const ext = extname(path).toLowerCase();
-    if (!PARQUET.has(ext) && !ARROW.has(ext)) throw new UsageError(`--table ${name}=${t.slice(eq + 1)}: expected a .parquet or .arrow file`);
+    if (!readable(ext)) throw new UsageError(`--table ${name}=${t.slice(eq + 1)}: expected a .parquet, .arrow or .csv file`);
     out[name] = path;
   }
-  if (Object.keys(out).length === 0) throw new UsageError('sql needs tables: --data DIR (its .parquet / .arrow files) or --table NAME=FILE');
+  if (Object.keys(out).length === 0) throw new UsageError('sql needs tables: --data DIR (its .parquet / .arrow / .csv files) or --table NAME=FILE');
   return out;
 }
 
 /** Runs the command; false when `--compare` found a difference. */
 export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promise<boolean> {
   const tables = await sqlTables(opts);
-  for (const [name, path] of Object.entries(tables)) await openScan(path, name); // typed errors for missing / corrupt files, before the query
   const config = await loadConfig({ file: opts.config, set: opts.set });
+  // typed errors for missing / corrupt files, before the query; held until it ends, so the query
+  // reuses a CSV table parsed here (adapters/io/csv-read.ts) instead of parsing it again
+  const opened = [];
+  for (const [name, path] of Object.entries(tables)) opened.push(await openScan(path, name, { csv: { batchSize: config.batchSize } }));
   const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
   // DuckDB opens only for --compare, and after joinlab's run: its start-up is in neither time
   let duck: DuckDBSession | null = null;
@@ -134,6 +140,7 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
     }
     return comparison === null || comparison.equal;
   } finally {
+    opened.length = 0;
     await duck?.close();
   }
 }

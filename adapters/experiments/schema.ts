@@ -12,7 +12,7 @@
  *
  *   name, description?
  *   data: { generator: star|sparse|skewed|unsorted|range, params?, seed? (1), rowGroupSize? (10240) }
- *       | { left: FILE, right: FILE }             (Parquet or Arrow IPC, relative to the file)
+ *       | { left: FILE, right: FILE }             (Parquet, Arrow IPC or CSV, relative to the file)
  *   join: { type, on?, range?, filter?, select?, nullEqualsNull?, nullAware? }   (as `JoinSpecInput`)
  *   -- or, instead of data + join, a query (run by `Engine.sql`, and by DuckDB as written) --
  *   sql: "SELECT …"

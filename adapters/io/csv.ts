@@ -1,5 +1,7 @@
 /**
- * CSV output (joinlab never reads CSV: types would have to be guessed; convert to Parquet/Arrow).
+ * CSV output. (CSV input is csv-read.ts: it infers column types from a sample of rows and reads
+ * what this module writes back to the same values — NULL vs `""`, dates, timestamps, floats —
+ * for the types it infers; anything else comes back as VARCHAR text.)
  *
  * Conventions, chosen so DuckDB's `read_csv` reads the file back to the same values:
  * - RFC 4180 quoting: a field is quoted when it contains the delimiter, `"`, CR or LF; quotes are

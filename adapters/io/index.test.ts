@@ -39,14 +39,18 @@ describe('dispatch by extension', () => {
     expect([...back.getChild('s')!]).toEqual(['a', 'b,c', null]);
   });
 
-  it('CSV is write-only: reading or scanning it is a UsageError', async () => {
+  it('CSV reads back what writeTable wrote; scanning it gives a MemoryScan sourced by its path', async () => {
     const p = join(dir, 't.csv');
     await writeTable(p, table());
     expect(await readFile(p, 'utf8')).toBe('k,s\n1,a\n2,"b,c"\n,\n');
-    await expect(readTable(p)).rejects.toBeInstanceOf(UsageError);
-    await expect(readTable(p)).rejects.toThrow(/write-only/);
-    await expect(openScanFor(p)).rejects.toBeInstanceOf(UsageError);
-    await expect(openScan(p)).rejects.toBeInstanceOf(UsageError);
+    const back = await readTable(p);
+    expect(String(back.schema.fields[0]!.type)).toBe('Int32');
+    expect([...back.getChild('k')!]).toEqual([1, 2, null]);
+    expect([...back.getChild('s')!]).toEqual(['a', 'b,c', null]);
+    const scan = await openScanFor(p);
+    expect(scan).toBeInstanceOf(MemoryScan);
+    expect(scan.source).toBe(p);
+    expect(scan.numRows).toBe(3);
   });
 
   it('unknown extensions are a UsageError for every entry point', async () => {

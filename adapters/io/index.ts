@@ -3,11 +3,11 @@
  * or an output file.
  *
  * Formats: `.parquet`/`.pq` (read, scan with row-group pruning, write), `.arrow`/`.ipc`/`.feather`
- * (Arrow IPC: read file or stream format, write file format), `.csv` (write only). Matching is
- * case-insensitive.
+ * (Arrow IPC: read file or stream format, write file format), `.csv` (read: header and inferred
+ * column types, csv-read.ts; write: csv.ts). Matching is case-insensitive.
  *
- * Error choice: reading a `.csv`, or any unknown extension, is a `UsageError` — the file may be
- * perfectly fine, the request is what cannot be served (`CorruptFileError` would blame the file,
+ * Error choice: an unknown extension is a `UsageError` — the file may be perfectly fine, the
+ * request is what cannot be served (`CorruptFileError` would blame the file,
  * `UnsupportedTypeError` is about column types). The message lists the supported extensions.
  * Every write is atomic (temp file + rename, see atomic.ts) and incremental (`writeBatches`).
  */
@@ -17,12 +17,13 @@ import type { MemoryPool } from '../../core/memory/pool.ts';
 import { openScan } from './open.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import { CSV_EXTENSIONS, isCsvPath, writeCsvBatches } from './csv.ts';
+import { readCsvFile } from './csv-read.ts';
 import { IPC_EXTENSIONS, isIpcPath, readIpcFile, writeIpcBatches } from './ipc.ts';
 import { isParquetPath, PARQUET_EXTENSIONS, readParquetFile, writeParquetBatches, type ParquetWriteOptions } from './parquet.ts';
 
 export type FileFormat = 'parquet' | 'arrow' | 'csv';
 
-const SUPPORTED = `${[...PARQUET_EXTENSIONS, ...IPC_EXTENSIONS].join(', ')} (read/write), ${CSV_EXTENSIONS.join(', ')} (write only)`;
+const SUPPORTED = `${[...PARQUET_EXTENSIONS, ...IPC_EXTENSIONS, ...CSV_EXTENSIONS].join(', ')} (read/write)`;
 
 /** The format a path's extension names; unknown extensions are a UsageError. */
 export function formatOf(path: string): FileFormat {
@@ -30,10 +31,6 @@ export function formatOf(path: string): FileFormat {
   if (isIpcPath(path)) return 'arrow';
   if (isCsvPath(path)) return 'csv';
   throw new UsageError(`cannot tell the file format of '${path}' from its extension; supported: ${SUPPORTED}`);
-}
-
-function csvIsWriteOnly(path: string): never {
-  throw new UsageError(`cannot read '${path}': CSV is write-only in joinlab (column types would have to be guessed); convert it to Parquet or Arrow IPC, e.g. with DuckDB`);
 }
 
 /** Read a whole file into a Table. */
@@ -44,13 +41,13 @@ export async function readTable(path: string): Promise<Table> {
     case 'arrow':
       return readIpcFile(path);
     case 'csv':
-      return csvIsWriteOnly(path);
+      return readCsvFile(path);
   }
 }
 
-/** A Scan over a file (Parquet: row groups pruned by footer stats; IPC: record batches). */
+/** A Scan over a file (Parquet: row groups pruned by footer stats; IPC, CSV: record batches). */
 export async function openScanFor(path: string, name?: string): Promise<Scan> {
-  if (formatOf(path) === 'csv') csvIsWriteOnly(path);
+  formatOf(path); // an unknown extension is a UsageError naming the supported ones
   return openScan(path, name);
 }
 

@@ -5,7 +5,10 @@
  * - `.parquet`/`.pq` -> `ParquetScan` (row groups, pruned by footer statistics before decoding);
  * - `.arrow`/`.ipc`/`.feather` -> the IPC file read into memory, then a `MemoryScan` whose
  *   `source` is the path (IPC has no footer statistics, so zone maps are computed per batch).
- * Anything else (including `.csv`, which joinlab only writes) is a `UsageError`.
+ * - `.csv` -> the file read in chunks into typed record batches (csv-read.ts: header, inferred
+ *   types, `options.csv.batchSize` rows a batch), then a `MemoryScan` sourced by the path, as for IPC;
+ *   an unchanged file opened again while its table is alive is not parsed again.
+ * Anything else is a `UsageError`.
  *
  * Sort order (`Scan.sortedOn`): a Parquet scan claims what its footer's `sorting_columns` and
  * row-group statistics show (parquet-sort-order.ts); a bare Table or an IPC file claims nothing —
@@ -15,6 +18,8 @@
 import type { Table } from 'apache-arrow';
 import { UsageError } from '../../core/errors.ts';
 import { assertRegularFile } from '../../core/input-file.ts';
+import { isCsvPath } from './csv.ts';
+import { readCsvFileShared, type CsvReadOptions } from './csv-read.ts';
 import { isIpcPath, readIpcFile } from './ipc.ts';
 import { isParquetPath } from './parquet.ts';
 import { MemoryScan } from '../../operators/memory-scan/memory-scan.ts';
@@ -23,6 +28,8 @@ import type { Scan } from '../../core/scan/scan.ts';
 
 export interface OpenScanOptions {
   readonly parquet?: ParquetScanOptions;
+  /** CSV inputs: batch size, header, delimiter, … (csv-read.ts). */
+  readonly csv?: CsvReadOptions;
 }
 
 export async function openScan(source: string | Table, name?: string, options: OpenScanOptions = {}): Promise<Scan> {
@@ -30,7 +37,6 @@ export async function openScan(source: string | Table, name?: string, options: O
   await assertRegularFile(source, name ? `${name} input` : 'input'); // a FIFO would block the open forever
   if (isParquetPath(source)) return ParquetScan.open(source, options.parquet);
   if (isIpcPath(source)) return new MemoryScan(await readIpcFile(source), name ?? source, { source });
-  throw new UsageError(
-    `cannot scan '${source}': expected an Arrow Table or a .parquet/.pq/.arrow/.ipc/.feather file (CSV is write-only)`,
-  );
+  if (isCsvPath(source)) return new MemoryScan(await readCsvFileShared(source, options.csv), name ?? source, { source });
+  throw new UsageError(`cannot scan '${source}': expected an Arrow Table or a .parquet/.pq/.arrow/.ipc/.feather/.csv file`);
 }

@@ -87,7 +87,7 @@ export interface RunSqlOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Runs `sql` over `tables` (name -> Arrow table, Parquet / Arrow file path, or scan). */
+/** Runs `sql` over `tables` (name -> Arrow table, Parquet / Arrow / CSV file path, or scan). */
 export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Record<string, JoinInput>>, options: RunSqlOptions = {}): Promise<SqlResult> {
   const duck = options.duck ?? (await DuckDBSession.open({ threads: 1 }));
   let query: SelectQuery;
@@ -316,7 +316,8 @@ class QueryRun {
       if (source === undefined) throw new UsageError(`unknown table '${name}'; tables: ${Object.keys(this.tables).join(', ') || '(none)'}`);
       // a file's scan follows `scan.pageIndex` for every read (a static predicate prunes pages whoever reads it)
       const parquet = { pageIndex: this.engine.config['scan.pageIndex'] };
-      return typeof source === 'string' || source instanceof Table ? openScan(source, name, { parquet }) : source;
+      const csv = { batchSize: this.engine.config.batchSize };
+      return typeof source === 'string' || source instanceof Table ? openScan(source, name, { parquet, csv }) : source;
     };
     const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => {
       // run once per query run (the correlation analysis binds FROM clauses before they run)
