@@ -106,12 +106,17 @@ export function withSteps(steps: readonly { label: string; rows: number; ms: num
   return out;
 }
 
-/** The tree as text, one operator per line with its details indented below it. */
+/**
+ * The tree as text, one operator per line with its details indented below it. The columns a
+ * decorrelated subquery adds (decorrelate.ts: `\0s0k0`, its key 0; `\0s0a0`, its value 0 — the NUL
+ * keeps them from colliding with any name a query can write) print as `#s0k0`, `#s0a0`.
+ */
 export function formatExplain(node: ExplainNode): string {
   const lines: string[] = [];
+  const visible = (text: string): string => text.replaceAll('\u0000', '#');
   const walk = (n: ExplainNode, prefix: string, childPrefix: string): void => {
-    lines.push(`${prefix}${n.label}`);
-    for (const d of n.details) lines.push(`${childPrefix}${n.children.length > 0 ? '│ ' : '  '} ${d}`);
+    lines.push(`${prefix}${visible(n.label)}`);
+    for (const d of n.details) lines.push(`${childPrefix}${n.children.length > 0 ? '│ ' : '  '} ${visible(d)}`);
     n.children.forEach((c, i) => {
       const last = i === n.children.length - 1;
       walk(c, `${childPrefix}${last ? '└─ ' : '├─ '}`, `${childPrefix}${last ? '   ' : '│  '}`);
