@@ -506,8 +506,14 @@ async function runSqlVariant(
   }
   const joinRows = result.joins.map((j) => j.rows);
   const chosenBy = result.joins.find((j) => j.chosenBy !== null)?.chosenBy;
-  const dynamicFilter = filters((d) => d.dynamicFilter);
-  const dynamicFilterLabel = filters((d) => d.dynamicFilterLabel ?? d.dynamicFilter);
+  // under a sip strategy that turns the joins' own filters off (none, lip, transfer, yannakakis)
+  // the joins still build them: say so, or the column reads as if they had filtered the scans
+  const gated = result.sip.length > 0 && result.sip.every((s) => !s.joinFilters) ? ' (built, not applied)' : '';
+  const dynamicFilter = filters((d) => (d.dynamicFilter === undefined ? undefined : `${d.dynamicFilter}${gated}`));
+  const dynamicFilterLabel = filters((d) => {
+    const label = d.dynamicFilterLabel ?? d.dynamicFilter;
+    return label === undefined ? undefined : `${label}${gated}`;
+  });
   return {
     ...base,
     status: 'ok',
