@@ -67,11 +67,13 @@ export interface SipGraph {
 
 /**
  * What a transfer builds: `bloom` (a split-block Bloom filter behind the keys' min/max, as RPT
- * and LIP use), `exact` (the source's hash set: semi-join reduction), `bounds` (min/max only), or
- * `policy` (whatever the configured pushdown policy builds from the source's keys).
+ * and LIP use), `bitmap` (the keys' exact key-range bitmap behind their min/max where one integer
+ * key's range allows one, else `bloom`), `exact` (the source's hash set: semi-join reduction),
+ * `bounds` (min/max only), or `policy` (whatever the configured pushdown policy builds from the
+ * source's keys).
  */
-export type SipFilterKind = 'bloom' | 'exact' | 'bounds' | 'policy';
-export const SIP_FILTER_KINDS: readonly SipFilterKind[] = ['bloom', 'exact', 'bounds', 'policy'];
+export type SipFilterKind = 'bloom' | 'bitmap' | 'exact' | 'bounds' | 'policy';
+export const SIP_FILTER_KINDS: readonly SipFilterKind[] = ['bloom', 'bitmap', 'exact', 'bounds', 'policy'];
 
 export type SipPass = 'forward' | 'backward';
 

@@ -64,6 +64,8 @@ const CONFIGS: readonly Record<string, unknown>[] = [
   { sip: 'transfer', 'sip.skipWholeKeySets': false },
   { sip: 'lip', 'sip.skipWholeKeySets': false },
   { sip: 'transfer', 'sip.filter': 'exact' },
+  { sip: 'transfer', 'sip.filter': 'bloom' },
+  { sip: 'lip', 'sip.filter': 'bloom' },
   { sip: 'transfer', 'sip.filter': 'bounds' },
   { sip: 'transfer', 'sip.filter': 'policy', pushdown: 'inlist' },
   { sip: 'lip' },

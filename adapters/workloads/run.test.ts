@@ -44,7 +44,7 @@ const CONFIGS: readonly { readonly name: string; readonly set: readonly string[]
     { name: `sip=${sip}`, set: [`sip=${sip}`], expected: ALL_ANSWERED },
     { name: `sip=${sip}, random join order`, set: [`sip=${sip}`, 'sql.joinOrder=random', `sql.joinOrderSeed=${11 + i}`], expected: ALL_ANSWERED },
   ]),
-  ...['exact', 'bounds', 'policy'].map((filter) => ({ name: `sip=transfer, sip.filter=${filter}`, set: ['sip=transfer', `sip.filter=${filter}`], expected: ALL_ANSWERED })),
+  ...['bloom', 'exact', 'bounds', 'policy'].map((filter) => ({ name: `sip=transfer, sip.filter=${filter}`, set: ['sip=transfer', `sip.filter=${filter}`], expected: ALL_ANSWERED })),
 ];
 
 const names = (qs: readonly QueryResult[], status: QueryResult['status']) => qs.filter((q) => q.status === status).map((q) => q.name);

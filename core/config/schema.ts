@@ -103,9 +103,9 @@ export const configSchema = z
     // how runtime filters travel across a query's joins (core/sip.ts, strategies/sip/): none,
     // dynamic (each join's pushdown into its probe scan), lip, transfer, yannakakis
     sip: strategyName.default('dynamic'),
-    // what a sip transfer builds: the strategy's own choice (auto), or bloom / exact / bounds / the
-    // configured pushdown policy (yannakakis is exact whatever this says)
-    'sip.filter': z.enum(['auto', 'bloom', 'exact', 'bounds', 'policy']).default('auto'),
+    // what a sip transfer builds: the strategy's own choice (auto), or bloom / bitmap / exact /
+    // bounds / the configured pushdown policy (yannakakis is exact whatever this says)
+    'sip.filter': z.enum(['auto', 'bloom', 'bitmap', 'exact', 'bounds', 'policy']).default('auto'),
     // lip / transfer leave out a transfer from a table nothing filtered (its filter holds every key
     // the table has: core/sip.ts withoutWholeKeySets); false runs every transfer of the passes
     'sip.skipWholeKeySets': bool.default(true),

@@ -151,6 +151,11 @@ registerKeyFilterKind('map', (raw, env) => {
   return new MapFilter(build, env.ctx, s.bitmap === null ? null : KeyRangeBitmap.restore(s.bitmap));
 });
 
+/** A KeyRangeBitmap alone as a row filter (containers answer "maybe": pair it with bounds). */
+export function bitmapRowFilter(bitmap: KeyRangeBitmap): KeyFilter {
+  return new BitmapRowFilter(bitmap);
+}
+
 /** A map filter's KeyRangeBitmap alone: its per-row part (containers stay with the map filter). */
 class BitmapRowFilter implements KeyFilter {
   readonly description: string;

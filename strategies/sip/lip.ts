@@ -9,7 +9,9 @@
  * Here the "fact" is the largest relation (the root of the largest-root spanning tree) and the
  * dimensions everything else: the filters flow leaves-to-root only (a snowflake's outer
  * dimension first filters its inner one, whose filter then reaches the fact, as LIP does for
- * snowflakes). The joins' own dynamic filters are off: LIP's filters replace them.
+ * snowflakes). The joins' own dynamic filters are off: LIP's filters replace them. As under
+ * `transfer`, a filter on one integer key of a small enough range is its exact key-range bitmap
+ * by default (`sip.filter = bitmap`; `bloom` for the paper's Bloom filters only).
  * A dimension nothing filters sends nothing (`sip.skipWholeKeySets`, core/sip.ts
  * `withoutWholeKeySets`): its filter would hold every key of the table.
  */
@@ -18,11 +20,11 @@ import { transferKind } from './filters.ts';
 
 export const lipSip: SipStrategy = {
   name: 'lip',
-  description: 'look-ahead information passing: every dimension\'s Bloom filter at the fact scan, ordered by observed pass rate (Zhu et al., PVLDB 2017)',
+  description: 'look-ahead information passing: every dimension\'s Bloom (or exact bitmap) filter at the fact scan, ordered by observed pass rate (Zhu et al., PVLDB 2017)',
   plan(graph, config) {
     const tree = largestRootTree(graph);
     const passes = treePasses(graph, tree, { forward: true, backward: false });
     const transfers = config['sip.skipWholeKeySets'] ? withoutWholeKeySets(graph, passes) : passes;
-    return { transfers, filter: transferKind(config, 'bloom'), joinFilters: false, adaptiveOrder: true, root: tree.roots[0] ?? null, note: null };
+    return { transfers, filter: transferKind(config, 'bitmap'), joinFilters: false, adaptiveOrder: true, root: tree.roots[0] ?? null, note: null };
   },
 };

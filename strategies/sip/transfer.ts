@@ -11,7 +11,11 @@
  *
  * Sound by construction: a transfer runs only along a direction the executor allowed (core/sip.ts).
  * On a cyclic graph the tree leaves some edges out, which only reduces less. The joins' own dynamic
- * filters are off (the transferred ones replace them); `sip.filter` picks the filters' kind.
+ * filters are off (the transferred ones replace them); `sip.filter` picks the filters' kind. By
+ * default (`bitmap`) a transfer on one integer key whose range has at most 2^20 values sends its
+ * exact key-range bitmap instead of the papers' Bloom filter (cheaper per row, no false positives;
+ * strategies/sip/filters.ts), and a Bloom filter otherwise; `sip.filter = bloom` sends Bloom
+ * filters only, as the papers do.
  * A relation nothing has filtered sends nothing (`sip.skipWholeKeySets`): its filter would hold
  * every key of its table.
  */
@@ -20,11 +24,11 @@ import { transferKind } from './filters.ts';
 
 export const transferSip: SipStrategy = {
   name: 'transfer',
-  description: 'predicate transfer: Bloom filters forward and backward over a spanning tree rooted at the largest table, before the joins (Yang et al. CIDR 2024; Zhao et al. SIGMOD 2025)',
+  description: 'predicate transfer: Bloom (or exact key-range bitmap) filters forward and backward over a spanning tree rooted at the largest table, before the joins (Yang et al. CIDR 2024; Zhao et al. SIGMOD 2025)',
   plan(graph, config) {
     const tree = largestRootTree(graph);
     const passes = treePasses(graph, tree, { forward: true, backward: true });
     const transfers = config['sip.skipWholeKeySets'] ? withoutWholeKeySets(graph, passes) : passes;
-    return { transfers, filter: transferKind(config, 'bloom'), joinFilters: false, adaptiveOrder: false, root: tree.roots[0] ?? null, note: null };
+    return { transfers, filter: transferKind(config, 'bitmap'), joinFilters: false, adaptiveOrder: false, root: tree.roots[0] ?? null, note: null };
   },
 };
