@@ -15,7 +15,11 @@
  * decoded (a fallback decode of whole row groups charges every column); `bytesSkipped` the same
  * sizes of the needed columns of pruned row groups; `containersTotal = pruned + kept` for the
  * row groups visited; `bytesRead` the file bytes read so far (footer + decoded column chunks:
- * the file is read by ranges, so pruned row groups are never read at all).
+ * the file is read by ranges, so pruned row groups are never read at all). Runs handed to worker
+ * threads (`morsels`) are decoded there by `decodeMorsel`, the same code as `batches`, which counts
+ * into a fresh `ScanMetrics` the worker hands back with its reply; the calling thread adds it into
+ * this scan's `metrics` (core/scan/morsel.ts), so every figure counts the same work at any thread
+ * count (`elapsedMs`: CPU time summed over the threads).
  *
  * Bloom filters (parquet-bloom.ts has the format, the writers and the encoding rules): when the
  * published predicate offers an exact value set (`exactSet()`, an IN list) and min/max kept a row
