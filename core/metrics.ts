@@ -2,6 +2,12 @@
  * Metrics: plain counters, one object per scan and per operator, filled while a join runs and
  * reported by the CLI (`--json`) and the experiment runner. Counters only ever grow; a metric
  * object is never shared between two concurrent runs.
+ *
+ * Worker threads (config `threads` > 1): a scan's containers may be decoded and filtered on the
+ * workers (`Scan.morsels`, core/scan/morsel.ts). A worker counts that work in a `ScanMetrics` of
+ * its own per reply — a delta of plain numbers, posted with the reply — and the operator adds it
+ * into the scan's metrics (`addScanMetrics`) as the reply arrives. So a scan's figures are the
+ * same quantities at every thread count: the main thread's pruning plus every worker's decoding.
  */
 
 export interface ScanMetrics {
@@ -36,7 +42,42 @@ export interface ScanMetrics {
    */
   rowsNotDecoded: number;
   bytesNotDecoded: number;
+  /**
+   * Time spent scanning: pruning, reading, decoding and the row filter, not the consumer's time
+   * between batches. At `threads` > 1 it is CPU time summed over threads — the main thread's
+   * pruning plus each worker's decode and row test of the morsels it ran — not wall time: with
+   * two busy workers it can be about twice the wall time the scan took.
+   */
   elapsedMs: number;
+}
+
+/** The counters of a `ScanMetrics`, in report order. */
+export const SCAN_METRIC_KEYS: readonly (keyof ScanMetrics)[] = [
+  'containersTotal',
+  'containersPruned',
+  'containersPrunedByBloom',
+  'pagesTotal',
+  'pagesPruned',
+  'rowsDecoded',
+  'rowsAfterFilter',
+  'bytesDecoded',
+  'bytesSkipped',
+  'bytesRead',
+  'bloomBytesRead',
+  'rowsNotDecoded',
+  'bytesNotDecoded',
+  'elapsedMs',
+];
+
+/** Adds `delta` (e.g. what a worker counted for one reply) into `into`; returns `into`. */
+export function addScanMetrics(into: ScanMetrics, delta: Readonly<ScanMetrics>): ScanMetrics {
+  for (const k of SCAN_METRIC_KEYS) into[k] += delta[k];
+  return into;
+}
+
+/** Whether every counter of `m` is 0 (a delta with nothing to add). */
+export function isEmptyScanMetrics(m: Readonly<ScanMetrics>): boolean {
+  return SCAN_METRIC_KEYS.every((k) => m[k] === 0);
 }
 
 export function newScanMetrics(): ScanMetrics {

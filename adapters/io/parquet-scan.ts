@@ -15,7 +15,11 @@
  * decoded (a fallback decode of whole row groups charges every column); `bytesSkipped` the same
  * sizes of the needed columns of pruned row groups; `containersTotal = pruned + kept` for the
  * row groups visited; `bytesRead` the file bytes read so far (footer + decoded column chunks:
- * the file is read by ranges, so pruned row groups are never read at all).
+ * the file is read by ranges, so pruned row groups are never read at all). Runs handed to worker
+ * threads (`morsels`) are decoded there by `decodeMorsel`, the same code as `batches`, which counts
+ * into a fresh `ScanMetrics` the worker hands back with its reply; the calling thread adds it into
+ * this scan's `metrics` (core/scan/morsel.ts), so every figure counts the same work at any thread
+ * count (`elapsedMs`: CPU time summed over the threads).
  *
  * Bloom filters (parquet-bloom.ts has the format, the writers and the encoding rules): when the
  * published predicate offers an exact value set (`exactSet()`, an IN list) and min/max kept a row
@@ -57,10 +61,34 @@ import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
 import { filterAndProject, neededColumns, projectBatch, takeRows, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
 import { keptPositions, positionsIn, rowsToRanges, splitColumns, SURVIVOR_GAP, survivorRows, zipBatches } from './late-materialization.ts';
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
-import type { ColumnStats, ContainerStats, DecodeMorsel, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
-import { PARQUET_DECODER, type ParquetMorsel } from './parquet-decoder.ts';
+import { DynamicFilter, type ColumnStats, type ContainerStats, type DecodeMorsel, type Scan, type ScanOptions, type ScanPredicate, type ScanSortColumn } from '../../core/scan/scan.ts';
+import type { MorselRowTest } from '../../core/scan/morsel.ts';
 import { bloomHashes, mayContainAnyHash } from './parquet-bloom.ts';
 import { keptRowRanges, pageCounts, pageRowsRead, rangeRows, type PageColumn, type RowRanges } from './parquet-page-select.ts';
+
+/** The decoder name of a Parquet scan's morsels (slot `scan-decoder`, parquet-decoder.ts). */
+export const PARQUET_DECODER = 'parquet';
+
+/** A Parquet scan's morsel (`ParquetScan.morsels`): a run of row groups for a worker to decode. */
+export interface ParquetMorsel {
+  readonly path: string;
+  /** `ParquetFileHandle.identity` when the main thread opened the file. */
+  readonly identity: string;
+  readonly rowGroups: readonly number[];
+  readonly columns: readonly string[];
+  readonly batchSize: number | null;
+  /** Per row group, the rows its pages may hold (`DecodeOptions.rows`); absent: all rows. */
+  readonly rows?: readonly (readonly number[] | null)[];
+  /** Columns whose page index the main thread read (and counted) to prune these row groups. */
+  readonly pageIndexColumns?: readonly string[];
+  /** Whether the decode may read by pages (`ScanOptions.pageIndex`), e.g. late materialization's survivors. */
+  readonly pageIndex?: boolean;
+  readonly lateMaterialization?: 'auto' | 'on' | 'off';
+}
+
+async function* oneRun<T>(run: T): AsyncGenerator<T> {
+  yield run;
+}
 
 /** A published set, hashed for one column's Bloom filters. */
 interface BloomProbe {
@@ -89,6 +117,8 @@ interface Run {
   readonly columns: string[];
   /** Per row group: the rows its pages may hold (null: all of them). */
   readonly rows: (RowRanges | null)[];
+  /** Columns whose page index pruning read for these row groups (a worker does not count them again). */
+  readonly pageIndexColumns: string[];
 }
 
 class RowGroupContainer implements ContainerStats {
@@ -124,6 +154,8 @@ export class ParquetScan implements Scan {
   readonly #containers: readonly RowGroupContainer[];
   /** Per published predicate: its set hashed for this file's column, or null (no Bloom pruning). */
   readonly #bloomProbes = new WeakMap<ScanPredicate, BloomProbe | null>();
+  /** `handle.bytesRead` when `metrics.bytesRead` was last brought up to date (`#noteRead`). */
+  #readSeen = 0;
 
   constructor(handle: ParquetFileHandle, options: ParquetScanOptions = {}) {
     this.handle = handle;
@@ -169,7 +201,7 @@ export class ParquetScan implements Scan {
     const read = this.handle.readBloomFilter(i, probe.column);
     if (read === undefined) return false;
     this.metrics.bloomBytesRead += read.bytesRead;
-    this.metrics.bytesRead = this.handle.bytesRead;
+    this.#noteRead();
     return read.filter !== null && !mayContainAnyHash(read.filter, probe.hashes);
   }
 
@@ -183,15 +215,25 @@ export class ParquetScan implements Scan {
   }
 
   async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+    const columns = this.#columns(options);
+    yield* this.#decodeRuns(this.#runs(options, columns), options, columns);
+  }
+
+  /**
+   * The runs' rows, decoded (late where the filter allows), filtered and projected to `columns`:
+   * `batches` over the runs it keeps, and a worker over the run of its morsel (`decodeMorsel`).
+   * Counts rows and bytes decoded, rows after the filter, late materialization and the time spent
+   * here (not the consumer's between batches).
+   */
+  async *#decodeRuns(runs: AsyncIterable<Run>, options: ScanOptions, columns: readonly string[]): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
     const h = this.handle;
-    const columns = this.#columns(options);
     const m = this.metrics;
     let t0 = performance.now();
     let inScan = true;
     const lateMode = options.lateMaterialization ?? 'auto';
     try {
-      for await (const run of this.#runs(options, columns)) {
+      for await (const run of runs) {
         throwIfAborted(signal, this.source);
         const runPredicate = filter?.current() ?? null;
         const split = lateMode === 'off' ? null : splitColumns(runPredicate, run.columns);
@@ -200,7 +242,7 @@ export class ParquetScan implements Scan {
         if (late !== null) batches = late;
         else {
           const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, this.#decodeOptions(run));
-          m.bytesRead = h.bytesRead;
+          this.#noteRead();
           run.rowGroups.forEach((r, k) => this.#chargeDecode(r, decoded.columns, decoded.paged === true ? run.rows[k]! : null));
           batches = decoded.batches;
         }
@@ -229,6 +271,13 @@ export class ParquetScan implements Scan {
     }
   }
 
+  /** Adds the file bytes the handle read since the last call to `bytesRead`. */
+  #noteRead(): void {
+    const now = this.handle.bytesRead;
+    this.metrics.bytesRead += now - this.#readSeen;
+    this.#readSeen = now;
+  }
+
   /** The decode options of a run: its batch size, and its row ranges when its pages were pruned. */
   #decodeOptions(run: Run): { batchSize: number | undefined; rows?: readonly (RowRanges | null)[] } {
     return run.rows.some((r) => r !== null) ? { batchSize: this.#batchSize, rows: run.rows } : { batchSize: this.#batchSize };
@@ -247,7 +296,7 @@ export class ParquetScan implements Scan {
     const m = this.metrics;
     const options = this.#decodeOptions(run);
     const first = await h.decodeRowGroups(run.rowGroups, split.first, options);
-    m.bytesRead = h.bytesRead;
+    this.#noteRead();
     const ranges = (k: number) => (first.paged === true ? run.rows[k]! : null);
     run.rowGroups.forEach((r, k) => this.#chargeDecode(r, first.columns, ranges(k)));
     if (first.columns.length !== split.first.length) {
@@ -265,10 +314,13 @@ export class ParquetScan implements Scan {
       });
       return [];
     }
-    const narrowed = usePages ? await this.#decodeSurvivors(run, split, first, selections, kept, ranges, columns) : null;
+    // every row kept (a filter whose row test keeps all): nothing to narrow, no page index to read
+    let decodedRows = 0;
+    for (const b of first.batches) decodedRows += b.numRows;
+    const narrowed = usePages && kept < decodedRows ? await this.#decodeSurvivors(run, split, first, selections, kept, ranges, columns) : null;
     if (narrowed !== null) return narrowed;
     const rest = await h.decodeRowGroups(run.rowGroups, split.rest, options);
-    m.bytesRead = h.bytesRead;
+    this.#noteRead();
     run.rowGroups.forEach((r, k) => this.#chargeDecode(r, rest.columns, rest.paged === true ? run.rows[k]! : null, false));
     if (rest.batches.length !== first.batches.length || rest.paged !== first.paged) return null;
     const out: RecordBatch[] = [];
@@ -313,7 +365,7 @@ export class ParquetScan implements Scan {
     }
     if (needed * 4 > covered * 3) return null;
     const rest = await h.decodeRowGroups(run.rowGroups, split.rest, { batchSize: 1 << 20, rows: narrow });
-    m.bytesRead = h.bytesRead;
+    this.#noteRead();
     if (rest.columns.length !== split.rest.length || rest.batches.length === 0) return null;
     const restCover = run.rowGroups.map((r, k) => (rest.paged === true ? narrow[k]! : [0, h.rowGroups[r]!.numRows]));
     run.rowGroups.forEach((r, k) => {
@@ -358,32 +410,72 @@ export class ParquetScan implements Scan {
 
   /**
    * The kept row groups as runs for worker threads to decode (`Scan.morsels`, decoder `parquet`,
-   * parquet-decoder.ts): pruned here by min/max and Bloom filters exactly as `batches` prunes,
-   * decoded there with only the requested columns (the row-level filter is not applied: a dynamic
-   * filter only says "maybe", and the join drops what it lets through). Metrics count the rows
-   * and footer bytes handed out as decoded.
+   * parquet-decoder.ts): pruned here by min/max, Bloom filters and pages exactly as `batches`
+   * prunes, decoded there (`decodeMorsel`) with the requested columns — late, and under the row
+   * test the worker was given, as `batches` decodes them. Metrics: this counts what it does here
+   * (containers visited and pruned, pages asked, Bloom filters, the footer and page indexes read,
+   * its time); the worker counts the decode and hands it back with its reply (core/scan/morsel.ts).
    */
   async *morsels(options: ScanOptions = {}): AsyncGenerator<DecodeMorsel> {
     const columns = this.#columns(options);
     const m = this.metrics;
-    for await (const run of this.#runs({ ...options, filter: options.filter }, columns, false)) {
-      throwIfAborted(options.signal, this.source);
-      const before = m.rowsDecoded;
-      // charged as the worker will decode it (a page decode that falls back there decodes more)
-      run.rowGroups.forEach((r, k) => this.#chargeDecode(r, columns, run.rows[k]!));
-      const rows = m.rowsDecoded - before;
-      m.rowsAfterFilter += rows;
-      const paged = run.rows.some((r) => r !== null);
-      const descriptor: ParquetMorsel = {
-        path: this.source,
-        identity: this.handle.identity,
-        rowGroups: run.rowGroups,
-        columns,
-        batchSize: this.#batchSize ?? null,
-        ...(paged ? { rows: run.rows } : {}),
-      };
-      yield { decoder: PARQUET_DECODER, descriptor, rows };
+    let t0 = performance.now();
+    let inScan = true;
+    try {
+      for await (const run of this.#runs({ ...options, filter: options.filter }, columns, false)) {
+        throwIfAborted(options.signal, this.source);
+        this.#noteRead();
+        let rows = 0;
+        // from the footer and the kept ranges only: the other columns' page indexes are the worker's to read
+        run.rowGroups.forEach((r, k) => (rows += run.rows[k] == null ? this.handle.rowGroups[r]!.numRows : rangeRows(run.rows[k]!)));
+        const paged = run.rows.some((r) => r !== null);
+        const descriptor: ParquetMorsel = {
+          path: this.source,
+          identity: this.handle.identity,
+          rowGroups: run.rowGroups,
+          columns,
+          batchSize: this.#batchSize ?? null,
+          ...(paged ? { rows: run.rows } : {}),
+          pageIndexColumns: run.pageIndexColumns,
+          pageIndex: options.pageIndex ?? this.#pageIndex,
+          lateMaterialization: options.lateMaterialization ?? 'auto',
+        };
+        m.elapsedMs += performance.now() - t0;
+        inScan = false;
+        yield { decoder: PARQUET_DECODER, descriptor, rows };
+        inScan = true;
+        t0 = performance.now();
+      }
+    } finally {
+      if (inScan) m.elapsedMs += performance.now() - t0;
     }
+  }
+
+  /**
+   * A morsel's run decoded on a worker thread (`morsels`, parquet-decoder.ts) over this scan's
+   * fresh `metrics`, which the caller hands back as the morsel's delta: what `batches` does for
+   * the run — its columns (with the row test's) decoded, late where the test allows, the rows the
+   * test keeps, projected to the requested columns — and counts alike. The bytes read count from
+   * here on: the footer and the page index the main thread read (and counted) to prune these row
+   * groups are read again here if this worker has not cached them, and not counted again.
+   */
+  async decodeMorsel(d: ParquetMorsel, rowTest: MorselRowTest | null, signal?: AbortSignal): Promise<RecordBatch[]> {
+    const h = this.handle;
+    if (d.rows !== undefined && d.pageIndexColumns !== undefined) {
+      for (const r of d.rowGroups) for (const c of d.pageIndexColumns) if (h.columnNames.includes(c)) h.pageIndex(r, c);
+    }
+    this.#readSeen = h.bytesRead;
+    const predicate: ScanPredicate | null =
+      rowTest === null ? null : { description: 'row test (worker)', columns: rowTest.columns, mayContain: () => true, selectRows: (b) => rowTest.selectRows(b) };
+    const filter = new DynamicFilter();
+    if (predicate !== null) filter.publish(predicate);
+    const columns = d.columns;
+    const runColumns = neededColumns(columns, predicate, h.columnNames, this.source);
+    const run: Run = { rowGroups: [...d.rowGroups], columns: [...runColumns], rows: d.rows?.map((r) => (r === null ? null : [...r])) ?? d.rowGroups.map(() => null), pageIndexColumns: [] };
+    const options: ScanOptions = { filter, signal, lateMaterialization: d.lateMaterialization ?? 'auto', pageIndex: d.pageIndex ?? this.#pageIndex };
+    const out: RecordBatch[] = [];
+    for await (const b of this.#decodeRuns(oneRun(run), options, columns)) out.push(b);
+    return out;
   }
 
   /**
@@ -430,7 +522,7 @@ export class ParquetScan implements Scan {
     const verdict = keptRowRanges(h.rowGroups[r]!.numRows, predicate, cols);
     this.metrics.pagesTotal += verdict.pages;
     this.metrics.pagesPruned += verdict.pruned;
-    this.metrics.bytesRead = h.bytesRead;
+    this.#noteRead();
     const kept = verdict.ranges;
     return kept === null || (kept.length === 2 && kept[0] === 0 && kept[1] === h.rowGroups[r]!.numRows) ? null : kept;
   }
@@ -457,13 +549,15 @@ export class ParquetScan implements Scan {
     const rgs = this.handle.rowGroups;
     let run: number[] = [];
     let runPages: (RowRanges | null)[] = [];
+    let runPageIndex = new Set<string>();
     let runRows = 0;
     let runBytes = 0;
     const runColumns = new Set<string>(withPredicateColumns ? [] : columns);
     const flush = (): Run => {
-      const out = { rowGroups: run, columns: [...runColumns], rows: runPages };
+      const out = { rowGroups: run, columns: [...runColumns], rows: runPages, pageIndexColumns: [...runPageIndex] };
       run = [];
       runPages = [];
+      runPageIndex = new Set();
       runRows = 0;
       runBytes = 0;
       if (withPredicateColumns) runColumns.clear();
@@ -494,6 +588,7 @@ export class ParquetScan implements Scan {
       }
       let rows: RowRanges | null = null;
       if (predicate && usePages) {
+        for (const c of predicate.columns) runPageIndex.add(c);
         const kept = this.#pageRows(i, predicate);
         if (kept !== null && kept.length === 0) {
           m.containersPruned++;

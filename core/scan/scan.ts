@@ -184,6 +184,9 @@ export interface Scan {
    * a dynamic filter only ever says "maybe" (the join drops what it lets through). A scan whose rows
    * must be filtered for the query to be right (a static predicate) does not offer morsels. A
    * decoded morsel's batches have exactly the requested columns (`options.columns`), in order.
+   * Metrics: the scan counts what it does here; the work done on the workers (decoding, the row
+   * test, `rowsAfterFilter` of batches handed out unfiltered) is counted there and added into
+   * `metrics` by the operator from each reply (core/scan/morsel.ts).
    */
   morsels?(options?: ScanOptions): AsyncIterable<DecodeMorsel | RecordBatch>;
   /**

@@ -9,13 +9,17 @@
  *
  * The main thread reads the probe input — the scan prunes containers and applies the dynamic
  * filter as always — and hands its batches, a few consecutive ones per morsel (`morselRowsFor`),
- * to the next free worker (`PoolSession.map`: at most two
+ * or the containers a scan lets workers decode themselves (`Scan.morsels`: then the workers run
+ * the filter's row test, `ProbeTaskInit.rowTest`), to the next free worker (`PoolSession.map`: at most two
  * per worker in flight, so a worker never waits for its next morsel while the main thread is
  * busy). A batch in shared memory (a table read by `readTable`, or made with `shareTable`) crosses
  * without a copy; any other is copied once, into buffers of its own size (`morselBytesCopied`
  * counts them: the calling thread's copying competes with the workers for the cores). Workers answer with their output batches as
  * transferred buffers, which the main thread yields in the order they complete: output order
- * differs from the single-threaded join's (no join guarantees an order). Once the probe input is
+ * differs from the single-threaded join's (no join guarantees an order). Each reply carries the
+ * scan work the worker did for it (containers decoded, rows tested: `ProbeMorselReply.scan`),
+ * added into the probe scan's metrics, so they count the same work at every thread count
+ * (core/metrics.ts). Once the probe input is
  * exhausted, every worker's match bits are ORed into the main thread's partitions and the build
  * side's rows (outer joins' unmatched build rows, build-side semi/anti/mark) are emitted there.
  *
@@ -35,7 +39,7 @@ import type { HashMapLayout } from '../../core/hashmap.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
-import { bump } from '../../core/metrics.ts';
+import { addScanMetrics, bump } from '../../core/metrics.ts';
 import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch, shareKeyColumn, shareView, type BatchWire } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
@@ -146,6 +150,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     parts: a.shared,
     pool: ctx.pool.share(),
     rowTest,
+    rowTestColumns: rowTest === null ? [] : predicate!.columns,
   };
   const session = await a.workers.open(PROBE_TASK, init);
   try {
@@ -200,6 +205,8 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
     for await (const r of session.map<ProbeMorselReply>(morsels(), { signal, followUp })) {
       bump(m, 'morselReplies');
       bump(m, 'pairsMatched', r.pairsMatched);
+      // what the worker's decoding and row test of probe morsels cost, into the probe scan's metrics
+      addScanMetrics(scan.metrics, r.scan);
       if (r.rowsDropped > 0) bump(m, 'workerRowTestDropped', r.rowsDropped);
       for (const w of r.batches) {
         if (signal?.aborted) throw signal.reason ?? new CancelledError('the join was cancelled');

@@ -15,7 +15,9 @@
  *
  * Memory: the worker reserves its scratch and checks its output gathers against the query's pool
  * (attached through `MemoryPool.attach`: one limit across threads). Its metrics are counters the
- * main thread adds up from each reply.
+ * main thread adds up from each reply — the join's (pairs matched, rows the row test dropped) and
+ * the probe scan's (`ProbeMorselReply.scan`: what decoding containers and testing rows here cost,
+ * added into the scan's `ScanMetrics`, so they read the same at every thread count).
  */
 import type { RecordBatch } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
@@ -27,7 +29,7 @@ import type { JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import type { KeyColumn } from '../../core/keys/types.ts';
 import { MemoryPool, type Reservation, type SharedPoolHandle } from '../../core/memory/pool.ts';
 import { SpillManager } from '../../core/memory/spill.ts';
-import { newOperatorMetrics } from '../../core/metrics.ts';
+import { addScanMetrics, newOperatorMetrics, newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import type { OutputColumn } from '../../core/output-schema.ts';
 import { buffersOf, decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
@@ -35,6 +37,7 @@ import { nextReplyChunk, type ReplyChunk } from '../../core/parallel/reply-chunk
 import { bindJoin } from '../../core/plan.ts';
 import { HASHMAP, SCAN_DECODER } from '../../core/registry/slots.ts';
 import type { DecodeMorsel, Scan, SharedRowTest } from '../../core/scan/scan.ts';
+import type { MorselRowTest } from '../../core/scan/morsel.ts';
 import { restoreRowTest, type RowTest } from '../../core/scan/shared-row-test.ts';
 import { takeRows } from '../memory-scan/memory-scan.ts';
 import type { JoinSpec } from '../../core/types.ts';
@@ -70,6 +73,8 @@ export interface ProbeTaskInit {
    * morsels the scan handed out unfiltered; null: none, or it cannot cross threads (rows kept).
    */
   readonly rowTest: SharedRowTest | null;
+  /** The columns the row test reads (`ScanPredicate.columns`): a decoder decodes them first (late materialization). */
+  readonly rowTestColumns: readonly string[];
 }
 
 /** A morsel to probe, or (no `batches`) the next chunk of the current one's output. */
@@ -83,9 +88,14 @@ export interface ProbeMorselInput {
   readonly unfiltered?: boolean;
 }
 
-/** Rows the row test dropped on this worker since the last reply (a counter for the metrics). */
+/**
+ * What this worker did since the last reply, for the metrics: rows the row test dropped, and the
+ * probe scan's work — the containers it decoded (counted by the decoder) and the row test on
+ * batches handed out unfiltered (rows kept, time).
+ */
 interface DropCount {
   dropped: number;
+  scan: ScanMetrics;
 }
 
 /**
@@ -93,13 +103,20 @@ interface DropCount {
  * the buffers of every batch probed — a batch the row test cut is new memory, and output slices
  * point into it as they do into the decoded input, so a reply with more to come must not move it.
  */
-function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null, count: DropCount, inputBuffers: Set<ArrayBufferLike>): Generator<RecordBatch> {
+function* probeAll(probe: HashJoinProbe, batches: readonly RecordBatch[], rowTest: RowTest | null, unfiltered: boolean, count: DropCount, inputBuffers: Set<ArrayBufferLike>): Generator<RecordBatch> {
   for (const buffer of buffersOf(batches)) inputBuffers.add(buffer);
   for (const b of batches) {
+    const t0 = unfiltered ? performance.now() : 0;
     const rows = rowTest === null ? null : rowTest.selectRows(b);
     if (rows !== null) count.dropped += b.numRows - rows.length;
-    if (rows !== null && rows.length === 0) continue;
+    // a batch the scan handed out unfiltered: its rows after the filter are counted here
+    if (unfiltered) count.scan.rowsAfterFilter += rows === null ? b.numRows : rows.length;
+    if (rows !== null && rows.length === 0) {
+      if (unfiltered) count.scan.elapsedMs += performance.now() - t0;
+      continue;
+    }
     const probed = rows === null ? b : takeRows(b, rows);
+    if (unfiltered) count.scan.elapsedMs += performance.now() - t0;
     if (probed !== b) for (const buffer of buffersOf([probed])) inputBuffers.add(buffer);
     yield* probe.probeBatch(probed);
   }
@@ -110,6 +127,11 @@ export interface ProbeMorselReply {
   readonly pairsMatched: number;
   /** Probe rows the restored row test dropped (`ProbeTaskInit.rowTest`) since the last reply. */
   readonly rowsDropped: number;
+  /**
+   * The probe scan's work done here since the last reply (containers decoded, the row test): a
+   * delta the main thread adds into the scan's metrics (core/metrics.ts `addScanMetrics`).
+   */
+  readonly scan: ScanMetrics;
   /** The morsel has more output: ask the same worker (`worker`) to continue. */
   readonly more: boolean;
   readonly worker: number;
@@ -188,7 +210,8 @@ export const probeTask: WorkerTask = {
       probeOf.delete(morsel);
     };
     const rowTest = init.rowTest === null ? null : restoreRowTest(init.rowTest, { registry: env.registry });
-    const drops: DropCount = { dropped: 0 };
+    const drops: DropCount = { dropped: 0, scan: newScanMetrics() };
+    const decodeTest: MorselRowTest | null = rowTest === null ? null : { columns: init.rowTestColumns, selectRows: (b) => rowTest.selectRows(b) };
     const held = pool.reservation(`hash-join probe output (worker ${env.workerIndex})`);
     // the morsel being probed: its output goes back in chunks of about REPLY_BYTES (a morsel of
     // a many-to-many join can yield far more than a worker should hold at once)
@@ -200,20 +223,27 @@ export const probeTask: WorkerTask = {
     return {
       async run(input) {
         const x = input as ProbeMorselInput;
-        const test = x.unfiltered ? rowTest : null;
         if (x.batches !== undefined || x.decode !== undefined) {
           let batches: readonly RecordBatch[];
+          let test = x.unfiltered ? rowTest : null;
+          let unfiltered = x.unfiltered === true;
           if (x.batches !== undefined) batches = x.batches.map((w) => decodeBatch(w, probeSchema));
           else {
-            // a container the scan handed out undecoded: decoded here, off the main thread
+            // a container the scan handed out undecoded: decoded here, off the main thread, under
+            // the row test (late materialization), its work counted into this reply's scan delta
             const decoder = env.registry.resolve(SCAN_DECODER, x.decode!.decoder);
-            batches = await decoder.decode(x.decode!.descriptor, {});
+            const scan = newScanMetrics();
+            batches = await decoder.decode(x.decode!.descriptor, { rowTest: x.unfiltered ? decodeTest : null, metrics: scan });
+            addScanMetrics(drops.scan, scan);
+            drops.dropped += Math.max(0, scan.rowsDecoded - scan.rowsAfterFilter);
+            test = null;
+            unfiltered = false;
           }
           const probe = takeProbe();
           probeOf.set(x.morsel, probe);
           const inputBuffers = new Set<ArrayBufferLike>();
           morselBuffers.set(x.morsel, inputBuffers);
-          open.set(x.morsel, probeAll(probe, batches, test, drops, inputBuffers));
+          open.set(x.morsel, probeAll(probe, batches, test, unfiltered, drops, inputBuffers));
         }
         const current = open.get(x.morsel);
         if (current === undefined) throw new Error(`hash-join.probe: no morsel ${x.morsel} to continue`);
@@ -228,8 +258,9 @@ export const probeTask: WorkerTask = {
         const { batches: out, more } = chunk;
         if (!more) endMorsel(x.morsel);
         const { wires, transfer } = encodeBatches(out, 'transfer', more ? morselBuffers.get(x.morsel) : undefined);
-        const value: ProbeMorselReply = { batches: wires, pairsMatched: (metrics.counters.pairsMatched ?? 0) - before, rowsDropped: drops.dropped, more, worker: env.workerIndex, morsel: x.morsel };
+        const value: ProbeMorselReply = { batches: wires, pairsMatched: (metrics.counters.pairsMatched ?? 0) - before, rowsDropped: drops.dropped, scan: drops.scan, more, worker: env.workerIndex, morsel: x.morsel };
         drops.dropped = 0;
+        drops.scan = newScanMetrics();
         return reply(value, transfer);
       },
       close() {

@@ -37,7 +37,7 @@ import type { RecordBatch } from 'apache-arrow';
 import { CancelledError } from '../../core/errors.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
-import { bump } from '../../core/metrics.ts';
+import { addScanMetrics, bump } from '../../core/metrics.ts';
 import { decodeBatch, encodeBatch, encodeSchema } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
@@ -83,6 +83,7 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
   const signal = ctx.signal;
   const cancelled = () => new CancelledError('the piecewise merge join was cancelled');
   const existence = plan.existence !== null;
+  const fromMorsels = a.streamed.morsels !== undefined;
   const source = (a.streamed.morsels?.(a.scanOptions) ?? a.streamed.batches(a.scanOptions))[Symbol.asyncIterator]();
   let buffered = a.buffered;
   try {
@@ -118,6 +119,9 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
               bump(m, 'morselsDecodedByWorkers');
               yield { input: { morsel: morsel++, decode: item } };
             } else {
+              // a batch the scan handed out unfiltered (`Scan.morsels`): no worker tests its rows
+              // (the extreme-key filter keeps every row of a container it keeps), so all count
+              if (fromMorsels) a.streamed.metrics.rowsAfterFilter += item.numRows;
               // a huge batch is cut (zero copy) so that every worker gets a share of it
               for (let at = 0; at < item.numRows; at += MORSEL_ROWS) {
                 if (existence && watermark.value === 0) return;
@@ -136,6 +140,8 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
         const followUp = (r: StreamMorselReply) => (r.more ? { worker: r.worker, input: { morsel: r.morsel } satisfies StreamMorselInput } : null);
         for await (const r of session.map<StreamMorselReply>(morsels(), { followUp })) {
           bump(m, 'morselReplies');
+          // what the worker's decoding of streamed containers cost, into the streamed scan's metrics
+          addScanMetrics(a.streamed.metrics, r.scan);
           for (const w of r.batches) {
             if (signal?.aborted) throw cancelled();
             yield decodeBatch(w, outSchema);

@@ -36,6 +36,7 @@ import { buffersOf, decodeBatch, decodeSchema, encodeBatches, type BatchWire } f
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
 import { nextReplyChunk, type ReplyChunk } from '../../core/parallel/reply-chunks.ts';
 import { bindJoin } from '../../core/plan.ts';
+import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { SCAN_DECODER } from '../../core/registry/slots.ts';
 import type { DecodeMorsel } from '../../core/scan/scan.ts';
 import type { JoinSpec } from '../../core/types.ts';
@@ -74,6 +75,8 @@ export interface StreamMorselInput {
 
 export interface StreamMorselReply {
   readonly batches: readonly BatchWire[];
+  /** The streamed scan's work done here since the last reply (containers decoded): a delta for the scan's metrics. */
+  readonly scan: ScanMetrics;
   /** The morsel has more output: ask the same worker (`worker`) to continue. */
   readonly more: boolean;
   readonly worker: number;
@@ -110,10 +113,18 @@ export const streamTask: WorkerTask = {
     const watermark = MinMarkedWatermark.attach(init.watermark);
     const stats = newPiecewiseStats();
     const batchSize = init.config.batchSize;
+    // what decoding containers here cost since the last reply (the streamed scan's metrics)
+    let scan = newScanMetrics();
+    const scanDelta = (): ScanMetrics => {
+      const out = scan;
+      scan = newScanMetrics();
+      return out;
+    };
     const decode = async (x: StreamMorselInput): Promise<readonly RecordBatch[]> => {
       if (x.batch !== undefined) return [decodeBatch(x.batch, streamedSchema)];
-      // a container the scan handed out undecoded: decoded here, off the main thread
-      return env.registry.resolve(SCAN_DECODER, x.decode!.decoder).decode(x.decode!.descriptor, {});
+      // a container the scan handed out undecoded: decoded here, off the main thread (no row
+      // test: the extreme-key filter keeps every row of a container it keeps)
+      return env.registry.resolve(SCAN_DECODER, x.decode!.decoder).decode(x.decode!.descriptor, { metrics: scan });
     };
     const close = () => {
       for (const r of reservations) r.free();
@@ -127,7 +138,7 @@ export const streamTask: WorkerTask = {
         async run(input) {
           const x = input as StreamMorselInput;
           for (const b of await decode(x)) if (!part.process(b)) break;
-          return reply({ batches: [], more: false, worker: env.workerIndex, morsel: x.morsel } satisfies StreamMorselReply);
+          return reply({ batches: [], scan: scanDelta(), more: false, worker: env.workerIndex, morsel: x.morsel } satisfies StreamMorselReply);
         },
         close,
       };
@@ -165,7 +176,7 @@ export const streamTask: WorkerTask = {
         if (!more) end(x.morsel);
         // output may slice the morsel's own buffers: they are moved only once its output is complete
         const { wires, transfer } = encodeBatches(out, 'transfer', more ? current.buffers : undefined);
-        return reply({ batches: wires, more, worker: env.workerIndex, morsel: x.morsel } satisfies StreamMorselReply, transfer);
+        return reply({ batches: wires, scan: scanDelta(), more, worker: env.workerIndex, morsel: x.morsel } satisfies StreamMorselReply, transfer);
       },
       close() {
         for (const o of open.values()) o.out.return?.(undefined); // releases each partition's scratch (its finally)
