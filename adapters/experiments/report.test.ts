@@ -136,7 +136,7 @@ describe('report: ties and counters', () => {
     expect(text).toMatch(/data set\s+fastest\s+median ms\s+95% CI ms\s+x duckdb\s+rows decoded\s+bytes decoded\s+pruned\/total\s+filter/);
     // the tied variants agree on what they decoded: one value; else each's
     expect(text).toMatch(/^t\s+tie: auto, map\s+64\s+\S+\s+2\s+3000\s+2\.0 KiB\s+7\/10/m);
-    expect(text).toMatch(/^u\s+tie: auto, map\s+64\s+\S+\s+2\s+auto: 3000; map: 9000\s+2\.0 KiB/m);
+    expect(text).toMatch(/^u\s+tie: auto, map\s+64\s+\S+\s+2\s+3000 \(auto\); 9000 \(map\)\s+2\.0 KiB/m);
     expect(text).toContain("'tie:' lists every variant whose 95% CI");
     const html = renderReport({ ...RESULTS, datasets: [d, d] });
     expect(html).toContain('tie: auto, map');

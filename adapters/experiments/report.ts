@@ -114,16 +114,16 @@ function rangeCell(v: { readonly status?: string; readonly time?: RunStats }): s
 }
 
 /** A variant's `runs` cell: how many timed runs, and with `repeat: auto` why they stopped (`12, precise`). */
-function runsCell(v: { readonly time?: RunStats }): string | undefined {
+function runsCell(v: { readonly time?: RunStats }): number | string | undefined {
   if (!v.time) return undefined;
   const n = v.time.runsMs.length;
   const stop = v.time.stop;
-  return stop === undefined || stop === 'fixed' ? String(n) : `${n}, ${stop}`;
+  return stop === undefined || stop === 'fixed' ? n : `${n}, ${stop}`;
 }
 
 /** What the time columns hold, in one line. */
 const TIME_CAPTION =
-  "time: median and 95% confidence interval of the median over the timed runs (bootstrap percentile, 2,000 seeded resamples); '(min–max)': fewer than 3 runs, the interval is unknown and the range is shown; runs: timed runs taken (with repeat: auto, and why they stopped: precise, maxRuns, budget)";
+  "time: the median over the timed runs and its 95% confidence interval (bootstrap percentile, 2,000 seeded resamples); '(min–max)': fewer than 3 runs, no interval, the range instead; runs: how many (with repeat: auto, why they stopped)";
 
 function parityText(v: VariantResult): string {
   if (v.status !== 'ok') return v.status;
@@ -248,12 +248,17 @@ export function fastestText(w: DatasetWinners): string | undefined {
   return w.tied.length > 1 ? `tie: ${w.tied.join(', ')}` : w.fastest.name;
 }
 
-/** One counter of the winners: the value when they all agree, else `name value` for each. */
+/**
+ * One counter of the winners: the value when they all agree, else each value with the variants
+ * that have it (`4096 (inlist, auto); 20000 (none)`).
+ */
 function agreed<T>(counters: readonly WinnerCounters[], pick: (c: WinnerCounters) => T | null, show: (x: T) => string | number): string | number | undefined {
   const values = counters.map(pick);
   if (values.length === 0 || values.every((x) => x === null)) return undefined;
   if (values.every((x) => x === values[0])) return values[0] === null ? undefined : show(values[0]!);
-  return counters.map((c, i) => `${c.name}: ${values[i] === null ? '-' : show(values[i]!)}`).join('; ');
+  const groups = new Map<T | null, string[]>();
+  counters.forEach((c, i) => groups.set(values[i]!, [...(groups.get(values[i]!) ?? []), c.name]));
+  return [...groups].map(([x, names]) => `${x === null ? '-' : show(x)} (${names.join(', ')})`).join('; ');
 }
 
 const WINNERS_HEADER = ['data set', 'fastest', 'median ms', '95% CI ms', 'x duckdb', 'rows decoded', 'bytes decoded', 'pruned/total', 'filter', 'decoded fewest rows', 'fewest rows decoded', 'duckdb ms'];
@@ -463,7 +468,7 @@ const SIP_CAPTION = "information passing (sip, docs/sip.md), the cost order's la
 export function formatResultsTable(results: ExperimentResults): string {
   const blocks: string[] = [];
   const timeoutMs = timeoutMsOf(results);
-  for (const d of results.datasets) {
+  for (const [i, d] of results.datasets.entries()) {
     const baseline = baselineOf(d);
     const rows: unknown[][] = d.variants.map((v) => [
       v.name,
@@ -501,7 +506,7 @@ export function formatResultsTable(results: ExperimentResults): string {
       [
         `${results.experiment.name} / ${d.name}: ${joinSummary(d)}`,
         `  ${dataSummary(d)}`,
-        `  ${TIME_CAPTION}`,
+        ...(i === 0 ? [`  ${TIME_CAPTION}`] : []),
         '',
         formatTable(header, rows),
         ...(orders !== null ? ['', `  ${ordersCaption(d, repeatOf(results), timeoutMs)}`, '', formatTable(ORDERS_HEADER, orders)] : []),
