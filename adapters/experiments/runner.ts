@@ -15,6 +15,15 @@
  * not just counted, so neither side can skip columns). The engine's own join time (without the
  * file opening) is kept as `joinMs`.
  *
+ * How many timed runs: `repeat: N`, or with `repeat: auto` as many as it takes for the 95%
+ * confidence interval of the median to get within `repeatAuto.precision` of it, up to `maxRuns`
+ * runs or `budgetSeconds` of timed runs per variant (and join order) and data set — DuckDB's runs
+ * too (stats.ts `repeatRuns`). Every time records its runs, its interval (stats.ts `runStats`) and
+ * why the runs stopped. `machine` in results.json records, beside the hardware and versions, the
+ * conditions of the run: os.loadavg() at the start and at the end, the glibc malloc settings
+ * bin/tuned.mjs sets (or `not set`), and the thread counts (each variant's `threads`, DuckDB's
+ * `threads` setting as the session reports it).
+ *
  * The probe side is the side the hash join streams (the one its dynamic filter prunes): the
  * opposite of `details.build`. Algorithms without a build side (nested-loop) report the left side.
  * A variant whose algorithm cannot run the join (UnsupportedJoinError) or runs out of its
