@@ -178,10 +178,10 @@ function buildProgram(ctx: RunContext): Command {
     .argument('<file>', 'experiment file (YAML or JSON), e.g. bench/experiments/sparse.yaml', nonEmptyPath('run'))
     .option('--out <dir>', 'report directory', 'joinlab-report')
     .option('--set <key=value>', "override one config key in every variant, after the file's configs (repeatable)", collect, [])
-    .option('--repeat <n>', "timed runs per variant (overrides the file's repeat)")
+    .option('--repeat <n>', "timed runs per variant, or 'auto' (until the 95% CI is narrow; overrides the file's repeat)")
     .option('--json', 'print a summary (per variant: times, rows, ratios, parity; where the report is) as one JSON object instead of the tables', false)
     .action(async (file: string, opts: { out: string; set: string[]; repeat?: string; json: boolean }) => {
-      const repeat = opts.repeat === undefined ? undefined : integerFlag(opts.repeat, '--repeat', ...LIMITS.repeat);
+      const repeat = opts.repeat === undefined ? undefined : opts.repeat.trim().toLowerCase() === 'auto' ? ('auto' as const) : integerFlag(opts.repeat, '--repeat', ...LIMITS.repeat);
       const results = await runRunCommand(file, { out: opts.out, set: opts.set, repeat, json: opts.json, signal: ctx.signal });
       if (!results.parityOk) process.exitCode = 1;
     });

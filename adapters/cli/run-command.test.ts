@@ -1,6 +1,6 @@
 /**
  * `joinlab run` beyond `--out`: `--set k=v` in every variant (validated: a mistyped key names
- * `--set` and the closest key, before any data), `--repeat N` over the file's repeat, and `--json`
+ * `--set` and the closest key, before any data), `--repeat N` (or `auto`) over the file's repeat, and `--json`
  * — one JSON object on stdout instead of the tables. A tiny generated join without DuckDB, so fast.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -50,6 +50,21 @@ describe('joinlab run --set --repeat --json', () => {
       expect(v.config['pushdown.keyRangeBitmap']).toBe(false);
       expect(v.time!.runsMs).toHaveLength(1);
     }
+  });
+
+  it('--repeat auto repeats each variant until its 95% interval is narrow (or out of runs / time), and says so', async () => {
+    const out = join(tmp, 'out-auto');
+    const r = await runCli(['run', file, '--out', out, '--repeat', 'auto', '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.repeat).toBe('auto');
+    const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as ExperimentResults;
+    expect(results.experiment.repeatAuto).toEqual({ precision: 0.05, minRuns: 5, maxRuns: 30, budgetSeconds: 60 });
+    for (const v of results.datasets[0]!.variants) {
+      expect(['precise', 'maxRuns', 'budget']).toContain(v.time!.stop);
+      expect(v.time!.ci95).not.toBeNull();
+    }
+    expect(summary.datasets[0].variants[0].runs).toBe(results.datasets[0]!.variants[0]!.time!.runsMs.length);
   });
 
   it('a mistyped --set key or a bad --repeat is a usage error before any work', async () => {

@@ -1,5 +1,5 @@
 /**
- * `joinlab run FILE [--out DIR] [--set KEY=VALUE]… [--repeat N] [--json]` (and the default
+ * `joinlab run FILE [--out DIR] [--set KEY=VALUE]… [--repeat N|auto] [--json]` (and the default
  * experiment behind `joinlab demo`): run an experiment file, print one table per data set and say
  * where the report is — or, with `--json`, one JSON object summing the run up (`runSummary`).
  * `--set` overrides a config key in every variant (validated as anywhere: an unknown key is an
@@ -37,8 +37,8 @@ export interface RunCommandOptions {
   readonly signal?: AbortSignal;
   /** `KEY=VALUE` config overrides applied to every variant (`--set`, repeatable). */
   readonly set?: readonly string[];
-  /** Timed runs per variant instead of the file's `repeat` (`--repeat`). */
-  readonly repeat?: number;
+  /** Timed runs per variant instead of the file's `repeat` (`--repeat N`, or `auto`). */
+  readonly repeat?: number | 'auto';
   /** Print `runSummary` as JSON instead of the tables. */
   readonly json?: boolean;
 }
@@ -84,8 +84,9 @@ async function checkExperimentInputs(file: string, opts: Pick<RunCommandOptions,
 
 /**
  * `joinlab run --json`: the run in one object — where the report and results.json are, whether
- * every answer matched DuckDB, and per data set each variant's time (median, min, max in ms),
- * rows, ratio to DuckDB, verdict against the baseline and parity. results.json has everything else.
+ * every answer matched DuckDB, and per data set each variant's time (median, min, max in ms,
+ * its 95% CI (null: unknown, fewer than 3 runs), runs taken), rows, ratio to DuckDB, verdict against
+ * the baseline and parity. results.json has everything else.
  */
 export function runSummary(r: ExperimentResults) {
   return {
@@ -111,6 +112,8 @@ export function runSummary(r: ExperimentResults) {
         medianMs: v.time?.medianMs ?? null,
         minMs: v.time?.minMs ?? null,
         maxMs: v.time?.maxMs ?? null,
+        ci95: v.time?.ci95 ?? null,
+        runs: v.time?.runsMs.length ?? null,
         rows: v.rows ?? null,
         ratioToDuckdb: v.ratio,
         vsBaseline: v.comparison?.text ?? null,

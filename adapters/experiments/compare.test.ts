@@ -1,12 +1,13 @@
 /**
  * The comparison with the baseline variant, on made-up times: "faster" / "slower" by the ratio of
- * medians when the min–max ranges do not overlap, "no change" when they do, "incomparable" when
+ * medians when the 95% intervals (min–max ranges with fewer than 3 runs) do not overlap, "no
+ * change" when they do, "incomparable" when
  * either did not run, "timeout" (no ratio, counted apart) when the variant's run timed out; the
  * geometric mean over data sets and the counts per variant.
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
-import { compareTimes, speedText, spreadsOverlap, summarizeComparisons, withComparisons } from './compare.ts';
+import { compareTimes, speedText, spreadsOverlap, summarizeComparisons, timeInterval, timesTie, withComparisons } from './compare.ts';
 import type { DatasetResult, OrdersSummary, VariantResult } from './results.ts';
 import { configJson, stats } from './runner.ts';
 
@@ -23,12 +24,12 @@ function dataset(name: string, variants: VariantResult[]): DatasetResult {
 
 describe('compareTimes', () => {
   it('says faster / slower by the ratio of medians when the min–max ranges do not overlap', () => {
-    expect(compareTimes('none', stats([7.5, 7.6, 7.7]), stats([9.9, 10, 10.2]))).toEqual({ baseline: 'none', ratio: 0.76, verdict: 'faster', text: '1.32x faster' });
-    expect(compareTimes('none', stats([11, 11.1]), stats([9.8, 10.2]))).toEqual({ baseline: 'none', ratio: 1.105, verdict: 'slower', text: '1.10x slower' });
+    expect(compareTimes('none', stats([7.5, 7.6, 7.7]), stats([9.9, 10, 10.2]))).toEqual({ baseline: 'none', ratio: 0.76, verdict: 'faster', text: '1.32x faster', by: 'ci95' });
+    expect(compareTimes('none', stats([11, 11.1]), stats([9.8, 10.2]))).toEqual({ baseline: 'none', ratio: 1.105, verdict: 'slower', text: '1.10x slower', by: 'min-max' });
   });
 
   it('says no change when the ranges overlap, however far apart the medians', () => {
-    expect(compareTimes('none', stats([5, 6, 10.5]), stats([10, 20, 30]))).toEqual({ baseline: 'none', ratio: 0.3, verdict: 'no change', text: 'no change' });
+    expect(compareTimes('none', stats([5, 6, 10.5]), stats([10, 20, 30]))).toEqual({ baseline: 'none', ratio: 0.3, verdict: 'no change', text: 'no change', by: 'ci95' });
     // touching ranges overlap
     expect(compareTimes('none', stats([8, 10]), stats([10, 12])).verdict).toBe('no change');
     expect(spreadsOverlap(stats([1, 2]), stats([2.01, 3]))).toBe(false);
@@ -37,6 +38,30 @@ describe('compareTimes', () => {
   it('with one run each a range is a point: only equal times are no change', () => {
     expect(compareTimes('b', stats([10]), stats([10])).text).toBe('no change');
     expect(compareTimes('b', stats([10]), stats([10.1])).text).toBe('1.01x faster');
+  });
+
+  it('with 3+ runs each the 95% intervals decide: an outlier that stretches the range does not hide a real change', () => {
+    const a = stats([10, 10.1, 9.9, 10, 10.05, 9.95, 10, 30]); // one slow outlier: its min–max reaches 30
+    const b = stats([12, 12.1, 11.9, 12, 12.05, 11.95, 12, 12]);
+    expect(spreadsOverlap(a, b)).toBe(true); // the old rule: no change
+    expect(timesTie(a, b)).toEqual({ tie: false, by: 'ci95' });
+    expect(compareTimes('b', a, b)).toEqual({ baseline: 'b', ratio: 0.833, verdict: 'faster', text: '1.20x faster', by: 'ci95' });
+    expect(compareTimes('a', b, a).text).toBe('1.20x slower');
+  });
+
+  it('overlapping intervals are a tie ("no change") however far apart the medians', () => {
+    const auto = stats([64, 60, 70, 130, 62, 125, 61]);
+    const map = stats([131, 60, 140, 65, 135, 66, 128]);
+    expect(auto.ci95!.hiMs).toBeGreaterThanOrEqual(map.ci95!.loMs);
+    expect(compareTimes('map', auto, map)).toMatchObject({ verdict: 'no change', text: 'no change', by: 'ci95' });
+  });
+
+  it('falls back to the min–max ranges when either interval is unknown (fewer than 3 runs, older results)', () => {
+    expect(timesTie(stats([10, 11]), stats([10.5, 10.6, 10.7]))).toEqual({ tie: true, by: 'min-max' });
+    expect(timesTie(stats([10, 11]), stats([12, 12.5, 13]))).toEqual({ tie: false, by: 'min-max' });
+    const old = { medianMs: 10, minMs: 9, maxMs: 11, runsMs: [9, 10, 11] }; // results.json before intervals: no ci95
+    expect(compareTimes('x', old, stats([10.5, 10.6, 10.7]))).toMatchObject({ verdict: 'no change', by: 'min-max' });
+    expect(timeInterval(old)).toEqual({ lo: 9, hi: 11, kind: 'min-max' });
   });
 
   it('is incomparable when either variant did not run', () => {
@@ -70,7 +95,7 @@ describe('withComparisons and summarizeComparisons', () => {
   it('sums up per variant: geometric mean of the time ratios over the data sets both ran, and the counts', () => {
     const c = summarizeComparisons(datasets, ['none', 'fast', 'slow', 'same'], 'none')!;
     expect(c.baseline).toBe('none');
-    expect(c.spread).toBe('min-max');
+    expect(c.spread).toBe('ci95');
     const [none, fast, slow, same] = c.variants;
     expect(none).toEqual({ name: 'none', compared: 2, geomeanRatio: 1, text: 'baseline', faster: 0, slower: 0, noChange: 0, incomparable: 0, timeout: 0 });
     // sqrt((4.5 / 10.5) * (25 / 100)) = 0.3273
@@ -79,6 +104,19 @@ describe('withComparisons and summarizeComparisons', () => {
     expect(slow).toMatchObject({ compared: 2, geomeanRatio: 1.397, text: '1.40x slower', faster: 0, slower: 1, noChange: 1 });
     expect(same).toMatchObject({ compared: 1, geomeanRatio: 1, text: 'no change', noChange: 1, incomparable: 1 });
     expect(summarizeComparisons(datasets, ['none'], 'none')).toBeUndefined();
+  });
+
+  it('sums the counters that do not depend on timing over the data sets both ran: rows and bytes decoded vs the baseline, containers pruned', () => {
+    const scan = (rowsDecoded: number, bytesDecoded: number, containersPruned: number) => ({ containersTotal: 10, containersPruned, rowsDecoded, rowsAfterFilter: 0, bytesDecoded, bytesSkipped: 0, bytesRead: 0 });
+    const withScan = (v: VariantResult, rows: number, bytes: number, pruned: number): VariantResult => ({ ...v, probe: scan(rows, bytes, pruned) });
+    const ds = [
+      dataset('a', [withScan(variant('none', [10, 10, 10]), 1000, 4000, 0), withScan(variant('map', [5, 5, 5]), 100, 400, 9)]),
+      dataset('b', [withScan(variant('none', [10, 10, 10]), 1000, 4000, 0), withScan(variant('map', [11, 11, 11]), 300, 1200, 7)]),
+      dataset('c', [withScan(variant('none', [10, 10, 10]), 1000, 4000, 0), variant('map', null)]), // map did not run: left out
+    ].map((d) => withComparisons(d, 'none'));
+    const [none, map] = summarizeComparisons(ds, ['none', 'map'], 'none')!.variants;
+    expect(map!.decoded).toEqual({ datasets: 2, rowsDecoded: 400, bytesDecoded: 1600, containersPruned: 16, containersTotal: 20, rowsVsBaseline: 0.2, bytesVsBaseline: 0.2 });
+    expect(none!.decoded).toEqual({ datasets: 3, rowsDecoded: 3000, bytesDecoded: 12000, containersPruned: 0, containersTotal: 30, rowsVsBaseline: 1, bytesVsBaseline: 1 });
   });
 
   it('with orders: the geometric mean and the worst of max/min over the data sets', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
 import { summarizeComparisons, withComparisons } from './compare.ts';
 import { summarizeOrders } from './orders.ts';
-import { barChart, escapeHtml, filterLabel, formatBytes, formatResultsTable, renderReport, winnersOf } from './report.ts';
+import { barChart, escapeHtml, fastestText, filterLabel, formatBytes, formatResultsTable, renderReport, runConditions, winnersOf } from './report.ts';
 import type { OrderRunResult } from './results.ts';
 import { configJson, stats, type DatasetResult, type ExperimentResults, type VariantResult } from './runner.ts';
 
@@ -84,7 +84,7 @@ describe('report', () => {
   it('formats the terminal table', () => {
     const text = formatResultsTable(RESULTS);
     expect(text).toContain('median ms');
-    expect(text).toMatch(/none\s+2\s+1\.00–3\.00\s+2\s+42\s+0\/10\s+10000\s+5\s+2\.0 KiB\s+3\.0 MiB\s+<script>.*✓/);
+    expect(text).toMatch(/none\s+2\s+1\.00–3\.00\s+3\s+2\s+42\s+0\/10\s+10000\s+5\s+2\.0 KiB\s+3\.0 MiB\s+<script>.*✓/);
     expect(text).toContain('duckdb (threads=1)');
     expect(text).toContain('hash on a range: unsupported — cannot');
     expect(text).toContain('winners per data set');
@@ -107,11 +107,61 @@ describe('report', () => {
   it('names the winners per data set: fastest median, fewest rows decoded (ties listed)', () => {
     const d: DatasetResult = { ...dataset('w'), variants: [variant('a', [5], 2), variant('b', [3], 2), variant('c', [4], 1)] };
     const w = winnersOf(d);
-    expect(w.fastest).toEqual({ name: 'b', medianMs: 3, ratio: 2 });
+    expect(w.fastest).toEqual({ name: 'b', medianMs: 3, ratio: 2, interval: '3.00–3.00 (min–max)' });
+    // one run each: the ranges are points, none overlaps b's, so b won outright
+    expect(w.tied).toEqual(['b']);
     expect(w.fewestDecoded).toEqual({ names: ['a', 'b'], rowsDecoded: 8000 });
     expect(w.duckdbMs).toBe(1.25);
     const html = renderReport(RESULTS);
     expect(html).toContain('Winners per data set');
+  });
+});
+
+describe('report: ties and counters', () => {
+  it('the winners say "tie" and list every variant whose 95% interval overlaps the fastest\'s, with their counters', () => {
+    const auto = variant('auto', [64, 60, 70, 130, 62, 125, 61], 7);
+    const map = variant('map', [131, 60, 140, 65, 135, 66, 128], 7);
+    const none = variant('none', [300, 301, 302, 299, 300], 0);
+    const d: DatasetResult = { ...dataset('t'), variants: [none, map, auto] };
+    const w = winnersOf(d);
+    expect(w.fastest?.name).toBe('auto');
+    expect(w.tied).toEqual(['auto', 'map']);
+    expect(w.by).toBe('ci95');
+    expect(fastestText(w)).toBe('tie: auto, map');
+    expect(w.counters.map((c) => [c.name, c.rowsDecoded, c.pruned])).toEqual([
+      ['auto', 3000, '7/10'],
+      ['map', 3000, '7/10'],
+    ]);
+    const text = formatResultsTable({ ...RESULTS, datasets: [d, { ...d, name: 'u', variants: [none, { ...map, probe: { ...map.probe!, rowsDecoded: 9000 } }, auto] }] });
+    expect(text).toMatch(/data set\s+fastest\s+median ms\s+95% CI ms\s+x duckdb\s+rows decoded\s+bytes decoded\s+pruned\/total\s+filter/);
+    // the tied variants agree on what they decoded: one value; else each's
+    expect(text).toMatch(/^t\s+tie: auto, map\s+64\s+\S+\s+2\s+3000\s+2\.0 KiB\s+7\/10/m);
+    expect(text).toMatch(/^u\s+tie: auto, map\s+64\s+\S+\s+2\s+3000 \(auto\); 9000 \(map\)\s+2\.0 KiB/m);
+    expect(text).toContain("'tie:' lists every variant whose 95% CI");
+    const html = renderReport({ ...RESULTS, datasets: [d, d] });
+    expect(html).toContain('tie: auto, map');
+    expect(html).toContain('95% CI ms');
+  });
+
+  it('one run each: the interval is unknown, the min–max range stands in, marked', () => {
+    const d: DatasetResult = { ...dataset('w'), variants: [variant('a', [5, 6], 2), variant('b', [3, 4], 2)] };
+    const text = formatResultsTable({ ...RESULTS, datasets: [d] });
+    expect(text).toMatch(/^a\s+5\.5\s+5\.00–6\.00 \(min–max\)\s+2\s/m);
+    expect(winnersOf(d)).toMatchObject({ tied: ['b'], by: 'min-max' });
+  });
+
+  it('the page states the run conditions: load average, malloc settings, thread counts', () => {
+    const machine = {
+      ...RESULTS.machine,
+      loadAverage: { start: [1.5, 1, 0.5], end: [2, 1.25, 0.75] },
+      allocator: { MALLOC_MMAP_THRESHOLD_: '33554432', MALLOC_TRIM_THRESHOLD_: 'not set' },
+      threads: { joinlab: { none: 2, map: 2 }, duckdb: 2 },
+    };
+    expect(runConditions(machine)).toBe(
+      'load average (1/5/15 min) 1.50 1.00 0.50 at start, 2.00 1.25 0.75 at end · malloc: MALLOC_MMAP_THRESHOLD_ 33554432, MALLOC_TRIM_THRESHOLD_ not set · threads: joinlab 2, DuckDB 2',
+    );
+    expect(renderReport({ ...RESULTS, machine })).toContain('MALLOC_TRIM_THRESHOLD_ not set');
+    expect(runConditions(RESULTS.machine)).toBe(''); // older results
   });
 });
 
@@ -148,16 +198,16 @@ describe('report: against the baseline, and over join orders', () => {
   it('the terminal tables: a vs-baseline column, the join-order table with its notes, the summary over data sets', () => {
     const text = formatResultsTable(results);
     expect(text).toMatch(/x duckdb\s+vs none\s+rows/);
-    expect(text).toMatch(/none\s+10\s+10\.0–10\.0\s+2\s+baseline\s+42/);
-    expect(text).toMatch(/transfer\s+5\s+5\.00–5\.00\s+2\s+2\.00x faster\s+42/);
-    expect(text).toContain('join orders cost, random:1, random:2: time = each order\'s median over 1 run;');
+    expect(text).toMatch(/none\s+10\s+10\.0–10\.0 \(min–max\)\s+1\s+2\s+baseline\s+42/);
+    expect(text).toMatch(/transfer\s+5\s+5\.00–5\.00 \(min–max\)\s+1\s+2\s+2\.00x faster\s+42/);
+    expect(text).toContain('join orders cost, random:1, random:2: time = each order\'s median over 1 timed run;');
     expect(text).toMatch(/variant\s+cost ms\s+min ms\s+median ms\s+max ms\s+max\/min\s+fastest\s+slowest\s+largest join \(cost\)\s+largest join \(any\)\s+orders ran/);
     expect(text).toMatch(/none\s+10\s+10\s+20\s+40\s+4\s+cost\s+random:1\s+5000\s+90000\s+3\/3/);
     expect(text).toMatch(/transfer\s+5\s+5\s+5\.5\s+6\s+1\.2\s+cost\s+random:1\s+700\s+800\s+2\/3/);
     expect(text).toContain('transfer [random:2]: failed — memory limit');
     expect(text).toContain('transfer [random:1]: differs from DuckDB');
     expect(text).toContain('orders: against none over 1 data set');
-    expect(text).toMatch(/transfer\s+1\s+0\.5\s+2\.00x faster\s+1\s+0\s+0\s+0\s+1\.2\s+1\.2\s+q/);
+    expect(text).toMatch(/transfer\s+1\s+0\.5\s+2\.00x faster\s+1\s+0\s+0\s+0\s+1\s+1\s+0\/10\s+1\.2\s+1\.2\s+q/);
     // without comparisons (one variant, older results) no such column or table
     expect(formatResultsTable(RESULTS)).not.toMatch(/vs |against /);
   });
@@ -203,7 +253,7 @@ describe('report: timeouts', () => {
 
   it('the terminal tables: timeout and > T for the time, lower bounds in the join-order table, timeouts counted apart', () => {
     const text = formatResultsTable(results);
-    expect(text).toMatch(/^lip\s+> 50\s+timeout\s+-\s+timeout\s+-/m);
+    expect(text).toMatch(/^lip\s+> 50\s+timeout\s+-\s+-\s+timeout\s+-/m);
     expect(text).toMatch(/^duckdb \(threads=1\)\s+> 50\s+timeout\s+-/m);
     expect(text).toContain('lip: timeout — no answer within 0.05 s (run 1/1)');
     expect(text).toContain('duckdb: timeout — no answer within 0.05 s (warm-up 1/1); its other runs skipped');
@@ -211,8 +261,8 @@ describe('report: timeouts', () => {
     // none: 10, > 50, 20 -> max > 50, max/min > 5; lip: > 50 (cost), 30, > 50 -> median and max > 50, max/min > 1.667
     expect(text).toMatch(/^none\s+10\s+10\s+20\s+> 50\s+> 5\s+cost\s+random:1\s+9\s+9\s+2\/3, 1 timeout$/m);
     expect(text).toMatch(/^lip\s+> 50\s+30\s+> 50\s+> 50\s+> 1\.667\s+random:1\s+cost\s+-\s+9\s+1\/3, 2 timeout$/m);
-    expect(text).toMatch(/incomparable\s+timeout\s+max\/min \(geomean\)/);
-    expect(text).toMatch(/^lip\s+0\s+-\s+timeout\s+0\s+0\s+0\s+0\s+1\s+> 1\.667\s+> 1\.667\s+q$/m);
+    expect(text).toMatch(/incomparable\s+timeout\s+rows decoded \/ none\s+bytes decoded \/ none\s+pruned\/total\s+max\/min \(geomean\)/);
+    expect(text).toMatch(/^lip\s+0\s+-\s+timeout\s+0\s+0\s+0\s+0\s+1\s+-\s+-\s+-\s+> 1\.667\s+> 1\.667\s+q$/m);
     expect(text).toContain("timeout: the variant's run passed the experiment's timeout (no ratio)");
   });
 

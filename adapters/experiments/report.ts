@@ -8,9 +8,18 @@
  * descriptions, paths) is HTML-escaped, since experiment files are user input.
  *
  * Per data set the page shows the data and join, the results table, and three bar charts: time
- * per variant (median bar, min–max whisker) with DuckDB as the last bar; probe containers pruned
- * per variant (pruned/total); and rows decoded per variant. Above them, one summary table: per
- * data set, the variant that won on time and the one(s) that decoded the fewest probe rows.
+ * per variant (median bar, whisker the 95% confidence interval of the median, or the min–max range
+ * where the interval is unknown) with DuckDB as the last bar; probe containers pruned per variant
+ * (pruned/total); and rows decoded per variant. Above them, one summary table: per data set, the
+ * variant that won on time — or, when the fastest one's 95% interval overlaps others', `tie:`
+ * and every variant whose interval overlaps it (the times cannot tell them apart) — with what
+ * they decoded (rows, bytes, containers pruned, the filter: counters that do not depend on
+ * timing), and the one(s) that decoded the fewest probe rows.
+ *
+ * A time is shown as its median and its 95% confidence interval (stats.ts: bootstrap percentile
+ * interval of the median over the repetitions); with fewer than 3 repetitions the interval is
+ * unknown and the cell shows the min–max range, marked `(min–max)`. The `runs` column says how
+ * many timed runs were taken and, with `repeat: auto`, why they stopped.
  *
  * The dynamic-filter column shows the filter's short label (`bounds + map(992, swiss) + bitmap`);
  * the full description (which lists IN-list values and can run to a screen) is the cell's tooltip
@@ -35,7 +44,9 @@
  */
 import { formatTable } from '../cli/format.ts';
 import type { FileInfo } from './generators.ts';
-import type { ComparisonSummary, DatasetResult, ExperimentResults, OrdersBound, OrdersSummary, VariantResult } from './results.ts';
+import { timeInterval, timesTie } from './compare.ts';
+import type { ComparisonSummary, DatasetResult, ExperimentResults, OrdersBound, OrdersSummary, RunStats, VariantResult } from './results.ts';
+import { repeatPlan, repeatText } from './stats.ts';
 import type { TableSource } from './schema.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -73,6 +84,11 @@ function moreThan(ms: number): string {
   return `> ${Number.isInteger(ms) ? ms : Number(ms.toPrecision(6))}`;
 }
 
+/** How many timed runs the experiment took per variant, in words (`3 timed runs`, `timed runs until …`). */
+function repeatOf(results: ExperimentResults): string {
+  return repeatText(repeatPlan(results.experiment.repeat, results.experiment.repeatAuto));
+}
+
 /** The experiment's timeout in ms, or null. */
 function timeoutMsOf(results: ExperimentResults): number | null {
   const t = results.experiment.timeout;
@@ -85,11 +101,29 @@ function medianCell(v: { readonly status?: string; readonly time?: { readonly me
   return v.status === 'timeout' && timeoutMs !== null ? moreThan(timeoutMs) : undefined;
 }
 
-/** A variant's min–max cell: the range, `timeout`, or nothing. */
-function rangeCell(v: { readonly status?: string; readonly time?: { readonly minMs: number; readonly maxMs: number } }): string | undefined {
-  if (v.time) return `${fmtMs(v.time.minMs)}–${fmtMs(v.time.maxMs)}`;
+/** A time's interval as text: `35.8–43.4` (its 95% CI), or `10.0–12.0 (min–max)` when the CI is unknown. */
+export function intervalText(t: RunStats): string {
+  const i = timeInterval(t);
+  return `${fmtMs(i.lo)}–${fmtMs(i.hi)}${i.kind === 'min-max' ? ' (min–max)' : ''}`;
+}
+
+/** A variant's interval cell: its 95% CI (or marked min–max), `timeout`, or nothing. */
+function rangeCell(v: { readonly status?: string; readonly time?: RunStats }): string | undefined {
+  if (v.time) return intervalText(v.time);
   return v.status === 'timeout' ? 'timeout' : undefined;
 }
+
+/** A variant's `runs` cell: how many timed runs, and with `repeat: auto` why they stopped (`12, precise`). */
+function runsCell(v: { readonly time?: RunStats }): number | string | undefined {
+  if (!v.time) return undefined;
+  const n = v.time.runsMs.length;
+  const stop = v.time.stop;
+  return stop === undefined || stop === 'fixed' ? n : `${n}, ${stop}`;
+}
+
+/** What the time columns hold, in one line. */
+const TIME_CAPTION =
+  "time: the median over the timed runs and its 95% confidence interval (bootstrap percentile, 2,000 seeded resamples); '(min–max)': fewer than 3 runs, no interval, the range instead; runs: how many (with repeat: auto, why they stopped)";
 
 function parityText(v: VariantResult): string {
   if (v.status !== 'ok') return v.status;
@@ -148,7 +182,7 @@ export function dataSummary(d: DatasetResult): string {
 // Terminal table
 // ---------------------------------------------------------------------------------------------
 
-const TABLE_HEADER = ['variant', 'median ms', 'min–max ms', 'x duckdb', 'rows', 'pruned/total', 'rows decoded', 'rows kept', 'bytes decoded', 'peak memory', 'filter', 'parity'];
+const TABLE_HEADER = ['variant', 'median ms', '95% CI ms', 'runs', 'x duckdb', 'rows', 'pruned/total', 'rows decoded', 'rows kept', 'bytes decoded', 'peak memory', 'filter', 'parity'];
 
 /** The short form of a variant's dynamic filter (its label; else the description, cut at 60). */
 export function filterLabel(v: VariantResult): string {
@@ -157,34 +191,100 @@ export function filterLabel(v: VariantResult): string {
   return text.length > 60 ? `${text.slice(0, 59)}…` : text;
 }
 
-/** Which variant won a data set: on median time, and on probe rows decoded (ties listed). */
+/** A winner's counters that do not depend on timing. */
+export interface WinnerCounters {
+  readonly name: string;
+  readonly rowsDecoded: number | null;
+  readonly bytesDecoded: number | null;
+  readonly pruned: string | null;
+  readonly filter: string;
+}
+
+/** Which variant won a data set: on time (ties listed), and on probe rows decoded (ties listed). */
 export interface DatasetWinners {
   readonly dataset: string;
-  readonly fastest: { readonly name: string; readonly medianMs: number; readonly ratio: number | null } | null;
+  /** The lowest median (null when no variant ran). */
+  readonly fastest: { readonly name: string; readonly medianMs: number; readonly ratio: number | null; readonly interval: string } | null;
+  /**
+   * Every variant tied with the fastest — its time's interval (95% CI, or min–max where either is
+   * unknown: compare.ts `timesTie`) overlaps the fastest's — fastest first, then by median; just
+   * the fastest when it won outright. `by`: the rule that decided (null: no other variant ran).
+   */
+  readonly tied: readonly string[];
+  readonly by: 'ci95' | 'min-max' | null;
+  /** The counters of every variant in `tied`. */
+  readonly counters: readonly WinnerCounters[];
   readonly fewestDecoded: { readonly names: readonly string[]; readonly rowsDecoded: number } | null;
   readonly duckdbMs: number | null;
 }
 
 export function winnersOf(d: DatasetResult): DatasetWinners {
-  const ran = d.variants.filter((v) => v.status === 'ok' && v.time !== undefined);
-  let fastest: VariantResult | null = null;
-  for (const v of ran) if (fastest === null || v.time!.medianMs < fastest.time!.medianMs) fastest = v;
+  const ran = d.variants.filter((v) => v.status === 'ok' && v.time !== undefined).sort((a, b) => a.time!.medianMs - b.time!.medianMs);
+  const fastest = ran[0] ?? null;
+  const tied = fastest === null ? [] : [fastest, ...ran.slice(1).filter((v) => timesTie(v.time!, fastest.time!).tie)];
+  const by = fastest === null || ran.length < 2 ? null : ran.slice(1).some((v) => timesTie(v.time!, fastest.time!).by === 'min-max') ? 'min-max' : 'ci95';
   const decoded = ran.filter((v) => v.probe !== undefined);
   const least = decoded.length === 0 ? null : Math.min(...decoded.map((v) => v.probe!.rowsDecoded));
   return {
     dataset: d.name,
-    fastest: fastest === null ? null : { name: fastest.name, medianMs: fastest.time!.medianMs, ratio: fastest.ratio },
-    fewestDecoded: least === null ? null : { names: decoded.filter((v) => v.probe!.rowsDecoded === least).map((v) => v.name), rowsDecoded: least },
+    fastest: fastest === null ? null : { name: fastest.name, medianMs: fastest.time!.medianMs, ratio: fastest.ratio, interval: intervalText(fastest.time!) },
+    tied: tied.map((v) => v.name),
+    by,
+    counters: tied.map((v) => ({
+      name: v.name,
+      rowsDecoded: v.probe?.rowsDecoded ?? null,
+      bytesDecoded: v.probe?.bytesDecoded ?? null,
+      pruned: prunedText(v) ?? null,
+      filter: filterLabel(v),
+    })),
+    fewestDecoded: least === null ? null : { names: d.variants.filter((v) => decoded.includes(v) && v.probe!.rowsDecoded === least).map((v) => v.name), rowsDecoded: least },
     duckdbMs: d.duckdb?.time?.medianMs ?? null,
   };
 }
 
-const WINNERS_HEADER = ['data set', 'fastest', 'median ms', 'x duckdb', 'fewest rows decoded', 'rows decoded', 'duckdb ms'];
+/** `auto`, or `tie: auto, inlist, map` when the fastest variant's interval overlaps others'. */
+export function fastestText(w: DatasetWinners): string | undefined {
+  if (w.fastest === null) return undefined;
+  return w.tied.length > 1 ? `tie: ${w.tied.join(', ')}` : w.fastest.name;
+}
+
+/**
+ * One counter of the winners: the value when they all agree, else each value with the variants
+ * that have it (`4096 (inlist, auto); 20000 (none)`).
+ */
+function agreed<T>(counters: readonly WinnerCounters[], pick: (c: WinnerCounters) => T | null, show: (x: T) => string | number): string | number | undefined {
+  const values = counters.map(pick);
+  if (values.length === 0 || values.every((x) => x === null)) return undefined;
+  if (values.every((x) => x === values[0])) return values[0] === null ? undefined : show(values[0]!);
+  const groups = new Map<T | null, string[]>();
+  counters.forEach((c, i) => groups.set(values[i]!, [...(groups.get(values[i]!) ?? []), c.name]));
+  return [...groups].map(([x, names]) => `${x === null ? '-' : show(x)} (${names.join(', ')})`).join('; ');
+}
+
+const WINNERS_HEADER = ['data set', 'fastest', 'median ms', '95% CI ms', 'x duckdb', 'rows decoded', 'bytes decoded', 'pruned/total', 'filter', 'decoded fewest rows', 'fewest rows decoded', 'duckdb ms'];
+
+/** What the winners table says, in one line. */
+const WINNERS_CAPTION =
+  "fastest: the lowest median; 'tie:' lists every variant whose 95% CI of the median (min–max range where an interval is unknown) overlaps the fastest's, whose times therefore cannot be told apart (median, CI and x duckdb are the first's); rows / bytes decoded, containers pruned and the filter do not depend on timing (one value when the tied variants agree, else each's)";
 
 function winnersRows(results: ExperimentResults): unknown[][] {
   return results.datasets.map((d) => {
     const w = winnersOf(d);
-    return [w.dataset, w.fastest?.name, w.fastest?.medianMs, w.fastest?.ratio ?? undefined, w.fewestDecoded?.names.join(', '), w.fewestDecoded?.rowsDecoded, w.duckdbMs ?? undefined];
+    const c = w.counters;
+    return [
+      w.dataset,
+      fastestText(w),
+      w.fastest?.medianMs,
+      w.fastest?.interval,
+      w.fastest?.ratio ?? undefined,
+      agreed(c, (x) => x.rowsDecoded, (n) => n),
+      agreed(c, (x) => x.bytesDecoded, (n) => formatBytes(n) ?? '-'),
+      agreed(c, (x) => x.pruned, (t) => t),
+      agreed(c, (x) => x.filter, (t) => t),
+      w.fewestDecoded?.names.join(', '),
+      w.fewestDecoded?.rowsDecoded,
+      w.duckdbMs ?? undefined,
+    ];
   });
 }
 
@@ -234,11 +334,11 @@ function ordersRows(d: DatasetResult): unknown[][] | null {
 }
 
 /** What the join-order table shows, in one line. */
-function ordersCaption(d: DatasetResult, repeat: number, timeoutMs: number | null): string {
+function ordersCaption(d: DatasetResult, repeat: string, timeoutMs: number | null): string {
   const orders = d.variants.find((v) => v.orders !== undefined)?.orders?.map((o) => o.order) ?? [];
   const timeouts = d.variants.some((v) => (v.ordersSummary?.timedOut?.length ?? 0) > 0);
   const bound = timeouts && timeoutMs !== null ? `; an order that timed out counts as more than ${timeoutMs / 1000} s (> ${timeoutMs} ms): '>' marks a lower bound` : '';
-  return `join orders ${orders.join(', ')}: time = each order's median over ${repeat} run${repeat === 1 ? '' : 's'}; max/min over the orders (the robustness factor of Robust Predicate Transfer); largest join = the most rows one join output${bound}`;
+  return `join orders ${orders.join(', ')}: time = each order's median over ${repeat}; max/min over the orders (the robustness factor of Robust Predicate Transfer); largest join = the most rows one join output${bound}`;
 }
 
 /** Notes for join orders that did not run or whose answer differs (the cost order's are the variant's own notes). */
@@ -258,6 +358,11 @@ function anyTimeout(c: ComparisonSummary): boolean {
   return c.variants.some((v) => (v.timeout ?? 0) > 0);
 }
 
+/** Whether the summary has counters (rows and bytes decoded) to show beside the times. */
+function anyDecoded(c: ComparisonSummary): boolean {
+  return c.variants.some((v) => v.decoded !== undefined);
+}
+
 function comparisonHeader(c: ComparisonSummary): string[] {
   const orders = c.variants.some((v) => v.orders !== undefined);
   return [
@@ -270,6 +375,7 @@ function comparisonHeader(c: ComparisonSummary): string[] {
     'no change',
     'incomparable',
     ...(anyTimeout(c) ? ['timeout'] : []),
+    ...(anyDecoded(c) ? [`rows decoded / ${c.baseline}`, `bytes decoded / ${c.baseline}`, 'pruned/total'] : []),
     ...(orders ? ['max/min (geomean)', 'max/min (worst)', 'worst data set'] : []),
   ];
 }
@@ -287,6 +393,7 @@ function comparisonRows(c: ComparisonSummary): unknown[][] {
     v.noChange,
     v.incomparable,
     ...(anyTimeout(c) ? [v.timeout ?? 0] : []),
+    ...(anyDecoded(c) ? [v.decoded?.rowsVsBaseline ?? undefined, v.decoded?.bytesVsBaseline ?? undefined, v.decoded ? `${v.decoded.containersPruned}/${v.decoded.containersTotal}` : undefined] : []),
     ...(orders ? [bound(v.orders?.geomeanMaxOverMin, v.orders?.atLeast), bound(v.orders?.worstMaxOverMin, v.orders?.worstAtLeast), v.orders?.worstDataset ?? undefined] : []),
   ]);
 }
@@ -294,7 +401,12 @@ function comparisonRows(c: ComparisonSummary): unknown[][] {
 /** What the comparison table's words mean, in one line. */
 function comparisonCaption(c: ComparisonSummary, orders: boolean): string {
   const timeout = anyTimeout(c) ? "; timeout: the variant's run passed the experiment's timeout (no ratio)" : '';
-  return `geometric mean of the time ratios over the data sets both ran; per data set: faster / slower by the ratio of medians, no change when the two min–max ranges over the repetitions overlap${orders ? '; times under the cost-based join order' : ''}${timeout}`;
+  const rule =
+    c.spread === 'min-max'
+      ? 'no change when the two min–max ranges over the repetitions overlap'
+      : "no change (a tie) when the two 95% confidence intervals of the median overlap (the min–max ranges where an interval is unknown, fewer than 3 runs)";
+  const decoded = anyDecoded(c) ? `; rows / bytes decoded (the probe side; a query's every table scan) as a ratio to ${c.baseline}'s and containers pruned, summed over the same data sets: counters that do not depend on timing` : '';
+  return `geometric mean of the time ratios over the data sets both ran; per data set: faster / slower by the ratio of medians, ${rule}${orders ? '; times under the cost-based join order' : ''}${timeout}${decoded}`;
 }
 
 /** Every variant against the baseline over the data sets, as a plain-text table. */
@@ -356,12 +468,13 @@ const SIP_CAPTION = "information passing (sip, docs/sip.md), the cost order's la
 export function formatResultsTable(results: ExperimentResults): string {
   const blocks: string[] = [];
   const timeoutMs = timeoutMsOf(results);
-  for (const d of results.datasets) {
+  for (const [i, d] of results.datasets.entries()) {
     const baseline = baselineOf(d);
     const rows: unknown[][] = d.variants.map((v) => [
       v.name,
       medianCell(v, timeoutMs),
       rangeCell(v),
+      runsCell(v),
       v.ratio ?? undefined,
       ...(baseline !== undefined ? [comparisonCell(v, baseline)] : []),
       v.rows,
@@ -375,7 +488,7 @@ export function formatResultsTable(results: ExperimentResults): string {
     ]);
     if (d.duckdb) {
       const k = d.duckdb;
-      rows.push([`duckdb (threads=${k.threads})`, medianCell(k, timeoutMs), rangeCell(k), k.time ? 1 : undefined, ...(baseline !== undefined ? [undefined] : []), k.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+      rows.push([`duckdb (threads=${k.threads})`, medianCell(k, timeoutMs), rangeCell(k), runsCell(k), k.time ? 1 : undefined, ...(baseline !== undefined ? [undefined] : []), k.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
     }
     const notes = [
       ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
@@ -386,22 +499,23 @@ export function formatResultsTable(results: ExperimentResults): string {
         .map((v) => `  ${v.name}: differs from DuckDB\n${(v.parity!.detail ?? '').replace(/^/gm, '    ')}`),
       ...orderNotes(d),
     ];
-    const header = baseline !== undefined ? [...TABLE_HEADER.slice(0, 4), `vs ${baseline}`, ...TABLE_HEADER.slice(4)] : TABLE_HEADER;
+    const header = baseline !== undefined ? [...TABLE_HEADER.slice(0, 5), `vs ${baseline}`, ...TABLE_HEADER.slice(5)] : TABLE_HEADER;
     const orders = ordersRows(d);
     const sip = sipRows(d);
     blocks.push(
       [
         `${results.experiment.name} / ${d.name}: ${joinSummary(d)}`,
         `  ${dataSummary(d)}`,
+        ...(i === 0 ? [`  ${TIME_CAPTION}`] : []),
         '',
         formatTable(header, rows),
-        ...(orders !== null ? ['', `  ${ordersCaption(d, results.experiment.repeat, timeoutMs)}`, '', formatTable(ORDERS_HEADER, orders)] : []),
+        ...(orders !== null ? ['', `  ${ordersCaption(d, repeatOf(results), timeoutMs)}`, '', formatTable(ORDERS_HEADER, orders)] : []),
         ...(sip !== null ? ['', `  ${SIP_CAPTION}`, '', formatTable(SIP_HEADER, sip)] : []),
         ...(notes.length ? ['', ...notes] : []),
       ].join('\n'),
     );
   }
-  if (results.datasets.length > 1) blocks.push(`${results.experiment.name}: winners per data set\n\n${formatWinnersTable(results)}`);
+  if (results.datasets.length > 1) blocks.push(`${results.experiment.name}: winners per data set\n  ${WINNERS_CAPTION}\n\n${formatWinnersTable(results)}`);
   const c = results.comparison;
   if (c !== undefined) {
     const n = results.datasets.length;
@@ -511,13 +625,13 @@ export function ordersChart(d: DatasetResult): string | null {
 export function datasetCharts(d: DatasetResult): string[] {
   const time: ChartBar[] = d.variants.map((v) =>
     v.time
-      ? { label: v.name, value: v.time.medianMs, lo: v.time.minMs, hi: v.time.maxMs, text: `${fmtMs(v.time.medianMs)} ms${v.ratio !== null ? ` (${v.ratio.toFixed(2)}× duckdb)` : ''}` }
+      ? { label: v.name, value: v.time.medianMs, lo: timeInterval(v.time).lo, hi: timeInterval(v.time).hi, text: `${fmtMs(v.time.medianMs)} ms${v.ratio !== null ? ` (${v.ratio.toFixed(2)}× duckdb)` : ''}` }
       : { label: v.name, value: null, text: notRun(v) },
   );
   if (d.duckdb) {
     const t = d.duckdb.time;
     const label = `duckdb (threads=${d.duckdb.threads})`;
-    time.push(t ? { label, value: t.medianMs, lo: t.minMs, hi: t.maxMs, text: `${fmtMs(t.medianMs)} ms`, kind: 'duckdb' } : { label, value: null, text: d.duckdb.status ?? 'n/a', kind: 'duckdb' });
+    time.push(t ? { label, value: t.medianMs, lo: timeInterval(t).lo, hi: timeInterval(t).hi, text: `${fmtMs(t.medianMs)} ms`, kind: 'duckdb' } : { label, value: null, text: d.duckdb.status ?? 'n/a', kind: 'duckdb' });
   }
   const pruned: ChartBar[] = d.variants.map((v) =>
     v.probe
@@ -532,7 +646,7 @@ export function datasetCharts(d: DatasetResult): string[] {
     v.probe ? { label: v.name, value: v.probe.rowsDecoded, text: `${fmtInt(v.probe.rowsDecoded)} rows` } : { label: v.name, value: null, text: notRun(v) },
   );
   return [
-    barChart('Time per variant (median, whiskers min–max), ms', time, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) }),
+    barChart('Time per variant (median; whiskers: 95% CI of the median, min–max with fewer than 3 runs), ms', time, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) }),
     barChart(
       d.kind === 'sql' ? 'Containers (row groups) pruned, every table scan: pruned/total' : 'Probe containers (row groups) pruned: pruned/total',
       pruned,
@@ -577,14 +691,14 @@ function resultsTable(d: DatasetResult, timeoutMs: number | null): string {
   const w = scanWord(d);
   const baseline = baselineOf(d);
   const cmp = (v: VariantResult) => (baseline !== undefined ? td(comparisonCell(v, baseline)) : '');
-  const head = ['variant', 'overrides', 'median ms', 'min–max ms', '× duckdb', ...(baseline !== undefined ? [`vs ${baseline}`] : []), 'rows', `${w} pruned/total`, `${w} rows decoded`, `${w} rows kept`, `${w} bytes decoded`, 'peak memory', d.kind === 'sql' ? 'dynamic filters' : 'dynamic filter', 'parity'];
+  const head = ['variant', 'overrides', 'median ms', '95% CI ms', 'runs', '× duckdb', ...(baseline !== undefined ? [`vs ${baseline}`] : []), 'rows', `${w} pruned/total`, `${w} rows decoded`, `${w} rows kept`, `${w} bytes decoded`, 'peak memory', d.kind === 'sql' ? 'dynamic filters' : 'dynamic filter', 'parity'];
   const rows = d.variants.map((v) => {
     const filter = v.dynamicFilter ?? (v.status === 'ok' ? '-' : (v.reason ?? ''));
     const shown = v.status === 'ok' ? filterLabel(v) : filter;
     const pc = v.status !== 'ok' ? 'na' : !v.parity ? 'na' : v.parity.equal ? 'ok' : 'bad';
     return (
       `<tr>${td(v.name)}${td(overridesText(v))}${td(medianCell(v, timeoutMs), true)}` +
-      `${td(rangeCell(v), true)}${td(v.ratio, true)}${cmp(v)}${td(v.rows, true)}` +
+      `${td(rangeCell(v), true)}${td(runsCell(v), true)}${td(v.ratio, true)}${cmp(v)}${td(v.rows, true)}` +
       `${td(prunedText(v), true)}${td(v.probe?.rowsDecoded, true)}${td(v.probe?.rowsAfterFilter, true)}${td(formatBytes(v.probe?.bytesDecoded), true)}` +
       `${td(formatBytes(v.peakReservedBytes), true)}<td class="filter" title="${escapeHtml(filter)}">${escapeHtml(shown)}</td>${td(parityText(v), false, pc)}</tr>`
     );
@@ -592,7 +706,7 @@ function resultsTable(d: DatasetResult, timeoutMs: number | null): string {
   if (d.duckdb) {
     const k = d.duckdb;
     rows.push(
-      `<tr class="duck">${td(`duckdb (threads=${k.threads})`)}${td('same SQL, same files')}${td(medianCell(k, timeoutMs), true)}${td(rangeCell(k), true)}` +
+      `<tr class="duck">${td(`duckdb (threads=${k.threads})`)}${td('same SQL, same files')}${td(medianCell(k, timeoutMs), true)}${td(rangeCell(k), true)}${td(runsCell(k), true)}` +
         `${td(k.time ? 1 : undefined, true)}${baseline !== undefined ? td(undefined) : ''}${td(k.rows, true)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}${td(undefined)}</tr>`,
     );
   }
@@ -603,8 +717,8 @@ function resultsTable(d: DatasetResult, timeoutMs: number | null): string {
 
 /** The winners table of the whole experiment (HTML). */
 function winnersTable(results: ExperimentResults): string {
-  const body = winnersRows(results).map((r) => `<tr>${r.map((c, i) => td(c, i >= 2 && i !== 4)).join('')}</tr>`);
-  return `<section><h2>Winners per data set</h2><table><thead><tr>${WINNERS_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table></section>`;
+  const body = winnersRows(results).map((r) => `<tr>${r.map((c) => td(c, typeof c === 'number')).join('')}</tr>`);
+  return `<section><h2>Winners per data set</h2><p>${escapeHtml(WINNERS_CAPTION)}</p><table><thead><tr>${WINNERS_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table></section>`;
 }
 
 /** A plain HTML table (numbers right-aligned). */
@@ -630,7 +744,7 @@ function duckdbNotes(d: DatasetResult): string {
 }
 
 /** With `orders`: the join-order table, its notes and its chart. */
-function ordersSection(d: DatasetResult, repeat: number, timeoutMs: number | null): string {
+function ordersSection(d: DatasetResult, repeat: string, timeoutMs: number | null): string {
   const rows = ordersRows(d);
   if (rows === null) return '';
   const notes = orderNotes(d);
@@ -649,7 +763,7 @@ function comparisonSection(results: ExperimentResults): string {
   return `<section><h2>${escapeHtml(`Against ${c.baseline}`)}</h2><p>${escapeHtml(comparisonCaption(c, (results.experiment.orders ?? 0) > 0))}</p>${htmlTable(comparisonHeader(c), comparisonRows(c))}</section>`;
 }
 
-function datasetSection(d: DatasetResult, repeat: number, warmup: number, timeoutMs: number | null): string {
+function datasetSection(d: DatasetResult, repeat: string, warmup: number, timeoutMs: number | null): string {
   const charts = datasetCharts(d);
   const fileLine = (name: string, f: FileInfo) => `${name}: ${f.path} (${fmtInt(f.rows)} rows, ${f.rowGroups} row groups, ${formatBytes(f.bytes)})`;
   const files = (d.kind === 'sql' ? Object.entries(d.tables).map(([name, t]) => fileLine(name, t.file)) : (['left', 'right'] as const).map((s) => fileLine(s, d.files[s]))).join('\n');
@@ -661,8 +775,9 @@ function datasetSection(d: DatasetResult, repeat: number, warmup: number, timeou
     `<dt>files</dt><dd><pre>${escapeHtml(files)}</pre></dd>`,
     d.kind === 'sql' ? '' : `<dt>join</dt><dd>${escapeHtml(joinSummary(d))}</dd>`,
     `<dt>${d.kind === 'sql' ? 'SQL (joinlab and DuckDB)' : 'DuckDB SQL'}</dt><dd><pre>${escapeHtml(d.sql)}</pre></dd>`,
-    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} timed per variant${d.variants.some((v) => v.orders !== undefined) ? ' and join order' : ''}; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS${d.duckdb ? ` (threads=${d.duckdb.threads}, joinlab's too)` : ''}${timeoutMs !== null ? `; each run limited to ${timeoutMs / 1000} s (past it: timeout, the other runs skipped)` : ''}`)}</dd>`,
+    `<dt>runs</dt><dd>${escapeHtml(`${warmup} warm-up + ${repeat} per variant${d.variants.some((v) => v.orders !== undefined) ? ' and join order' : ''}; time = wall time of ${timed} vs DuckDB CREATE TEMP TABLE AS${d.duckdb ? ` (threads=${d.duckdb.threads}, joinlab's too)` : ''}${timeoutMs !== null ? `; each run limited to ${timeoutMs / 1000} s (past it: timeout, the other runs skipped)` : ''}`)}</dd>`,
     '</dl>',
+    `<p class="meta">${escapeHtml(TIME_CAPTION)}</p>`,
     resultsTable(d, timeoutMs),
     duckdbNotes(d),
     ordersSection(d, repeat, timeoutMs),
@@ -672,11 +787,26 @@ function datasetSection(d: DatasetResult, repeat: number, warmup: number, timeou
   ].join('\n');
 }
 
+/** The run's conditions: load average at start and end, malloc settings, thread counts (empty for older results). */
+export function runConditions(m: ExperimentResults['machine']): string {
+  const parts: string[] = [];
+  const load = (xs: readonly number[]) => xs.map((x) => x.toFixed(2)).join(' ');
+  if (m.loadAverage) parts.push(`load average (1/5/15 min) ${load(m.loadAverage.start)} at start, ${load(m.loadAverage.end)} at end`);
+  if (m.allocator) parts.push(`malloc: MALLOC_MMAP_THRESHOLD_ ${m.allocator.MALLOC_MMAP_THRESHOLD_}, MALLOC_TRIM_THRESHOLD_ ${m.allocator.MALLOC_TRIM_THRESHOLD_}`);
+  if (m.threads) {
+    const counts = [...new Set(Object.values(m.threads.joinlab))];
+    const joinlab = counts.length === 1 ? String(counts[0]) : Object.entries(m.threads.joinlab).map(([k, v]) => `${k} ${v}`).join(', ');
+    parts.push(`threads: joinlab ${joinlab || '-'}, DuckDB ${m.threads.duckdb}`);
+  }
+  return parts.join(' · ');
+}
+
 /** The whole report as one self-contained HTML page (inline CSS and SVG, no scripts). */
 export function renderReport(results: ExperimentResults): string {
   const e = results.experiment;
   const m = results.machine;
   const machine = `${m.os} (${m.arch}), ${m.cpus} × ${m.cpuModel}, ${formatBytes(m.memoryBytes)} RAM; Node ${m.node}; joinlab ${m.joinlab}; DuckDB ${m.duckdb} (@duckdb/node-api ${m.duckdbNodeApi})`;
+  const conditions = runConditions(m);
   const verdict = results.datasets.some((d) => d.variants.some((v) => v.parity))
     ? results.parityOk
       ? '<p class="ok">Every checked answer matches DuckDB.</p>'
@@ -691,6 +821,7 @@ export function renderReport(results: ExperimentResults): string {
     `<h1>${escapeHtml(e.name)}</h1>`,
     e.description ? `<p>${escapeHtml(e.description)}</p>` : '',
     `<p class="meta">${escapeHtml(`${results.timestamp} · ${machine} · total ${(results.wallMs / 1000).toFixed(1)} s · experiment file ${e.copy}`)}</p>`,
+    conditions !== '' ? `<p class="meta">${escapeHtml(conditions)}</p>` : '',
     // `joinlab run --set`: the file alone does not say what ran
     e.set !== undefined && Object.keys(e.set).length > 0
       ? `<p class="meta">${escapeHtml(`command-line overrides in every variant: ${Object.entries(e.set).map(([k, v]) => `--set ${k}=${Array.isArray(v) ? v.join(',') : String(v)}`).join(' ')}`)}</p>`
@@ -698,7 +829,7 @@ export function renderReport(results: ExperimentResults): string {
     verdict,
     comparisonSection(results),
     results.datasets.length > 1 ? winnersTable(results) : '',
-    ...results.datasets.map((d) => datasetSection(d, e.repeat, e.warmup, timeoutMsOf(results))),
+    ...results.datasets.map((d) => datasetSection(d, repeatOf(results), e.warmup, timeoutMsOf(results))),
     '</body></html>',
     '',
   ].join('\n');

@@ -6,13 +6,9 @@ import type { Config } from '../../core/config/schema.ts';
 import type { SipSummary } from '../sql/sip-run.ts';
 import type { FileInfo } from './generators.ts';
 import type { DataSpec, JoinBlock, TableSource } from './schema.ts';
+import type { RepeatAuto, RunStats } from './stats.ts';
 
-export interface RunStats {
-  readonly medianMs: number;
-  readonly minMs: number;
-  readonly maxMs: number;
-  readonly runsMs: readonly number[];
-}
+export type { RunStats } from './stats.ts';
 
 export interface ScanSummary {
   readonly containersTotal: number;
@@ -167,12 +163,29 @@ export interface BaselineComparison {
   /** This variant's median time / the baseline's (null when either did not run). */
   readonly ratio: number | null;
   /**
-   * `no change` when the two min–max ranges over the repetitions overlap; `timeout` when this
-   * variant's run timed out (no ratio); `faster` with the ratio null when only the baseline's did.
+   * `no change` when the two 95% confidence intervals of the median overlap (a tie; the min–max
+   * ranges when either interval is unknown); `timeout` when this variant's run timed out (no
+   * ratio); `faster` with the ratio null when only the baseline's did.
    */
   readonly verdict: 'faster' | 'slower' | 'no change' | 'incomparable' | 'timeout';
   /** `1.32x faster`, `1.10x slower`, `no change`, `incomparable`, `timeout`, `> 3.20x faster` (the baseline timed out). */
   readonly text: string;
+  /** What decided faster / slower / no change: the 95% intervals, or the min–max ranges (an interval unknown). Absent in older results and without two times. */
+  readonly by?: 'ci95' | 'min-max';
+}
+
+/** Counters that do not depend on timing, summed over the data sets a variant and the baseline both ran (compare.ts). */
+export interface DecodedSummary {
+  /** Data sets summed (both ran and report their scans). */
+  readonly datasets: number;
+  /** Probe rows / bytes decoded (a `sql:` data set: every table scan's), containers pruned of the total. */
+  readonly rowsDecoded: number;
+  readonly bytesDecoded: number;
+  readonly containersPruned: number;
+  readonly containersTotal: number;
+  /** rowsDecoded / the baseline's over the same data sets (null when the baseline decoded none). */
+  readonly rowsVsBaseline: number | null;
+  readonly bytesVsBaseline: number | null;
 }
 
 /** A variant against the baseline over every data set (compare.ts `summarize`). */
@@ -190,6 +203,8 @@ export interface VariantComparisonSummary {
   readonly incomparable: number;
   /** Data sets where this variant's (cost-order) run timed out: no ratio, counted apart (absent in older results). */
   readonly timeout?: number;
+  /** Rows and bytes decoded, containers pruned over the data sets compared (absent in older results, and without scan counters). */
+  readonly decoded?: DecodedSummary;
   /**
    * With `orders`: the robustness factor (max/min over the orders) over the data sets. `atLeast`:
    * some data set's max/min is a lower bound (an order timed out), so the geometric mean is one too
@@ -206,8 +221,12 @@ export interface VariantComparisonSummary {
 
 export interface ComparisonSummary {
   readonly baseline: string;
-  /** What decides `no change`: the two variants' min–max ranges over the repetitions overlap. */
-  readonly spread: 'min-max';
+  /**
+   * What decides `no change`: `ci95` the two variants' 95% confidence intervals of the median
+   * overlap (their min–max ranges where an interval is unknown); `min-max` (results written before
+   * intervals existed) the min–max ranges over the repetitions overlap.
+   */
+  readonly spread: 'ci95' | 'min-max';
   readonly variants: readonly VariantComparisonSummary[];
 }
 
@@ -274,6 +293,18 @@ export interface MachineInfo {
   readonly joinlab: string;
   readonly duckdb: string;
   readonly duckdbNodeApi: string;
+  /**
+   * os.loadavg() (1, 5 and 15 minutes) when the experiment started and when its last run ended: a
+   * busy machine explains noisy times. Absent in results written before it existed.
+   */
+  readonly loadAverage?: { readonly start: readonly number[]; readonly end: readonly number[] };
+  /**
+   * glibc malloc's settings as this process found them in its environment (bin/tuned.mjs sets
+   * both; `not set` when absent, e.g. a run without the wrapper). Absent in older results.
+   */
+  readonly allocator?: { readonly MALLOC_MMAP_THRESHOLD_: string; readonly MALLOC_TRIM_THRESHOLD_: string };
+  /** Thread counts: each variant's joinlab `threads` (by variant name) and DuckDB's `threads` setting. Absent in older results. */
+  readonly threads?: { readonly joinlab: Readonly<Record<string, number>>; readonly duckdb: number };
 }
 
 export interface ExperimentResults {
@@ -283,7 +314,10 @@ export interface ExperimentResults {
     readonly source: string;
     /** Name of the copy in the output directory. */
     readonly copy: string;
-    readonly repeat: number;
+    /** Timed runs per variant, or `auto` (until the 95% interval is narrow: `repeatAuto`). */
+    readonly repeat: number | 'auto';
+    /** With `repeat: auto`, its settings (absent otherwise). */
+    readonly repeatAuto?: RepeatAuto;
     readonly warmup: number;
     readonly duckdb: boolean;
     readonly parity: boolean;

@@ -55,6 +55,14 @@ describe('runExperiment', () => {
     expect(json.machine.cpus).toBeGreaterThan(0);
     expect(json.machine.node).toBe(process.version);
     expect(json.machine.duckdb).toMatch(/^v\d/);
+    // the run's conditions: load average at start and end, malloc settings, thread counts
+    expect(json.machine.loadAverage!.start).toHaveLength(3);
+    expect(json.machine.loadAverage!.end).toHaveLength(3);
+    expect(json.machine.allocator).toEqual({
+      MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? 'not set',
+      MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? 'not set',
+    });
+    expect(json.machine.threads).toEqual({ joinlab: { none: 1, map: 1, 'map <no bitmap>': 1 }, duckdb: 1 });
     expect(json.datasets).toHaveLength(1);
     const d = json.datasets[0]! as JoinDatasetResult;
     expect(d.variants.map((v) => [v.name, v.parity?.equal, v.parity?.missing, v.parity?.extra, v.details])).toEqual(
@@ -169,6 +177,28 @@ warmup: 0
     expect((err as Error).message).toMatch(/unknown join strategy 'merge-sort'.*variant 'none'/);
     expect(existsSync(join(tmp, 'never'))).toBe(false);
     expect(existsSync(out)).toBe(false);
+  });
+});
+
+describe('runExperiment: repeat: auto', () => {
+  it('repeats each variant (and DuckDB) until precise, out of runs or out of budget, and records how many runs and why', async () => {
+    const file = write(
+      'tiny-auto.yaml',
+      TINY_STAR.replace('repeat: 1\n', 'repeat: auto\nrepeatAuto: { precision: 0.5, minRuns: 3, maxRuns: 6, budgetSeconds: 2 }\n').replace(/  - \{ name: "map <no bitmap>".*\n/, ''),
+    );
+    const r = await runExperiment(file, { out: join(tmp, 'out-auto'), progress: false, dataRoot });
+    expect(r.experiment).toMatchObject({ repeat: 'auto', repeatAuto: { precision: 0.5, minRuns: 3, maxRuns: 6, budgetSeconds: 2 } });
+    const d = r.datasets[0]!;
+    for (const t of [...d.variants.map((v) => v.time!), d.duckdb!.time!]) {
+      expect(['precise', 'maxRuns', 'budget']).toContain(t.stop);
+      expect(t.runsMs.length).toBeGreaterThanOrEqual(1);
+      expect(t.runsMs.length).toBeLessThanOrEqual(6);
+      if (t.stop === 'precise') expect(t.relativeHalfWidth!).toBeLessThanOrEqual(0.5);
+      if (t.runsMs.length >= 3) expect(t.ci95!.loMs).toBeLessThanOrEqual(t.medianMs);
+    }
+    const table = formatResultsTable(r);
+    expect(table).toContain('95% CI ms');
+    expect(readFileSync(join(tmp, 'out-auto', 'report.html'), 'utf8')).toContain('timed runs until the 95% CI of the median is within ±50% of it (3–6 runs, at most 2 s)');
   });
 });
 

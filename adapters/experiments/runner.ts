@@ -15,6 +15,15 @@
  * not just counted, so neither side can skip columns). The engine's own join time (without the
  * file opening) is kept as `joinMs`.
  *
+ * How many timed runs: `repeat: N`, or with `repeat: auto` as many as it takes for the 95%
+ * confidence interval of the median to get within `repeatAuto.precision` of it, up to `maxRuns`
+ * runs or `budgetSeconds` of timed runs per variant (and join order) and data set — DuckDB's runs
+ * too (stats.ts `repeatRuns`). Every time records its runs, its interval (stats.ts `runStats`) and
+ * why the runs stopped. `machine` in results.json records, beside the hardware and versions, the
+ * conditions of the run: os.loadavg() at the start and at the end, the glibc malloc settings
+ * bin/tuned.mjs sets (or `not set`), and the thread counts (each variant's `threads`, DuckDB's
+ * `threads` setting as the session reports it).
+ *
  * The probe side is the side the hash join streams (the one its dynamic filter prunes): the
  * opposite of `details.build`. Algorithms without a build side (nested-loop) report the left side.
  * A variant whose algorithm cannot run the join (UnsupportedJoinError) or runs out of its
@@ -58,7 +67,7 @@
  */
 import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
-import { arch, cpus, freemem, platform, release, totalmem, type as osType } from 'node:os';
+import { arch, cpus, freemem, loadavg, platform, release, totalmem, type as osType } from 'node:os';
 import { basename, extname, join, resolve } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { SingleBar } from 'cli-progress';
@@ -81,6 +90,7 @@ import { renderReport } from './report.ts';
 import { sqlScans, sumScans } from './sql-scans.ts';
 import { summarizeComparisons, withComparisons } from './compare.ts';
 import { largestJoinRows, summarizeOrders } from './orders.ts';
+import { maxRunsOf, median as medianOf, repeatRuns, repeatText, runStats, type RepeatOutcome, type RepeatPlan } from './stats.ts';
 import type {
   RunStats,
   ScanSummary,
@@ -108,7 +118,7 @@ export type {
   MachineInfo,
   ExperimentResults,
 } from './results.ts';
-import { joinOrdersOf, loadExperiment, type Dataset, type Experiment, type GeneratedDataSpec, type JoinDataset, type SqlDataset, type Variant } from './schema.ts';
+import { joinOrdersOf, loadExperiment, repeatPlanOf, type Dataset, type Experiment, type GeneratedDataSpec, type JoinDataset, type SqlDataset, type Variant } from './schema.ts';
 
 export interface RunOptions {
   /** Output directory (default 'joinlab-report', relative to the working directory). */
@@ -127,27 +137,21 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   /** `KEY=VALUE` config overrides applied to every variant (`joinlab run --set`; schema.ts). */
   readonly set?: readonly string[];
-  /** Timed runs per variant instead of the file's `repeat` (`joinlab run --repeat`). */
-  readonly repeat?: number;
+  /** Timed runs per variant instead of the file's `repeat` (`joinlab run --repeat N|auto`). */
+  readonly repeat?: number | 'auto';
 }
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-export function stats(runs: readonly number[]): RunStats {
-  const sorted = [...runs].sort((a, b) => a - b);
-  const n = sorted.length;
-  const median = n === 0 ? NaN : n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
-  return { medianMs: round2(median), minMs: round2(sorted[0] ?? NaN), maxMs: round2(sorted[n - 1] ?? NaN), runsMs: runs.map(round2) };
-}
-
-function round2(x: number): number {
-  return Math.round(x * 100) / 100;
+/** A variant's times: median, min, max, the runs, the 95% interval of the median (stats.ts `runStats`). */
+export function stats(runs: readonly number[], outcome?: Pick<RepeatOutcome, 'stop' | 'relativeHalfWidth'>): RunStats {
+  return runStats(runs, outcome);
 }
 
 function median(xs: readonly number[]): number {
-  return stats(xs).medianMs;
+  return Math.round(medianOf(xs) * 100) / 100;
 }
 
 /** What bounds every run: the experiment's `timeout` (seconds, or null) and the caller's signal. */
@@ -232,9 +236,25 @@ async function packageVersions(): Promise<{ joinlab: string; duckdbNodeApi: stri
   }
 }
 
-export async function machineInfo(duck: DuckDBSession): Promise<MachineInfo> {
+/** The malloc settings bin/tuned.mjs gives a child process, as found in this one's environment. */
+export function allocatorSettings(env: NodeJS.ProcessEnv = process.env): NonNullable<MachineInfo['allocator']> {
+  return { MALLOC_MMAP_THRESHOLD_: env.MALLOC_MMAP_THRESHOLD_ ?? 'not set', MALLOC_TRIM_THRESHOLD_: env.MALLOC_TRIM_THRESHOLD_ ?? 'not set' };
+}
+
+/** os.loadavg(), rounded to 0.01. */
+export function loadAverage(): number[] {
+  return loadavg().map((x) => Math.round(x * 100) / 100);
+}
+
+/**
+ * The machine and the software an experiment ran on; with `joinlabThreads` (each variant's
+ * `threads`) also the thread counts, DuckDB's read from the session; `loadStart`: os.loadavg() at
+ * the start (the end's is filled in when the runs are done).
+ */
+export async function machineInfo(duck: DuckDBSession, joinlabThreads: Readonly<Record<string, number>> = {}, loadStart: number[] = loadAverage()): Promise<MachineInfo> {
   const cpuList = cpus();
   const versions = await packageVersions();
+  const duckThreads = Number((await duck.queryRows(`SELECT current_setting('threads')`))[0]?.[0]);
   return {
     os: `${osType()} ${release()}`,
     platform: platform(),
@@ -247,6 +267,9 @@ export async function machineInfo(duck: DuckDBSession): Promise<MachineInfo> {
     joinlab: versions.joinlab,
     duckdb: await duckdbVersion(duck),
     duckdbNodeApi: versions.duckdbNodeApi,
+    loadAverage: { start: loadStart, end: loadStart },
+    allocator: allocatorSettings(),
+    threads: { joinlab: joinlabThreads, duckdb: duckThreads },
   };
 }
 
@@ -292,9 +315,11 @@ class Progress {
 }
 
 function stepsFor(exp: Experiment): number {
-  const perRun = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
+  // with `repeat: auto` the bar counts `maxRuns` per variant; one that stops sooner skips the rest
+  const timed = maxRunsOf(repeatPlanOf(exp));
+  const perRun = exp.warmup + timed + (exp.parity ? 1 : 0);
   const runs = (ds: Dataset) => (ds.kind === 'sql' ? Math.max(1, joinOrdersOf(exp).length) : 1);
-  const perDataset = (ds: Dataset) => 1 + (exp.parity ? 1 : 0) + exp.variants.length * runs(ds) * perRun + (exp.duckdb ? exp.warmup + exp.repeat : 0);
+  const perDataset = (ds: Dataset) => 1 + (exp.parity ? 1 : 0) + exp.variants.length * runs(ds) * perRun + (exp.duckdb ? exp.warmup + timed : 0);
   return exp.datasets.reduce((n, ds) => n + perDataset(ds), 0);
 }
 
@@ -370,9 +395,15 @@ function variantBase(variant: Variant) {
   return { name: variant.name, overrides: variant.overrides, config: configJson(variant.config), parity: null, ratio: null };
 }
 
+/** `run 2/3`, or with `repeat: auto` `run 2 (of at most 30)`. */
+function runLabel(plan: RepeatPlan, i: number): string {
+  return plan.kind === 'fixed' ? `run ${i + 1}/${plan.runs}` : `run ${i + 1} (of at most ${plan.maxRuns})`;
+}
+
 /**
- * `exp.warmup` untimed then `exp.repeat` timed runs of `run`: the wall times, the engine's own
- * times (`engineMs` of each result) and the last result; or the row of a variant that cannot run.
+ * `exp.warmup` untimed then the timed runs of `run` (`repeat: N`, or `repeat: auto` until the
+ * interval is narrow: stats.ts `repeatRuns`): the wall times, the engine's own times (`engineMs` of
+ * each result), why the runs stopped and the last result; or the row of a variant that cannot run.
  */
 async function timedRuns<R>(
   exp: Experiment,
@@ -383,39 +414,48 @@ async function timedRuns<R>(
   run: (signal: AbortSignal | undefined) => Promise<R>,
   engineMs: (r: R) => number,
   order?: string,
-): Promise<{ last: R; wall: number[]; engine: number[] } | VariantResult> {
+): Promise<{ last: R; wall: number[]; engine: number[]; outcome: RepeatOutcome } | VariantResult> {
   const who = order === undefined ? variant.name : `${variant.name} [${order}]`;
-  const steps = exp.warmup + exp.repeat + (exp.parity ? 1 : 0);
-  const wall: number[] = [];
+  const plan = repeatPlanOf(exp);
+  const runSteps = exp.warmup + maxRunsOf(plan);
+  const steps = runSteps + (exp.parity ? 1 : 0);
+  const first = `${ds.name}: ${who} (${exp.warmup} warm-up + ${repeatText(plan)})`;
   const engine: number[] = [];
   let last: R | null = null;
   let done = 0;
+  let timedOut: string | null = null;
+  const timeoutRow = (reason: string): VariantResult => {
+    progress.advance(steps - done);
+    return { ...variantBase(variant), status: 'timeout', reason };
+  };
+  let outcome: RepeatOutcome;
   try {
-    for (let r = 0; r < exp.warmup + exp.repeat; r++) {
-      const timed = r >= exp.warmup;
-      progress.step(
-        `${ds.name}: ${who} ${timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`}`,
-        r === 0 ? `${ds.name}: ${who} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null,
-      );
+    for (let r = 0; r < exp.warmup; r++) {
+      progress.step(`${ds.name}: ${who} warmup ${r + 1}/${exp.warmup}`, r === 0 ? first : null);
       last = null; // let the previous result go before the next run
+      const out = await underLimit(limit, run);
+      if ('timedOut' in out) return timeoutRow(timeoutReason(limit, `warm-up ${r + 1}/${exp.warmup}`));
+      last = out.value;
+      progress.advance();
+      done++;
+    }
+    outcome = await repeatRuns(plan, async (i) => {
+      progress.step(`${ds.name}: ${who} ${runLabel(plan, i)}`, exp.warmup === 0 && i === 0 ? first : null);
+      last = null;
       const t0 = performance.now();
       const out = await underLimit(limit, run);
       const t1 = performance.now();
       if ('timedOut' in out) {
-        progress.advance(steps - done);
-        const which = timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warm-up ${r + 1}/${exp.warmup}`;
-        const final = r === exp.warmup + exp.repeat - 1;
-        return { ...variantBase(variant), status: 'timeout', reason: timeoutReason(limit, which, final ? '' : 'its other runs skipped') };
+        const final = plan.kind === 'fixed' && i === plan.runs - 1;
+        timedOut = timeoutReason(limit, runLabel(plan, i), final ? '' : 'its other runs skipped');
+        return undefined;
       }
-      const result = out.value;
-      if (timed) {
-        wall.push(t1 - t0);
-        engine.push(engineMs(result));
-      }
-      last = result;
+      engine.push(engineMs(out.value));
+      last = out.value;
       progress.advance();
       done++;
-    }
+      return t1 - t0;
+    });
   } catch (e) {
     progress.advance(steps - done);
     const base = variantBase(variant);
@@ -423,7 +463,9 @@ async function timedRuns<R>(
     if (e instanceof MemoryLimitError) return { ...base, status: 'failed', reason: e.message };
     throw e;
   }
-  return { last: last!, wall, engine };
+  if (timedOut !== null) return timeoutRow(timedOut);
+  progress.advance(runSteps - done); // `repeat: auto` stopped before maxRuns
+  return { last: last!, wall: outcome.runsMs, engine, outcome };
 }
 
 async function runVariant(
@@ -456,7 +498,7 @@ async function runVariant(
     status: 'ok',
     algorithm: metrics.algorithm,
     ...(metrics.chosenBy !== null ? { chosenBy: metrics.chosenBy } : {}),
-    time: stats(wall),
+    time: stats(wall, runs.outcome),
     joinMs: median(joinMs),
     rows: metrics.rows,
     probeSide,
@@ -519,7 +561,7 @@ async function runSqlVariant(
     status: 'ok',
     algorithm: [...new Set(result.joins.map((j) => j.algorithm))].join(', ') || 'scan',
     ...(chosenBy ? { chosenBy } : {}),
-    time: stats(runs.wall),
+    time: stats(runs.wall, runs.outcome),
     joinMs: median(runs.engine),
     rows: result.table.numRows,
     probe: scanSummary(sumScans(scans)),
@@ -568,30 +610,49 @@ async function runSqlVariantOrders(
  * as one that times out skips the rest: the baseline is then a timeout.
  */
 async function runDuckDB(exp: Experiment, duck: DuckDBSession, sql: string, ds: Dataset, progress: Progress, limit: RunLimit, noAnswer: string | null): Promise<DuckDBBaseline> {
-  const total = exp.warmup + exp.repeat;
+  const plan = repeatPlanOf(exp);
+  const total = exp.warmup + maxRunsOf(plan);
   if (noAnswer !== null) {
     progress.advance(total);
     return { name: 'duckdb', threads: exp.threads, status: 'timeout', reason: noAnswer };
   }
-  const runs: number[] = [];
-  for (let r = 0; r < total; r++) {
-    const timed = r >= exp.warmup;
-    const which = timed ? `run ${r - exp.warmup + 1}/${exp.repeat}` : `warmup ${r + 1}/${exp.warmup}`;
-    progress.step(`${ds.name}: duckdb ${which}`, r === 0 ? `${ds.name}: duckdb, threads=${exp.threads} (${exp.warmup} warm-up + ${exp.repeat} timed runs)` : null);
-    const t0 = performance.now();
-    const out = await underLimit(limit, () => duck.run(`CREATE OR REPLACE TEMP TABLE ${RESULT_TABLE} AS ${sql}`), () => duck.interrupt());
-    const t1 = performance.now();
-    if ('timedOut' in out) {
-      progress.advance(total - r);
-      await duck.run(`DROP TABLE IF EXISTS ${RESULT_TABLE}`);
-      return { name: 'duckdb', threads: exp.threads, status: 'timeout', reason: timeoutReason(limit, which.replace('warmup', 'warm-up'), r + 1 < total ? 'its other runs skipped' : '') };
+  const first = `${ds.name}: duckdb, threads=${exp.threads} (${exp.warmup} warm-up + ${repeatText(plan)})`;
+  const once = () => underLimit(limit, () => duck.run(`CREATE OR REPLACE TEMP TABLE ${RESULT_TABLE} AS ${sql}`), () => duck.interrupt());
+  let done = 0;
+  let timedOut: string | null = null;
+  for (let r = 0; r < exp.warmup && timedOut === null; r++) {
+    progress.step(`${ds.name}: duckdb warmup ${r + 1}/${exp.warmup}`, r === 0 ? first : null);
+    if ('timedOut' in (await once())) timedOut = timeoutReason(limit, `warm-up ${r + 1}/${exp.warmup}`);
+    else {
+      progress.advance();
+      done++;
     }
-    if (timed) runs.push(t1 - t0);
-    progress.advance();
+  }
+  const outcome =
+    timedOut !== null
+      ? null
+      : await repeatRuns(plan, async (i) => {
+          progress.step(`${ds.name}: duckdb ${runLabel(plan, i)}`, exp.warmup === 0 && i === 0 ? first : null);
+          const t0 = performance.now();
+          const out = await once();
+          const t1 = performance.now();
+          if ('timedOut' in out) {
+            const final = plan.kind === 'fixed' && i === plan.runs - 1;
+            timedOut = timeoutReason(limit, runLabel(plan, i), final ? '' : 'its other runs skipped');
+            return undefined;
+          }
+          progress.advance();
+          done++;
+          return t1 - t0;
+        });
+  progress.advance(total - done);
+  if (outcome === null || timedOut !== null) {
+    await duck.run(`DROP TABLE IF EXISTS ${RESULT_TABLE}`);
+    return { name: 'duckdb', threads: exp.threads, status: 'timeout', reason: timedOut ?? '' };
   }
   const rows = Number((await duck.queryRows(`SELECT count(*) FROM ${RESULT_TABLE}`))[0]![0]);
   await duck.run(`DROP TABLE IF EXISTS ${RESULT_TABLE}`);
-  return { name: 'duckdb', threads: exp.threads, status: 'ok', time: stats(runs), rows };
+  return { name: 'duckdb', threads: exp.threads, status: 'ok', time: stats(outcome.runsMs, outcome), rows };
 }
 
 /**
@@ -797,6 +858,7 @@ function copyName(source: string): string {
  */
 export async function runExperiment(file: string, options: RunOptions = {}): Promise<ExperimentResults> {
   const started = performance.now();
+  const loadStart = loadAverage();
   const out = resolve(options.out ?? 'joinlab-report');
   // Before any work: an output directory that cannot be made used to fail after the whole run.
   await assertOutputDirectory(out, `report directory ${options.out ?? 'joinlab-report'}`);
@@ -810,13 +872,15 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
   let results: ExperimentResults;
   try {
     await checkQueries(exp, duck);
-    const machine = await machineInfo(duck);
+    const threads = Object.fromEntries(exp.variants.map((v) => [v.name, v.config.threads]));
+    const startMachine = await machineInfo(duck, threads, loadStart);
     const datasets: DatasetResult[] = [];
     const generated: GeneratedCache = new Map();
     for (const ds of exp.datasets) {
       options.signal?.throwIfAborted();
       datasets.push(withComparisons(await runDataset(exp, ds, engines, duck, progress, limit, options.dataRoot, generated), exp.baseline, exp.timeout));
     }
+    const machine: MachineInfo = { ...startMachine, loadAverage: { start: loadStart, end: loadAverage() } };
     const equal = (p: ParityResult | null) => p === null || p.equal;
     const parityOk = datasets.every((d) => d.variants.every((v) => equal(v.parity) && (v.orders ?? []).every((o) => equal(o.parity))));
     const comparison = summarizeComparisons(datasets, exp.variants.map((v) => v.name), exp.baseline);
@@ -827,6 +891,7 @@ export async function runExperiment(file: string, options: RunOptions = {}): Pro
         source: exp.source,
         copy: copyName(exp.source),
         repeat: exp.repeat,
+        ...(exp.repeatAuto !== null ? { repeatAuto: exp.repeatAuto } : {}),
         warmup: exp.warmup,
         duckdb: exp.duckdb,
         parity: exp.parity,

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../core/errors.ts';
-import { joinOrdersOf, loadExperiment, parseExperiment, parseExperimentText, type JoinDataset } from './schema.ts';
+import { joinOrdersOf, loadExperiment, parseExperiment, parseExperimentText, repeatPlanOf, type JoinDataset } from './schema.ts';
 
 const GOOD = `
 name: good
@@ -377,6 +377,49 @@ describe('orders, baseline and timeout', () => {
     expect(e.key).toBe('baseline');
     expect(e.message).toMatch(/baseline: no variant is named 'map'; expected one of: none, auto/);
     expect(errorOf(`${ORDERS}baseline: ""\n`).key).toBe('baseline');
+  });
+});
+
+describe('repeat: auto', () => {
+  const raw = (extra: Record<string, unknown>) => ({
+    name: 'x',
+    data: { left: 'l.parquet', right: 'r.parquet' },
+    join: { type: 'inner', on: 'k=k' },
+    variants: [{ name: 'a', config: {} }],
+    ...extra,
+  });
+  const fails = (extra: Record<string, unknown>, opts: { repeat?: number | 'auto' } = {}) => {
+    try {
+      parseExperiment(raw(extra), { baseDir: '/exp', ...opts });
+    } catch (e) {
+      return e as ConfigError;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('fills the defaults, or takes the given settings', () => {
+    const e = parseExperiment(raw({ repeat: 'auto' }), { baseDir: '/exp' });
+    expect(e.repeat).toBe('auto');
+    expect(e.repeatAuto).toEqual({ precision: 0.05, minRuns: 5, maxRuns: 30, budgetSeconds: 60 });
+    expect(repeatPlanOf(e)).toEqual({ kind: 'auto', precision: 0.05, minRuns: 5, maxRuns: 30, budgetSeconds: 60 });
+    const f = parseExperiment(raw({ repeat: 'auto', repeatAuto: { precision: 0.02, maxRuns: 50 } }), { baseDir: '/exp' });
+    expect(f.repeatAuto).toEqual({ precision: 0.02, minRuns: 5, maxRuns: 50, budgetSeconds: 60 });
+    const n = parseExperiment(raw({ repeat: 4 }), { baseDir: '/exp' });
+    expect([n.repeat, n.repeatAuto, repeatPlanOf(n)]).toEqual([4, null, { kind: 'fixed', runs: 4 }]);
+  });
+
+  it('names the key of a bad setting', () => {
+    expect(fails({ repeat: 'often' }).message).toMatch(/repeat: expected a positive number of timed runs, or 'auto'/);
+    expect(fails({ repeat: 'auto', repeatAuto: { minRuns: 2 } }).key).toBe('repeatAuto.minRuns');
+    expect(fails({ repeat: 'auto', repeatAuto: { minRuns: 2 } }).message).toMatch(/at least 3 runs/);
+    expect(fails({ repeat: 'auto', repeatAuto: { minRuns: 10, maxRuns: 5 } }).key).toBe('repeatAuto.maxRuns');
+    expect(fails({ repeat: 'auto', repeatAuto: { precison: 0.1 } }).message).toMatch(/did you mean 'precision'/);
+    expect(fails({ repeat: 3, repeatAuto: { precision: 0.1 } }).message).toMatch(/repeatAuto: only with repeat: auto/);
+  });
+
+  it('--repeat auto / --repeat N on the command line replace the file\'s repeat', () => {
+    expect(parseExperiment(raw({ repeat: 3 }), { baseDir: '/exp', repeat: 'auto' })).toMatchObject({ repeat: 'auto', repeatAuto: { maxRuns: 30 } });
+    expect(parseExperiment(raw({ repeat: 'auto', repeatAuto: { maxRuns: 9 } }), { baseDir: '/exp', repeat: 2 })).toMatchObject({ repeat: 2, repeatAuto: null });
   });
 });
 

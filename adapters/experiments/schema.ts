@@ -25,7 +25,14 @@
  *   datasets: [{ name?, data, join } | { name?, sql, tables } | { name?, workload }, …]
  *   config?: { … }                                 (base config under every variant)
  *   variants: [{ name, config: { … dotted or nested config keys } }, …]   (non-empty)
- *   extensions?: [FILE, …]  (relative to the file), repeat (3), warmup (1), duckdb (true), parity (true)
+ *   extensions?: [FILE, …]  (relative to the file), warmup (1), duckdb (true), parity (true)
+ *   repeat (3): timed runs per variant (and DuckDB), a positive integer, or `auto`: repeat until the
+ *               95% confidence interval of the median is narrow enough (stats.ts), under
+ *   repeatAuto ({ precision: 0.05, minRuns: 5, maxRuns: 30, budgetSeconds: 60 }; only with
+ *               `repeat: auto`, any key may be left out): stop once the interval's half-width is at
+ *               most `precision` × the median (checked from `minRuns` on, at least 3), or after
+ *               `maxRuns` runs, or once the timed runs of that variant on that data set (and join
+ *               order) took `budgetSeconds`
  *   threads (1): every variant's joinlab `threads` and DuckDB's thread count alike (a variant's
  *                config may not set `threads`: the comparison is at one thread count)
  *   orders (0): N > 0 runs each variant under `sql.joinOrder` cost and random:1 … random:N (the
@@ -46,6 +53,7 @@ import { ConfigError, FileNotFoundError, isJoinlabError } from '../../core/error
 import { closestName } from '../../core/suggest.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { JOIN_TYPES, RANGE_OPS, type JoinSpec } from '../../core/types.ts';
+import { MIN_RUNS_FOR_CI, REPEAT_AUTO_DEFAULTS, repeatPlan, type RepeatAuto, type RepeatPlan } from './stats.ts';
 import { DEFAULT_ROW_GROUP_SIZE, MIN_SF, queryTextSync, WORKLOAD_NAMES, WORKLOADS, type WorkloadDataSpec, type WorkloadName } from '../workloads/workloads.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -237,7 +245,10 @@ export interface Experiment {
   readonly datasets: readonly Dataset[];
   readonly variants: readonly Variant[];
   readonly extensions: readonly string[];
-  readonly repeat: number;
+  /** Timed runs per variant (and DuckDB), or `auto`: until the 95% interval is narrow (`repeatAuto`). */
+  readonly repeat: number | 'auto';
+  /** With `repeat: auto`, its settings (defaults filled in); null otherwise. */
+  readonly repeatAuto: RepeatAuto | null;
   readonly warmup: number;
   readonly duckdb: boolean;
   readonly parity: boolean;
@@ -251,6 +262,11 @@ export interface Experiment {
   readonly timeout: number | null;
   /** Config overrides from the command line (`joinlab run --set k=v`), applied to every variant: dotted keys, converted. */
   readonly set: Record<string, unknown>;
+}
+
+/** How many timed runs each variant (and DuckDB) takes: `repeat: N`, or `repeat: auto` with its settings. */
+export function repeatPlanOf(exp: Pick<Experiment, 'repeat' | 'repeatAuto'>): RepeatPlan {
+  return repeatPlan(exp.repeat, exp.repeatAuto);
 }
 
 /**
@@ -291,7 +307,16 @@ const topSchema = z
     config: configObject.optional(),
     variants: z.array(z.unknown()).min(1, 'expected at least one variant'),
     extensions: z.array(path).default([]),
-    repeat: z.number().int().positive().default(3),
+    repeat: z.union([z.number().int().positive(), z.literal('auto')], { error: "expected a positive number of timed runs, or 'auto'" }).default(3),
+    repeatAuto: z
+      .object({
+        precision: z.number().positive('expected a fraction of the median, such as 0.05 (±5%)').max(1, 'expected a fraction of the median, at most 1').default(REPEAT_AUTO_DEFAULTS.precision),
+        minRuns: z.number().int().min(MIN_RUNS_FOR_CI, `expected at least ${MIN_RUNS_FOR_CI} runs (a confidence interval needs them)`).default(REPEAT_AUTO_DEFAULTS.minRuns),
+        maxRuns: z.number().int().positive().max(10_000).default(REPEAT_AUTO_DEFAULTS.maxRuns),
+        budgetSeconds: z.number().positive('expected a positive number of seconds').default(REPEAT_AUTO_DEFAULTS.budgetSeconds),
+      })
+      .strict()
+      .optional(),
     warmup: z.number().int().nonnegative().default(1),
     duckdb: z.boolean().default(true),
     parity: z.boolean().default(true),
@@ -445,8 +470,8 @@ export interface ParseExperimentOptions {
    * naming `--set`). `threads` sets the experiment's `threads` (joinlab's and DuckDB's alike).
    */
   readonly set?: readonly string[];
-  /** Timed runs per variant, instead of the file's `repeat` (`joinlab run --repeat N`). */
-  readonly repeat?: number;
+  /** Timed runs per variant, instead of the file's `repeat` (`joinlab run --repeat N|auto`). */
+  readonly repeat?: number | 'auto';
 }
 
 function resolvePath(baseDir: string, p: string): string {
@@ -595,7 +620,9 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail([], 'expected an object with name, data, join and variants');
   const parsedTop = p.parse(topSchema, raw, []);
   const cliSet = commandLineOverrides(options.set ?? []);
-  if (options.repeat !== undefined && !(Number.isInteger(options.repeat) && options.repeat > 0)) throw new ConfigError(`--repeat expects a positive integer, got ${options.repeat}`);
+  if (options.repeat !== undefined && options.repeat !== 'auto' && !(Number.isInteger(options.repeat) && options.repeat > 0)) {
+    throw new ConfigError(`--repeat expects a positive integer or 'auto', got ${options.repeat}`);
+  }
   const top = {
     ...parsedTop,
     ...(options.repeat !== undefined ? { repeat: options.repeat } : {}),
@@ -699,6 +726,12 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
       p.fail(['orders'], `join orders need sql: or workload: data sets; ${which} runs one join (data + join), whose order is fixed`);
     }
   }
+  if (top.repeatAuto !== undefined && top.repeat !== 'auto') {
+    // `--repeat N` on the command line replaces an `auto` file's repeat: its settings then stand unused
+    if (options.repeat === undefined) p.fail(['repeatAuto'], `only with repeat: auto (repeat is ${top.repeat})`);
+  }
+  const repeatAuto = top.repeat === 'auto' ? (top.repeatAuto ?? REPEAT_AUTO_DEFAULTS) : null;
+  if (repeatAuto !== null && repeatAuto.maxRuns < repeatAuto.minRuns) p.fail(['repeatAuto', 'maxRuns'], `expected at least minRuns (${repeatAuto.minRuns}), got ${repeatAuto.maxRuns}`);
   const names = variants.map((v) => v.name);
   if (top.baseline !== undefined && !names.includes(top.baseline)) p.fail(['baseline'], `no variant is named '${top.baseline}'; expected one of: ${names.join(', ')}`);
 
@@ -711,6 +744,7 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     variants,
     extensions,
     repeat: top.repeat,
+    repeatAuto,
     warmup: top.warmup,
     duckdb: top.duckdb,
     parity: top.parity,
