@@ -85,7 +85,7 @@ describe('runExperiment', () => {
     expect(r.datasets[0]!.variants[1]!.probe).toEqual(map!.probe);
 
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html.match(/<svg/g)).toHaveLength(5);
     expect(html).not.toMatch(/<script/i);
     expect(html).toContain('&lt;b&gt;tiny&lt;/b&gt;');
     expect(html).toContain('map &lt;no bitmap&gt;');
@@ -127,7 +127,7 @@ warmup: 0
     expect(r.parityOk).toBe(true);
     expect(formatResultsTable(r)).toMatch(/hash: unsupported — join algorithm 'hash' cannot run this join/);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html.match(/<svg/g)).toHaveLength(5);
     expect(html).toContain('unsupported');
   });
 
@@ -236,7 +236,7 @@ warmup: 0
     expect(bounds!.probe!.rowsDecoded).toBeLessThan(none!.probe!.rowsDecoded);
 
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html.match(/<svg/g)).toHaveLength(5);
     expect(html).toContain('SQL (joinlab and DuckDB)');
     expect(html).toContain('scan pruned/total');
     expect(html).toContain('fact: ');
@@ -349,7 +349,7 @@ warmup: 0
     expect(json.datasets[0]!.variants[1]!.ordersSummary).toEqual(auto!.ordersSummary);
     expect(json.comparison).toEqual(r.comparison);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(4);
+    expect(html.match(/<svg/g)).toHaveLength(6);
     expect(html).toContain('<h2>Against none</h2>');
     const table = formatResultsTable(r);
     expect(table).toContain('join orders cost, random:1, random:2');
