@@ -170,7 +170,7 @@ describe('report: memory and bytes, what ran, readable from 800 px', () => {
     expect(fallbacks(sip)).toEqual(['yannakakis → dynamic (cyclic join graph)']);
     // in the variant's own cell, and as a note under the terminal table
     const results = { ...RESULTS, datasets: [{ ...dataset('one'), variants: [inlist(over), variant('none', [3], 0)] }] };
-    expect(renderReport(results)).toContain('<td class="variant">inlist<div class="ran">inlist → map (992 rows, &gt; 150 distinct)</div></td>');
+    expect(renderReport(results)).toContain('<td class="variant">inlist<div class="ran">inlist → map <span class="why">(992 rows, &gt; 150 distinct)</span></div></td>');
     expect(formatResultsTable(results)).toContain('  inlist: ran inlist → map (992 rows, > 150 distinct)');
   });
 

@@ -650,7 +650,7 @@ table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #d0d7de;pad
 th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}tr.duck td{background:#fff8e6}
 .ok{color:#1a7f37;font-weight:700}.bad{color:#cf222e;font-weight:700}.na{color:#57606a}
 .filter{font-family:ui-monospace,monospace;font-size:11px;max-width:22rem}
-.ran{color:#9a6700;font-size:12px}ul.names{margin:0;padding:0;list-style:none}
+.ran{color:#9a6700;font-size:12px;min-width:11rem}.why{white-space:nowrap}ul.names{margin:0;padding:0;list-style:none}
 figure{margin:1.2rem 0}svg.chart{display:block;width:100%;height:auto}
 `;
 
@@ -666,11 +666,14 @@ function namesTd(names: readonly string[]): string {
   return `<td><ul class="names">${names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul></td>`;
 }
 
-/** The variant cell: its name, and under it what actually ran where a policy fell back (`fallbacks`). */
+/** The variant cell: its name, and under it what actually ran where a policy fell back (`fallbacks`; the reason unbroken). */
 function variantTd(v: VariantResult): string {
-  const ran = fallbacks(v);
+  const ran = fallbacks(v).map((f) => {
+    const i = f.lastIndexOf(' (');
+    return i < 0 ? escapeHtml(f) : `${escapeHtml(f.slice(0, i))} <span class="why">${escapeHtml(f.slice(i + 1))}</span>`;
+  });
   if (ran.length === 0) return td(v.name);
-  return `<td class="variant">${escapeHtml(v.name)}${ran.map((f) => `<div class="ran">${escapeHtml(f)}</div>`).join('')}</td>`;
+  return `<td class="variant">${escapeHtml(v.name)}${ran.map((f) => `<div class="ran">${f}</div>`).join('')}</td>`;
 }
 
 function td(v: unknown, numeric = false, cls = ''): string {
