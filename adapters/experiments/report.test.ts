@@ -6,7 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
 import { summarizeComparisons, withComparisons } from './compare.ts';
 import { summarizeOrders } from './orders.ts';
-import { barChart, escapeHtml, fastestText, filterLabel, formatBytes, formatResultsTable, renderReport, runConditions, winnersOf } from './report.ts';
+import { Int64 } from 'apache-arrow';
+import { inlistPushdown } from '../../strategies/pushdown/inlist.ts';
+import { batchOf, buildPartitions, contextFor, kindsFor, testConfig, vec } from '../../strategies/pushdown/test-support.ts';
+import { barChart, datasetCharts, escapeHtml, fallbacks, fastestNames, fastestText, filterLabel, formatBytes, formatResultsTable, renderReport, runConditions, winnersOf } from './report.ts';
 import type { OrderRunResult } from './results.ts';
 import { configJson, stats, type DatasetResult, type ExperimentResults, type VariantResult } from './runner.ts';
 
@@ -67,9 +70,9 @@ describe('report', () => {
     expect(html).not.toMatch(/\b(src|href)=/); // nothing fetched
   });
 
-  it('draws three charts per data set, with whiskers, the DuckDB bar and unsupported rows', () => {
+  it('draws five charts per data set, with whiskers, the DuckDB bar and unsupported rows', () => {
     const html = renderReport(RESULTS);
-    expect(html.match(/<svg/g)).toHaveLength(6);
+    expect(html.match(/<svg/g)).toHaveLength(10);
     expect(html).toContain('Some answers differ from DuckDB');
     expect(html).toContain('✗ (2 missing, 1 extra)');
     const chart = barChart('t', [
@@ -139,7 +142,7 @@ describe('report: ties and counters', () => {
     expect(text).toMatch(/^u\s+tie: auto, map\s+64\s+\S+\s+2\s+3000 \(auto\); 9000 \(map\)\s+2\.0 KiB/m);
     expect(text).toContain("'tie:' lists every variant whose 95% CI");
     const html = renderReport({ ...RESULTS, datasets: [d, d] });
-    expect(html).toContain('tie: auto, map');
+    expect(html).toContain('<ul class="names"><li>tie:</li><li>auto</li><li>map</li></ul>');
     expect(html).toContain('95% CI ms');
   });
 
@@ -162,6 +165,71 @@ describe('report: ties and counters', () => {
     );
     expect(renderReport({ ...RESULTS, machine })).toContain('MALLOC_TRIM_THRESHOLD_ not set');
     expect(runConditions(RESULTS.machine)).toBe(''); // older results
+  });
+});
+
+describe('report: memory and bytes, what ran, readable from 800 px', () => {
+  /** The description the `inlist` policy really publishes for a build of `keys` distinct keys (strategies/pushdown/inlist.ts). */
+  function inlistDescription(keys: number, config: Record<string, unknown> = {}): string {
+    const kinds = kindsFor([new Int64()], [new Int64()]);
+    const [part] = buildPartitions(batchOf({ b: vec(new Int64(), Array.from({ length: keys }, (_, i) => BigInt(3 * i))) }), ['b'], kinds, 1);
+    return inlistPushdown.planPartition(part!, contextFor([new Int64()], kinds, ['k'], testConfig(config)))!.description;
+  }
+  const inlist = (description: string, pushdown = 'inlist'): VariantResult => ({ ...variant('inlist', [2], 3), config: configJson(parseConfig({ pushdown })), dynamicFilter: description });
+
+  it('charts bytes decoded and peak memory beside time, pruning and rows decoded', () => {
+    const charts = datasetCharts(dataset('one'));
+    expect(charts).toHaveLength(5);
+    expect(charts[3]).toContain('Probe bytes decoded');
+    expect(charts[3]).toContain('>2.0 KiB</text>');
+    expect(charts[4]).toContain('Peak memory reserved by the join');
+    expect(charts[4]).toContain('>3.0 MiB</text>');
+    expect(charts[4]).toContain('>4 MiB</text>'); // the axis ends at a round number of its unit, in quarters
+    expect(charts[4]).toContain('>1 MiB</text>');
+    expect(charts[4]).toContain('unsupported'); // the variant that did not run
+    const sql = datasetCharts({ kind: 'sql', name: 'q', tables: {}, sql: 'SELECT 1', variants: [variant('a', [1], 1)], duckdb: null });
+    expect(sql[3]).toContain('Bytes decoded, every table scan');
+    expect(sql[4]).toContain('Peak memory reserved, the largest join');
+  });
+
+  it('charts take the width they have (a viewBox, width 100%) and tables scroll in their own box', () => {
+    const html = renderReport(RESULTS);
+    expect(html).not.toMatch(/<svg[^>]* width="\d+"/);
+    expect(html.match(/<svg[^>]* width="100%" viewBox="0 0 \d+ \d+"/g)).toHaveLength(10);
+    const tables = html.match(/<table/g)!.length;
+    expect(html.match(/<div class="scroll"><table/g)).toHaveLength(tables);
+    expect(html).toMatch(/td\.n\{[^}]*white-space:nowrap/);
+    expect(html).toMatch(/\.scroll\{overflow-x:auto/);
+  });
+
+  it("says what ran when the IN list fell back to the map, from the policy's own description", () => {
+    const over = inlistDescription(992);
+    expect(over).toContain('[IN list fallback: more than 150 distinct values]');
+    expect(fallbacks(inlist(over))).toEqual(['inlist → map (992 rows, > 150 distinct)']);
+    expect(fallbacks(inlist(over, 'auto'))).toEqual(['auto → map (992 rows, > 150 distinct)']);
+    expect(fallbacks(inlist(inlistDescription(40, { 'pushdown.inlistMaxBytes': 64 })))).toEqual(['inlist → map (40 rows, > 64 B of keys)']);
+    expect(fallbacks(inlist(inlistDescription(150)))).toEqual([]); // within the limits: an IN list, nothing fell back
+    // a query's joins (in the order they ran), a partitioned build
+    const under = inlistDescription(5);
+    expect(fallbacks({ ...inlist(`${under} ; ${over} ; ${over}`, 'auto'), joins: 3 })).toEqual(['auto → map in joins 2, 3 (> 150 distinct)']);
+    expect(fallbacks({ ...inlist(`${under} ; ${over}`, 'auto'), joins: 2 })).toEqual(['auto → map in join 2 (992 rows, > 150 distinct)']);
+    const partitioned = `CASE partition(k) WHEN 0 THEN ${over} WHEN 1 THEN ${under} WHEN 2 THEN ${over} END`;
+    expect(fallbacks({ ...inlist(partitioned), dynamicFilterLabel: '3 partitions: bounds + map(992, swiss) | bounds + in(5)' })).toEqual(['inlist → map in 2 of 3 partitions (> 150 distinct)']);
+    expect(fallbacks({ ...inlist(over), status: 'timeout' })).toEqual([]);
+    const sip: VariantResult = { ...variant('y', [1], 1), sip: [{ strategy: 'yannakakis', root: null, note: 'cyclic join graph: no join tree for a full reduction, fell back to dynamic', joinFilters: true, adaptive: false, transfers: [] }] };
+    expect(fallbacks(sip)).toEqual(['yannakakis → dynamic (cyclic join graph)']);
+    // in the variant's own cell, and as a note under the terminal table
+    const results = { ...RESULTS, datasets: [{ ...dataset('one'), variants: [inlist(over), variant('none', [3], 0)] }] };
+    expect(renderReport(results)).toContain('<td class="variant">inlist<div class="ran">inlist → map <span class="why">(992 rows, &gt; 150 distinct)</span></div></td>');
+    expect(formatResultsTable(results)).toContain('  inlist: ran inlist → map (992 rows, > 150 distinct)');
+  });
+
+  it('the winners table can list several names in one cell (ties), the hook statistics will fill', () => {
+    const d: DatasetResult = { ...dataset('w'), variants: [variant('a', [5], 2), variant('b', [3], 2), variant('c', [4], 1)] };
+    expect(fastestNames(winnersOf(d))).toEqual(['b']);
+    const html = renderReport({ ...RESULTS, datasets: [d, dataset('two')] });
+    expect(html).toContain('<td>b</td>');
+    expect(html).toContain('<td><ul class="names"><li>a</li><li>b</li></ul></td>'); // fewest rows decoded: a tie
   });
 });
 
@@ -219,7 +287,7 @@ describe('report: against the baseline, and over join orders', () => {
     expect(html).toContain('<h3>Join orders</h3>');
     expect(html).toContain('<h2>Against none</h2>');
     expect(html).toContain('Time over the join orders (bar: cost order; whiskers: fastest–slowest order), ms');
-    expect(html.match(/<svg/g)).toHaveLength(4); // the three charts and the orders chart
+    expect(html.match(/<svg/g)).toHaveLength(6); // the five charts and the orders chart
     expect(html).toContain('transfer [random:2]: failed — memory limit');
     expect(html).not.toMatch(/<script/i);
   });

@@ -7,23 +7,33 @@
  * Every piece of text that came from a file or a measurement (names, descriptions, SQL, filter
  * descriptions, paths) is HTML-escaped, since experiment files are user input.
  *
- * Per data set the page shows the data and join, the results table, and three bar charts: time
+ * Per data set the page shows the data and join, the results table, and five bar charts: time
  * per variant (median bar, whisker the 95% confidence interval of the median, or the min–max range
  * where the interval is unknown) with DuckDB as the last bar; probe containers pruned per variant
- * (pruned/total); and rows decoded per variant. Above them, one summary table: per data set, the
- * variant that won on time — or, when the fastest one's 95% interval overlaps others', `tie:`
- * and every variant whose interval overlaps it (the times cannot tell them apart) — with what
- * they decoded (rows, bytes, containers pruned, the filter: counters that do not depend on
- * timing), and the one(s) that decoded the fewest probe rows.
+ * (pruned/total); rows decoded, bytes decoded (`probe.bytesDecoded`) and peak memory reserved by
+ * the join (`peakReservedBytes`; a query's: its largest join's) per variant. Above them, one
+ * summary table: per data set, the variant that won on time — or, when the fastest one's 95%
+ * interval overlaps others', `tie:` and every variant whose interval overlaps it (the times cannot
+ * tell them apart; the HTML cell lists them one a line) — with what they decoded (rows, bytes,
+ * containers pruned, the filter: counters that do not depend on timing), and the one(s) that
+ * decoded the fewest probe rows.
  *
  * A time is shown as its median and its 95% confidence interval (stats.ts: bootstrap percentile
  * interval of the median over the repetitions); with fewer than 3 repetitions the interval is
  * unknown and the cell shows the min–max range, marked `(min–max)`. The `runs` column says how
  * many timed runs were taken and, with `repeat: auto`, why they stopped.
  *
+ * Readable from 800 px up, checked in headless Chromium (report.browser.test.ts): the page never
+ * scrolls sideways — every table sits in its own `div.scroll` (overflow-x: auto) and a wide one
+ * scrolls there; charts take the width they have (a viewBox, `width: 100%`); numeric cells do not
+ * wrap (intervals, bytes).
+ *
  * The dynamic-filter column shows the filter's short label (`bounds + map(992, swiss) + bitmap`);
  * the full description (which lists IN-list values and can run to a screen) is the cell's tooltip
- * and sits in a collapsed <details> under the table.
+ * and sits in a collapsed <details> under the table. Where a policy fell back, the variant's own
+ * cell says what ran, `requested → ran (reason)` (`fallbacks`): `inlist → map (992 rows, > 150
+ * distinct)` from the map filter's `[IN list fallback: …]` note, `yannakakis → dynamic (cyclic join
+ * graph)` from a sip strategy's; the terminal table prints them as notes.
  *
  * With two or more variants each row says how it compares with the baseline variant ("1.32x
  * faster", compare.ts) and a last table sums that up over the data sets (geometric mean of the
@@ -198,6 +208,61 @@ export interface WinnerCounters {
   readonly bytesDecoded: number | null;
   readonly pruned: string | null;
   readonly filter: string;
+}
+
+
+/**
+ * A map filter the `inlist` policy fell back to (strategies/pushdown/inlist.ts `membershipFilter`,
+ * map.ts `MapFilter.description`): `k IN MAP(992 rows, swiss)`, an optional ` + BITMAP(…)`, then
+ * ` [IN list fallback: more than 150 distinct values]`. Groups: the map's rows, the reason.
+ */
+const INLIST_FALLBACK = /IN MAP\((\d+) rows, [^)]*\)(?: \+ BITMAP\([^)]*\))? \[IN list fallback: ([^\]]+)\]/g;
+
+/** `more than 150 distinct values` -> `> 150 distinct`, `more than 131072 bytes of keys` -> `> 128 KiB of keys`. */
+function shortReason(reason: string): string {
+  const distinct = /^more than (\d+) distinct values$/.exec(reason);
+  if (distinct) return `> ${distinct[1]} distinct`;
+  const bytes = /^more than (\d+) bytes of keys$/.exec(reason);
+  if (bytes) return `> ${bytesTick(Number(bytes[1]))} of keys`;
+  return reason;
+}
+
+/**
+ * What actually ran where a variant's policy fell back, one short line each, `requested → ran
+ * (reason)`: `inlist → map (992 rows, > 150 distinct)` when the IN list was over its limits
+ * (`inlist → map in 3 of 4 partitions (> 150 distinct)` for a partitioned build, `auto → map in
+ * joins 3, 4 (> 150 distinct)` for a query's joins, numbered in the order they ran), and
+ * `yannakakis → dynamic (cyclic join graph)` from a sip strategy's note. Empty when nothing fell
+ * back. The report shows them in the variant's own cell; the full filter text is under the table.
+ */
+export function fallbacks(v: VariantResult): string[] {
+  if (v.status !== 'ok') return [];
+  const out: string[] = [];
+  const requested = String(v.config.pushdown ?? 'inlist');
+  // a query's row joins its joins' filters with ' ; ' (runner.ts), one per join in the order they ran
+  const perJoin = v.dynamicFilter === undefined ? [] : v.joins !== undefined ? v.dynamicFilter.split(' ; ') : [v.dynamicFilter];
+  const maps = perJoin.map((f) => [...f.matchAll(INLIST_FALLBACK)]);
+  const all = maps.flat();
+  if (all.length > 0) {
+    const reasons = [...new Set(all.map((m) => shortReason(m[2]!)))].join('; ');
+    const rows = all.length === 1 ? `${all[0]![1]} rows, ` : '';
+    if (v.joins !== undefined) {
+      const joins = maps.flatMap((m, i) => (m.length > 0 ? [i + 1] : []));
+      out.push(`${requested} → map in join${joins.length > 1 ? 's' : ''} ${joins.join(', ')} (${rows}${reasons})`);
+    } else if (all.length === 1) {
+      out.push(`${requested} → map (${rows}${reasons})`);
+    } else {
+      const partitions = /^(\d+) partitions: /.exec(v.dynamicFilterLabel ?? '')?.[1];
+      out.push(`${requested} → map in ${all.length}${partitions !== undefined ? ` of ${partitions}` : ''} partitions (${reasons})`);
+    }
+  }
+  for (const t of v.sip ?? []) {
+    const to = t.note === null ? null : /fell back to ([\w-]+)/.exec(t.note);
+    if (!to || to[1] === t.strategy) continue;
+    const line = `${t.strategy} → ${to[1]} (${t.note!.split(':')[0]!.replace(/ \(.*\)$/, '')})`;
+    if (!out.includes(line)) out.push(line);
+  }
+  return out;
 }
 
 /** Which variant won a data set: on time (ties listed), and on probe rows decoded (ties listed). */
@@ -491,6 +556,7 @@ export function formatResultsTable(results: ExperimentResults): string {
       rows.push([`duckdb (threads=${k.threads})`, medianCell(k, timeoutMs), rangeCell(k), runsCell(k), k.time ? 1 : undefined, ...(baseline !== undefined ? [undefined] : []), k.rows, undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
     }
     const notes = [
+      ...d.variants.flatMap((v) => fallbacks(v).map((f) => `  ${v.name}: ran ${f}`)),
       ...d.variants.filter((v) => v.status !== 'ok').map((v) => `  ${v.name}: ${v.status} — ${v.reason ?? ''}`),
       ...(d.duckdb?.status === 'timeout' && d.parityUnchecked === undefined ? [`  duckdb: timeout — ${d.duckdb.reason ?? ''}`] : []),
       ...(d.parityUnchecked !== undefined ? [`  parity not checked: ${d.parityUnchecked}`] : []),
@@ -538,33 +604,50 @@ export interface ChartBar {
   readonly kind?: 'joinlab' | 'duckdb';
 }
 
-const CHART_WIDTH = 760;
+/**
+ * The chart's own coordinates (its viewBox). On the page it takes the width it has (`width:
+ * 100%`) and scales: 900 units on 768 px (an 800 px window) draw a 12-unit label at 10 px.
+ */
+const CHART_WIDTH = 900;
 const LABEL_WIDTH = 200;
-const TEXT_WIDTH = 170;
+const TEXT_WIDTH = 190;
 const ROW_HEIGHT = 26;
 const PLOT_WIDTH = CHART_WIDTH - LABEL_WIDTH - TEXT_WIDTH - 20;
 /** Presentation attributes rather than CSS classes: a chart copied out of the page keeps its look. */
 const FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif"';
 const WHISKER = 'stroke="#1d2329" stroke-width="1.2"';
 
-function niceMax(x: number): number {
+function niceMax(x: number, steps: readonly number[] = [1, 2, 2.5, 5, 10]): number {
   if (!(x > 0)) return 1;
   const p = 10 ** Math.floor(Math.log10(x));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= x) return m * p;
+  for (const m of steps) if (m * p >= x) return m * p;
   return 10 * p;
 }
 
+/** A byte axis's end: a round number of the largest value's unit, in quarters that read well (400 MiB: 100, 200, 300). */
+function niceBytesMax(x: number): number {
+  if (!(x > 0)) return 1024;
+  let unit = 1;
+  while (x / unit >= 1024 && unit < 1024 ** 4) unit *= 1024;
+  return niceMax(x / unit, [1, 2, 4, 6, 8, 10]) * unit;
+}
+
+/** A byte axis's tick: `125 MiB`, `62.5 MiB`, `0`. */
+function bytesTick(v: number): string {
+  return v === 0 ? '0' : formatBytes(v)!.replace('.0 ', ' ');
+}
+
 /** A horizontal bar chart as one inline <svg> (bars, optional min–max whiskers, value labels). */
-export function barChart(title: string, bars: readonly ChartBar[], options: { max?: number; axis?: (v: number) => string } = {}): string {
+export function barChart(title: string, bars: readonly ChartBar[], options: { max?: number; axis?: (v: number) => string; niceMax?: (x: number) => number } = {}): string {
   const dataMax = Math.max(0, ...bars.map((b) => Math.max(b.value ?? 0, b.hi ?? 0)));
-  const max = options.max ?? niceMax(dataMax);
+  const max = options.max ?? (options.niceMax ?? niceMax)(dataMax);
   const axis = options.axis ?? ((v: number) => fmtInt(v));
   const top = 30;
   const height = top + bars.length * ROW_HEIGHT + 28;
   const x = (v: number) => LABEL_WIDTH + (max > 0 ? (Math.min(v, max) / max) * PLOT_WIDTH : 0);
   const parts: string[] = [];
   parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ${height}" role="img" aria-label="${escapeHtml(title)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" class="chart" width="100%" viewBox="0 0 ${CHART_WIDTH} ${height}" role="img" aria-label="${escapeHtml(title)}">`,
     `<title>${escapeHtml(title)}</title>`,
     `<text x="0" y="16" font-size="13" font-weight="600" ${FONT}>${escapeHtml(title)}</text>`,
   );
@@ -621,7 +704,7 @@ export function ordersChart(d: DatasetResult): string | null {
   return barChart('Time over the join orders (bar: cost order; whiskers: fastest–slowest order), ms', bars, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) });
 }
 
-/** The three charts of one data set. */
+/** The five charts of one data set: time, containers pruned, rows decoded, bytes decoded, peak memory. */
 export function datasetCharts(d: DatasetResult): string[] {
   const time: ChartBar[] = d.variants.map((v) =>
     v.time
@@ -645,6 +728,12 @@ export function datasetCharts(d: DatasetResult): string[] {
   const decoded: ChartBar[] = d.variants.map((v) =>
     v.probe ? { label: v.name, value: v.probe.rowsDecoded, text: `${fmtInt(v.probe.rowsDecoded)} rows` } : { label: v.name, value: null, text: notRun(v) },
   );
+  const bytes: ChartBar[] = d.variants.map((v) =>
+    v.probe ? { label: v.name, value: v.probe.bytesDecoded, text: formatBytes(v.probe.bytesDecoded)! } : { label: v.name, value: null, text: notRun(v) },
+  );
+  const memory: ChartBar[] = d.variants.map((v) =>
+    v.status === 'ok' && v.peakReservedBytes !== undefined ? { label: v.name, value: v.peakReservedBytes, text: formatBytes(v.peakReservedBytes)! } : { label: v.name, value: null, text: notRun(v) },
+  );
   return [
     barChart('Time per variant (median; whiskers: 95% CI of the median, min–max with fewer than 3 runs), ms', time, { axis: (v) => (v === 0 ? '0' : fmtMs(v)) }),
     barChart(
@@ -653,6 +742,8 @@ export function datasetCharts(d: DatasetResult): string[] {
       { max: 1, axis: (v) => `${Math.round(v * 100)}%` },
     ),
     barChart(d.kind === 'sql' ? 'Rows decoded, every table scan' : 'Probe rows decoded', decoded),
+    barChart(d.kind === 'sql' ? 'Bytes decoded, every table scan' : 'Probe bytes decoded', bytes, { niceMax: niceBytesMax, axis: bytesTick }),
+    barChart(d.kind === 'sql' ? 'Peak memory reserved, the largest join' : 'Peak memory reserved by the join', memory, { niceMax: niceBytesMax, axis: bytesTick }),
   ];
 }
 
@@ -660,17 +751,44 @@ export function datasetCharts(d: DatasetResult): string[] {
 // HTML page
 // ---------------------------------------------------------------------------------------------
 
+// Readable from 800 px up: the page never scrolls sideways. A table wider than the page scrolls
+// in its own box (div.scroll), charts take the width they have (viewBox, width 100%), numbers
+// never wrap (td.n), and the definition list's second column may shrink (minmax(0, 1fr)).
 const CSS = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1d2329}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:1px solid #d0d7de;padding-bottom:.3rem}
-.meta{color:#57606a}dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}
+.meta{color:#57606a}dl{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}
 pre{background:#f6f8fa;padding:.6rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:12px}
-table{border-collapse:collapse;margin:1rem 0;font-size:13px}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
-th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums}tr.duck td{background:#fff8e6}
+.scroll{overflow-x:auto;max-width:100%;margin:1rem 0}
+table{border-collapse:collapse;font-size:13px}th,td{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}tr.duck td{background:#fff8e6}
 .ok{color:#1a7f37;font-weight:700}.bad{color:#cf222e;font-weight:700}.na{color:#57606a}
 .filter{font-family:ui-monospace,monospace;font-size:11px;max-width:22rem}
-figure{margin:1.2rem 0}svg.chart{max-width:100%;height:auto}
+.ran{color:#9a6700;font-size:12px;min-width:11rem}.why{white-space:nowrap}ul.names{margin:0;padding:0;list-style:none}
+figure{margin:1.2rem 0}svg.chart{display:block;width:100%;height:auto}
 `;
+
+/** A table in its own horizontally scrolling box: a wide table scrolls there, not the page. */
+function scrollBox(table: string): string {
+  return `<div class="scroll">${table}</div>`;
+}
+
+/** Names as one cell: the name, or with several (a tie) a list, one name a line. */
+function namesTd(names: readonly string[]): string {
+  if (names.length === 0) return td(undefined);
+  if (names.length === 1) return td(names[0]);
+  return `<td><ul class="names">${names.map((n) => `<li>${escapeHtml(n)}</li>`).join('')}</ul></td>`;
+}
+
+/** The variant cell: its name, and under it what actually ran where a policy fell back (`fallbacks`; the reason unbroken). */
+function variantTd(v: VariantResult): string {
+  const ran = fallbacks(v).map((f) => {
+    const i = f.lastIndexOf(' (');
+    return i < 0 ? escapeHtml(f) : `${escapeHtml(f.slice(0, i))} <span class="why">${escapeHtml(f.slice(i + 1))}</span>`;
+  });
+  if (ran.length === 0) return td(v.name);
+  return `<td class="variant">${escapeHtml(v.name)}${ran.map((f) => `<div class="ran">${f}</div>`).join('')}</td>`;
+}
 
 function td(v: unknown, numeric = false, cls = ''): string {
   const text = v === undefined || v === null ? '-' : typeof v === 'number' ? fmtNum(v) : String(v);
@@ -697,7 +815,7 @@ function resultsTable(d: DatasetResult, timeoutMs: number | null): string {
     const shown = v.status === 'ok' ? filterLabel(v) : filter;
     const pc = v.status !== 'ok' ? 'na' : !v.parity ? 'na' : v.parity.equal ? 'ok' : 'bad';
     return (
-      `<tr>${td(v.name)}${td(overridesText(v))}${td(medianCell(v, timeoutMs), true)}` +
+      `<tr>${variantTd(v)}${td(overridesText(v))}${td(medianCell(v, timeoutMs), true)}` +
       `${td(rangeCell(v), true)}${td(runsCell(v), true)}${td(v.ratio, true)}${cmp(v)}${td(v.rows, true)}` +
       `${td(prunedText(v), true)}${td(v.probe?.rowsDecoded, true)}${td(v.probe?.rowsAfterFilter, true)}${td(formatBytes(v.probe?.bytesDecoded), true)}` +
       `${td(formatBytes(v.peakReservedBytes), true)}<td class="filter" title="${escapeHtml(filter)}">${escapeHtml(shown)}</td>${td(parityText(v), false, pc)}</tr>`
@@ -712,19 +830,34 @@ function resultsTable(d: DatasetResult, timeoutMs: number | null): string {
   }
   const full = d.variants.filter((v) => v.dynamicFilter !== undefined).map((v) => `${v.name}: ${v.dynamicFilter}`);
   const detail = full.length === 0 ? '' : `<details><summary>dynamic filters in full</summary><pre>${escapeHtml(full.join('\n'))}</pre></details>`;
-  return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>${detail}`;
+  return `${scrollBox(`<table class="results"><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`)}${detail}`;
 }
 
-/** The winners table of the whole experiment (HTML). */
+/**
+ * The variants that won a data set on time, as the winners table shows them: the fastest, or every
+ * variant tied with it (`DatasetWinners.tied`); the HTML cell lists them one a line under `tie:`.
+ */
+export function fastestNames(w: DatasetWinners): readonly string[] {
+  return w.tied;
+}
+
+/** The winners table of the whole experiment (HTML); the name columns can list several (ties). */
 function winnersTable(results: ExperimentResults): string {
-  const body = winnersRows(results).map((r) => `<tr>${r.map((c) => td(c, typeof c === 'number')).join('')}</tr>`);
-  return `<section><h2>Winners per data set</h2><p>${escapeHtml(WINNERS_CAPTION)}</p><table><thead><tr>${WINNERS_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table></section>`;
+  const fastestCol = WINNERS_HEADER.indexOf('fastest');
+  const fewestCol = WINNERS_HEADER.indexOf('decoded fewest rows');
+  const body = winnersRows(results).map((r, d) => {
+    const w = winnersOf(results.datasets[d]!);
+    const names = fastestNames(w);
+    const cell = (c: unknown, i: number) => (i === fastestCol ? namesTd(names.length > 1 ? ['tie:', ...names] : names) : i === fewestCol ? namesTd(w.fewestDecoded?.names ?? []) : td(c, typeof c === 'number'));
+    return `<tr>${r.map(cell).join('')}</tr>`;
+  });
+  return `<section><h2>Winners per data set</h2><p>${escapeHtml(WINNERS_CAPTION)}</p>${scrollBox(`<table class="winners"><thead><tr>${WINNERS_HEADER.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`)}</section>`;
 }
 
 /** A plain HTML table (numbers right-aligned). */
 function htmlTable(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
   const body = rows.map((r) => `<tr>${r.map((c) => td(c, typeof c === 'number')).join('')}</tr>`);
-  return `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`;
+  return scrollBox(`<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${body.join('')}</tbody></table>`);
 }
 
 /** The information-passing table of a `sql:` data set (when it has one to show). */

@@ -93,7 +93,7 @@ describe('runExperiment', () => {
     expect(r.datasets[0]!.variants[1]!.probe).toEqual(map!.probe);
 
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html.match(/<svg/g)).toHaveLength(5);
     expect(html).not.toMatch(/<script/i);
     expect(html).toContain('&lt;b&gt;tiny&lt;/b&gt;');
     expect(html).toContain('map &lt;no bitmap&gt;');
@@ -135,7 +135,7 @@ warmup: 0
     expect(r.parityOk).toBe(true);
     expect(formatResultsTable(r)).toMatch(/hash: unsupported — join algorithm 'hash' cannot run this join/);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html.match(/<svg/g)).toHaveLength(5);
     expect(html).toContain('unsupported');
   });
 
@@ -266,7 +266,7 @@ warmup: 0
     expect(bounds!.probe!.rowsDecoded).toBeLessThan(none!.probe!.rowsDecoded);
 
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(3);
+    expect(html.match(/<svg/g)).toHaveLength(5);
     expect(html).toContain('SQL (joinlab and DuckDB)');
     expect(html).toContain('scan pruned/total');
     expect(html).toContain('fact: ');
@@ -379,7 +379,7 @@ warmup: 0
     expect(json.datasets[0]!.variants[1]!.ordersSummary).toEqual(auto!.ordersSummary);
     expect(json.comparison).toEqual(r.comparison);
     const html = readFileSync(join(out, 'report.html'), 'utf8');
-    expect(html.match(/<svg/g)).toHaveLength(4);
+    expect(html.match(/<svg/g)).toHaveLength(6);
     expect(html).toContain('<h2>Against none</h2>');
     const table = formatResultsTable(r);
     expect(table).toContain('join orders cost, random:1, random:2');

@@ -111,7 +111,7 @@ describe('experiment schema', () => {
     expect(d.variants.map((v) => v.config['pushdown.keyRangeBitmap'])).toEqual([true, true, true, true, false, true]);
   });
 
-  it(`${INFORMATION_PASSING}: every SSB and TPC-H query at SF 1, five sip variants against none, 5 random orders, 60 s per run`, async () => {
+  it(`${INFORMATION_PASSING}: every SSB and TPC-H query at SF 1, five sip variants against none, 5 random orders, 30 s per run`, async () => {
     const e = await loadExperiment(join(EXPERIMENT_FILES, INFORMATION_PASSING));
     const sql = e.datasets.map((d) => (d.kind === 'sql' ? d.workload : undefined));
     expect(sql.map((w) => `${w?.name} ${w?.query} ${w?.sf}`)).toEqual([
@@ -120,7 +120,7 @@ describe('experiment schema', () => {
     ]);
     expect(e.variants.map((v) => v.name)).toEqual(['none', 'dynamic', 'lip', 'transfer', 'yannakakis']);
     expect(e.variants.map((v) => v.config.sip)).toEqual(['none', 'dynamic', 'lip', 'transfer', 'yannakakis']);
-    expect([e.baseline, e.orders, e.repeat, e.warmup, e.threads, e.timeout]).toEqual(['none', 5, 1, 1, 1, 60]);
+    expect([e.baseline, e.orders, e.repeat, e.warmup, e.threads, e.timeout]).toEqual(['none', 5, 1, 1, 1, 30]);
   });
 
   it('reads a workload data set: its query text and every table of the workload', () => {
