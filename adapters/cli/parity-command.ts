@@ -256,11 +256,20 @@ export function sqlCaseConfig(space: CaseSpace, seed: number, index: number): Re
 /** Mixed into a SQL case's seed for its information passing and join order (a stream of its own: other draws of a seed stay as they were). */
 const SIP_STREAM = 0x51b_0dd5;
 
-/** A SQL case's `sip` strategy and join order: the planned one, or a random valid one (`random:SEED`, no cross product). */
-export function sipDraw(space: CaseSpace, seed: number, index: number): { sip: string; 'sql.joinOrder': 'cost' | 'random'; 'sql.joinOrderSeed'?: number } {
+/** What a `lip` / `transfer` transfer may build, drawn beside `auto` (the strategy's own, `bitmap`). */
+const TRANSFER_FILTERS = ['bloom', 'bitmap', 'exact', 'bounds'] as const;
+
+/**
+ * A SQL case's `sip` strategy and join order — the planned one, or a random valid one
+ * (`random:SEED`, no cross product) — and, for `lip` / `transfer`, now and then a transfer filter
+ * kind other than the strategy's own (`sip.filter`).
+ */
+export function sipDraw(space: CaseSpace, seed: number, index: number): { sip: string; 'sql.joinOrder': 'cost' | 'random'; 'sql.joinOrderSeed'?: number; 'sip.filter'?: string } {
   const rng = new Rng(caseSeed(seed, index) ^ SIP_STREAM);
   const sip = rng.pick(space.sips);
-  return rng.chance(0.5) ? { sip, 'sql.joinOrder': 'cost' } : { sip, 'sql.joinOrder': 'random', 'sql.joinOrderSeed': rng.int(0, 1000) };
+  const order = rng.chance(0.5) ? { 'sql.joinOrder': 'cost' as const } : { 'sql.joinOrder': 'random' as const, 'sql.joinOrderSeed': rng.int(0, 1000) };
+  const filter = (sip === 'lip' || sip === 'transfer') && rng.chance(0.5) ? { 'sip.filter': rng.pick(TRANSFER_FILTERS) } : {};
+  return { sip, ...order, ...filter };
 }
 
 /** Engines by config, reused across the SQL cases of a run (creating one loads every extension). */
@@ -314,11 +323,11 @@ export async function checkSqlCase(c: SqlCase, config: Record<string, unknown>, 
   return { status: 'pass' };
 }
 
-
 function sqlOneLine(c: SqlCase, config: Record<string, unknown>): string {
   const rows = Object.values(c.tables).map((t) => t.numRows).join('x');
   const order = config['sql.joinOrder'] === 'random' ? `random:${String(config['sql.joinOrderSeed'])}` : String(config['sql.joinOrder'] ?? 'cost');
-  return `SQL join=${String(config.join)} sip=${String(config.sip)} order=${order} batch=${String(config.batchSize)} | ${rows} rows | ${c.sql}`;
+  const sip = config['sip.filter'] === undefined ? String(config.sip) : `${String(config.sip)}/${String(config['sip.filter'])}`;
+  return `SQL join=${String(config.join)} sip=${sip} order=${order} batch=${String(config.batchSize)} | ${rows} rows | ${c.sql}`;
 }
 
 /** Shrinks a failing SQL case (rows of each table, greedily) and prints it for a human. */
