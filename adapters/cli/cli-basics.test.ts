@@ -42,8 +42,8 @@ describe('mistyped config keys', () => {
     const r = await runCli(['config', '--set', 'batchSize=64', '--json']);
     expect(r.code).toBe(0);
     const { keys } = JSON.parse(r.stdout) as { keys: { key: string; value: unknown; default: unknown }[] };
-    expect(keys.find((k) => k.key === 'batchSize')).toEqual({ key: 'batchSize', value: 64, default: 8192, owner: 'core' });
-    expect(keys.find((k) => k.key === 'memoryLimit')).toEqual({ key: 'memoryLimit', value: 'unlimited', default: 'unlimited', owner: 'core' });
+    expect(keys.find((k) => k.key === 'batchSize')).toEqual({ key: 'batchSize', value: 64, default: 8192, owner: 'core', description: 'rows per output batch' });
+    expect(keys.find((k) => k.key === 'memoryLimit')).toMatchObject({ key: 'memoryLimit', value: 'unlimited', default: 'unlimited', owner: 'core' });
     const text = await runCli(['config']);
     expect(text.stdout).toMatch(/^key\s+owner\s+value\s+default$/m);
     expect(text.stdout).toMatch(/^pushdown\.keyRangeBitmap\s+core\s+true\s+true$/m);

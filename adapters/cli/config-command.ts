@@ -32,7 +32,7 @@ export async function runConfigCommand(opts: ConfigCommandOptions): Promise<void
       value: jsonValue(config[k.key]),
       default: jsonValue(k.default),
       owner: k.owner,
-      ...(k.description !== '' ? { description: k.description } : {}),
+      description: k.description,
     }));
     process.stdout.write(`${JSON.stringify({ keys }, null, 2)}\n`);
     return;

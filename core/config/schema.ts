@@ -151,6 +151,40 @@ export type ConfigInput = z.input<typeof configSchema> & { readonly [key: string
 /** Core's keys (`ConfigSchema.keys` has every key of a union). */
 export const CONFIG_KEYS = Object.keys(configSchema.shape) as (keyof CoreConfig)[];
 
+/** One line per core key (the README's configuration table has the whole story). */
+const CORE_DESCRIPTIONS: Readonly<Record<keyof CoreConfig, string>> = {
+  extensions: 'extension modules to load (paths relative to the config file)',
+  join: 'join algorithm (slot join); auto picks one per join by DuckDB\'s rule',
+  'hash.mode': 'collect-left (one shared build) or partitioned',
+  'hash.partitions': 'partitions in partitioned mode',
+  'hash.build': 'build side: left, right, or auto (fewer rows by metadata)',
+  'hash.payloadLayout': "how the build side's output columns are gathered: rows, columns or auto",
+  hashmap: 'hash-table layout (slot hashmap)',
+  pushdown: 'dynamic-filter policy (slot pushdown)',
+  'pushdown.keyRangeBitmap': 'let map/auto add a KeyRangeBitmap for one integer key',
+  'pushdown.inlistMaxDistinct': 'largest IN list per partition, in distinct values',
+  'pushdown.inlistMaxBytes': 'largest IN list per partition, in key bytes',
+  'pushdown.rowFilter': 'how the probe scan runs the filter per row: auto, always, never',
+  'pushdown.parquetBloom': "test Parquet row groups' Bloom filters against an exact dynamic filter",
+  sip: 'how runtime filters travel across a SQL query (slot sip)',
+  'sip.filter': 'what a transfer / lip filter is: auto, bloom, bitmap, exact, bounds, policy',
+  'sip.skipWholeKeySets': 'leave out transfers from tables nothing filtered',
+  'scan.lateMaterialization': "decode a filter's columns first, the others only where rows survive",
+  'scan.pageIndex': "prune and read Parquet pages where a file has a page index (auto) or not (off)",
+  'smj.existence': 'sort-merge join stream for semi/anti/mark (slot smj.existence)',
+  'pwmj.search': 'piecewise merge join first-match search (slot pwmj.search)',
+  'pwmj.prefilter': "piecewise merge join: test rows against the buffered side's extreme key first",
+  'pwmj.partitions': 'piecewise merge join: streamed partitions (1-64)',
+  batchSize: 'rows per output batch',
+  memoryLimit: 'bytes a run may reserve (512MB, 2GiB, unlimited = the system budget)',
+  threads: 'worker threads (1-64); 1 runs everything on the calling thread',
+  'parallel.minProbeRows': 'work on fewer estimated rows runs on the calling thread',
+  'sql.joinOrder': "the SQL front end's join order: cost, written, random or random:SEED",
+  'sql.joinOrderSeed': 'the seed of sql.joinOrder random',
+  'parallel.minStartRows': 'work on fewer estimated rows does not start a worker pool',
+  'parallel.workerCode': 'what worker threads load: bundle (compiled ahead) or source',
+};
+
 /** A dotted config key: words of letters, digits, `_` or `-`, joined by dots. */
 const KEY_TEXT = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$/;
 
@@ -179,7 +213,7 @@ export class ConfigSchema {
   private constructor(fragments: readonly OwnedSettings[]) {
     const shape: Record<string, z.ZodType> = { ...configSchema.shape };
     const owners = new Map<string, string>(CONFIG_KEYS.map((k) => [k, CORE_OWNER]));
-    const descriptions = new Map<string, string>();
+    const descriptions = new Map<string, string>(Object.entries(CORE_DESCRIPTIONS));
     for (const { owner, settings } of fragments) {
       for (const [key, spec] of Object.entries(settings)) {
         const known = owners.get(key);
@@ -223,7 +257,7 @@ export class ConfigSchema {
     return this.#owners.get(key);
   }
 
-  /** Every key with its owner, default and (for extensions' keys) description, in `keys` order. */
+  /** Every key with its owner, default and description, in `keys` order. */
   describe(): KeyInfo[] {
     const defaults = this.parse({});
     return this.keys.map((key) => ({ key, owner: this.#owners.get(key)!, default: defaults[key], description: this.#descriptions.get(key) ?? '' }));
