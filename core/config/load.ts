@@ -68,7 +68,7 @@ export async function resolveConfig(options: LoadConfigOptions = {}): Promise<{ 
   const fromFile = options.file ? await readConfigFile(options.file) : {};
   const base = { ...(options.base as object), ...fromFile };
   // `extensions` is read the same whatever the union (fromCommandLine splits it at commas)
-  const configured = configuredExtensions(applyOverrides(base, (options.set ?? []).filter((o) => o.trim().startsWith('extensions='))));
+  const configured = configuredExtensions(applyOverrides(base, (options.set ?? []).filter((o) => o.slice(0, Math.max(0, o.indexOf('='))).trim() === 'extensions')));
   const schema = CORE_CONFIG.with(await extensionSettings([...(options.extensions ?? []), ...configured]));
   return { config: parseConfig(applyOverrides(base, options.set ?? [], schema), schema), schema };
 }
