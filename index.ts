@@ -13,7 +13,7 @@ export { hashAggregate, type HashAggregateContext } from './operators/aggregate/
 export type { SqlResult } from './adapters/sql/run.ts';
 export { parseSortKeys, formatSortKeys, sortScan, newSortMetrics, type SortKey, type SortMetrics, type SortOptions } from './operators/sort/sort.ts';
 export { EMPTY_RUNTIME, type EngineOptions, type EngineRuntime, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream, type MemoryMetrics } from './core/engine.ts';
-export { parseConfig, CONFIG_KEYS, CORE_CONFIG, ConfigSchema, byteSize, positiveInt, nonNegativeInt, type Config, type ConfigInput, type KeyInfo } from './core/config/schema.ts';
+export { parseConfig, CONFIG_KEYS, CORE_SCHEMA, ConfigSchema, byteSize, positiveInt, nonNegativeInt, type Config, type ConfigInput, type KeyInfo } from './core/config/schema.ts';
 export type { LoadConfigOptions } from './core/config/load.ts';
 // an extension's settings (core/config/settings.ts): declared with joinlab's zod, read typed
 export { defineSettings, settingReader, CORE_OWNER, type SettingSpec, type SettingsFragment, type OwnedSettings } from './core/config/settings.ts';

@@ -32,7 +32,7 @@
  */
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { heldBatchBytes } from './arrow/size.ts';
-import { configuredExtensions, CORE_CONFIG, parseConfig, type Config, type ConfigSchema } from './config/schema.ts';
+import { configuredExtensions, CORE_SCHEMA, parseConfig, type Config, type ConfigSchema } from './config/schema.ts';
 import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
 import { chooseJoinAlgorithm, type JoinChoice } from './join-planning.ts';
 import { MemoryPool } from './memory/pool.ts';
@@ -135,7 +135,7 @@ export class Engine {
     /** Where the configured extensions' relative paths resolve (the worker threads load them too). */
     readonly baseDir: string = process.cwd(),
     /** The keys `config` was validated against: core's and every loaded extension's settings, with their owners. */
-    readonly configSchema: ConfigSchema = CORE_CONFIG,
+    readonly configSchema: ConfigSchema = CORE_SCHEMA,
   ) {}
 
   /**
@@ -160,7 +160,7 @@ export class Engine {
     for (const slot of ALL_SLOTS) registry.declareSlot(slot);
     await loadExtensions(registry, runtime.extensions);
     await loadExtensions(registry, configured, options.baseDir);
-    const schema = CORE_CONFIG.with(registry.settings());
+    const schema = CORE_SCHEMA.with(registry.settings());
     const parsed = parseConfig(config, schema);
     // `this`: a subclass (the composition root's Engine) gets an instance of itself
     const engine = new this(parsed, registry, runtime, options.baseDir ?? process.cwd(), schema);

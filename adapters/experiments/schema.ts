@@ -48,7 +48,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { applyOverrides, CORE_CONFIG, flattenConfig, parseConfig, type Config, type ConfigSchema, type JoinOrderSetting } from '../../core/config/schema.ts';
+import { applyOverrides, CORE_SCHEMA, flattenConfig, parseConfig, type Config, type ConfigSchema, type JoinOrderSetting } from '../../core/config/schema.ts';
 import type { OwnedSettings } from '../../core/config/settings.ts';
 import { extensionSettings } from '../../core/registry/extensions.ts';
 import { BUILTIN_EXTENSIONS } from '../../composition.ts';
@@ -629,7 +629,7 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
   const p: Problems = new Problems(source);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail([], 'expected an object with name, data, join and variants');
   const parsedTop = p.parse(topSchema, raw, []);
-  const schemaFor = options.configSchema ?? (() => CORE_CONFIG);
+  const schemaFor = options.configSchema ?? (() => CORE_SCHEMA);
   const cliSet = commandLineOverrides(options.set ?? [], schemaFor());
   if (options.repeat !== undefined && options.repeat !== 'auto' && !(Number.isInteger(options.repeat) && options.repeat > 0)) {
     throw new ConfigError(`--repeat expects a positive integer or 'auto', got ${options.repeat}`);
@@ -839,11 +839,11 @@ async function experimentConfigSchema(raw: unknown, baseDir: string, set: readon
   const builtins = await extensionSettings(BUILTIN_EXTENSIONS);
   const named = new Map<string, OwnedSettings | undefined>();
   for (const e of namedExtensions(raw, baseDir, set)) named.set(e, (await extensionSettings([e], baseDir))[0]);
-  const all = CORE_CONFIG.with([...builtins, ...[...named.values()].filter((s) => s !== undefined)]);
+  const all = CORE_SCHEMA.with([...builtins, ...[...named.values()].filter((s) => s !== undefined)]);
   return (extensions) => {
     if (extensions === undefined) return all;
     const own = extensions.map((e) => named.get(e)).filter((s) => s !== undefined);
-    return CORE_CONFIG.with([...builtins, ...own]);
+    return CORE_SCHEMA.with([...builtins, ...own]);
   };
 }
 

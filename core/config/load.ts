@@ -14,7 +14,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { assertRegularFile, statError } from '../input-file.ts';
 import { extensionSettings } from '../registry/extensions.ts';
-import { applyOverrides, configuredExtensions, CORE_CONFIG, parseConfig, type Config, type ConfigSchema } from './schema.ts';
+import { applyOverrides, configuredExtensions, CORE_SCHEMA, parseConfig, type Config, type ConfigSchema } from './schema.ts';
 
 /** The yaml library's default, stated: more alias expansions than this is an error. */
 const MAX_ALIAS_COUNT = 100;
@@ -69,7 +69,7 @@ export async function resolveConfig(options: LoadConfigOptions = {}): Promise<{ 
   const base = { ...(options.base as object), ...fromFile };
   // `extensions` is read the same whatever the union (fromCommandLine splits it at commas)
   const configured = configuredExtensions(applyOverrides(base, (options.set ?? []).filter((o) => o.slice(0, Math.max(0, o.indexOf('='))).trim() === 'extensions')));
-  const schema = CORE_CONFIG.with(await extensionSettings([...(options.extensions ?? []), ...configured]));
+  const schema = CORE_SCHEMA.with(await extensionSettings([...(options.extensions ?? []), ...configured]));
   return { config: parseConfig(applyOverrides(base, options.set ?? [], schema), schema), schema };
 }
 

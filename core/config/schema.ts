@@ -199,7 +199,7 @@ export interface KeyInfo {
 
 /**
  * The keys a configuration is validated against: core's, plus the settings of every extension
- * loaded (core/config/settings.ts), each key with its one owner. `CORE_CONFIG` is core's alone;
+ * loaded (core/config/settings.ts), each key with its one owner. `CORE_SCHEMA` is core's alone;
  * `with` adds extensions' fragments and refuses a key declared twice, naming both owners.
  */
 export class ConfigSchema {
@@ -312,7 +312,7 @@ function checkSpec(owner: string, key: string, spec: SettingSpec): void {
 }
 
 /** Core's keys alone: what `parseConfig` and `applyOverrides` use unless handed a union. */
-export const CORE_CONFIG = ConfigSchema.core();
+export const CORE_SCHEMA = ConfigSchema.core();
 
 /**
  * Nested objects become dotted keys: `{hash: {mode: 'x'}}` -> `{'hash.mode': 'x'}`. Arrays stay, and
@@ -348,7 +348,7 @@ export function flattenConfig(
  * alone by default, or a union with extensions' settings (an engine's: `Engine.create` builds it
  * from the extensions it loads; `loadConfig` from the ones a configuration names).
  */
-export function parseConfig(input: unknown = {}, schema: ConfigSchema = CORE_CONFIG): Config {
+export function parseConfig(input: unknown = {}, schema: ConfigSchema = CORE_SCHEMA): Config {
   return schema.parse(input);
 }
 
@@ -364,7 +364,7 @@ export function configuredExtensions(input: unknown): string[] {
 }
 
 /** Applies `key=value` overrides (from `--set`) on top of a flat or nested config object. */
-export function applyOverrides(base: unknown, overrides: readonly string[], schema: ConfigSchema = CORE_CONFIG): Record<string, unknown> {
+export function applyOverrides(base: unknown, overrides: readonly string[], schema: ConfigSchema = CORE_SCHEMA): Record<string, unknown> {
   const flat = flattenConfig(base ?? {}, '', {}, new Set(), schema.keys);
   for (const o of overrides) {
     const eq = o.indexOf('=');
@@ -380,7 +380,7 @@ const TRUE_WORDS = ['true', 'yes', 'on', '1'];
 const FALSE_WORDS = ['false', 'no', 'off', '0'];
 
 /** A `--set` value (text) as the value its key takes; text that does not convert stays text. */
-export function fromCommandLine(key: string, text: string, schema: ConfigSchema = CORE_CONFIG): unknown {
+export function fromCommandLine(key: string, text: string, schema: ConfigSchema = CORE_SCHEMA): unknown {
   if (key === 'extensions') return text.split(',').filter(Boolean);
   switch (schema.valueType(key)) {
     case 'number':

@@ -14,7 +14,7 @@ import { ConfigError } from '../errors.ts';
 import { loadExtension } from '../registry/extensions.ts';
 import { Registry } from '../registry/registry.ts';
 import { loadConfig, resolveConfig } from './load.ts';
-import { applyOverrides, CORE_CONFIG, parseConfig } from './schema.ts';
+import { applyOverrides, CORE_SCHEMA, parseConfig } from './schema.ts';
 import { defineSettings, settingReader, type OwnedSettings } from './settings.ts';
 
 const LAB = defineSettings({
@@ -22,7 +22,7 @@ const LAB = defineSettings({
   'pushdown.lab.exact': { schema: z.boolean(), default: false, description: 'exact sets only' },
 });
 const lab: OwnedSettings = { owner: 'my-lab', settings: LAB };
-const schema = CORE_CONFIG.with([lab]);
+const schema = CORE_SCHEMA.with([lab]);
 
 /** The ConfigError `fn` throws. */
 function errorOf(fn: () => unknown): ConfigError {
@@ -79,18 +79,18 @@ describe('the union of core keys and extension settings', () => {
 
   it('a key declared twice is an error naming both owners', () => {
     const again: OwnedSettings = { owner: 'other-lab', settings: { 'pushdown.lab.exact': { schema: z.boolean(), default: true, description: '' } } };
-    const e = errorOf(() => CORE_CONFIG.with([lab, again]));
+    const e = errorOf(() => CORE_SCHEMA.with([lab, again]));
     expect(e.message).toBe("config key 'pushdown.lab.exact' is declared twice: by extension 'my-lab' and by extension 'other-lab'");
     const core: OwnedSettings = { owner: 'greedy', settings: { batchSize: { schema: z.number(), default: 1, description: '' } } };
-    expect(errorOf(() => CORE_CONFIG.with([core])).message).toBe("config key 'batchSize' is declared twice: by core and by extension 'greedy'");
+    expect(errorOf(() => CORE_SCHEMA.with([core])).message).toBe("config key 'batchSize' is declared twice: by core and by extension 'greedy'");
   });
 
   it('a malformed declaration is refused naming the setting and its extension', () => {
-    const bad = (spec: unknown) => errorOf(() => CORE_CONFIG.with([{ owner: 'x', settings: { 'a.b': spec as never } }])).message;
+    const bad = (spec: unknown) => errorOf(() => CORE_SCHEMA.with([{ owner: 'x', settings: { 'a.b': spec as never } }])).message;
     expect(bad({ schema: z.number(), default: 'one', description: '' })).toMatch(/^setting 'a\.b' of extension 'x': its default "one" does not pass its schema/);
     expect(bad({ schema: 3, default: 3, description: '' })).toMatch(/'schema' must be a zod schema/);
     expect(bad({ schema: z.number(), description: '' })).toMatch(/'default' is missing/);
-    expect(errorOf(() => CORE_CONFIG.with([{ owner: 'x', settings: { 'a b': { schema: z.number(), default: 1, description: '' } } }])).message).toMatch(/a key is dotted words/);
+    expect(errorOf(() => CORE_SCHEMA.with([{ owner: 'x', settings: { 'a b': { schema: z.number(), default: 1, description: '' } } }])).message).toMatch(/a key is dotted words/);
   });
 
   it('--set text is converted by the type the extension declared', () => {

@@ -9,7 +9,7 @@
  */
 import { DataType, makeBuilder, makeData, makeVector, RecordBatch, Table, Type } from 'apache-arrow';
 import type { Decimal, Vector } from 'apache-arrow';
-import { CORE_CONFIG, parseConfig, type Config, type ConfigInput } from '../../core/config/schema.ts';
+import { CORE_SCHEMA, parseConfig, type Config, type ConfigInput } from '../../core/config/schema.ts';
 import engines from './engines/extension.ts';
 import { makeKeyComparator } from '../../core/keys/compare.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
@@ -83,7 +83,7 @@ export function chunks<T>(values: readonly T[], sizes: readonly number[]): T[][]
 }
 
 /** Core's keys plus the engines' policies' settings, as an engine with the built-ins validates them. */
-const TEST_SCHEMA = CORE_CONFIG.with([{ owner: engines.name, settings: engines.settings! }]);
+const TEST_SCHEMA = CORE_SCHEMA.with([{ owner: engines.name, settings: engines.settings! }]);
 
 export function testConfig(overrides: ConfigInput = {}): Config {
   return parseConfig(overrides, TEST_SCHEMA);
