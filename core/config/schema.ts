@@ -217,9 +217,8 @@ export class ConfigSchema {
     for (const { owner, settings } of fragments) {
       for (const [key, spec] of Object.entries(settings)) {
         const known = owners.get(key);
-        if (known !== undefined) {
-          throw new ConfigError(`config key '${key}' is declared twice: by ${ownerText(known)} and by ${ownerText(owner)}`, key);
-        }
+        if (known === owner) throw new ConfigError(`config key '${key}' is declared twice by ${ownerText(owner)} (is it loaded twice?)`, key);
+        if (known !== undefined) throw new ConfigError(`config key '${key}' is declared twice: by ${ownerText(known)} and by ${ownerText(owner)}`, key);
         checkSpec(owner, key, spec);
         shape[key] = spec.schema.default(spec.default);
         owners.set(key, owner);

@@ -83,6 +83,7 @@ describe('the union of core keys and extension settings', () => {
     expect(e.message).toBe("config key 'pushdown.lab.exact' is declared twice: by extension 'my-lab' and by extension 'other-lab'");
     const core: OwnedSettings = { owner: 'greedy', settings: { batchSize: { schema: z.number(), default: 1, description: '' } } };
     expect(errorOf(() => CORE_SCHEMA.with([core])).message).toBe("config key 'batchSize' is declared twice: by core and by extension 'greedy'");
+    expect(errorOf(() => CORE_SCHEMA.with([lab, lab])).message).toBe("config key 'pushdown.lab.maxDistinct' is declared twice by extension 'my-lab' (is it loaded twice?)");
   });
 
   it('a malformed declaration is refused naming the setting and its extension', () => {

@@ -1,6 +1,10 @@
 /**
  * Extensions: a module exporting `{ name, load(registry) }` (as its default export or as a named
- * `extension` export). The built-in families are loaded through exactly this path, from module
+ * `extension` export), optionally with `settings` — the config keys it owns, each with a zod
+ * schema, a default and a description (core/config/settings.ts): loading records them in the
+ * registry, and the configuration is validated against core's keys plus every loaded extension's
+ * (`Engine.create`; `extensionSettings` gives them without a registry, for `loadConfig` and
+ * experiment files). The built-in families are loaded through exactly this path, from module
  * specifiers, so a third-party policy plugs in the same way — config `extensions: ["./x.js"]` —
  * without touching core.
  *
