@@ -5,6 +5,7 @@
  * from `--set`, shows in `joinlab config` / `joinlab strategies` with its default and owner, and a
  * misspelt key of its namespace or a bad value is a usage error naming the key — before any data.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,12 +16,16 @@ import type { ExperimentResults } from '../experiments/results.ts';
 import { runCli } from './test-helpers.ts';
 
 const INDEX = fileURLToPath(new URL('../../index.ts', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/joinlab.mjs', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../strategies/examples/bloom-pushdown.ts', import.meta.url));
 
 const tmp = mkdtempSync(join(tmpdir(), 'joinlab-plugin-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-// the plug-in as a user would have it: a file of their own, importing the joinlab package
+// the plug-in as a user would have it: a file of their own, importing the joinlab package, in an
+// ES-module package (a TypeScript file outside one is handed to the CommonJS loader under tsx,
+// which fails on its `import`s: core/registry/extensions.ts)
+writeFileSync(join(tmp, 'package.json'), '{ "type": "module" }\n');
 const PLUGIN = join(tmp, 'bloom-pushdown.ts');
 const source = readFileSync(EXAMPLE, 'utf8');
 if (!source.includes("from '../../index.ts'")) throw new Error('the example no longer imports ../../index.ts: update this test');
@@ -116,4 +121,21 @@ describe('joinlab config and strategies list the setting with its owner', () => 
     const text = await runCli(['strategies', '--set', `extensions=${PLUGIN}`]);
     expect(text.stdout).toMatch(/^settings of extension example\.bloom:\n.*\n.*\npushdown\.bloom\.fpp\s+0\.01\s+pushdown: bloom's target/m);
   });
+});
+
+describe('as a user runs it: the joinlab command in the plug-in\'s directory', () => {
+  it('--set extensions=./bloom-pushdown.ts --set pushdown.bloom.fpp=… (a real process, relative path)', async () => {
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+        execFile(process.execPath, [BIN, ...args], { cwd: tmp }, (e, stdout, stderr) => done({ code: e === null ? 0 : Number(e.code ?? 1), stdout, stderr }));
+      });
+    const r = await run(['config', '--set', 'extensions=./bloom-pushdown.ts', '--set', 'pushdown.bloom.fpp=0.02', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const { keys } = JSON.parse(r.stdout) as { keys: { key: string }[] };
+    expect(keys.find((k) => k.key === 'pushdown.bloom.fpp')).toMatchObject({ value: 0.02, default: 0.01, owner: 'example.bloom' });
+    const typo = await run(['config', '--set', 'extensions=./bloom-pushdown.ts', '--set', 'pushdown.bloom.fppp=0.02']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe("joinlab: unknown config key 'pushdown.bloom.fppp'; did you mean 'pushdown.bloom.fpp'? (joinlab config lists every key)\n");
+  }, 60_000);
 });
