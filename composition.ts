@@ -14,7 +14,8 @@ import { Table } from 'apache-arrow';
 import { openScan } from './adapters/io/open.ts';
 import { runSql, type RunSqlOptions, type SqlResult } from './adapters/sql/run.ts';
 import { heldBatchBytes } from './core/arrow/size.ts';
-import type { Config } from './core/config/schema.ts';
+import { resolveConfig as resolveCoreConfig, type LoadConfigOptions } from './core/config/load.ts';
+import type { Config, ConfigSchema } from './core/config/schema.ts';
 import { Engine as CoreEngine, type EngineOptions, type EngineRuntime, type JoinInput, type MemoryMetrics } from './core/engine.ts';
 import { MemoryPool } from './core/memory/pool.ts';
 import { chooseWorkers, threadsDetail } from './core/parallel/threshold.ts';
@@ -43,6 +44,19 @@ export const BUILTINS: EngineRuntime = {
   extensions: BUILTIN_EXTENSIONS,
   openInput: (input, name, options) => openScan(input, name, { csv: { batchSize: options?.batchSize } }),
 };
+
+/**
+ * `--config FILE` + `--set k=v`… validated against core's keys plus the settings of the built-in
+ * and the configured extensions (core/config/load.ts), and that union (`joinlab config` lists it).
+ */
+export function resolveConfig(options: Omit<LoadConfigOptions, 'extensions'> = {}): Promise<{ config: Config; schema: ConfigSchema }> {
+  return resolveCoreConfig({ ...options, extensions: BUILTIN_EXTENSIONS });
+}
+
+/** `resolveConfig`'s configuration: what the CLI's commands run with. */
+export async function loadConfig(options: Omit<LoadConfigOptions, 'extensions'> = {}): Promise<Config> {
+  return (await resolveConfig(options)).config;
+}
 
 /** Sort keys: `"a desc nulls first, b"` (the CLI's `--by`) or the parsed list. */
 export type SortKeysInput = string | readonly SortKey[];

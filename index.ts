@@ -7,14 +7,17 @@
  *   const sorted = await engine.sort('orders.parquet', 'amount desc nulls first, id'); // spills past memoryLimit
  *   const { table: answer } = await engine.sql('SELECT o.id, c.name FROM o JOIN c USING (cid)', { o: 'orders.parquet', c: customers });
  */
-export { Engine, BUILTINS, type SortKeysInput, type SortResult, type SortRunMetrics, type SortStream, type AggregateResult, type AggregateRunMetrics } from './composition.ts';
+export { Engine, BUILTINS, loadConfig, resolveConfig, type SortKeysInput, type SortResult, type SortRunMetrics, type SortStream, type AggregateResult, type AggregateRunMetrics } from './composition.ts';
 export { AGGREGATE_FUNCTIONS, type AggregateCall, type AggregateFunction, type AggregateSpec } from './core/aggregate.ts';
 export { hashAggregate, type HashAggregateContext } from './operators/aggregate/hash-aggregate.ts';
 export type { SqlResult } from './adapters/sql/run.ts';
 export { parseSortKeys, formatSortKeys, sortScan, newSortMetrics, type SortKey, type SortMetrics, type SortOptions } from './operators/sort/sort.ts';
 export { EMPTY_RUNTIME, type EngineOptions, type EngineRuntime, type JoinInput, type JoinMetrics, type JoinResult, type JoinStream, type MemoryMetrics } from './core/engine.ts';
-export { parseConfig, CONFIG_KEYS, type Config, type ConfigInput } from './core/config/schema.ts';
-export { loadConfig } from './core/config/load.ts';
+export { parseConfig, CONFIG_KEYS, CORE_SCHEMA, ConfigSchema, byteSize, positiveInt, nonNegativeInt, type Config, type ConfigInput, type KeyInfo } from './core/config/schema.ts';
+export type { LoadConfigOptions } from './core/config/load.ts';
+// an extension's settings (core/config/settings.ts): declared with joinlab's zod, read typed
+export { defineSettings, settingReader, CORE_OWNER, type SettingSpec, type SettingsFragment, type OwnedSettings } from './core/config/settings.ts';
+export { z } from 'zod';
 export { toJoinSpec, parseOn, parseRange, type JoinSpecInput } from './core/spec.ts';
 export * from './core/types.ts';
 export * from './core/errors.ts';

@@ -12,6 +12,7 @@
  */
 import { Command } from 'commander';
 import { applyOverrides } from '../core/config/schema.ts';
+import { resolveConfig } from '../composition.ts';
 import type { SuiteOptions, SuiteOverrides } from './harness.ts';
 import { DuckDBSession } from '../adapters/duckdb/session.ts';
 import { formatTable } from '../adapters/cli/format.ts';
@@ -70,7 +71,8 @@ let overrides: SuiteOverrides;
 let threadCounts: number[] | null;
 let rows: number | undefined;
 try {
-  overrides = applyOverrides({}, opts.set);
+  // the keys of the built-in (and --set extensions=…) extensions convert by their declared types too
+  overrides = applyOverrides({}, opts.set, (await resolveConfig({ set: opts.set })).schema);
   if ('threads' in overrides) throw new Error("set the thread count with --threads (it is DuckDB's too), not --set threads=…");
   threadCounts = opts.threads === undefined ? null : positiveInts('--threads', opts.threads);
   rows = opts.rows === undefined ? undefined : positiveInts('--rows', opts.rows)[0];

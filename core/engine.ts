@@ -32,7 +32,7 @@
  */
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { heldBatchBytes } from './arrow/size.ts';
-import { parseConfig, type Config } from './config/schema.ts';
+import { configuredExtensions, CORE_SCHEMA, parseConfig, type Config, type ConfigSchema } from './config/schema.ts';
 import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
 import { chooseJoinAlgorithm, type JoinChoice } from './join-planning.ts';
 import { MemoryPool } from './memory/pool.ts';
@@ -134,6 +134,8 @@ export class Engine {
     readonly runtime: EngineRuntime,
     /** Where the configured extensions' relative paths resolve (the worker threads load them too). */
     readonly baseDir: string = process.cwd(),
+    /** The keys `config` was validated against: core's and every loaded extension's settings, with their owners. */
+    readonly configSchema: ConfigSchema = CORE_SCHEMA,
   ) {}
 
   /**
@@ -147,16 +149,21 @@ export class Engine {
     return WorkerPool.get(this.config.threads, [...this.runtime.extensions, ...this.config.extensions], this.baseDir, this.config['parallel.workerCode']);
   }
 
-  /** Validates `config` (nested or dotted keys), loads the runtime's then the configured extensions. */
+  /**
+   * Loads the runtime's then the configured extensions, then validates `config` (nested or dotted
+   * keys) against core's keys plus the settings those extensions declare (core/config/settings.ts).
+   */
   static async create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
-    const parsed = parseConfig(config);
+    const configured = configuredExtensions(config);
     const runtime = options.runtime ?? EMPTY_RUNTIME;
     const registry = new Registry();
     for (const slot of ALL_SLOTS) registry.declareSlot(slot);
     await loadExtensions(registry, runtime.extensions);
-    await loadExtensions(registry, parsed.extensions, options.baseDir);
+    await loadExtensions(registry, configured, options.baseDir);
+    const schema = CORE_SCHEMA.with(registry.settings());
+    const parsed = parseConfig(config, schema);
     // `this`: a subclass (the composition root's Engine) gets an instance of itself
-    const engine = new this(parsed, registry, runtime, options.baseDir ?? process.cwd());
+    const engine = new this(parsed, registry, runtime, options.baseDir ?? process.cwd(), schema);
     engine.algorithm(); // fail fast on an unknown `join`
     if (registry.names(SIP).length > 0) registry.resolve(SIP, parsed.sip); // and `sip`, where any is registered
     return engine;

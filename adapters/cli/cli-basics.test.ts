@@ -42,10 +42,29 @@ describe('mistyped config keys', () => {
     const r = await runCli(['config', '--set', 'batchSize=64', '--json']);
     expect(r.code).toBe(0);
     const { keys } = JSON.parse(r.stdout) as { keys: { key: string; value: unknown; default: unknown }[] };
-    expect(keys.find((k) => k.key === 'batchSize')).toEqual({ key: 'batchSize', value: 64, default: 8192 });
-    expect(keys.find((k) => k.key === 'memoryLimit')).toEqual({ key: 'memoryLimit', value: 'unlimited', default: 'unlimited' });
+    expect(keys.find((k) => k.key === 'batchSize')).toEqual({ key: 'batchSize', value: 64, default: 8192, owner: 'core', description: 'rows per output batch' });
+    expect(keys.find((k) => k.key === 'memoryLimit')).toMatchObject({ key: 'memoryLimit', value: 'unlimited', default: 'unlimited', owner: 'core' });
     const text = await runCli(['config']);
-    expect(text.stdout).toMatch(/^pushdown\.keyRangeBitmap\s+true\s+true$/m);
+    expect(text.stdout).toMatch(/^key\s+owner\s+value\s+default$/m);
+    expect(text.stdout).toMatch(/^pushdown\.keyRangeBitmap\s+core\s+true\s+true$/m);
+  });
+
+  it("joinlab config lists an extension's keys with the extension that declares them", async () => {
+    const r = await runCli(['config', '--set', 'pushdown.trino.maxDistinctPerDriver=8', '--json']);
+    expect(r.code).toBe(0);
+    const { keys } = JSON.parse(r.stdout) as { keys: { key: string; value: unknown; default: unknown; owner: string; description?: string }[] };
+    expect(keys.find((k) => k.key === 'pushdown.trino.maxDistinctPerDriver')).toEqual({
+      key: 'pushdown.trino.maxDistinctPerDriver',
+      value: 8,
+      default: 1000,
+      owner: 'joinlab.pushdown.engines',
+      description: 'dynamic-filtering.small.max-distinct-values-per-driver',
+    });
+    // every key once, core's first
+    expect(new Set(keys.map((k) => k.key)).size).toBe(keys.length);
+    expect(keys[0]!.owner).toBe('core');
+    const text = await runCli(['config']);
+    expect(text.stdout).toMatch(/^pushdown\.spark\.creationSideThreshold\s+joinlab\.pushdown\.engines\s+10485760\s+10485760$/m);
   });
 });
 

@@ -1,10 +1,10 @@
 /**
  * `joinlab config [--config FILE] [--set KEY=VALUE]… [--json]`: every config key with the value a
- * run would use — the file's or a `--set`'s, else the default — and the default beside it. What an
- * unknown config key's error points to instead of listing all ~90 keys (core/config/schema.ts).
+ * run would use — the file's or a `--set`'s, else the default — the default beside it, and who
+ * owns the key: `core`, or the extension that declares it (built-in or configured; issue 30). What
+ * an unknown config key's error points to instead of listing all ~90 keys (core/config/schema.ts).
  */
-import { loadConfig } from '../../core/config/load.ts';
-import { CONFIG_KEYS, parseConfig } from '../../core/config/schema.ts';
+import { resolveConfig } from '../../composition.ts';
 import { formatTable, terminalWidth } from './format.ts';
 
 export interface ConfigCommandOptions {
@@ -24,13 +24,19 @@ function text(v: unknown): string {
 }
 
 export async function runConfigCommand(opts: ConfigCommandOptions): Promise<void> {
-  const config = await loadConfig({ file: opts.config, set: opts.set });
-  const defaults = parseConfig({});
+  const { config, schema } = await resolveConfig({ file: opts.config, set: opts.set });
+  const infos = schema.describe();
   if (opts.json) {
-    const keys = CONFIG_KEYS.map((k) => ({ key: k, value: jsonValue(config[k]), default: jsonValue(defaults[k]) }));
+    const keys = infos.map((k) => ({
+      key: k.key,
+      value: jsonValue(config[k.key]),
+      default: jsonValue(k.default),
+      owner: k.owner,
+      description: k.description,
+    }));
     process.stdout.write(`${JSON.stringify({ keys }, null, 2)}\n`);
     return;
   }
-  const rows = CONFIG_KEYS.map((k) => [k, text(config[k]), text(defaults[k])]);
-  process.stdout.write(`${formatTable(['key', 'value', 'default'], rows, { maxWidth: terminalWidth() })}\n`);
+  const rows = infos.map((k) => [k.key, k.owner, text(config[k.key]), text(k.default)]);
+  process.stdout.write(`${formatTable(['key', 'owner', 'value', 'default'], rows, { maxWidth: terminalWidth() })}\n`);
 }

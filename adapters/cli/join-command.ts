@@ -9,7 +9,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
-import { loadConfig } from '../../core/config/load.ts';
+import { loadConfig } from '../../composition.ts';
 import { Engine } from '../../composition.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Config } from '../../core/config/schema.ts';

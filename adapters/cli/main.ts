@@ -11,7 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { loadConfig } from '../../core/config/load.ts';
+import { loadConfig } from '../../composition.ts';
 import { isJoinlabError, UsageError } from '../../core/errors.ts';
 import { JOIN_TYPES } from '../../core/types.ts';
 import { SQL_FEATURES as SQL_FEATURE_NAMES } from '../datagen/sql-features.ts';

@@ -12,7 +12,7 @@
  */
 import { dirname, resolve } from 'node:path';
 import { Engine } from '../../composition.ts';
-import { loadConfig } from '../../core/config/load.ts';
+import { loadConfig } from '../../composition.ts';
 import { formatSortKeys, parseSortKeys } from '../../operators/sort/sort.ts';
 import { configReport, memoryReport, preview, round, scanReport, writeOrPreview } from './join-command.ts';
 import { preflightSort } from './preflight.ts';

@@ -21,7 +21,7 @@ import { readdir } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { formatExplain } from '../sql/explain.ts';
 import { Table, type RecordBatch } from 'apache-arrow';
-import { loadConfig } from '../../core/config/load.ts';
+import { loadConfig } from '../../composition.ts';
 import { UsageError } from '../../core/errors.ts';
 import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';

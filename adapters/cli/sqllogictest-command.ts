@@ -8,7 +8,7 @@
  * `N passed, M failed, K skipped`; the exit code is 1 when M > 0.
  */
 import { dirname, resolve } from 'node:path';
-import { loadConfig } from '../../core/config/load.ts';
+import { loadConfig } from '../../composition.ts';
 import { UsageError } from '../../core/errors.ts';
 import { Engine } from '../../composition.ts';
 import { countSltRecords, runSltFiles, type SltOutcome } from '../sqllogictest/run.ts';

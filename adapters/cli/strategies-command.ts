@@ -1,9 +1,11 @@
 /**
  * `joinlab strategies [--json]`: every slot, the names registered in it and who registered them,
  * with each slot's default marked (the default of the config key the slot is named after: `auto`
- * for `join`, whose description is its planning rule).
+ * for `join`, whose description is its planning rule); then every config key with its default and
+ * the extension that declares it (`core` for core's own; issue 30) and its description.
  */
 import { CONFIG_KEYS, parseConfig, type Config } from '../../core/config/schema.ts';
+import { CORE_OWNER } from '../../core/config/settings.ts';
 import { INTERNAL_SLOTS } from '../../core/registry/slots.ts';
 import { Engine } from '../../composition.ts';
 import { formatTable, terminalWidth } from './format.ts';
@@ -23,8 +25,9 @@ export async function runStrategiesCommand(config: Config, json: boolean): Promi
     ...s,
     strategies: s.strategies.map((t) => ({ ...t, default: defaults.get(s.name) === t.name })),
   }));
+  const settings = engine.configSchema.describe().map((k) => ({ key: k.key, default: k.default === Infinity ? 'unlimited' : k.default, extension: k.owner, description: k.description }));
   if (json) {
-    process.stdout.write(`${JSON.stringify({ slots }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ slots, settings }, null, 2)}\n`);
     return;
   }
   const rows = slots.flatMap((s) =>
@@ -34,4 +37,11 @@ export async function runStrategiesCommand(config: Config, json: boolean): Promi
   );
   // descriptions run to ~370 characters: wrapped under their column at the terminal's width
   process.stdout.write(`${formatTable(['slot', 'name', 'default', 'extension', 'description'], rows, { maxWidth: terminalWidth() })}\n`);
+  // one table per owner (a column of owners beside 60-character keys would leave the descriptions no room)
+  for (const owner of [...new Set(settings.map((k) => k.extension))]) {
+    const own = settings.filter((k) => k.extension === owner);
+    const settingRows = own.map((k) => [k.key, Array.isArray(k.default) ? k.default.join(',') : String(k.default), k.description]);
+    const title = owner === CORE_OWNER ? 'settings of core' : `settings of extension ${owner}`;
+    process.stdout.write(`\n${title}:\n${formatTable(['setting', 'default', 'description'], settingRows, { maxWidth: terminalWidth() })}\n`);
+  }
 }

@@ -14,7 +14,7 @@
  * DuckDB's thread count.
  */
 import { dirname, resolve } from 'node:path';
-import { loadConfig } from '../../core/config/load.ts';
+import { loadConfig } from '../../composition.ts';
 import { UsageError } from '../../core/errors.ts';
 import { runWorkload, type QueryResult, type WorkloadResult } from '../workloads/run.ts';
 import { checkScaleFactor, selectQueries, workloadDef, type WorkloadName } from '../workloads/workloads.ts';

@@ -81,6 +81,8 @@ describe('experiment schema', () => {
         parity: false,
       }),
     );
+    // loadExperiment imports the extensions it names (their settings are config keys)
+    writeFileSync(join(tmp, 'ext.js'), 'module.exports = { name: "empty", load() {} };\n');
     const e = await loadExperiment(file);
     expect(e.datasets.map((d) => d.name)).toEqual(['a', 'range']);
     expect((e.datasets[0]! as JoinDataset).data).toEqual({ kind: 'files', left: join(tmp, 'l.parquet'), right: join(tmp, 'sub/r.arrow') });

@@ -48,7 +48,10 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { applyOverrides, flattenConfig, parseConfig, type Config, type JoinOrderSetting } from '../../core/config/schema.ts';
+import { applyOverrides, CORE_SCHEMA, flattenConfig, parseConfig, type Config, type ConfigSchema, type JoinOrderSetting } from '../../core/config/schema.ts';
+import type { OwnedSettings } from '../../core/config/settings.ts';
+import { extensionSettings } from '../../core/registry/extensions.ts';
+import { BUILTIN_EXTENSIONS } from '../../composition.ts';
 import { ConfigError, FileNotFoundError, isJoinlabError } from '../../core/errors.ts';
 import { closestName } from '../../core/suggest.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
@@ -472,6 +475,13 @@ export interface ParseExperimentOptions {
   readonly set?: readonly string[];
   /** Timed runs per variant, instead of the file's `repeat` (`joinlab run --repeat N|auto`). */
   readonly repeat?: number | 'auto';
+  /**
+   * The keys a configuration that loads `extensions` (absolute paths, as a variant's config holds
+   * them; omitted: every extension the experiment names) is validated against: core's, the
+   * built-ins' and those extensions' settings (core/config/settings.ts). `loadExperiment` imports
+   * the extensions first to know them; without it, core's keys alone.
+   */
+  readonly configSchema?: (extensions?: readonly string[]) => ConfigSchema;
 }
 
 function resolvePath(baseDir: string, p: string): string {
@@ -619,7 +629,8 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
   const p: Problems = new Problems(source);
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) p.fail([], 'expected an object with name, data, join and variants');
   const parsedTop = p.parse(topSchema, raw, []);
-  const cliSet = commandLineOverrides(options.set ?? []);
+  const schemaFor = options.configSchema ?? (() => CORE_SCHEMA);
+  const cliSet = commandLineOverrides(options.set ?? [], schemaFor());
   if (options.repeat !== undefined && options.repeat !== 'auto' && !(Number.isInteger(options.repeat) && options.repeat > 0)) {
     throw new ConfigError(`--repeat expects a positive integer or 'auto', got ${options.repeat}`);
   }
@@ -708,7 +719,7 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
     merged.extensions = [...new Set(exts)];
     let config: Config;
     try {
-      config = parseConfig(merged);
+      config = parseConfig(merged, schemaFor(merged.extensions as string[]));
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       const key = e.key;
@@ -760,11 +771,11 @@ export function parseExperiment(raw: unknown, options: ParseExperimentOptions = 
  * `--set KEY=VALUE`… as dotted keys with converted values, validated on their own first (an unknown
  * key or a bad value names `--set`, not a variant: it is in no variant of the file).
  */
-function commandLineOverrides(set: readonly string[]): Record<string, unknown> {
+function commandLineOverrides(set: readonly string[], schema: ConfigSchema): Record<string, unknown> {
   if (set.length === 0) return {};
-  const flat = applyOverrides({}, set);
+  const flat = applyOverrides({}, set, schema);
   try {
-    parseConfig(flat);
+    parseConfig(flat, schema);
   } catch (e) {
     if (e instanceof ConfigError) throw new ConfigError(`--set: ${e.message}`, e.key);
     throw e;
@@ -779,13 +790,61 @@ function defaultDatasetName(data: DataSpec): string {
 /** Parses experiment file text (JSON when the name ends in .json, else YAML, which also reads JSON). */
 export function parseExperimentText(text: string, options: ParseExperimentOptions & { format?: 'json' | 'yaml' } = {}): Experiment {
   const source = options.source ?? '<inline>';
-  let raw: unknown;
+  return parseExperiment(rawExperiment(text, source, options.format), { ...options, source });
+}
+
+function rawExperiment(text: string, source: string, format: 'json' | 'yaml' | undefined): unknown {
   try {
-    raw = options.format === 'json' ? JSON.parse(text) : parseYaml(text);
+    return format === 'json' ? JSON.parse(text) : parseYaml(text);
   } catch (e) {
     throw new ConfigError(`experiment ${source}: cannot parse: ${(e as Error).message.split('\n')[0]}`);
   }
-  return parseExperiment(raw, { ...options, source });
+}
+
+/**
+ * Every extension an experiment names — top-level `extensions`, the base config's and each
+ * variant's `extensions`, `--set extensions=…` (relative to the working directory) — resolved as
+ * `parseExperiment` resolves them. Malformed parts are skipped: parsing reports them.
+ */
+function namedExtensions(raw: unknown, baseDir: string, set: readonly string[]): string[] {
+  const out: string[] = [];
+  const add = (list: unknown, dir: string) => {
+    if (Array.isArray(list)) for (const e of list) if (typeof e === 'string') out.push(resolveExtension(dir, e));
+  };
+  const configExtensions = (config: unknown): unknown => {
+    try {
+      return config !== null && typeof config === 'object' ? flattenConfig(config).extensions : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  if (raw === null || typeof raw !== 'object') return out;
+  const top = raw as { extensions?: unknown; config?: unknown; variants?: unknown };
+  add(top.extensions, baseDir);
+  add(configExtensions(top.config), baseDir);
+  if (Array.isArray(top.variants)) for (const v of top.variants) add(configExtensions((v as { config?: unknown } | null)?.config), baseDir);
+  for (const o of set) {
+    const eq = o.indexOf('=');
+    if (eq > 0 && o.slice(0, eq).trim() === 'extensions') add(o.slice(eq + 1).trim().split(',').filter(Boolean), process.cwd());
+  }
+  return [...new Set(out)];
+}
+
+/**
+ * What `parseExperiment` validates configurations against, from the settings of the built-in
+ * extensions and of every extension the experiment names (imported here: a missing or broken one
+ * fails now, before any data is generated).
+ */
+async function experimentConfigSchema(raw: unknown, baseDir: string, set: readonly string[]): Promise<(extensions?: readonly string[]) => ConfigSchema> {
+  const builtins = await extensionSettings(BUILTIN_EXTENSIONS);
+  const named = new Map<string, OwnedSettings | undefined>();
+  for (const e of namedExtensions(raw, baseDir, set)) named.set(e, (await extensionSettings([e], baseDir))[0]);
+  const all = CORE_SCHEMA.with([...builtins, ...[...named.values()].filter((s) => s !== undefined)]);
+  return (extensions) => {
+    if (extensions === undefined) return all;
+    const own = extensions.map((e) => named.get(e)).filter((s) => s !== undefined);
+    return CORE_SCHEMA.with([...builtins, ...own]);
+  };
 }
 
 /** What the command line adds to an experiment file: `--set` overrides and `--repeat`. */
@@ -801,5 +860,8 @@ export async function loadExperiment(file: string, overrides: ExperimentOverride
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new FileNotFoundError(file);
     throw e;
   }
-  return parseExperimentText(text, { ...overrides, source: abs, baseDir: dirname(abs), format: extname(abs).toLowerCase() === '.json' ? 'json' : 'yaml' });
+  const format = extname(abs).toLowerCase() === '.json' ? 'json' : 'yaml';
+  const raw = rawExperiment(text, abs, format);
+  const configSchema = await experimentConfigSchema(raw, dirname(abs), overrides.set ?? []);
+  return parseExperiment(raw, { ...overrides, source: abs, baseDir: dirname(abs), configSchema });
 }

@@ -14,7 +14,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../core/config/schema.ts';
-import { loadConfig } from '../../core/config/load.ts';
+import { loadConfig } from '../../composition.ts';
 import { geometricMean, runWorkload, summarize, type QueryResult } from './run.ts';
 import type { WorkloadName } from './workloads.ts';
 

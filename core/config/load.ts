@@ -13,7 +13,8 @@ import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.ts';
 import { assertRegularFile, statError } from '../input-file.ts';
-import { applyOverrides, parseConfig, type Config } from './schema.ts';
+import { extensionSettings } from '../registry/extensions.ts';
+import { applyOverrides, configuredExtensions, CORE_SCHEMA, parseConfig, type Config, type ConfigSchema } from './schema.ts';
 
 /** The yaml library's default, stated: more alias expansions than this is an error. */
 const MAX_ALIAS_COUNT = 100;
@@ -46,9 +47,33 @@ function isRelativePath(p: string): boolean {
   return !isAbsolute(p) && (p.startsWith('./') || p.startsWith('../'));
 }
 
-/** `--config FILE` (optional) + `--set k=v`… -> a validated Config. */
-export async function loadConfig(options: { file?: string; set?: readonly string[]; base?: unknown } = {}): Promise<Config> {
+export interface LoadConfigOptions {
+  readonly file?: string;
+  readonly set?: readonly string[];
+  readonly base?: unknown;
+  /**
+   * The runtime's extensions (composition.ts: the built-ins), whose settings are known keys
+   * beside core's and the configured extensions'. Without them only those two are.
+   */
+  readonly extensions?: readonly string[];
+}
+
+/**
+ * `--config FILE` (optional) + `--set k=v`… -> a configuration validated against the union of
+ * core's keys and the settings of the runtime's and the configured extensions, and that union.
+ * The order matters: the extensions are imported first (their settings are what makes their keys
+ * known, and give `--set` text its type), then everything is validated at once.
+ */
+export async function resolveConfig(options: LoadConfigOptions = {}): Promise<{ config: Config; schema: ConfigSchema }> {
   const fromFile = options.file ? await readConfigFile(options.file) : {};
-  const merged = applyOverrides({ ...(options.base as object), ...fromFile }, options.set ?? []);
-  return parseConfig(merged);
+  const base = { ...(options.base as object), ...fromFile };
+  // `extensions` is read the same whatever the union (fromCommandLine splits it at commas)
+  const configured = configuredExtensions(applyOverrides(base, (options.set ?? []).filter((o) => o.slice(0, Math.max(0, o.indexOf('='))).trim() === 'extensions')));
+  const schema = CORE_SCHEMA.with(await extensionSettings([...(options.extensions ?? []), ...configured]));
+  return { config: parseConfig(applyOverrides(base, options.set ?? [], schema), schema), schema };
+}
+
+/** `resolveConfig`'s configuration. */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
+  return (await resolveConfig(options)).config;
 }

@@ -122,6 +122,8 @@ describe('config files', () => {
   it('reads YAML and JSON, with --set applied on top and extension paths relative to the file', async () => {
     const y = join(dir, 'c.yaml');
     writeFileSync(y, 'join: nested-loop\nhash:\n  partitions: 3\nbatchSize: 100\nextensions: ["./ext.js"]\n');
+    // loadConfig imports the configured extensions (their settings are keys of the configuration)
+    writeFileSync(join(dir, 'ext.js'), 'module.exports = { name: "empty", load() {} };\n');
     const c = await loadConfig({ file: y, set: ['batchSize=7'] });
     expect(c['hash.partitions']).toBe(3);
     expect(c.batchSize).toBe(7);

@@ -13,22 +13,27 @@
  * else than what runs. Only `--set` values arrive as text, so `applyOverrides` converts them by
  * the key's type (`batchSize=64` -> 64, `pushdown.keyRangeBitmap=off` -> false) and leaves text it
  * cannot convert as text, which validation then rejects naming the key.
+ *
+ * Core's keys only: a strategy's own keys (`pushdown.duckdb.*`, `pushdown.trino.*`, a user
+ * policy's threshold) are declared by its extension (`settings`, core/config/settings.ts), and a
+ * run's configuration is validated against the union (`ConfigSchema`): `Engine.create` builds it
+ * from the extensions it loads, `loadConfig` from the runtime's and the configured ones, before
+ * validating. `parseConfig` without a union knows core's keys alone.
  */
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { ConfigError } from '../errors.ts';
 import { parseByteSize } from '../memory/pool.ts';
 import { didYouMean } from '../suggest.ts';
+import { CORE_OWNER, type OwnedSettings, type SettingSpec } from './settings.ts';
 
 const strategyName = z.string().regex(/^[A-Za-z0-9_.\-]+$/, 'a strategy name (letters, digits, . _ -)');
-const positiveInt = z.number().int().positive();
+/** Value types shared by core's keys and extensions' settings (core/config/settings.ts). */
+export const positiveInt = z.number().int().positive();
 const bool = z.boolean();
-const nonNegativeInt = z.number().int().nonnegative();
-const KIB = 1024;
-const MIB = 1024 * 1024;
-/** Bloom filter bits a split-block filter can hold (2 GiB). */
-const MAX_BLOOM_BITS = 2 ** 34;
-const byteSize = z.unknown().transform((v, ctx) => {
+export const nonNegativeInt = z.number().int().nonnegative();
+/** A byte size: a number, or text such as `512MB`, `2GiB`, `unlimited` (core/memory/pool.ts). */
+export const byteSize = z.unknown().transform((v, ctx) => {
   if (typeof v !== 'number' && typeof v !== 'string') {
     ctx.addIssue({ code: 'custom', message: `expected a number of bytes or a size like 512MB, 2GiB, unlimited, not ${v === null ? 'null' : typeof v}` });
     return z.NEVER;
@@ -81,9 +86,6 @@ const joinOrder = z.custom<JoinOrderSetting>(isJoinOrderSetting, {
   error: 'expected cost, written, random or random:SEED (SEED a non-negative integer, e.g. random:3)',
 });
 
-/** A byte size of at most `max` (Trino's @MaxDataSize). */
-const atMost = (max: number) => z.number().max(max, `at most ${max} bytes`);
-
 export const configSchema = z
   .object({
     extensions: z.array(z.string()).default([]),
@@ -113,49 +115,6 @@ export const configSchema = z
     'scan.lateMaterialization': z.enum(['auto', 'on', 'off']).default('auto'),
     // Parquet pages as containers where a file has a page index (adapters/io/parquet-page-select.ts)
     'scan.pageIndex': z.enum(['auto', 'off']).default('auto'),
-    // DuckDB v1.5 join filter pushdown (strategies/pushdown/engines/duckdb.ts)
-    'pushdown.duckdb.inlistMaxRows': positiveInt.default(50),
-    'pushdown.duckdb.buildSideFiltered': bool.default(true),
-    'pushdown.duckdb.probeLargerThanBuild': bool.default(true),
-    'pushdown.duckdb.bloomBitsPerKey': positiveInt.max(64).default(12),
-    'pushdown.duckdb.perfectHashMaxRange': positiveInt.default(1048576),
-    'pushdown.duckdb.vectorRows': positiveInt.default(2048),
-    'pushdown.duckdb.minMaxPausePercent': positiveInt.max(100).default(75),
-    'pushdown.duckdb.minMaxCheckVectors': positiveInt.default(30),
-    'pushdown.duckdb.bloomPausePercent': positiveInt.max(100).default(25),
-    'pushdown.duckdb.bloomCheckVectors': positiveInt.default(75),
-    'pushdown.duckdb.pauseResume': bool.default(false),
-    // Velox hash-join dynamic filters (strategies/pushdown/engines/velox.ts)
-    'pushdown.velox.maxDistinct': positiveInt.default(100000),
-    'pushdown.velox.bitmaskSmallRange': positiveInt.default(2048),
-    'pushdown.velox.bitmaskBitsPerValue': positiveInt.default(256),
-    'pushdown.velox.stringFilters': bool.default(false),
-    'pushdown.velox.maxDistinctStringBytes': positiveInt.default(1048576),
-    // Trino's dynamic filtering (strategies/pushdown/engines/trino.ts), DynamicFilterConfig's defaults
-    // (airlift sizes are binary: 100kB = 102400 B). "Per driver" is per joinlab build partition.
-    'pushdown.trino.enableLargeDynamicFilters': bool.default(false),
-    'pushdown.trino.maxDistinctPerDriver': nonNegativeInt.default(1_000),
-    'pushdown.trino.maxSizePerDriver': byteSize.pipe(atMost(MIB)).default(100 * KIB),
-    'pushdown.trino.rangeRowLimitPerDriver': nonNegativeInt.default(2_000),
-    'pushdown.trino.partitionedMaxDistinctPerDriver': nonNegativeInt.default(100),
-    'pushdown.trino.partitionedMaxSizePerDriver': byteSize.pipe(atMost(MIB)).default(50 * KIB),
-    'pushdown.trino.partitionedRangeRowLimitPerDriver': nonNegativeInt.default(500),
-    'pushdown.trino.largeMaxDistinctPerDriver': nonNegativeInt.default(50_000),
-    'pushdown.trino.largeMaxSizePerDriver': byteSize.default(4 * MIB),
-    'pushdown.trino.largeRangeRowLimitPerDriver': nonNegativeInt.default(100_000),
-    'pushdown.trino.largePartitionedMaxDistinctPerDriver': nonNegativeInt.default(20_000),
-    'pushdown.trino.largePartitionedMaxSizePerDriver': byteSize.default(200 * KIB),
-    'pushdown.trino.largePartitionedRangeRowLimitPerDriver': nonNegativeInt.default(30_000),
-    // Spark's runtime filter (strategies/pushdown/engines/spark.ts), SQLConf's defaults ("10MB" = 10 MiB).
-    'pushdown.spark.bloomFilterEnabled': bool.default(true),
-    'pushdown.spark.creationSideThreshold': byteSize.default(10 * MIB),
-    'pushdown.spark.rowCountStats': bool.default(false),
-    'pushdown.spark.expectedNumItems': positiveInt.default(1_000_000),
-    'pushdown.spark.numBits': positiveInt.max(MAX_BLOOM_BITS).default(8_388_608),
-    'pushdown.spark.maxNumItems': positiveInt.default(4_000_000),
-    'pushdown.spark.maxNumBits': positiveInt.max(MAX_BLOOM_BITS).default(67_108_864),
-    'pushdown.spark.semiJoinReduction': bool.default(false),
-    'pushdown.spark.broadcastThreshold': byteSize.default(10 * MIB),
     'smj.existence': strategyName.default('bitwise'),
     'pwmj.search': strategyName.default('binary'),
     'pwmj.prefilter': bool.default(true),
@@ -181,25 +140,200 @@ export const configSchema = z
   })
   .strict();
 
-export type Config = z.output<typeof configSchema>;
-export type ConfigInput = z.input<typeof configSchema>;
-export const CONFIG_KEYS = Object.keys(configSchema.shape) as (keyof Config)[];
+/** Core's keys alone, as parsed (`Config` adds the extensions' keys). */
+export type CoreConfig = z.output<typeof configSchema>;
+/**
+ * A validated configuration: core's keys typed, plus the keys of the extensions it was validated
+ * with (read them typed with `settingReader`, core/config/settings.ts).
+ */
+export type Config = CoreConfig & { readonly [key: string]: unknown };
+export type ConfigInput = z.input<typeof configSchema> & { readonly [key: string]: unknown };
+/** Core's keys (`ConfigSchema.keys` has every key of a union). */
+export const CONFIG_KEYS = Object.keys(configSchema.shape) as (keyof CoreConfig)[];
+
+/** One line per core key (the README's configuration table has the whole story). */
+const CORE_DESCRIPTIONS: Readonly<Record<keyof CoreConfig, string>> = {
+  extensions: 'extension modules to load (paths relative to the config file)',
+  join: 'join algorithm (slot join); auto picks one per join by DuckDB\'s rule',
+  'hash.mode': 'collect-left (one shared build) or partitioned',
+  'hash.partitions': 'partitions in partitioned mode',
+  'hash.build': 'build side: left, right, or auto (fewer rows by metadata)',
+  'hash.payloadLayout': "how the build side's output columns are gathered: rows, columns or auto",
+  hashmap: 'hash-table layout (slot hashmap)',
+  pushdown: 'dynamic-filter policy (slot pushdown)',
+  'pushdown.keyRangeBitmap': 'let map/auto add a KeyRangeBitmap for one integer key',
+  'pushdown.inlistMaxDistinct': 'largest IN list per partition, in distinct values',
+  'pushdown.inlistMaxBytes': 'largest IN list per partition, in key bytes',
+  'pushdown.rowFilter': 'how the probe scan runs the filter per row: auto, always, never',
+  'pushdown.parquetBloom': "test Parquet row groups' Bloom filters against an exact dynamic filter",
+  sip: 'how runtime filters travel across a SQL query (slot sip)',
+  'sip.filter': 'what a transfer / lip filter is: auto, bloom, bitmap, exact, bounds, policy',
+  'sip.skipWholeKeySets': 'leave out transfers from tables nothing filtered',
+  'scan.lateMaterialization': "decode a filter's columns first, the others only where rows survive",
+  'scan.pageIndex': "prune and read Parquet pages where a file has a page index (auto) or not (off)",
+  'smj.existence': 'sort-merge join stream for semi/anti/mark (slot smj.existence)',
+  'pwmj.search': 'piecewise merge join first-match search (slot pwmj.search)',
+  'pwmj.prefilter': "piecewise merge join: test rows against the buffered side's extreme key first",
+  'pwmj.partitions': 'piecewise merge join: streamed partitions (1-64)',
+  batchSize: 'rows per output batch',
+  memoryLimit: 'bytes a run may reserve (512MB, 2GiB, unlimited = the system budget)',
+  threads: 'worker threads (1-64); 1 runs everything on the calling thread',
+  'parallel.minProbeRows': 'work on fewer estimated rows runs on the calling thread',
+  'sql.joinOrder': "the SQL front end's join order: cost, written, random or random:SEED",
+  'sql.joinOrderSeed': 'the seed of sql.joinOrder random',
+  'parallel.minStartRows': 'work on fewer estimated rows does not start a worker pool',
+  'parallel.workerCode': 'what worker threads load: bundle (compiled ahead) or source',
+};
+
+/** A dotted config key: words of letters, digits, `_` or `-`, joined by dots. */
+const KEY_TEXT = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$/;
+
+/** What `ConfigSchema.describe` tells about one key. */
+export interface KeyInfo {
+  readonly key: string;
+  /** `core`, or the name of the extension that declares the key. */
+  readonly owner: string;
+  readonly default: unknown;
+  readonly description: string;
+}
 
 /**
- * Nested objects become dotted keys: `{hash: {mode: 'x'}}` -> `{'hash.mode': 'x'}`. Arrays stay.
- * An object that contains itself (a YAML alias to an enclosing node) is a ConfigError naming the
- * key, not a stack overflow.
+ * The keys a configuration is validated against: core's, plus the settings of every extension
+ * loaded (core/config/settings.ts), each key with its one owner. `CORE_SCHEMA` is core's alone;
+ * `with` adds extensions' fragments and refuses a key declared twice, naming both owners.
  */
-export function flattenConfig(input: unknown, prefix = '', out: Record<string, unknown> = {}, enclosing: Set<object> = new Set()): Record<string, unknown> {
+export class ConfigSchema {
+  readonly #object: z.ZodObject;
+  readonly #owners: ReadonlyMap<string, string>;
+  readonly #descriptions: ReadonlyMap<string, string>;
+  readonly #fragments: readonly OwnedSettings[];
+  /** Every key: core's in their order, then each extension's. */
+  readonly keys: readonly string[];
+
+  private constructor(fragments: readonly OwnedSettings[]) {
+    const shape: Record<string, z.ZodType> = { ...configSchema.shape };
+    const owners = new Map<string, string>(CONFIG_KEYS.map((k) => [k, CORE_OWNER]));
+    const descriptions = new Map<string, string>(Object.entries(CORE_DESCRIPTIONS));
+    for (const { owner, settings } of fragments) {
+      for (const [key, spec] of Object.entries(settings)) {
+        const known = owners.get(key);
+        if (known === owner) throw new ConfigError(`config key '${key}' is declared twice by ${ownerText(owner)} (is it loaded twice?)`, key);
+        if (known !== undefined) throw new ConfigError(`config key '${key}' is declared twice: by ${ownerText(known)} and by ${ownerText(owner)}`, key);
+        checkSpec(owner, key, spec);
+        shape[key] = spec.schema.default(spec.default);
+        owners.set(key, owner);
+        descriptions.set(key, spec.description);
+      }
+    }
+    this.#object = z.object(shape).strict();
+    this.#owners = owners;
+    this.#descriptions = descriptions;
+    this.#fragments = fragments;
+    this.keys = [...owners.keys()];
+  }
+
+  /** Core's keys alone. */
+  static core(): ConfigSchema {
+    return new ConfigSchema([]);
+  }
+
+  /** This union plus `fragments` (in order); a key declared twice is a ConfigError naming both owners. */
+  with(fragments: readonly OwnedSettings[]): ConfigSchema {
+    return fragments.length === 0 ? this : new ConfigSchema([...this.#fragments, ...fragments]);
+  }
+
+  /** The extensions' fragments in this union (core's keys are not among them). */
+  get fragments(): readonly OwnedSettings[] {
+    return this.#fragments;
+  }
+
+  has(key: string): boolean {
+    return this.#owners.has(key);
+  }
+
+  /** `core`, or the extension that declares `key` (undefined for an unknown key). */
+  owner(key: string): string | undefined {
+    return this.#owners.get(key);
+  }
+
+  /** Every key with its owner, default and description, in `keys` order. */
+  describe(): KeyInfo[] {
+    const defaults = this.parse({});
+    return this.keys.map((key) => ({ key, owner: this.#owners.get(key)!, default: defaults[key], description: this.#descriptions.get(key) ?? '' }));
+  }
+
+  /** Validates (and fills defaults of) a possibly nested config object. */
+  parse(input: unknown = {}): Config {
+    const flat = flattenConfig(input, '', {}, new Set(), this.keys);
+    const result = this.#object.safeParse(flat);
+    if (result.success) return result.data as Config;
+    const issue = result.error.issues[0]!;
+    if (issue.code === 'unrecognized_keys') {
+      const key = issue.keys[0]!;
+      // the closest key, not all ~90 of them (~1,900 characters); `joinlab config` lists every key
+      throw new ConfigError(`unknown config key '${key}'${didYouMean(key, this.keys)} (joinlab config lists every key)`, key);
+    }
+    const key = issue.path.join('.');
+    const value = key in flat ? ` (got ${JSON.stringify(flat[key])})` : '';
+    const owner = this.#owners.get(key);
+    const declared = owner !== undefined && owner !== CORE_OWNER ? ` (a setting of extension '${owner}')` : '';
+    throw new ConfigError(`invalid config value for '${key}'${value}${declared}: ${issue.message}`, key);
+  }
+
+  /** The zod type a key's value must have, defaults unwrapped ('number', 'boolean', …). */
+  valueType(key: string): string | undefined {
+    let def = (this.#object.shape as Record<string, z.ZodType>)[key]?._zod.def as { type: string; innerType?: z.ZodType } | undefined;
+    // structurally, not by instanceof: an extension may have been built against another copy of zod
+    while (def !== undefined && (def.type === 'default' || def.type === 'optional') && def.innerType !== undefined) {
+      def = def.innerType._zod.def as typeof def;
+    }
+    return def?.type;
+  }
+}
+
+function ownerText(owner: string): string {
+  return owner === CORE_OWNER ? 'core' : `extension '${owner}'`;
+}
+
+/** A setting must be `{ schema, default, description }` with a default its schema accepts. */
+function checkSpec(owner: string, key: string, spec: SettingSpec): void {
+  const where = `setting '${key}' of ${ownerText(owner)}`;
+  if (!KEY_TEXT.test(key)) throw new ConfigError(`${where}: a key is dotted words (letters, digits, _ and -)`, key);
+  if (spec === null || typeof spec !== 'object') throw new ConfigError(`${where} must be { schema, default, description }`, key);
+  const schema = spec.schema as Partial<z.ZodType> | undefined;
+  if (schema === undefined || typeof schema.safeParse !== 'function' || typeof schema.default !== 'function') {
+    throw new ConfigError(`${where}: 'schema' must be a zod schema (index.ts exports joinlab's z)`, key);
+  }
+  if (typeof spec.description !== 'string') throw new ConfigError(`${where}: 'description' must be text`, key);
+  if (spec.default === undefined) throw new ConfigError(`${where}: 'default' is missing`, key);
+  const ok = spec.schema.safeParse(spec.default);
+  if (!ok.success) throw new ConfigError(`${where}: its default ${JSON.stringify(spec.default)} does not pass its schema: ${ok.error.issues[0]?.message}`, key);
+}
+
+/** Core's keys alone: what `parseConfig` and `applyOverrides` use unless handed a union. */
+export const CORE_SCHEMA = ConfigSchema.core();
+
+/**
+ * Nested objects become dotted keys: `{hash: {mode: 'x'}}` -> `{'hash.mode': 'x'}`. Arrays stay, and
+ * so does an object that is the value of one of `keys` (the known keys). An object that contains
+ * itself (a YAML alias to an enclosing node) is a ConfigError naming the key, not a stack overflow.
+ */
+export function flattenConfig(
+  input: unknown,
+  prefix = '',
+  out: Record<string, unknown> = {},
+  enclosing: Set<object> = new Set(),
+  keys: readonly string[] = CONFIG_KEYS,
+): Record<string, unknown> {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new ConfigError(`configuration must be an object${prefix ? ` at '${prefix}'` : ''}`);
   }
   enclosing.add(input);
   for (const [k, v] of Object.entries(input)) {
     const key = prefix ? `${prefix}.${k}` : k;
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !(CONFIG_KEYS as string[]).includes(key)) {
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && !keys.includes(key)) {
       if (enclosing.has(v)) throw new ConfigError(`configuration refers to itself at '${key}' (a YAML alias to an enclosing mapping?)`, key);
-      flattenConfig(v, key, out, enclosing);
+      flattenConfig(v, key, out, enclosing, keys);
     } else {
       out[key] = v;
     }
@@ -208,30 +342,34 @@ export function flattenConfig(input: unknown, prefix = '', out: Record<string, u
   return out;
 }
 
-/** Validates (and fills defaults of) a possibly nested config object. */
-export function parseConfig(input: unknown = {}): Config {
-  const flat = flattenConfig(input);
-  const result = configSchema.safeParse(flat);
+/**
+ * Validates (and fills defaults of) a possibly nested config object against `schema`: core's keys
+ * alone by default, or a union with extensions' settings (an engine's: `Engine.create` builds it
+ * from the extensions it loads; `loadConfig` from the ones a configuration names).
+ */
+export function parseConfig(input: unknown = {}, schema: ConfigSchema = CORE_SCHEMA): Config {
+  return schema.parse(input);
+}
+
+/**
+ * The configured `extensions` of a raw (nested or dotted) configuration, checked to be a list of
+ * text — what has to be known before the rest can be validated against the union of their settings.
+ */
+export function configuredExtensions(input: unknown): string[] {
+  const flat = flattenConfig(input ?? {});
+  const result = configSchema.shape.extensions.safeParse(flat.extensions);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  if (issue.code === 'unrecognized_keys') {
-    const key = issue.keys[0]!;
-    // the closest key, not all ~90 of them (~1,900 characters); `joinlab config` lists every key
-    throw new ConfigError(`unknown config key '${key}'${didYouMean(key, CONFIG_KEYS)} (joinlab config lists every key)`, key);
-  }
-  const key = issue.path.join('.');
-  const value = key in flat ? ` (got ${JSON.stringify(flat[key])})` : '';
-  throw new ConfigError(`invalid config value for '${key}'${value}: ${issue.message}`, key);
+  throw new ConfigError(`invalid config value for 'extensions' (got ${JSON.stringify(flat.extensions)}): ${result.error.issues[0]!.message}`, 'extensions');
 }
 
 /** Applies `key=value` overrides (from `--set`) on top of a flat or nested config object. */
-export function applyOverrides(base: unknown, overrides: readonly string[]): Record<string, unknown> {
-  const flat = flattenConfig(base ?? {});
+export function applyOverrides(base: unknown, overrides: readonly string[], schema: ConfigSchema = CORE_SCHEMA): Record<string, unknown> {
+  const flat = flattenConfig(base ?? {}, '', {}, new Set(), schema.keys);
   for (const o of overrides) {
     const eq = o.indexOf('=');
     if (eq <= 0) throw new ConfigError(`--set expects KEY=VALUE, got '${o}'`);
     const key = o.slice(0, eq).trim();
-    flat[key] = fromCommandLine(key, o.slice(eq + 1).trim());
+    flat[key] = fromCommandLine(key, o.slice(eq + 1).trim(), schema);
   }
   return flat;
 }
@@ -240,17 +378,10 @@ const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 const TRUE_WORDS = ['true', 'yes', 'on', '1'];
 const FALSE_WORDS = ['false', 'no', 'off', '0'];
 
-/** The zod type a key's value must have, defaults unwrapped ('number', 'boolean', …). */
-function valueType(key: string): string | undefined {
-  let s: z.ZodType | undefined = (configSchema.shape as Record<string, z.ZodType>)[key];
-  while (s instanceof z.ZodDefault) s = s.unwrap() as z.ZodType;
-  return s?._zod.def.type;
-}
-
 /** A `--set` value (text) as the value its key takes; text that does not convert stays text. */
-export function fromCommandLine(key: string, text: string): unknown {
+export function fromCommandLine(key: string, text: string, schema: ConfigSchema = CORE_SCHEMA): unknown {
   if (key === 'extensions') return text.split(',').filter(Boolean);
-  switch (valueType(key)) {
+  switch (schema.valueType(key)) {
     case 'number':
       return NUMBER_TEXT.test(text) ? Number(text) : text;
     case 'boolean': {

@@ -1,6 +1,10 @@
 /**
  * Extensions: a module exporting `{ name, load(registry) }` (as its default export or as a named
- * `extension` export). The built-in families are loaded through exactly this path, from module
+ * `extension` export), optionally with `settings` — the config keys it owns, each with a zod
+ * schema, a default and a description (core/config/settings.ts): loading records them in the
+ * registry, and the configuration is validated against core's keys plus every loaded extension's
+ * (`Engine.create`; `extensionSettings` gives them without a registry, for `loadConfig` and
+ * experiment files). The built-in families are loaded through exactly this path, from module
  * specifiers, so a third-party policy plugs in the same way — config `extensions: ["./x.js"]` —
  * without touching core.
  *
@@ -30,10 +34,16 @@ import { dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, JoinlabError } from '../errors.ts';
 import { assertRegularFile } from '../input-file.ts';
+import type { OwnedSettings, SettingsFragment } from '../config/settings.ts';
 import type { Registry } from './registry.ts';
 
 export interface Extension {
   readonly name: string;
+  /**
+   * The config keys this extension owns (core/config/settings.ts): each with a zod schema, a
+   * default and a description. A run's configuration is validated against core's keys plus these.
+   */
+  readonly settings?: SettingsFragment;
   load(registry: Registry): void | Promise<void>;
 }
 
@@ -62,7 +72,22 @@ function toUrl(specifier: string, baseDir: string): string {
 }
 
 export async function loadExtension(registry: Registry, ext: Extension): Promise<void> {
+  if (ext.settings !== undefined) registry.declareSettings(ext.name, ext.settings);
   await registry.withExtension(ext.name, () => ext.load(registry));
+}
+
+/**
+ * The settings the extensions `specifiers` declare (imported, not loaded into a registry): what a
+ * configuration that names them is validated against before an engine exists (`loadConfig`, an
+ * experiment file's variants).
+ */
+export async function extensionSettings(specifiers: readonly string[], baseDir?: string): Promise<OwnedSettings[]> {
+  const out: OwnedSettings[] = [];
+  for (const s of specifiers) {
+    const ext = await importExtension(s, baseDir);
+    if (ext.settings !== undefined) out.push({ owner: ext.name, settings: ext.settings });
+  }
+  return out;
 }
 
 /** The package scope of a file: the `type` of the nearest package.json ('commonjs' without one). */

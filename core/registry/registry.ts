@@ -13,6 +13,7 @@
  * that lists what *is* registered.
  */
 import { Container } from 'inversify';
+import type { OwnedSettings, SettingsFragment } from '../config/settings.ts';
 import { ConfigError, UnknownStrategyError } from '../errors.ts';
 
 /** Anything a slot holds: a named, self-describing strategy. */
@@ -54,6 +55,23 @@ export class Registry {
   readonly #catalogue = new Map<string, StrategyInfo[]>();
   /** Extension currently loading, recorded on each registration for `joinlab strategies`. */
   #loading = '(direct)';
+  readonly #settings: OwnedSettings[] = [];
+
+  /**
+   * Records the config keys extension `owner` declares (core/config/settings.ts); the engine
+   * validates its configuration against core's keys plus every fragment recorded here.
+   */
+  declareSettings(owner: string, settings: SettingsFragment): void {
+    if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
+      throw new ConfigError(`extension '${owner}': 'settings' must be an object of { key: { schema, default, description } }`, 'extensions');
+    }
+    this.#settings.push({ owner, settings });
+  }
+
+  /** The settings fragments declared so far, in load order. */
+  settings(): readonly OwnedSettings[] {
+    return [...this.#settings];
+  }
 
   /** Declares a slot so it is listed even before anything is registered in it. */
   declareSlot<T extends Strategy>(slot: Slot<T>): void {

@@ -25,17 +25,29 @@
  *    its own `mayContain` is true; it is ANDed with the `bounds` filter (cheap, checked first),
  *    which prunes containers and rows outside [min, max], and is FALSE when every build key is NULL.
  *
- * Imports outside `index.ts`: none (`hashKeys`, `andFilters`, `boundsFilter` and
- * `SplitBlockBloomFilter` are all exported there).
+ * A setting of its own (issue 30): `pushdown.bloom.fpp`, the target false-positive rate, declared
+ * in the extension object (`settings`: a zod schema, a default, a description). Once the extension
+ * is loaded the key is a config key like any other — in a config file, an experiment's `config:`
+ * or a variant's, `--set pushdown.bloom.fpp=0.05` — validated against that schema (`0` or `1.5` is
+ * an error naming the key and this extension; a misspelt `pushdown.bloom.fp` is an unknown key with
+ * the closest one suggested), listed by `joinlab config` and `joinlab strategies`, and read typed
+ * with `settingReader`.
+ *
+ * Imports outside `index.ts`: none (`hashKeys`, `andFilters`, `boundsFilter`,
+ * `SplitBlockBloomFilter`, `defineSettings`, `settingReader` and joinlab's `z` are all exported
+ * there).
  */
 import {
   andFilters,
   boundsFilter,
+  defineSettings,
   hashKeys,
   PUSHDOWN,
   registerKeyFilterKind,
+  settingReader,
   shareView,
   SplitBlockBloomFilter,
+  z,
   type BuildPartition,
   type Extension,
   type KeyFilter,
@@ -46,11 +58,21 @@ import {
 
 type KeyColumn = BuildPartition['keys'][number];
 
-/** Target false-positive rate of the filter. */
+/** Target false-positive rate of the filter (the default of `pushdown.bloom.fpp`). */
 export const BLOOM_FPP = 0.01;
 
-/** The partition's NULL-free build rows' keys, inserted into a filter sized for them. */
-export function bloomOf(build: BuildPartition): SplitBlockBloomFilter {
+/** The config keys this extension declares (the key's default, validation and meaning). */
+export const BLOOM_SETTINGS = defineSettings({
+  'pushdown.bloom.fpp': {
+    schema: z.number().gt(0).lt(1),
+    default: BLOOM_FPP,
+    description: "pushdown: bloom's target false-positive rate, above 0 and below 1 (the filter is sized for it: 0.01 about 9.7 bits a key, 0.001 about 14.6, before rounding up to a power of two)",
+  },
+});
+const setting = settingReader(BLOOM_SETTINGS);
+
+/** The partition's NULL-free build rows' keys, inserted into a filter sized for them at false-positive rate `fpp`. */
+export function bloomOf(build: BuildPartition, fpp = BLOOM_FPP): SplitBlockBloomFilter {
   const n = build.rows;
   const hasNull = new Uint8Array(n);
   for (const col of build.keys as readonly KeyColumn[]) {
@@ -59,7 +81,7 @@ export function bloomOf(build: BuildPartition): SplitBlockBloomFilter {
   }
   let usable = 0;
   for (let r = 0; r < n; r++) usable += hasNull[r] === 0 ? 1 : 0;
-  const bloom = SplitBlockBloomFilter.forKeys(usable, BLOOM_FPP);
+  const bloom = SplitBlockBloomFilter.forKeys(usable, fpp);
   if (usable === 0) return bloom; // empty: rejects every row
   bloom.insertHashes(build.hashes ?? hashKeys(build.keys, build.seed), n, hasNull);
   return bloom;
@@ -103,15 +125,16 @@ registerKeyFilterKind('example.bloom', (raw, env) => {
 
 export const bloomPushdown: PushdownPolicy = {
   name: 'bloom',
-  description: `split-block Bloom filter over the build partition's keys (~${BLOOM_FPP * 100}% false positives, one cache line per probe row), ANDed with bounds`,
+  description: `split-block Bloom filter over the build partition's keys (pushdown.bloom.fpp false positives, ${BLOOM_FPP * 100}% by default; one cache line per probe row), ANDed with bounds`,
   planPartition(build, ctx) {
     // bounds first: cheap per row, prunes containers, and FALSE when no build key is NULL-free
-    return andFilters([boundsFilter(build, ctx), new BloomKeyFilter(bloomOf(build), ctx)]);
+    return andFilters([boundsFilter(build, ctx), new BloomKeyFilter(bloomOf(build, setting(ctx.config, 'pushdown.bloom.fpp')), ctx)]);
   },
 };
 
 const extension: Extension = {
   name: 'example.bloom',
+  settings: BLOOM_SETTINGS,
   load(registry) {
     registry.register(PUSHDOWN, bloomPushdown);
   },

@@ -9,7 +9,8 @@
  */
 import { DataType, makeBuilder, makeData, makeVector, RecordBatch, Table, Type } from 'apache-arrow';
 import type { Decimal, Vector } from 'apache-arrow';
-import { parseConfig, type Config, type ConfigInput } from '../../core/config/schema.ts';
+import { CORE_SCHEMA, parseConfig, type Config, type ConfigInput } from '../../core/config/schema.ts';
+import engines from './engines/extension.ts';
 import { makeKeyComparator } from '../../core/keys/compare.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
@@ -81,8 +82,11 @@ export function chunks<T>(values: readonly T[], sizes: readonly number[]): T[][]
   return out;
 }
 
+/** Core's keys plus the engines' policies' settings, as an engine with the built-ins validates them. */
+const TEST_SCHEMA = CORE_SCHEMA.with([{ owner: engines.name, settings: engines.settings! }]);
+
 export function testConfig(overrides: ConfigInput = {}): Config {
-  return parseConfig(overrides);
+  return parseConfig(overrides, TEST_SCHEMA);
 }
 
 /** Kinds for key pairs (probe type, build type). */

@@ -47,6 +47,9 @@
  *
  * A partition whose keys are all NULL publishes FALSE (and.ts), as every joinlab policy does.
  */
+import { z } from 'zod';
+import { positiveInt } from '../../../core/config/schema.ts';
+import { defineSettings, settingReader } from '../../../core/config/settings.ts';
 import { hashKeys } from '../../../core/keys/hash.ts';
 import { resolveKeyKind } from '../../../core/keys/resolve.ts';
 import type { FixedKeyColumn, KeyColumn, KeyKind } from '../../../core/keys/types.ts';
@@ -60,6 +63,25 @@ import { BloomKeyFilter, buildBloom } from '../bloom-key-filter.ts';
 import { BoundsFilter, partitionBounds, usableRows, type ColumnBounds, type UsableRows } from '../bounds.ts';
 import { InList } from '../inlist.ts';
 import { SelectivityPause, type PauseRule } from './selectivity-pause.ts';
+
+/**
+ * DuckDB v1.5's join filter pushdown settings, declared by the engines' extension (extension.ts);
+ * the defaults are DuckDB's.
+ */
+export const DUCKDB_SETTINGS = defineSettings({
+  'pushdown.duckdb.inlistMaxRows': { schema: positiveInt, default: 50, description: '`dynamic_or_filter_threshold`: largest hash table, in rows, that gets a zone-map IN list' },
+  'pushdown.duckdb.buildSideFiltered': { schema: z.boolean(), default: true, description: "DuckDB's Bloom gate: the build side is filtered (a plan fact)" },
+  'pushdown.duckdb.probeLargerThanBuild': { schema: z.boolean(), default: true, description: "DuckDB's Bloom gate: the probe side is larger than the build (a plan fact)" },
+  'pushdown.duckdb.bloomBitsPerKey': { schema: positiveInt.max(64), default: 12, description: 'Bloom filter bits per hash-table row' },
+  'pushdown.duckdb.perfectHashMaxRange': { schema: positiveInt, default: 1048576, description: 'no Bloom filter for a perfect hash join (integer key range up to this)' },
+  'pushdown.duckdb.vectorRows': { schema: positiveInt, default: 2048, description: 'rows per vector (the selectivity pause counts vectors)' },
+  'pushdown.duckdb.minMaxPausePercent': { schema: positiveInt.max(100), default: 75, description: 'min/max is paused when it keeps at least this % of rows…' },
+  'pushdown.duckdb.minMaxCheckVectors': { schema: positiveInt, default: 30, description: '…after this many vectors' },
+  'pushdown.duckdb.bloomPausePercent': { schema: positiveInt.max(100), default: 25, description: 'the Bloom filter is paused when it keeps at least this % of rows…' },
+  'pushdown.duckdb.bloomCheckVectors': { schema: positiveInt, default: 75, description: '…after this many vectors' },
+  'pushdown.duckdb.pauseResume': { schema: z.boolean(), default: false, description: "true: main's re-checking pauses instead of 1.5's permanent one" },
+});
+const setting = settingReader(DUCKDB_SETTINGS);
 
 /** bloom_filter.cpp constants. */
 export const BLOOM_MIN_BITS = 512;
@@ -90,8 +112,8 @@ export function planDuckdb(build: BuildPartition, ctx: PushdownContext): DuckdbP
   const usable = usableRows(build);
   if (usable.count === 0) return { filter: FALSE_FILTER, notes: ['no non-NULL build key: false'] };
   const bounds = partitionBounds(build, usable)!;
-  const vectorRows = cfg['pushdown.duckdb.vectorRows'];
-  const resume = cfg['pushdown.duckdb.pauseResume'];
+  const vectorRows = setting(cfg, 'pushdown.duckdb.vectorRows');
+  const resume = setting(cfg, 'pushdown.duckdb.pauseResume');
   const parts: KeyFilter[] = [];
   // 1. min/max
   const constant = bounds.every((b) => compareKeyValues(b.min, b.max) === 0);
@@ -100,13 +122,13 @@ export function planDuckdb(build: BuildPartition, ctx: PushdownContext): DuckdbP
     parts.push(minMax);
     notes.push('min = max: constant filter (never paused)');
   } else {
-    const rule: PauseRule = { threshold: cfg['pushdown.duckdb.minMaxPausePercent'] / 100, checkVectors: cfg['pushdown.duckdb.minMaxCheckVectors'], vectorRows, resume };
+    const rule: PauseRule = { threshold: setting(cfg, 'pushdown.duckdb.minMaxPausePercent') / 100, checkVectors: setting(cfg, 'pushdown.duckdb.minMaxCheckVectors'), vectorRows, resume };
     parts.push(new SelectivityPause(minMax, rule));
     notes.push('min/max: optional, pausable');
   }
   // 2. IN lists (zone maps only)
   const count = build.table.inserted;
-  const inlistMax = cfg['pushdown.duckdb.inlistMaxRows'];
+  const inlistMax = setting(cfg, 'pushdown.duckdb.inlistMaxRows');
   if (count <= 1) notes.push(`no IN list: ${count} hash-table row(s), needs > 1`);
   else if (count > inlistMax) notes.push(`no IN list: ${count} hash-table rows > ${inlistMax}`);
   else {
@@ -120,9 +142,9 @@ export function planDuckdb(build: BuildPartition, ctx: PushdownContext): DuckdbP
   const gate = bloomGate(build, ctx, bounds, constant, count);
   if (gate !== null) notes.push(`no Bloom filter: ${gate}`);
   else {
-    const bytes = duckdbBloomBytes(count, cfg['pushdown.duckdb.bloomBitsPerKey']);
+    const bytes = duckdbBloomBytes(count, setting(cfg, 'pushdown.duckdb.bloomBitsPerKey'));
     const bloom = new DuckdbBloomFilter(buildBloom(build, { bytes }, usable), build, ctx);
-    const rule: PauseRule = { threshold: cfg['pushdown.duckdb.bloomPausePercent'] / 100, checkVectors: cfg['pushdown.duckdb.bloomCheckVectors'], vectorRows, resume };
+    const rule: PauseRule = { threshold: setting(cfg, 'pushdown.duckdb.bloomPausePercent') / 100, checkVectors: setting(cfg, 'pushdown.duckdb.bloomCheckVectors'), vectorRows, resume };
     parts.push(new SelectivityPause(bloom, rule));
     notes.push(`Bloom filter of ${bytes} bytes for ${count} rows`);
   }
@@ -136,10 +158,10 @@ function bloomGate(build: BuildPartition, ctx: PushdownContext, bounds: readonly
   if (constant) return 'min = max (the constant filter is exact)';
   const kind = ctx.keyKinds[0]!;
   if (hasCast(ctx.probeTypes[0], kind, ctx.probeColumns[0] ?? 'k')) return `the probe column is cast to ${kind.sqlType}`;
-  const perfect = perfectHash(bounds[0]!, count, cfg['pushdown.duckdb.perfectHashMaxRange']);
+  const perfect = perfectHash(bounds[0]!, count, setting(cfg, 'pushdown.duckdb.perfectHashMaxRange'));
   if (perfect) return 'perfect hash join (min/max prunes well)';
-  if (!cfg['pushdown.duckdb.buildSideFiltered']) return 'the build side is not filtered';
-  if (!cfg['pushdown.duckdb.probeLargerThanBuild']) return 'the probe side is not larger than the build';
+  if (!setting(cfg, 'pushdown.duckdb.buildSideFiltered')) return 'the build side is not filtered';
+  if (!setting(cfg, 'pushdown.duckdb.probeLargerThanBuild')) return 'the probe side is not larger than the build';
   return null;
 }
 

@@ -73,7 +73,9 @@
  * read in a stored copy of that branch; its removal: SPARK-45725, apache/spark#43585 (2023-10,
  * Spark 4.0).
  */
-import type { Config } from '../../../core/config/schema.ts';
+import { z } from 'zod';
+import { byteSize, positiveInt, type Config } from '../../../core/config/schema.ts';
+import { defineSettings, settingReader } from '../../../core/config/settings.ts';
 import { keyColumnBytes, isBytesKey, type KeyColumn } from '../../../core/keys/types.ts';
 import type { BuildPartition, PushdownPolicy } from '../../../core/pushdown/policy.ts';
 import { FALSE_FILTER } from '../and.ts';
@@ -81,6 +83,27 @@ import { BloomKeyFilter, buildBloom, formatBytes } from '../bloom-key-filter.ts'
 import { usableRows } from '../bounds.ts';
 import { InList } from '../inlist.ts';
 import { annotate } from './annotated.ts';
+
+const MIB = 1024 * 1024;
+/** Bloom filter bits a split-block filter can hold (2 GiB). */
+const MAX_BLOOM_BITS = 2 ** 34;
+
+/**
+ * Spark's runtime filter settings (SQLConf's defaults; "10MB" = 10 MiB), declared by the engines'
+ * extension (extension.ts).
+ */
+export const SPARK_SETTINGS = defineSettings({
+  'pushdown.spark.bloomFilterEnabled': { schema: z.boolean(), default: true, description: 'spark.sql.optimizer.runtime.bloomFilter.enabled' },
+  'pushdown.spark.creationSideThreshold': { schema: byteSize, default: 10 * MIB, description: 'a bigger build side gets no filter' },
+  'pushdown.spark.rowCountStats': { schema: z.boolean(), default: false, description: "true: size by optimalNumOfBits from the row count, as with CBO" },
+  'pushdown.spark.expectedNumItems': { schema: positiveInt, default: 1_000_000, description: 'expected items without a row count' },
+  'pushdown.spark.numBits': { schema: positiveInt.max(MAX_BLOOM_BITS), default: 8_388_608, description: 'Bloom filter bits without a row count' },
+  'pushdown.spark.maxNumItems': { schema: positiveInt, default: 4_000_000, description: 'cap on the items' },
+  'pushdown.spark.maxNumBits': { schema: positiveInt.max(MAX_BLOOM_BITS), default: 67_108_864, description: 'cap on the bits' },
+  'pushdown.spark.semiJoinReduction': { schema: z.boolean(), default: false, description: "Spark 3.3–3.5's IN-subquery when Bloom filters are off" },
+  'pushdown.spark.broadcastThreshold': { schema: byteSize, default: 10 * MIB, description: "the IN-subquery's aggregate must fit (spark.sql.autoBroadcastJoinThreshold)" },
+});
+const setting = settingReader(SPARK_SETTINGS);
 
 const DEFAULT_FPP = 0.03;
 const LN2_SQUARED = Math.LN2 * Math.LN2;
@@ -103,11 +126,11 @@ export interface SparkBloomSize {
 }
 
 export function sparkBloomSize(rows: number, config: Config): SparkBloomSize {
-  const maxItems = config['pushdown.spark.maxNumItems'];
-  const maxBits = config['pushdown.spark.maxNumBits'];
-  const useRowCount = config['pushdown.spark.rowCountStats'] && rows > 0;
-  const wantedItems = useRowCount ? rows : config['pushdown.spark.expectedNumItems'];
-  const wantedBits = useRowCount ? optimalNumOfBits(rows, maxItems, Infinity) : config['pushdown.spark.numBits'];
+  const maxItems = setting(config, 'pushdown.spark.maxNumItems');
+  const maxBits = setting(config, 'pushdown.spark.maxNumBits');
+  const useRowCount = setting(config, 'pushdown.spark.rowCountStats') && rows > 0;
+  const wantedItems = useRowCount ? rows : setting(config, 'pushdown.spark.expectedNumItems');
+  const wantedBits = useRowCount ? optimalNumOfBits(rows, maxItems, Infinity) : setting(config, 'pushdown.spark.numBits');
   const items = Math.min(wantedItems, maxItems);
   const bits = Math.max(1, Math.min(wantedBits, maxBits));
   return { items, bits, hashes: Math.max(1, Math.round((bits / items) * Math.LN2)), capped: wantedBits > maxBits, source: useRowCount ? 'row count' : 'defaults' };
@@ -139,9 +162,9 @@ export const sparkPushdown: PushdownPolicy = {
     // whole side is estimated as P x this one, and this partition gets 1/P of the filter's bits
     const P = cfg['hash.mode'] === 'partitioned' ? cfg['hash.partitions'] : 1;
     const whole = P > 1 ? ` (${P} x this partition's)` : '';
-    if (cfg['pushdown.spark.bloomFilterEnabled']) {
+    if (setting(cfg, 'pushdown.spark.bloomFilterEnabled')) {
       const size = P * (build.bytes ?? keyBytes(build.keys));
-      const threshold = cfg['pushdown.spark.creationSideThreshold'];
+      const threshold = setting(cfg, 'pushdown.spark.creationSideThreshold');
       if (size > threshold) return null;
       const s = sparkBloomSize(P * build.rows, cfg);
       const bytes = bloomBytesFor(s.bits / P);
@@ -151,9 +174,9 @@ export const sparkPushdown: PushdownPolicy = {
       const bitsNote = `${s.bits} bits${s.capped ? ' (capped at maxNumBits)' : ''} for ${s.items} items from ${s.source}, Spark k=${s.hashes}${share}`;
       return annotate(bloom, { description: `${bloom.description} [spark: Bloom filter, ${sizeNote}; ${bitsNote}]`, label: `bloom(${formatBytes(bytes)})` });
     }
-    if (cfg['pushdown.spark.semiJoinReduction']) {
+    if (setting(cfg, 'pushdown.spark.semiJoinReduction')) {
       const aggregate = P * keyBytes(build.keys);
-      const threshold = cfg['pushdown.spark.broadcastThreshold'];
+      const threshold = setting(cfg, 'pushdown.spark.broadcastThreshold');
       if (aggregate > threshold) return null;
       const out = InList.build(build, ctx, usable, { maxDistinct: Infinity, maxBytes: Infinity });
       if (out.list === null) return null;

@@ -63,7 +63,9 @@
  * (364e7edb; 4-byte flat length, strings of <= 3 bytes inline),
  * `docs/src/main/sphinx/admin/dynamic-filtering.md` (39f001b3; small / partitioned / large limits).
  */
-import type { Config } from '../../../core/config/schema.ts';
+import { z } from 'zod';
+import { byteSize, nonNegativeInt, type Config } from '../../../core/config/schema.ts';
+import { defineSettings, settingReader } from '../../../core/config/settings.ts';
 import { isBytesKey, type KeyColumn, type KeyKind } from '../../../core/keys/types.ts';
 import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../../core/pushdown/policy.ts';
 import { registerKeyFilterKind, restoreKeyFilter } from '../../../core/pushdown/shared-filters.ts';
@@ -72,6 +74,33 @@ import { FALSE_FILTER } from '../and.ts';
 import { BoundsFilter, partitionBounds, usableRows } from '../bounds.ts';
 import { InList } from '../inlist.ts';
 import { annotate } from './annotated.ts';
+
+const KIB = 1024;
+const MIB = 1024 * 1024;
+/** A byte size of at most `max` (Trino's @MaxDataSize). */
+const atMost = (max: number) => z.number().max(max, `at most ${max} bytes`);
+
+/**
+ * Trino's dynamic filtering settings (DynamicFilterConfig's defaults; airlift sizes are binary:
+ * 100kB = 102400 B), declared by the engines' extension (extension.ts). "Per driver" is per
+ * joinlab build partition.
+ */
+export const TRINO_SETTINGS = defineSettings({
+  'pushdown.trino.enableLargeDynamicFilters': { schema: z.boolean(), default: false, description: 'use the large… limits instead of the small ones' },
+  'pushdown.trino.maxDistinctPerDriver': { schema: nonNegativeInt, default: 1_000, description: 'dynamic-filtering.small.max-distinct-values-per-driver' },
+  'pushdown.trino.maxSizePerDriver': { schema: byteSize.pipe(atMost(MIB)), default: 100 * KIB, description: 'dynamic-filtering.small.max-size-per-driver (at most 1 MiB)' },
+  'pushdown.trino.rangeRowLimitPerDriver': { schema: nonNegativeInt, default: 2_000, description: 'dynamic-filtering.small.range-row-limit-per-driver' },
+  'pushdown.trino.partitionedMaxDistinctPerDriver': { schema: nonNegativeInt, default: 100, description: 'the same, under hash.mode partitioned' },
+  'pushdown.trino.partitionedMaxSizePerDriver': { schema: byteSize.pipe(atMost(MIB)), default: 50 * KIB, description: 'the same, under hash.mode partitioned (at most 1 MiB)' },
+  'pushdown.trino.partitionedRangeRowLimitPerDriver': { schema: nonNegativeInt, default: 500, description: 'the same, under hash.mode partitioned' },
+  'pushdown.trino.largeMaxDistinctPerDriver': { schema: nonNegativeInt, default: 50_000, description: 'dynamic-filtering.large.max-distinct-values-per-driver' },
+  'pushdown.trino.largeMaxSizePerDriver': { schema: byteSize, default: 4 * MIB, description: 'dynamic-filtering.large.max-size-per-driver' },
+  'pushdown.trino.largeRangeRowLimitPerDriver': { schema: nonNegativeInt, default: 100_000, description: 'dynamic-filtering.large.range-row-limit-per-driver' },
+  'pushdown.trino.largePartitionedMaxDistinctPerDriver': { schema: nonNegativeInt, default: 20_000, description: 'the large set under hash.mode partitioned' },
+  'pushdown.trino.largePartitionedMaxSizePerDriver': { schema: byteSize, default: 200 * KIB, description: 'the large set under hash.mode partitioned' },
+  'pushdown.trino.largePartitionedRangeRowLimitPerDriver': { schema: nonNegativeInt, default: 30_000, description: 'the large set under hash.mode partitioned' },
+});
+const setting = settingReader(TRINO_SETTINGS);
 
 /** The limits that apply to one driver (= build partition). */
 export interface TrinoLimits {
@@ -84,33 +113,33 @@ export interface TrinoLimits {
 
 export function trinoLimits(config: Config): TrinoLimits {
   const partitioned = config['hash.mode'] === 'partitioned';
-  if (config['pushdown.trino.enableLargeDynamicFilters']) {
+  if (setting(config, 'pushdown.trino.enableLargeDynamicFilters')) {
     return partitioned
       ? {
           set: 'large-partitioned',
-          maxDistinct: config['pushdown.trino.largePartitionedMaxDistinctPerDriver'],
-          maxSize: config['pushdown.trino.largePartitionedMaxSizePerDriver'],
-          rangeRowLimit: config['pushdown.trino.largePartitionedRangeRowLimitPerDriver'],
+          maxDistinct: setting(config, 'pushdown.trino.largePartitionedMaxDistinctPerDriver'),
+          maxSize: setting(config, 'pushdown.trino.largePartitionedMaxSizePerDriver'),
+          rangeRowLimit: setting(config, 'pushdown.trino.largePartitionedRangeRowLimitPerDriver'),
         }
       : {
           set: 'large',
-          maxDistinct: config['pushdown.trino.largeMaxDistinctPerDriver'],
-          maxSize: config['pushdown.trino.largeMaxSizePerDriver'],
-          rangeRowLimit: config['pushdown.trino.largeRangeRowLimitPerDriver'],
+          maxDistinct: setting(config, 'pushdown.trino.largeMaxDistinctPerDriver'),
+          maxSize: setting(config, 'pushdown.trino.largeMaxSizePerDriver'),
+          rangeRowLimit: setting(config, 'pushdown.trino.largeRangeRowLimitPerDriver'),
         };
   }
   return partitioned
     ? {
         set: 'small-partitioned',
-        maxDistinct: config['pushdown.trino.partitionedMaxDistinctPerDriver'],
-        maxSize: config['pushdown.trino.partitionedMaxSizePerDriver'],
-        rangeRowLimit: config['pushdown.trino.partitionedRangeRowLimitPerDriver'],
+        maxDistinct: setting(config, 'pushdown.trino.partitionedMaxDistinctPerDriver'),
+        maxSize: setting(config, 'pushdown.trino.partitionedMaxSizePerDriver'),
+        rangeRowLimit: setting(config, 'pushdown.trino.partitionedRangeRowLimitPerDriver'),
       }
     : {
         set: 'small',
-        maxDistinct: config['pushdown.trino.maxDistinctPerDriver'],
-        maxSize: config['pushdown.trino.maxSizePerDriver'],
-        rangeRowLimit: config['pushdown.trino.rangeRowLimitPerDriver'],
+        maxDistinct: setting(config, 'pushdown.trino.maxDistinctPerDriver'),
+        maxSize: setting(config, 'pushdown.trino.maxSizePerDriver'),
+        rangeRowLimit: setting(config, 'pushdown.trino.rangeRowLimitPerDriver'),
       };
 }
 

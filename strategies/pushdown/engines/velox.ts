@@ -42,6 +42,9 @@
  * default 0 = off).
  * A partition whose keys are all NULL publishes FALSE (and.ts), as every joinlab policy does.
  */
+import { z } from 'zod';
+import { positiveInt } from '../../../core/config/schema.ts';
+import { defineSettings, settingReader } from '../../../core/config/settings.ts';
 import { hashKeys } from '../../../core/keys/hash.ts';
 import type { FixedKeyColumn, KeyColumn, KeyKind } from '../../../core/keys/types.ts';
 import type { BuildPartition, KeyFilter, PushdownContext, PushdownPolicy, SharedKeyFilter } from '../../../core/pushdown/policy.ts';
@@ -52,6 +55,16 @@ import type { ColumnStats } from '../../../core/scan/scan.ts';
 import { andFilters, FALSE_FILTER } from '../and.ts';
 import { BoundsFilter, partitionBounds, usableRows, type ColumnBounds, type UsableRows } from '../bounds.ts';
 import { InList } from '../inlist.ts';
+
+/** Velox's hash-join dynamic filter settings, declared by the engines' extension (extension.ts). */
+export const VELOX_SETTINGS = defineSettings({
+  'pushdown.velox.maxDistinct': { schema: positiveInt, default: 100000, description: '`kMaxDistinct`: no filter past this many distinct values' },
+  'pushdown.velox.bitmaskSmallRange': { schema: positiveInt, default: 2048, description: 'a bitmask for ranges narrower than this…' },
+  'pushdown.velox.bitmaskBitsPerValue': { schema: positiveInt, default: 256, description: '…or under this many bits per value (else a hash table of values)' },
+  'pushdown.velox.stringFilters': { schema: z.boolean(), default: false, description: '`hash_probe_string_dynamic_filter_pushdown_enabled`' },
+  'pushdown.velox.maxDistinctStringBytes': { schema: positiveInt, default: 1048576, description: 'no string filter when the distinct strings need more bytes' },
+});
+const setting = settingReader(VELOX_SETTINGS);
 
 const TWO_32 = 4294967296;
 const INT64_MAX = (1n << 63n) - 1n;
@@ -108,11 +121,11 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
     notes.push(`${name}: no filter for ${col.kind.sqlType} keys`);
     return null;
   }
-  if (path === 'bytes' && !cfg['pushdown.velox.stringFilters']) {
+  if (path === 'bytes' && !setting(cfg, 'pushdown.velox.stringFilters')) {
     notes.push(`${name}: string filters are off (hash_probe_string_dynamic_filter_pushdown_enabled)`);
     return null;
   }
-  const maxDistinct = cfg['pushdown.velox.maxDistinct'];
+  const maxDistinct = setting(cfg, 'pushdown.velox.maxDistinct');
   const sub: BuildPartition = { index: build.index, rows: build.rows, keys: [col], table: build.table, seed: build.seed };
   const subCtx: PushdownContext = { config: cfg, keyKinds: [col.kind], probeTypes: ctx.probeTypes[c] === undefined ? [] : [ctx.probeTypes[c]!], probeColumns: [name] };
   // One BIGINT key whose table knows its distinct count: decide from (count, min, max) and only
@@ -136,7 +149,7 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
       notes.push(`${name}: BigintRange(${min}, ${max})`);
       return { inner: new RangeFilter(new BoundsFilter(bounds, subCtx)), kind: 'BigintRange', label: 'range' };
     }
-    if (range <= INT64_MAX && (range < BigInt(cfg['pushdown.velox.bitmaskSmallRange']) || range < BigInt(distinct) * BigInt(cfg['pushdown.velox.bitmaskBitsPerValue']))) {
+    if (range <= INT64_MAX && (range < BigInt(setting(cfg, 'pushdown.velox.bitmaskSmallRange')) || range < BigInt(distinct) * BigInt(setting(cfg, 'pushdown.velox.bitmaskBitsPerValue')))) {
       notes.push(`${name}: BigintValuesUsingBitmask(${min}..${max}, ${distinct} values)`);
       const bm = BitmaskFilter.build(col as FixedKeyColumn, usable.skip, min, Number(range) + 1, subCtx);
       return { inner: bm, kind: 'BigintValuesUsingBitmask', label: bm.label };
@@ -154,9 +167,9 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
     return null;
   }
   if (path === 'bytes') {
-    const storage = stringStorage(values as readonly Uint8Array[], cfg['pushdown.velox.maxDistinctStringBytes']);
+    const storage = stringStorage(values as readonly Uint8Array[], setting(cfg, 'pushdown.velox.maxDistinctStringBytes'));
     if (storage === null) {
-      notes.push(`${name}: no filter, distinct strings need more than ${cfg['pushdown.velox.maxDistinctStringBytes']} bytes`);
+      notes.push(`${name}: no filter, distinct strings need more than ${setting(cfg, 'pushdown.velox.maxDistinctStringBytes')} bytes`);
       return null;
     }
     notes.push(`${name}: BytesValues(${values.length})`);
@@ -178,7 +191,7 @@ function columnFilter(build: BuildPartition, ctx: PushdownContext, c: number, us
       const bounds = partitionBounds(sub, usable)!;
       return { inner: new RangeFilter(new BoundsFilter(bounds, subCtx)), kind: 'BigintRange', label: 'range' };
     }
-    if (range < BigInt(cfg['pushdown.velox.bitmaskSmallRange']) || range < BigInt(n) * BigInt(cfg['pushdown.velox.bitmaskBitsPerValue'])) {
+    if (range < BigInt(setting(cfg, 'pushdown.velox.bitmaskSmallRange')) || range < BigInt(n) * BigInt(setting(cfg, 'pushdown.velox.bitmaskBitsPerValue'))) {
       notes.push(`${name}: BigintValuesUsingBitmask(${min}..${max}, ${n} values)`);
       const bm = BitmaskFilter.build(col as FixedKeyColumn, usable.skip, min, Number(range) + 1, subCtx);
       return { inner: bm, kind: 'BigintValuesUsingBitmask', label: bm.label };
