@@ -2,12 +2,13 @@
  * The composition root: the one place that knows every built-in part of joinlab and wires them
  * into the core engine — the join algorithms, hash-map layouts and pushdown policies (loaded by
  * module specifier, through exactly the path a configured `extensions: [...]` entry takes), the
- * input opener for Arrow tables and Parquet / Arrow IPC / CSV files (`adapters/io/open.ts`), and the
- * operators that are not joins (`Engine.sort`).
+ * input opener for Arrow tables and Parquet / Arrow IPC / CSV files (`adapters/io/open.ts`), the
+ * operators that are not joins (sort, aggregate) and the SQL path (`adapters/sql/run.ts`).
  *
- * `Engine` here is the core engine with these built-ins as its default runtime; `index.ts`
- * exports it, and the CLI, the experiment runner and the benchmarks create engines through it.
- * Core itself (core/engine.ts) names no operator, strategy or file format.
+ * `Engine` here is joinlab's one public engine: `index.ts` exports it, and the apps (the CLI, the
+ * experiment, workload and sqllogictest runners in apps/), the benchmarks and library users create
+ * engines through it. Core itself (core/engine.ts, `CoreEngine`) names no operator, strategy or
+ * file format. The layers sit core < strategies, operators < adapters < this root < apps < bench.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { Table } from 'apache-arrow';
@@ -16,7 +17,9 @@ import { runSql, type RunSqlOptions, type SqlResult } from './adapters/sql/run.t
 import { heldBatchBytes } from './core/arrow/size.ts';
 import { resolveConfig as resolveCoreConfig, type LoadConfigOptions } from './core/config/load.ts';
 import type { Config, ConfigSchema } from './core/config/schema.ts';
-import { Engine as CoreEngine, type EngineOptions, type EngineRuntime, type JoinInput, type MemoryMetrics } from './core/engine.ts';
+import type { JoinSpecInput } from './core/spec.ts';
+import type { JoinSpec } from './core/types.ts';
+import { CoreEngine, type EngineOptions, type EngineRuntime, type JoinInput, type JoinResult, type JoinStream, type MemoryMetrics } from './core/engine.ts';
 import { MemoryPool } from './core/memory/pool.ts';
 import { chooseWorkers, threadsDetail } from './core/parallel/threshold.ts';
 import { estimatedRows } from './core/scan/scan.ts';
@@ -114,10 +117,47 @@ export interface AggregateResult {
 /** The V8 heap is checked on every 16th output batch, as `Engine.stream` does. */
 const HEAP_CHECK_MASK = 15;
 
-/** The engine with the built-ins (`options.runtime` replaces them), plus the sort. */
+/**
+ * joinlab's engine: one validated config, the built-in extensions (`options.runtime` replaces
+ * them) and the configured ones, and every operation a user or an app runs. Where each one's work
+ * lives:
+ *
+ * - `join`, `stream` — a join of two inputs: core's runtime (core/engine.ts, `CoreEngine`) binds
+ *   the spec, resolves the configured algorithm or planner (operators/, through the registry) and
+ *   passes the output on; the pushdown policies and hash maps it uses are strategies/.
+ * - `sort`, `sortStream` — the sort operator (operators/sort/), in memory or spilled and merged,
+ *   on worker threads when they repay it; wired here.
+ * - `aggregate` — the hash aggregate (operators/aggregate/); wired here.
+ * - `sql` — a SELECT parsed by DuckDB and bound, planned and run on joinlab's operators by the SQL
+ *   adapter (adapters/sql/run.ts), which calls back into this engine's `stream` and `sort` through
+ *   its `SqlEngine` interface: adapters/ never import this root.
+ * - inputs that are not already scans (Arrow tables; Parquet, Arrow IPC and CSV files) are opened
+ *   by adapters/io/open.ts, the runtime's `openInput` (`BUILTINS`).
+ *
+ * `with`, `bind`, `choose`, `algorithm` and `workers` are core's, unchanged.
+ */
 export class Engine extends CoreEngine {
   static override create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
     return super.create(config, { runtime: BUILTINS, ...options }) as Promise<Engine>;
+  }
+
+  /** The same engine (same runtime) with some config keys changed (e.g. one experiment variant). */
+  override with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
+    return super.with(overrides, options) as Promise<Engine>;
+  }
+
+  /**
+   * The join's output as a stream of batches, with its metrics (core/engine.ts). `options.pool`:
+   * run against this pool instead of a new one — several operators of one query (a SQL join tree)
+   * then share one `memoryLimit`.
+   */
+  override stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<JoinStream> {
+    return super.stream(spec, left, right, options);
+  }
+
+  /** `stream` collected into a table, which counts against `memoryLimit` (core/engine.ts). */
+  override join(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinResult> {
+    return super.join(spec, left, right, options);
   }
 
   /**

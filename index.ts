@@ -6,6 +6,9 @@
  *   const { table, metrics } = await engine.join({ type: 'inner', on: 'id=id' }, leftTable, 'right.parquet');
  *   const sorted = await engine.sort('orders.parquet', 'amount desc nulls first, id'); // spills past memoryLimit
  *   const { table: answer } = await engine.sql('SELECT o.id, c.name FROM o JOIN c USING (cid)', { o: 'orders.parquet', c: customers });
+ *
+ * `Engine` (composition.ts) is the one engine: join, stream, sort, aggregate and sql in one class;
+ * its doc comment says which layer does each one's work.
  */
 export { Engine, BUILTINS, loadConfig, resolveConfig, type SortKeysInput, type SortResult, type SortRunMetrics, type SortStream, type AggregateResult, type AggregateRunMetrics } from './composition.ts';
 export { AGGREGATE_FUNCTIONS, type AggregateCall, type AggregateFunction, type AggregateSpec } from './core/aggregate.ts';

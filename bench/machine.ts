@@ -24,7 +24,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { Command } from 'commander';
-import { formatTable } from '../adapters/cli/format.ts';
+import { formatTable } from '../apps/cli/format.ts';
 
 /** The kernels, as source evaluated in each worker (`workerData`: { kind, ms }); each posts its rate in Mops/s. */
 const KERNEL_SOURCE = `

@@ -15,7 +15,7 @@ import { applyOverrides } from '../core/config/schema.ts';
 import { resolveConfig } from '../composition.ts';
 import type { SuiteOptions, SuiteOverrides } from './harness.ts';
 import { DuckDBSession } from '../adapters/duckdb/session.ts';
-import { formatTable } from '../adapters/cli/format.ts';
+import { formatTable } from '../apps/cli/format.ts';
 import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
 import { bloomCases } from './suites/bloom.ts';
 import { h2oCases } from './suites/h2o.ts';

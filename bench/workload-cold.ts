@@ -16,9 +16,9 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { formatTable } from '../adapters/cli/format.ts';
+import { formatTable } from '../apps/cli/format.ts';
 import { DuckDBSession } from '../adapters/duckdb/session.ts';
-import { generateWorkload, queryText, selectQueries, workloadDef, type WorkloadName } from '../adapters/workloads/workloads.ts';
+import { generateWorkload, queryText, selectQueries, workloadDef, type WorkloadName } from '../apps/workloads/workloads.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TUNING = { MALLOC_MMAP_THRESHOLD_: String(32 << 20), MALLOC_TRIM_THRESHOLD_: String(16 * 2 ** 30) };

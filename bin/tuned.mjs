@@ -20,7 +20,7 @@
 // process waits for it and exits as it did. With a blocking spawnSync a `kill <pid>` (or `npm`
 // passing a SIGTERM on) ended this wrapper at once and left the child running, a whole experiment
 // or benchmark orphaned. A Ctrl-C in a terminal reaches both (one process group): the child then
-// sees it twice, which joinlab reads as "stop now" (adapters/cli/interrupt.ts).
+// sees it twice, which joinlab reads as "stop now" (apps/cli/interrupt.ts).
 import { spawn } from 'node:child_process';
 
 const TUNING = { MALLOC_MMAP_THRESHOLD_: String(32 << 20), MALLOC_TRIM_THRESHOLD_: String(16 * 2 ** 30) };

@@ -1,5 +1,6 @@
 /**
- * The engine: a validated configuration plus a registry with the built-in and configured
+ * The core engine — the join runtime under the public `Engine` facade (composition.ts, exported
+ * by index.ts): a validated configuration plus a registry with the built-in and configured
  * extensions loaded. It binds a join spec to its inputs, resolves the configured algorithm and
  * runs it, returning the output (as a stream or a table) and the metrics.
  *
@@ -8,13 +9,14 @@
  * (core/join-planning.ts), the UnsupportedJoinError names it, and the metrics say
  * `algorithm: <chosen>, chosenBy: <planner>`.
  *
- * Everything the CLI does goes through here, so a library user gets the same checks, errors and
- * metrics as the command line.
+ * Every join the CLI, the runners and the SQL path run goes through here, so a library user gets
+ * the same checks, errors and metrics as the command line. Users and apps never name this class:
+ * they create the facade, which adds the sort, the aggregate and SQL and delegates joins here.
  *
  * Core names no operator, strategy or file format: what the engine can run and read comes from an
  * `EngineRuntime` — the extensions to load before the configured ones, and how to open an input
  * that is not already a `Scan` — handed in by the composition root (`composition.ts`, which
- * `index.ts` exports as `Engine`). An engine created here without one loads nothing and accepts
+ * `index.ts` exports as `Engine`). A core engine created here without one loads nothing and accepts
  * only `Scan` inputs.
  *
  * Memory: each run gets one pool (`MemoryPool.forRun`: the configured limit, or the system budget),
@@ -127,7 +129,7 @@ function isScan(x: JoinInput): x is Scan {
   return typeof x === 'object' && !(x instanceof Table) && typeof (x as Scan).batches === 'function';
 }
 
-export class Engine {
+export class CoreEngine {
   protected constructor(
     readonly config: Config,
     readonly registry: Registry,
@@ -153,7 +155,7 @@ export class Engine {
    * Loads the runtime's then the configured extensions, then validates `config` (nested or dotted
    * keys) against core's keys plus the settings those extensions declare (core/config/settings.ts).
    */
-  static async create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
+  static async create(config: unknown = {}, options: EngineOptions = {}): Promise<CoreEngine> {
     const configured = configuredExtensions(config);
     const runtime = options.runtime ?? EMPTY_RUNTIME;
     const registry = new Registry();
@@ -170,8 +172,8 @@ export class Engine {
   }
 
   /** The same engine (same runtime) with some config keys changed (e.g. one experiment variant). */
-  async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
-    return (this.constructor as typeof Engine).create({ ...this.config, ...overrides }, { runtime: this.runtime, baseDir: this.baseDir, ...options });
+  async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<CoreEngine> {
+    return (this.constructor as typeof CoreEngine).create({ ...this.config, ...overrides }, { runtime: this.runtime, baseDir: this.baseDir, ...options });
   }
 
   /** `input` as a scan: itself, or opened by the runtime (`name` names it in errors: 'left', 'right', 'input'). */

@@ -1,7 +1,7 @@
 /**
  * Tables written once as Parquet by DuckDB into a content-keyed cache directory: what every data
- * generator of the project shares (the experiments' generators, adapters/experiments/generators.ts,
- * and the SSB / TPC-H workloads, adapters/workloads/).
+ * generator of the project shares (the experiments' generators, apps/experiments/generators.ts,
+ * and the SSB / TPC-H workloads, apps/workloads/).
  *
  * A generator describes each table as one SELECT (plus the order its ORDER BY writes, declared in
  * the footer as Parquet `sorting_columns`); `writeCachedTables` runs `COPY (<select>) TO <file>

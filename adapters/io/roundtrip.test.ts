@@ -60,7 +60,6 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Engine } from '../../composition.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
-import { runJoinCommand } from '../cli/join-command.ts';
 import { writeTable } from './index.ts';
 import { readIpcFile, writeIpcFile } from './ipc.ts';
 import { readParquetFile, writeParquetFile } from './parquet.ts';

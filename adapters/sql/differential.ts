@@ -9,12 +9,14 @@
  * rows); a list of column names compares only those columns' sequence (ORDER BY a prefix: ties
  * may come in any order).
  *
+ * The engines come from the caller's `createEngine` (a test passes `Engine.create` of the composition
+ * root): adapters/ never imports the root.
+ *
  * `SMALL_TABLES` are the tables most of those tests read: NULL keys on both sides, duplicate
  * keys, keys of different integer widths (INTEGER vs BIGINT), a DOUBLE with a NULL, and an empty
  * table.
  */
 import { Float64, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
-import { Engine } from '../../composition.ts';
 import type { JoinInput } from '../../core/engine.ts';
 import { compareResults, formatComparison, orderDifference } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
@@ -38,9 +40,9 @@ export const SMALL_TABLES: Readonly<Record<string, Table>> = {
   e: new Table({ k: vectorFromArray([] as number[], new Int32()), v: vectorFromArray([] as number[], new Int32()) }),
 };
 
-export interface DifferentialSession {
+export interface DifferentialSession<E extends SqlEngine = SqlEngine> {
   readonly duck: DuckDBSession;
-  readonly engines: readonly Engine[];
+  readonly engines: readonly E[];
   readonly tables: Readonly<Record<string, JoinInput>>;
   difference(sql: string, options?: DifferentialOptions): Promise<string | null>;
   close(): Promise<void>;
@@ -50,7 +52,11 @@ export interface DifferentialSession {
  * A DuckDB session holding `tables`, plus tables DuckDB makes (`made`: name -> a query, e.g. for
  * DECIMAL and DATE columns), read back as Arrow so both engines read the very same values.
  */
-export async function differentialSession(tables: Readonly<Record<string, Table>>, made: Readonly<Record<string, string>> = {}): Promise<DifferentialSession> {
+export async function differentialSession<E extends SqlEngine>(
+  createEngine: (config: { batchSize: number }) => Promise<E>,
+  tables: Readonly<Record<string, Table>>,
+  made: Readonly<Record<string, string>> = {},
+): Promise<DifferentialSession<E>> {
   const duck = await DuckDBSession.open({ threads: 1 });
   const all: Record<string, Table> = { ...tables };
   for (const [name, t] of Object.entries(tables)) await duck.loadTable(name, t);
@@ -58,7 +64,7 @@ export async function differentialSession(tables: Readonly<Record<string, Table>
     await duck.run(`CREATE TABLE ${name} AS ${sql}`);
     all[name] = await duck.query(`SELECT * FROM ${name}`);
   }
-  const engines = await Promise.all([1, 3, 8192].map((batchSize) => Engine.create({ batchSize })));
+  const engines = await Promise.all([1, 3, 8192].map((batchSize) => createEngine({ batchSize })));
   return {
     duck,
     engines,

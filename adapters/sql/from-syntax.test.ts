@@ -6,19 +6,19 @@
  * columns come out, the right side is visible to the ON condition only).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../composition.ts';
+import { Engine } from '../../composition.ts';
 import { MissingColumnError, UsageError } from '../../core/errors.ts';
 import type { JoinInput } from '../../core/engine.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
 import { differentialSession, SMALL_TABLES, type DifferentialSession } from './differential.ts';
 import { runSql } from './run.ts';
 
-let s: DifferentialSession;
+let s: DifferentialSession<Engine>;
 let duck: DuckDBSession;
 let engines: readonly Engine[];
 let T: Readonly<Record<string, JoinInput>>;
 beforeAll(async () => {
-  s = await differentialSession(SMALL_TABLES);
+  s = await differentialSession((c) => Engine.create(c), SMALL_TABLES);
   ({ duck, engines, tables: T } = s);
 });
 afterAll(() => s.close());

@@ -10,20 +10,20 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Engine } from '../../composition.ts';
+import { Engine } from '../../composition.ts';
 import { ExpressionError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
 import type { JoinInput } from '../../core/engine.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
 import { differentialSession, SMALL_TABLES, type DifferentialSession } from './differential.ts';
 import { runSql } from './run.ts';
 
-let s: DifferentialSession;
+let s: DifferentialSession<Engine>;
 let duck: DuckDBSession;
 let engines: readonly Engine[];
 let tables: Readonly<Record<string, JoinInput>>;
 beforeAll(async () => {
   // decimals and dates made by DuckDB
-  s = await differentialSession(SMALL_TABLES, { d: "SELECT * FROM (VALUES (1, 12.25::DECIMAL(15,2), DATE '1994-01-01'), (2, 0.10, DATE '1995-06-30'), (2, NULL, NULL), (3, 99999999999.99, DATE '1992-02-29')) t(k, price, day)" });
+  s = await differentialSession((c) => Engine.create(c), SMALL_TABLES, { d: "SELECT * FROM (VALUES (1, 12.25::DECIMAL(15,2), DATE '1994-01-01'), (2, 0.10, DATE '1995-06-30'), (2, NULL, NULL), (3, 99999999999.99, DATE '1992-02-29')) t(k, price, day)" });
   ({ duck, engines, tables } = s);
 });
 afterAll(() => s.close());

@@ -10,6 +10,7 @@
  */
 import { Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../composition.ts';
 import { Rng } from '../../core/random.ts';
 import { compareResults, formatComparison, orderDifference } from '../duckdb/compare.ts';
 import { differentialSession, type DifferentialSession } from './differential.ts';
@@ -26,10 +27,10 @@ function tiesTable(rng: Rng, n: number): Table {
   });
 }
 
-let s: DifferentialSession;
+let s: DifferentialSession<Engine>;
 beforeAll(async () => {
   const rng = new Rng(99);
-  s = await differentialSession({ t: tiesTable(rng, 300), u: tiesTable(rng, 40) });
+  s = await differentialSession((c) => Engine.create(c), { t: tiesTable(rng, 300), u: tiesTable(rng, 40) });
 });
 afterAll(() => s.close());
 

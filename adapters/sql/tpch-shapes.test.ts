@@ -12,6 +12,7 @@
  * 1, 3 and 8192, in ORDER BY order where the query has one.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../composition.ts';
 import { differentialSession, type DifferentialSession } from './differential.ts';
 import { runSql } from './run.ts';
 
@@ -116,9 +117,9 @@ const QUERIES: Record<string, string> = {
     group by cntrycode order by cntrycode`,
 };
 
-let s: DifferentialSession;
+let s: DifferentialSession<Engine>;
 beforeAll(async () => {
-  s = await differentialSession({}, TABLES);
+  s = await differentialSession((c) => Engine.create(c), {}, TABLES);
 });
 afterAll(() => s.close());
 

@@ -27,8 +27,8 @@ import { SplitBlockBloomFilter } from '../../strategies/pushdown/bloom.ts';
 import { buildSwissTable } from '../../strategies/hashmap/swiss.ts';
 import { int64Data, int64Values, tableOf, uniformInts } from '../../adapters/datagen/keys.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { generateData } from '../../adapters/experiments/generators.ts';
-import { GENERATOR_PARAMS, type GeneratedDataSpec } from '../../adapters/experiments/schema.ts';
+import { generateData } from '../../apps/experiments/generators.ts';
+import { GENERATOR_PARAMS, type GeneratedDataSpec } from '../../apps/experiments/schema.ts';
 import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
 
 const BATCH = 8192;

@@ -1,7 +1,7 @@
 /**
  * `h2o` suite: the h2o.ai db-benchmark join task (issue 15), joinlab beside DuckDB and Polars.
  *
- * Data: the `h2o` generator (adapters/experiments/generators.ts: the rules of the benchmark's
+ * Data: the `h2o` generator (apps/experiments/generators.ts: the rules of the benchmark's
  * `_data/join-datagen.R`), `--rows` N (default 1e7: x and big 10M rows, medium 10K, small 10),
  * written once by DuckDB as Parquet and cached under `os.tmpdir()/joinlab-data/h2o-<hash>/` (with
  * joinlab's decoded Arrow copy of each file beside it, so later runs start in seconds).
@@ -27,8 +27,8 @@ import { basename, dirname, join } from 'node:path';
 import type { Table } from 'apache-arrow';
 import { Engine } from '../../composition.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { generateTables } from '../../adapters/experiments/generators.ts';
-import type { GeneratedDataSpec } from '../../adapters/experiments/schema.ts';
+import { generateTables } from '../../apps/experiments/generators.ts';
+import type { GeneratedDataSpec } from '../../apps/experiments/schema.ts';
 import { readTable, writeTable } from '../../adapters/io/index.ts';
 import { caseConfig, type BenchCase, type SuiteOptions, type SuiteOverrides } from '../harness.ts';
 import { H2O_QUESTIONS, type H2oQuestion } from './h2o-questions.ts';

@@ -43,7 +43,7 @@ import type { Table } from 'apache-arrow';
 import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { scanOf, sqlScans } from '../../adapters/experiments/sql-scans.ts';
+import { scanOf, sqlScans } from '../../apps/experiments/sql-scans.ts';
 import { openScan } from '../../adapters/io/open.ts';
 import type { SqlResult } from '../../adapters/sql/run.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';

@@ -2,7 +2,7 @@
  * `star` suite: a star-schema query through `Engine.sql`, one, two and three dimensions deep —
  * how much of the fact table each dimension's filter lets the fact scan skip.
  *
- * Data: the experiment generator `starschema` (adapters/experiments/generators.ts), written as
+ * Data: the experiment generator `starschema` (apps/experiments/generators.ts), written as
  * Parquet by DuckDB and cached like every generated data set (`os.tmpdir()/joinlab-data`): a fact
  * table of 20M rows (`--scale` multiplies) in row groups of 10240 (1954 at scale 1), sorted by
  * `date_key` (the days of 2024), with `customer_key` and `product_key` clustered by position (runs
@@ -27,9 +27,9 @@
  */
 import { Engine } from '../../composition.ts';
 import type { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { generateTables } from '../../adapters/experiments/generators.ts';
-import { GENERATOR_PARAMS, type GeneratedDataSpec } from '../../adapters/experiments/schema.ts';
-import { scanOf, sqlScans } from '../../adapters/experiments/sql-scans.ts';
+import { generateTables } from '../../apps/experiments/generators.ts';
+import { GENERATOR_PARAMS, type GeneratedDataSpec } from '../../apps/experiments/schema.ts';
+import { scanOf, sqlScans } from '../../apps/experiments/sql-scans.ts';
 import type { SqlResult } from '../../adapters/sql/run.ts';
 import { caseConfig, type BenchCase, type SuiteOverrides } from '../harness.ts';
 

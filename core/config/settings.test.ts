@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Engine } from '../../composition.ts';
-import { Engine as CoreEngine, EMPTY_RUNTIME } from '../engine.ts';
+import { CoreEngine, EMPTY_RUNTIME } from '../engine.ts';
 import { ConfigError } from '../errors.ts';
 import { loadExtension } from '../registry/extensions.ts';
 import { Registry } from '../registry/registry.ts';

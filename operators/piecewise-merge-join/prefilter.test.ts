@@ -32,7 +32,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { Engine } from '../../composition.ts';
 import { parseConfig } from '../../core/config/schema.ts';
-import type { Engine as CoreEngine } from '../../core/engine.ts';
+import type { CoreEngine } from '../../core/engine.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import { ASC_NULLS_LAST, makeSortComparator } from '../../core/keys/order.ts';
 import type { KeyKind } from '../../core/keys/types.ts';
