@@ -17,7 +17,7 @@
 import type { Table } from 'apache-arrow';
 import type { AggregateCall, AggregateFunction, AggregateSpec } from '../../core/aggregate.ts';
 import { UsageError } from '../../core/errors.ts';
-import type { SelectItem, SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
+import type { SelectItem, SelectQuery, SqlExpr } from './ast.ts';
 import { openScan } from '../io/open.ts';
 import { childrenOf, mapChildren, notYet, resolveIn, scanRelation, type Relation } from './relation.ts';
 

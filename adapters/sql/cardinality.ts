@@ -20,7 +20,7 @@
  * same tables and conditions gets the same estimate — what dynamic programming over join orders
  * relies on.
  */
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { DataType } from 'apache-arrow';
 import { leafColumns, leafPredicate, leaves, type FromPlan, type Leaf } from './join-tree.ts';
 import { conjuncts } from './relation.ts';

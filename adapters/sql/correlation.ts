@@ -15,7 +15,7 @@
  * each root mapped. `childrenOf` (relation.ts) never enters a subquery, so a walk over a clause
  * sees the subquery nodes of this query level only — nested levels are handled when they run.
  */
-import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
+import type { SelectQuery, SqlExpr, TableRef } from './ast.ts';
 import type { FromPlan } from './join-tree.ts';
 import { childrenOf, mapChildren } from './relation.ts';
 import { resolvesIn } from './scope.ts';

@@ -41,7 +41,7 @@
  */
 import type { Table } from 'apache-arrow';
 import { openScan } from '../io/open.ts';
-import type { SelectItem, SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
+import type { SelectItem, SelectQuery, SqlExpr, TableRef } from './ast.ts';
 import { ProjectedScan } from '../../core/scan/projected-scan.ts';
 import type { KeyPair, JoinType } from '../../core/types.ts';
 import { isAggregate } from './aggregate-query.ts';

@@ -11,7 +11,7 @@
  */
 import { formatExpr } from '../../core/expr/parse.ts';
 import type { Expr } from '../../core/expr/ast.ts';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import type { JoinType, KeyPair, RangePredicate } from '../../core/types.ts';
 import type { Scan } from '../../core/scan/scan.ts';
 import { sqlText } from './sql-text.ts';

@@ -8,7 +8,7 @@ import { Int32, Table, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
 import { Rng } from '../../core/random.ts';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';

@@ -33,7 +33,7 @@
  * plan (relation.ts `writtenOrder`).
  */
 import type { JoinOrderSetting } from '../../core/config/schema.ts';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { Rng } from '../../core/random.ts';
 import { annotateEstimates, conditionsSelectivity, equiSources, leafEstimate } from './cardinality.ts';
 import { leaves, markNullable, placeWhere, relsOf, relsReadIn, type FromPlan } from './join-tree.ts';

@@ -45,7 +45,7 @@ import type { Expr } from '../../core/expr/ast.ts';
 import { MARK_COLUMN, outputColumnNames } from '../../core/output-schema.ts';
 import { FilteredScan } from '../../core/scan/filtered-scan.ts';
 import type { Scan, ScanPredicate } from '../../core/scan/scan.ts';
-import type { SqlExpr, TableRef } from '../../core/sql/ast.ts';
+import type { SqlExpr, TableRef } from './ast.ts';
 import type { JoinSpecInput } from '../../core/spec.ts';
 import type { JoinType, KeyPair, RangeOp, RangePredicate } from '../../core/types.ts';
 import { joinNode, scanNode, type JoinExec } from './explain.ts';

@@ -19,7 +19,7 @@
  * Expressions are compared structurally, ignoring source positions (`exprKey`). Nothing here
  * evaluates anything; a conjunct without an OR at its top comes back unchanged.
  */
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { conjuncts } from './relation.ts';
 
 const FLIPPED: Record<string, string> = { '=': '=', '<>': '<>', '<': '>', '<=': '>=', '>': '<', '>=': '<=', 'IS DISTINCT FROM': 'IS DISTINCT FROM', 'IS NOT DISTINCT FROM': 'IS NOT DISTINCT FROM' };

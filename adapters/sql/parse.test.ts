@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqlSyntaxError, UnsupportedSqlError } from '../../core/errors.ts';
-import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
+import type { SelectQuery, SqlExpr, TableRef } from './ast.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { parseExactJson, parseSql } from './parse.ts';
 

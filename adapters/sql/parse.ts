@@ -1,5 +1,5 @@
 /**
- * SQL text -> joinlab's SQL tree (core/sql/ast.ts), with DuckDB's own parser: `json_serialize_sql`
+ * SQL text -> joinlab's SQL tree (adapters/sql/ast.ts), with DuckDB's own parser: `json_serialize_sql`
  * (the json extension inside `@duckdb/node-api`) returns the parse tree as JSON; this module only
  * walks it. No grammar is written here, so the dialect is exactly DuckDB's.
  *
@@ -19,7 +19,7 @@
  */
 import { SqlSyntaxError, UnsupportedSqlError } from '../../core/errors.ts';
 import { quoteString } from '../../core/expr/sql.ts';
-import type { ArithOp, At, CompareOp, JoinKind, OrderItem, SelectItem, SelectQuery, SqlConstant, SqlExpr, TableRef } from '../../core/sql/ast.ts';
+import type { ArithOp, At, CompareOp, JoinKind, OrderItem, SelectItem, SelectQuery, SqlConstant, SqlExpr, TableRef } from './ast.ts';
 import type { DuckDBSession } from '../duckdb/session.ts';
 import { childrenOf } from './relation.ts';
 

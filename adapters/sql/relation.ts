@@ -23,7 +23,7 @@ import { FUNCTION_NAMES } from '../../core/expr/functions.ts';
 import { decimalText } from '../../core/expr/numeric-nodes.ts';
 import { MissingColumnError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
 import type { Scan } from '../../core/scan/scan.ts';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import type { ExplainNode } from './explain.ts';
 import type { Route } from './stream-scan.ts';
 import { foldTemporal, isIntervalFunction } from './temporal-fold.ts';

@@ -31,7 +31,7 @@ import { UnsupportedExpressionError, UnsupportedSqlError, UsageError } from '../
 import { MemoryPool } from '../../core/memory/pool.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Scan } from '../../core/scan/scan.ts';
-import type { SelectQuery, SqlExpr, TableRef } from '../../core/sql/ast.ts';
+import type { SelectQuery, SqlExpr, TableRef } from './ast.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
 import { subqueryPlans, withSteps, type ExplainNode } from './explain.ts';

@@ -13,7 +13,7 @@
  * reference), a bare `c` when some visible table has a column `c`.
  */
 import { MissingColumnError } from '../../core/errors.ts';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { leafColumns, leaves, type FromPlan, type Leaf } from './join-tree.ts';
 import { childrenOf } from './relation.ts';
 

@@ -29,7 +29,7 @@ import type { JoinInput } from '../../core/engine.ts';
 import { MissingColumnError, UsageError } from '../../core/errors.ts';
 import { compileProjection, type CompiledProjection } from '../../core/expr/project.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
-import type { SelectItem, SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
+import type { SelectItem, SelectQuery, SqlExpr } from './ast.ts';
 import { hashAggregate } from '../../operators/aggregate/hash-aggregate.ts';
 import { topK } from '../../operators/sort/top-k.ts';
 import { takeRows } from '../../operators/memory-scan/memory-scan.ts';

@@ -11,7 +11,7 @@
  * An estimate never says which rows a query returns; a bad one costs time, not correctness.
  */
 import { DataType } from 'apache-arrow';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { rowsMaybeKept, type ScanPredicate } from '../../core/scan/scan.ts';
 import { constantOf, type Const } from './static-prune.ts';
 import { numericStat, type ColumnProfile, type TableProfile } from './table-stats.ts';

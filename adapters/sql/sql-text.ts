@@ -1,5 +1,5 @@
 /**
- * A SQL condition of the bound tree (core/sql/ast.ts) printed back as text, for `--explain` and
+ * A SQL condition of the bound tree (adapters/sql/ast.ts) printed back as text, for `--explain` and
  * the scan reports: the filters a scan received, as the query wrote them (`l_shipdate >=
  * '1994-01-01'`), not an internal label. Display only — never parsed again, so it favours
  * readability: an AND / OR nested in another is parenthesised, subqueries print as `(subquery)`,
@@ -7,7 +7,7 @@
  */
 import { decimalText } from '../../core/expr/numeric-nodes.ts';
 import { quoteString } from '../../core/expr/sql.ts';
-import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlConstant, SqlExpr } from './ast.ts';
 import { foldTemporal } from './temporal-fold.ts';
 
 /** DuckDB's names of operators its parse tree writes as function calls. */

@@ -20,7 +20,7 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import { children, type Expr } from '../../core/expr/ast.ts';
 import { compileRowFilter } from '../../core/expr/project.ts';
 import type { ContainerStats, ScanPredicate } from '../../core/scan/scan.ts';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { mayHold } from './static-prune.ts';
 
 /** One conjunct: its engine expression (columns on side `left`) and its SQL form (for containers). */

@@ -34,7 +34,7 @@ import { exactLiteral, literalPrefix, parseLikePattern } from '../../core/expr/l
 import { parseTemporal } from '../../core/expr/temporal-literals.ts';
 import { compareBytes, compareFloats } from '../../core/keys/byte-order.ts';
 import type { ColumnStats, ContainerStats, StatValue } from '../../core/scan/scan.ts';
-import type { SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlExpr } from './ast.ts';
 import { foldTemporal } from './temporal-fold.ts';
 
 type ColumnRef = Extract<SqlExpr, { kind: 'column' }>;

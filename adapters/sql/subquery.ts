@@ -26,7 +26,7 @@
  * AND / OR from the conjunct's top); elsewhere IN is refused.
  */
 import { Table } from 'apache-arrow';
-import type { SelectQuery, SqlExpr } from '../../core/sql/ast.ts';
+import type { SelectQuery, SqlExpr } from './ast.ts';
 import type { JoinType, KeyPair } from '../../core/types.ts';
 import { openScan } from '../io/open.ts';
 import { ProjectedScan } from '../../core/scan/projected-scan.ts';

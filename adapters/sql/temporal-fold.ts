@@ -30,7 +30,7 @@
 import { ExpressionError } from '../../core/errors.ts';
 import { addMonths, CIVIL, civil } from '../../core/expr/calendar.ts';
 import { parseTemporal } from '../../core/expr/temporal-literals.ts';
-import type { SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
+import type { SqlConstant, SqlExpr } from './ast.ts';
 
 interface Interval {
   readonly t: 'interval';

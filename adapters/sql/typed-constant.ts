@@ -26,7 +26,7 @@ import type { Data, Table } from 'apache-arrow';
 import { ExpressionError, UsageError } from '../../core/errors.ts';
 import { columnType } from '../../core/expr/column-types.ts';
 import { compileProjection } from '../../core/expr/project.ts';
-import type { At, SqlConstant, SqlExpr } from '../../core/sql/ast.ts';
+import type { At, SqlConstant, SqlExpr } from './ast.ts';
 import { notYet } from './relation.ts';
 
 const INTEGER_SQL = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'HUGEINT']);
