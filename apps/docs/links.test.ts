@@ -4,9 +4,13 @@
  * page renamed or moved must not leave links to nothing. Anchors (`page.md#section`) are not
  * checked, only the file; links with a scheme (`https:`, `mailto:`) and same-page anchors (`#x`)
  * are skipped; links inside code blocks and code spans are not links.
+ *
+ * And every source path a page names in a code span (`core/config/schema.ts`, `bench/suites/*.ts`:
+ * a path from the repository root into one of the source folders) exists, so a file moved or
+ * renamed in the code shows up here instead of as a stale pointer in the prose.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './generate-reference.ts';
 
@@ -43,6 +47,19 @@ function relativeLinks(text: string): { line: number; target: string }[] {
   return out;
 }
 
+/** Source paths named in code spans: from the repository root into a source folder. */
+function sourcePaths(text: string): string[] {
+  return [...text.matchAll(/`((?:core|operators|strategies|adapters|apps|bench|bin)\/[A-Za-z0-9_./*-]+)`/g)].map((m) => m[1]!.replace(/\.$/, ''));
+}
+
+/** Whether `path` (from the root; a `*` only in its last segment) names an existing file or folder. */
+function exists(path: string): boolean {
+  if (!path.includes('*')) return existsSync(join(REPO_ROOT, path));
+  const dir = join(REPO_ROOT, dirname(path));
+  const name = new RegExp(`^${basename(path).replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*')}$`);
+  return existsSync(dir) && readdirSync(dir).some((f) => name.test(f));
+}
+
 describe('relative links in README.md and docs/', () => {
   const files = markdownFiles();
 
@@ -61,6 +78,13 @@ describe('relative links in README.md and docs/', () => {
         .filter(({ target }) => !existsSync(join(dirname(file), decodeURIComponent(target.split('#')[0]!))))
         .map(({ line, target }) => `${relative(REPO_ROOT, file)}:${line}: ${target}`);
       expect(broken, 'links to files that do not exist').toEqual([]);
+    });
+  }
+
+  for (const file of files) {
+    it(`every source path ${relative(REPO_ROOT, file)} names exists`, () => {
+      const missing = sourcePaths(readFileSync(file, 'utf8')).filter((p) => !exists(p));
+      expect(missing, `paths ${relative(REPO_ROOT, file)} names that do not exist`).toEqual([]);
     });
   }
 });
