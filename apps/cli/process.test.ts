@@ -1,7 +1,7 @@
 /**
  * What only a real `joinlab` process can show: SIGTERM / SIGINT while the output is being written
  * remove the hidden temp file and exit 143 / 130 with one line; SIGKILL leaves the temp file and
- * `joinlab clean` removes it; the README's extension example runs as printed, from a directory
+ * `joinlab clean` removes it; the extension example of docs/extending.md runs as printed, from a directory
  * outside the repository (a `.js` ES module used to fail there with "Cannot require() ES Module …
  * in a cycle").
  *
@@ -25,7 +25,7 @@ import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { main } from './main.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/joinlab.mjs', import.meta.url));
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const EXTENDING = fileURLToPath(new URL('../../docs/extending.md', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'joinlab-process-'));
 const spillParent = join(dir, 'tmp');
 
@@ -191,13 +191,13 @@ describe('signals while an experiment runs a long query', () => {
   }, 90_000);
 });
 
-describe('README: the extension example runs as printed, outside the repository', () => {
+describe('docs/extending.md: the extension example runs as printed, outside the repository', () => {
   it('my-policy.js (an ES module in a plain .js file) loads and its policy runs', async () => {
-    const readme = readFileSync(README, 'utf8');
+    const readme = readFileSync(EXTENDING, 'utf8');
     const code = /```js\n(\/\/ my-policy\.js[\s\S]*?)```/.exec(readme)?.[1];
     const command = /^npx joinlab (join .*--set extensions=\.\/my-policy\.js.*)$/m.exec(readme)?.[1];
-    expect(code, 'the README shows my-policy.js').toBeDefined();
-    expect(command, 'the README shows how to run it').toBeDefined();
+    expect(code, 'docs/extending.md shows my-policy.js').toBeDefined();
+    expect(command, 'docs/extending.md shows how to run it').toBeDefined();
     const ext = mkdtempSync(join(tmpdir(), 'joinlab-readme-ext-')); // no package.json up the tree
     try {
       writeFileSync(join(ext, 'my-policy.js'), code!);
