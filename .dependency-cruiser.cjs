@@ -1,5 +1,5 @@
 /**
- * joinlab's layering (README "Layout"), checked by `npm run lint:deps` in `npm test`'s CI run.
+ * joinlab's layering (docs/architecture.md), checked by `npm run lint:deps` in `npm test`'s CI run.
  * A wrong import fails with the rule's name.
  *
  *   core/  <  strategies/, operators/  <  adapters/  <  composition root  <  apps/  <  bench/, bin/

@@ -18,7 +18,7 @@
  *   npm run bench:machine
  *   MALLOC_MMAP_THRESHOLD_=33554432 MALLOC_TRIM_THRESHOLD_=17179869184 npm run bench:machine
  *
- * What it showed on the 2-vCPU VM this project is developed on is in README "Benchmarks": there the
+ * What it showed on the 2-vCPU VM this project is developed on is in docs/benchmarks.md: there the
  * first three kernels gain ~2x (the cores are independent), and `fresh-write` collapses at two
  * threads under glibc's defaults.
  */

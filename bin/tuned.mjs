@@ -8,7 +8,7 @@
 // kernel. On the VM this project is measured on, a first touch costs ~2 µs a 4 KiB page, and two
 // threads doing it at once collapse: two worker threads allocating and writing 4 MiB buffers wrote
 // 2 x 1.3 GB/s where one alone wrote 10 GB/s; with a fixed threshold and no trimming, 2 x 10.5 GB/s
-// (README "Parallel execution"). A join's output is fresh memory row after row, so without this a
+// (docs/parallel.md). A join's output is fresh memory row after row, so without this a
 // second thread gains little. DuckDB and Polars allocate through jemalloc, which keeps freed pages
 // (with decay) by design; these two settings give glibc the same habit:
 //   MALLOC_MMAP_THRESHOLD_=32 MiB  blocks below it come from the heap (and go back to it, not the kernel)

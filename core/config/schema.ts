@@ -151,7 +151,7 @@ export type ConfigInput = z.input<typeof configSchema> & { readonly [key: string
 /** Core's keys (`ConfigSchema.keys` has every key of a union). */
 export const CONFIG_KEYS = Object.keys(configSchema.shape) as (keyof CoreConfig)[];
 
-/** One line per core key (the README's configuration table has the whole story). */
+/** One line per core key (docs/configuration.md has the whole story). */
 const CORE_DESCRIPTIONS: Readonly<Record<keyof CoreConfig, string>> = {
   extensions: 'extension modules to load (paths relative to the config file)',
   join: 'join algorithm (slot join); auto picks one per join by DuckDB\'s rule',

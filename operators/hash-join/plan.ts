@@ -60,7 +60,7 @@ export interface HashJoinPlan {
 
 /**
  * `hash.payloadLayout=auto` lays the payload out as rows from this many build rows on: below it the
- * columns stay in cache and a column-by-column gather costs no more (measured: README benchmarks).
+ * columns stay in cache and a column-by-column gather costs no more (measured: docs/benchmarks.md).
  */
 export const PAYLOAD_ROWS_MIN = 100_000;
 
