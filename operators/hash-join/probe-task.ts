@@ -39,7 +39,7 @@ import { HASHMAP, SCAN_DECODER } from '../../core/registry/slots.ts';
 import type { DecodeMorsel, Scan, SharedRowTest } from '../../core/scan/scan.ts';
 import type { MorselRowTest } from '../../core/scan/morsel.ts';
 import { restoreRowTest, type RowTest } from '../../core/scan/shared-row-test.ts';
-import { takeRows } from '../memory-scan/memory-scan.ts';
+import { takeRows } from '../../core/scan/batch-shape.ts';
 import type { JoinSpec } from '../../core/types.ts';
 import { EMPTY_TABLE, type PartitionBuild } from './build.ts';
 import { planHashJoin } from './plan.ts';
