@@ -30,7 +30,8 @@ import { open } from 'node:fs/promises';
 import { Data, DataType, Type, type Field, type RecordBatch, type Schema, type Table, type Vector } from 'apache-arrow';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic.ts';
-import { cellFormatter, civilFromDays } from './text.ts';
+import { civilFromDays } from '../../core/expr/calendar.ts';
+import { cellFormatter } from './text.ts';
 
 export const CSV_EXTENSIONS: readonly string[] = ['.csv'];
 
@@ -69,7 +70,7 @@ const INT64_MAX = 9223372036854775807n;
 export function formatDate(days: number): string {
   if (days === INT32_MAX) return 'infinity';
   if (days === -INT32_MAX) return '-infinity';
-  const { y, m, d } = civilFromDays(days);
+  const [y, m, d] = civilFromDays(days);
   const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? '-' : '+') + pad(Math.abs(y), 6);
   return `${year}-${pad(m, 2)}-${pad(d, 2)}`;
 }
