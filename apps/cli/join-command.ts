@@ -11,7 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { loadConfig } from '../../composition.ts';
 import { Engine } from '../../composition.ts';
-import type { ScanMetrics } from '../../core/metrics.ts';
+import { scanCounters, type ScanMetrics } from '../../core/metrics.ts';
 import type { Config } from '../../core/config/schema.ts';
 import type { MemoryMetrics } from '../../core/engine.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
@@ -114,22 +114,9 @@ export async function writeOrPreview(schema: Schema, batches: AsyncIterable<Reco
   return null;
 }
 
+/** A scan's counters for `--json` (without `bytesSkipped`), its time rounded. */
 export function scanReport(m: ScanMetrics) {
-  return {
-    containersTotal: m.containersTotal,
-    containersPruned: m.containersPruned,
-    containersPrunedByBloom: m.containersPrunedByBloom,
-    pagesTotal: m.pagesTotal,
-    pagesPruned: m.pagesPruned,
-    rowsDecoded: m.rowsDecoded,
-    rowsAfterFilter: m.rowsAfterFilter,
-    bytesDecoded: m.bytesDecoded,
-    bytesRead: m.bytesRead,
-    bloomBytesRead: m.bloomBytesRead,
-    rowsNotDecoded: m.rowsNotDecoded,
-    bytesNotDecoded: m.bytesNotDecoded,
-    elapsedMs: round(m.elapsedMs),
-  };
+  return { ...scanCounters(m, ['bytesSkipped', 'elapsedMs']), elapsedMs: round(m.elapsedMs) };
 }
 
 export function preview(table: Table, totalRows: number): string {
