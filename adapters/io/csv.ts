@@ -28,6 +28,7 @@
  */
 import { open } from 'node:fs/promises';
 import { Data, DataType, Type, type Field, type RecordBatch, type Schema, type Table, type Vector } from 'apache-arrow';
+import { isOffsetBytes } from '../../core/arrow/type-families.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { civilFromDays } from '../../core/expr/calendar.ts';
@@ -195,7 +196,7 @@ function formatColumn(d: Data, field: Field, delimiter: string): string[] {
       for (let k = w - 1; k >= 0; k--) x = (x << 32n) | BigInt(words[i * w + k]!);
       return formatDecimal(BigInt.asIntN(t.bitWidth, x), t.scale);
     };
-  } else if (DataType.isUtf8(t) || DataType.isLargeUtf8(t) || DataType.isBinary(t) || DataType.isLargeBinary(t)) {
+  } else if (isOffsetBytes(t.typeId)) {
     const v = d.values as Uint8Array;
     const o = d.valueOffsets;
     const str = DataType.isUtf8(t) || DataType.isLargeUtf8(t);
