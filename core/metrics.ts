@@ -75,6 +75,17 @@ export function addScanMetrics(into: ScanMetrics, delta: Readonly<ScanMetrics>):
   return into;
 }
 
+/**
+ * The counters of `m` but `omit`, in report order (`SCAN_METRIC_KEYS`), as a new plain object:
+ * the scan summary every report writes (the CLI's `--json`, the experiment results), each leaving
+ * out what it shows otherwise or not at all.
+ */
+export function scanCounters<K extends keyof ScanMetrics>(m: Readonly<ScanMetrics>, omit: readonly K[]): Omit<ScanMetrics, K> {
+  const out: Partial<ScanMetrics> = {};
+  for (const k of SCAN_METRIC_KEYS) if (!(omit as readonly (keyof ScanMetrics)[]).includes(k)) out[k] = m[k];
+  return out as Omit<ScanMetrics, K>;
+}
+
 /** Whether every counter of `m` is 0 (a delta with nothing to add). */
 export function isEmptyScanMetrics(m: Readonly<ScanMetrics>): boolean {
   return SCAN_METRIC_KEYS.every((k) => m[k] === 0);

@@ -76,8 +76,8 @@ import {
   Uint8,
   Utf8,
 } from 'apache-arrow';
+import { isFixedWidth } from '../../core/arrow/type-families.ts';
 import { strideForType } from 'apache-arrow/type';
-import { isFixedWidth } from '../../core/arrow/size.ts';
 
 /** The C structs use something this module does not read: decode again through IPC. */
 export class CDataUnsupported extends Error {

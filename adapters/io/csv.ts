@@ -28,9 +28,11 @@
  */
 import { open } from 'node:fs/promises';
 import { Data, DataType, Type, type Field, type RecordBatch, type Schema, type Table, type Vector } from 'apache-arrow';
+import { isOffsetBytes } from '../../core/arrow/type-families.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic.ts';
-import { cellFormatter, civilFromDays } from './text.ts';
+import { civilFromDays } from '../../core/expr/calendar.ts';
+import { cellFormatter } from './text.ts';
 
 export const CSV_EXTENSIONS: readonly string[] = ['.csv'];
 
@@ -69,7 +71,7 @@ const INT64_MAX = 9223372036854775807n;
 export function formatDate(days: number): string {
   if (days === INT32_MAX) return 'infinity';
   if (days === -INT32_MAX) return '-infinity';
-  const { y, m, d } = civilFromDays(days);
+  const [y, m, d] = civilFromDays(days);
   const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? '-' : '+') + pad(Math.abs(y), 6);
   return `${year}-${pad(m, 2)}-${pad(d, 2)}`;
 }
@@ -194,7 +196,7 @@ function formatColumn(d: Data, field: Field, delimiter: string): string[] {
       for (let k = w - 1; k >= 0; k--) x = (x << 32n) | BigInt(words[i * w + k]!);
       return formatDecimal(BigInt.asIntN(t.bitWidth, x), t.scale);
     };
-  } else if (DataType.isUtf8(t) || DataType.isLargeUtf8(t) || DataType.isBinary(t) || DataType.isLargeBinary(t)) {
+  } else if (isOffsetBytes(t.typeId)) {
     const v = d.values as Uint8Array;
     const o = d.valueOffsets;
     const str = DataType.isUtf8(t) || DataType.isLargeUtf8(t);

@@ -14,6 +14,7 @@
  * 3. Decoded data against its buffers (`dataProblem`): one typed-array pass per column.
  */
 import { Data, DataType, Message, MessageHeader, MetadataVersion, Type, UnionMode, type Schema } from 'apache-arrow';
+import { isFixedWidth, isOffsetBytes } from '../../core/arrow/type-families.ts';
 import { Footer } from 'apache-arrow/ipc/metadata/file';
 
 /** A problem found in the bytes; the caller turns it into a CorruptFileError. */
@@ -573,26 +574,14 @@ export function dataProblem(d: Data): string | null {
     return `${n} rows at offset ${d.offset} need ${Math.ceil((d.offset + n) / 8)} validity bytes, the buffer has ${d.nullBitmap!.length}`;
   }
   const values = d.values as ArrayLike<number> | undefined;
+  if (isFixedWidth(t.typeId)) {
+    const need = n * d.stride;
+    return values && values.length >= need ? null : `${n} rows need ${need} values, the buffer has ${values?.length ?? 0}`;
+  }
+  if (isOffsetBytes(t.typeId)) return offsetsProblem(d.valueOffsets as ArrayLike<number | bigint>, n, values?.length ?? 0);
   switch (t.typeId) {
     case Type.Bool:
       return values && bitsOk(values as Uint8Array, d.offset, n) ? null : `${n} booleans need ${Math.ceil((d.offset + n) / 8)} bytes, the buffer has ${values?.length ?? 0}`;
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary: {
-      const need = n * d.stride;
-      return values && values.length >= need ? null : `${n} rows need ${need} values, the buffer has ${values?.length ?? 0}`;
-    }
-    case Type.Utf8:
-    case Type.Binary:
-    case Type.LargeUtf8:
-    case Type.LargeBinary:
-      return offsetsProblem(d.valueOffsets as ArrayLike<number | bigint>, n, values?.length ?? 0);
     case Type.Utf8View:
     case Type.BinaryView: {
       const views = d.values as Uint8Array | undefined;

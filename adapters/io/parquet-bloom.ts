@@ -72,6 +72,7 @@
  * file-ranges.ts raises.
  */
 import { DateUnit, Precision, Type, type DataType, type Date_, type Decimal, type Dictionary, type FixedSizeBinary, type Float, type Int, type Timestamp } from 'apache-arrow';
+import { isByteString } from '../../core/arrow/type-families.ts';
 import type { SchemaElement } from 'hyparquet';
 import { UNIT_EXP } from '../../core/keys/resolve.ts';
 import type { KeyKind, KeyValue } from '../../core/keys/types.ts';
@@ -237,18 +238,7 @@ export function plainEncoder(el: SchemaElement, arrow: DataType, kind: KeyKind):
       const lt = el.logical_type?.type;
       const ct = el.converted_type;
       const textual = lt === undefined ? ct === undefined || ct === 'UTF8' || ct === 'ENUM' : lt === 'STRING' || lt === 'ENUM';
-      if (!textual) return null;
-      switch (t.typeId) {
-        case Type.Utf8:
-        case Type.LargeUtf8:
-        case Type.Utf8View:
-        case Type.Binary:
-        case Type.LargeBinary:
-        case Type.BinaryView:
-          break;
-        default:
-          return null;
-      }
+      if (!textual || !isByteString(t.typeId)) return null;
       if (kind.order !== 'bytes') return null;
       return (v) => (v instanceof Uint8Array ? [v] : 'unknown');
     }

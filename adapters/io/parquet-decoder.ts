@@ -18,7 +18,7 @@
 import { CorruptFileError } from '../../core/errors.ts';
 import { addScanMetrics } from '../../core/metrics.ts';
 import type { MorselDecoder } from '../../core/scan/morsel.ts';
-import { throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
+import { throwIfAborted } from '../../core/scan/abort.ts';
 import { ParquetFileHandle } from './parquet-file.ts';
 import { PARQUET_DECODER, ParquetScan, type ParquetMorsel } from './parquet-scan.ts';
 

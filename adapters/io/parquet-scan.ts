@@ -58,7 +58,10 @@ import { Schema, type RecordBatch } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import { ParquetFileHandle, type ParquetRowGroupInfo } from './parquet.ts';
-import { filterAndProject, neededColumns, projectBatch, takeRows, throwIfAborted } from '../../operators/memory-scan/memory-scan.ts';
+import { filterAndProject, neededColumns } from '../../core/scan/filter-project.ts';
+import { projectBatch, takeRows } from '../../core/scan/batch-shape.ts';
+import { throwIfAborted } from '../../core/scan/abort.ts';
+import { timedScan } from '../../core/scan/timed.ts';
 import { keptPositions, positionsIn, rowsToRanges, splitColumns, SURVIVOR_GAP, survivorRows, zipBatches } from './late-materialization.ts';
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { DynamicFilter, type ColumnStats, type ContainerStats, type DecodeMorsel, type Scan, type ScanOptions, type ScanPredicate, type ScanSortColumn } from '../../core/scan/scan.ts';
@@ -225,49 +228,43 @@ export class ParquetScan implements Scan {
    * Counts rows and bytes decoded, rows after the filter, late materialization and the time spent
    * here (not the consumer's between batches).
    */
-  async *#decodeRuns(runs: AsyncIterable<Run>, options: ScanOptions, columns: readonly string[]): AsyncGenerator<RecordBatch> {
+  #decodeRuns(runs: AsyncIterable<Run>, options: ScanOptions, columns: readonly string[]): AsyncGenerator<RecordBatch> {
+    return timedScan(this.metrics, this.#decodeRunsUntimed(runs, options, columns));
+  }
+
+  async *#decodeRunsUntimed(runs: AsyncIterable<Run>, options: ScanOptions, columns: readonly string[]): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
     const h = this.handle;
     const m = this.metrics;
-    let t0 = performance.now();
-    let inScan = true;
     const lateMode = options.lateMaterialization ?? 'auto';
-    try {
-      for await (const run of runs) {
-        throwIfAborted(signal, this.source);
-        const runPredicate = filter?.current() ?? null;
-        const split = lateMode === 'off' ? null : splitColumns(runPredicate, run.columns);
-        const late = split === null ? null : await this.#decodeLate(run, split, runPredicate!, columns, options.pageIndex ?? this.#pageIndex);
-        let batches: RecordBatch[];
-        if (late !== null) batches = late;
-        else {
-          const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, this.#decodeOptions(run));
-          this.#noteRead();
-          run.rowGroups.forEach((r, k) => this.#chargeDecode(r, decoded.columns, decoded.paged === true ? run.rows[k]! : null));
-          batches = decoded.batches;
-        }
-        for (const batch of batches) {
-          throwIfAborted(signal, this.source);
-          let out: RecordBatch;
-          if (late !== null) out = batch; // filtered and projected by #decodeLate
-          else {
-            let predicate = filter?.current() ?? null;
-            if (predicate && !predicate.columns.every((c) => batch.schema.fields.some((f) => f.name === c))) {
-              predicate = null; // its columns were not decoded: keep the rows (always safe)
-            }
-            out = filterAndProject(batch, predicate, columns, this.source);
-          }
-          m.rowsAfterFilter += out.numRows;
-          if (out.numRows === 0) continue;
-          m.elapsedMs += performance.now() - t0;
-          inScan = false;
-          yield out;
-          inScan = true;
-          t0 = performance.now();
-        }
+    for await (const run of runs) {
+      throwIfAborted(signal, this.source);
+      const runPredicate = filter?.current() ?? null;
+      const split = lateMode === 'off' ? null : splitColumns(runPredicate, run.columns);
+      const late = split === null ? null : await this.#decodeLate(run, split, runPredicate!, columns, options.pageIndex ?? this.#pageIndex);
+      let batches: RecordBatch[];
+      if (late !== null) batches = late;
+      else {
+        const decoded = await h.decodeRowGroups(run.rowGroups, run.columns, this.#decodeOptions(run));
+        this.#noteRead();
+        run.rowGroups.forEach((r, k) => this.#chargeDecode(r, decoded.columns, decoded.paged === true ? run.rows[k]! : null));
+        batches = decoded.batches;
       }
-    } finally {
-      if (inScan) m.elapsedMs += performance.now() - t0;
+      for (const batch of batches) {
+        throwIfAborted(signal, this.source);
+        let out: RecordBatch;
+        if (late !== null) out = batch; // filtered and projected by #decodeLate
+        else {
+          let predicate = filter?.current() ?? null;
+          if (predicate && !predicate.columns.every((c) => batch.schema.fields.some((f) => f.name === c))) {
+            predicate = null; // its columns were not decoded: keep the rows (always safe)
+          }
+          out = filterAndProject(batch, predicate, columns, this.source);
+        }
+        m.rowsAfterFilter += out.numRows;
+        if (out.numRows === 0) continue;
+        yield out;
+      }
     }
   }
 
@@ -416,40 +413,34 @@ export class ParquetScan implements Scan {
    * (containers visited and pruned, pages asked, Bloom filters, the footer and page indexes read,
    * its time); the worker counts the decode and hands it back with its reply (core/scan/morsel.ts).
    */
-  async *morsels(options: ScanOptions = {}): AsyncGenerator<DecodeMorsel> {
+  morsels(options: ScanOptions = {}): AsyncGenerator<DecodeMorsel> {
+    return timedScan(this.metrics, this.#morselsUntimed(options));
+  }
+
+  async *#morselsUntimed(options: ScanOptions): AsyncGenerator<DecodeMorsel> {
     const columns = this.#columns(options);
-    const m = this.metrics;
-    let t0 = performance.now();
-    let inScan = true;
-    try {
-      for await (const run of this.#runs({ ...options, filter: options.filter }, columns, false)) {
-        throwIfAborted(options.signal, this.source);
-        this.#noteRead();
-        let rows = 0;
-        // from the footer and the kept ranges only: the other columns' page indexes are the worker's to read
-        run.rowGroups.forEach((r, k) => (rows += run.rows[k] == null ? this.handle.rowGroups[r]!.numRows : rangeRows(run.rows[k]!)));
-        const paged = run.rows.some((r) => r !== null);
-        const descriptor: ParquetMorsel = {
-          path: this.source,
-          identity: this.handle.identity,
-          rowGroups: run.rowGroups,
-          columns,
-          batchSize: this.#batchSize ?? null,
-          ...(paged ? { rows: run.rows } : {}),
-          pageIndexColumns: run.pageIndexColumns,
-          pageIndex: options.pageIndex ?? this.#pageIndex,
-          lateMaterialization: options.lateMaterialization ?? 'auto',
-        };
-        m.elapsedMs += performance.now() - t0;
-        inScan = false;
-        yield { decoder: PARQUET_DECODER, descriptor, rows };
-        inScan = true;
-        t0 = performance.now();
-      }
-    } finally {
-      if (inScan) m.elapsedMs += performance.now() - t0;
+    for await (const run of this.#runs({ ...options, filter: options.filter }, columns, false)) {
+      throwIfAborted(options.signal, this.source);
+      this.#noteRead();
+      let rows = 0;
+      // from the footer and the kept ranges only: the other columns' page indexes are the worker's to read
+      run.rowGroups.forEach((r, k) => (rows += run.rows[k] == null ? this.handle.rowGroups[r]!.numRows : rangeRows(run.rows[k]!)));
+      const paged = run.rows.some((r) => r !== null);
+      const descriptor: ParquetMorsel = {
+        path: this.source,
+        identity: this.handle.identity,
+        rowGroups: run.rowGroups,
+        columns,
+        batchSize: this.#batchSize ?? null,
+        ...(paged ? { rows: run.rows } : {}),
+        pageIndexColumns: run.pageIndexColumns,
+        pageIndex: options.pageIndex ?? this.#pageIndex,
+        lateMaterialization: options.lateMaterialization ?? 'auto',
+      };
+      yield { decoder: PARQUET_DECODER, descriptor, rows };
     }
   }
+
 
   /**
    * A morsel's run decoded on a worker thread (`morsels`, parquet-decoder.ts) over this scan's

@@ -66,6 +66,7 @@ import {
   Type,
   type Dictionary,
 } from 'apache-arrow';
+import { isFlat } from '../../core/arrow/type-families.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 
 export const EXTENSION_NAME = 'ARROW:extension:name';
@@ -382,25 +383,8 @@ export interface PreparedTable {
 
 /** Why arrow-rs cannot write a leaf type to Parquet, or null when it can. */
 function unwritable(t: DataType): string | null {
+  if (isFlat(t.typeId)) return null;
   switch (t.typeId) {
-    case Type.Null:
-    case Type.Bool:
-    case Type.Int:
-    case Type.Float:
-    case Type.Decimal:
-    case Type.Utf8:
-    case Type.LargeUtf8:
-    case Type.Utf8View:
-    case Type.Binary:
-    case Type.LargeBinary:
-    case Type.BinaryView:
-    case Type.FixedSizeBinary:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-      return null;
     case Type.Dictionary:
       return unwritable((t as Dictionary).dictionary);
     case Type.Union:

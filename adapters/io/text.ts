@@ -19,7 +19,7 @@
  */
 import { type Data, DataType, IntervalUnit, Type, Vector } from 'apache-arrow';
 import { halfToDouble } from '../../core/arrow/half-float.ts';
-import { CIVIL, civil } from '../../core/expr/calendar.ts';
+import { civilDateText } from '../../core/expr/calendar.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
 import { EXTENSION_NAME, JSON_EXTENSION, UUID_EXTENSION, ADJUSTED_TO_UTC } from './parquet-types.ts';
 
@@ -46,21 +46,11 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-/**
- * Days since 1970-01-01 -> proleptic Gregorian (year, month, day), H. Hinnant's civil_from_days
- * (core/expr/calendar.ts): arithmetic only, so any Int32 day count works (year 0 is 1 BC).
- */
-export function civilFromDays(days: number): { y: number; m: number; d: number } {
-  civil(days);
-  return { y: CIVIL[0]!, m: CIVIL[1]!, d: CIVIL[2]! };
-}
-
 /** Days since 1970-01-01 -> DuckDB's `YYYY-MM-DD`, `(BC)` for years before 1 (no year 0). */
 export function dateText(days: number): string {
   if (days === INT32_MAX) return 'infinity';
   if (days === -INT32_MAX) return '-infinity';
-  const { y, m, d } = civilFromDays(days);
-  return y > 0 ? `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}` : `${pad(1 - y, 4)}-${pad(m, 2)}-${pad(d, 2)} (BC)`;
+  return civilDateText(days);
 }
 
 /** `.fraction` of `frac` units with `digits` digits, trailing zeros trimmed ('' for 0). */

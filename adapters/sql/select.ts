@@ -32,7 +32,7 @@ import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { SelectItem, SelectQuery, SqlExpr } from './ast.ts';
 import { hashAggregate } from '../../operators/aggregate/hash-aggregate.ts';
 import { topK } from '../../operators/sort/top-k.ts';
-import { takeRows } from '../../operators/memory-scan/memory-scan.ts';
+import { takeRows } from '../../core/scan/batch-shape.ts';
 import { isAggregateQuery, planAggregate } from './aggregate-query.ts';
 import { rowPredicate } from './join-tree.ts';
 import { conjuncts, hasSubquery, NO_COLUMNS, notYet, resolveIn, toExpr, writtenOrder, type Relation, type Visible } from './relation.ts';

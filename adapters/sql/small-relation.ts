@@ -20,7 +20,8 @@ import { heldBatchBytes } from '../../core/arrow/size.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { Scan, ScanOptions } from '../../core/scan/scan.ts';
 import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
-import { MemoryScan, projectBatch } from '../../operators/memory-scan/memory-scan.ts';
+import { MemoryScan } from '../../operators/memory-scan/memory-scan.ts';
+import { projectBatch } from '../../core/scan/batch-shape.ts';
 import type { Relation } from './relation.ts';
 
 export interface SmallOrNot {

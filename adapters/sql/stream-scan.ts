@@ -34,7 +34,7 @@ import { AdaptiveStackedFilter, type PartCounts } from '../../core/scan/adaptive
 import { renamedFilter, StackedFilter } from '../../core/scan/stacked-filter.ts';
 import type { DecodeMorsel, DynamicFilter, Scan, ScanOptions, ScanPredicate } from '../../core/scan/scan.ts';
 import { ScanWrapper } from '../../core/scan/scan-wrapper.ts';
-import { projectBatch, takeRows } from '../../operators/memory-scan/memory-scan.ts';
+import { projectBatch, takeRows } from '../../core/scan/batch-shape.ts';
 
 /** What a tree's sip plan decided for its joins and scans (one per join tree, set before any is read). */
 export interface SipGate {

@@ -11,7 +11,7 @@ import { dirname, resolve } from 'node:path';
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { loadConfig } from '../../composition.ts';
 import { Engine } from '../../composition.ts';
-import type { ScanMetrics } from '../../core/metrics.ts';
+import { scanCounters, type ScanMetrics } from '../../core/metrics.ts';
 import type { Config } from '../../core/config/schema.ts';
 import type { MemoryMetrics } from '../../core/engine.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
@@ -48,7 +48,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
   await preflightJoin(opts);
   const set = opts.algorithm ? [...opts.set, `join=${opts.algorithm}`] : opts.set;
   const config = await loadConfig({ file: opts.config, set });
-  const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
+  const engine = await commandEngine(config, opts.config);
   const stream = await engine.stream(
     { type: opts.type, on: opts.on, range: opts.range, filter: opts.filter, select: opts.select, nullEqualsNull: opts.nullEqualsNull, nullAware: opts.nullAware },
     opts.left,
@@ -56,8 +56,7 @@ export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
     { signal: opts.signal },
   );
   const { metrics } = stream;
-  const batches = opts.json ? stream.batches : withRowProgress(stream.batches);
-  const head = await writeOrPreview(stream.schema, batches, opts.out, stream.pool);
+  const head = await outputStream(stream, opts);
   if (opts.json) {
     const report = {
       rows: metrics.rows,
@@ -107,6 +106,23 @@ export function memoryReport(memory: MemoryMetrics) {
   };
 }
 
+/** The command's engine; extensions named in `--config`'s file resolve against its folder. */
+export function commandEngine(config: Config, configFile: string | undefined): Promise<Engine> {
+  return Engine.create(config, { baseDir: configFile ? dirname(resolve(configFile)) : undefined });
+}
+
+/**
+ * A result stream's output: written to `--out`, or previewed (`writeOrPreview`); rows are counted
+ * on the terminal as they come unless the output is `--json`.
+ */
+export function outputStream(
+  stream: { readonly schema: Schema; readonly batches: AsyncIterable<RecordBatch>; readonly pool: MemoryPool },
+  opts: { readonly json?: boolean; readonly out?: string },
+): Promise<Table | null> {
+  const batches = opts.json ? stream.batches : withRowProgress(stream.batches);
+  return writeOrPreview(stream.schema, batches, opts.out, stream.pool);
+}
+
 /** `--out`: the whole stream written to the file (null); else the preview's first rows, the rest counted. */
 export async function writeOrPreview(schema: Schema, batches: AsyncIterable<RecordBatch>, out: string | undefined, pool: MemoryPool): Promise<Table | null> {
   if (out === undefined) return previewHead(schema, batches);
@@ -114,22 +130,9 @@ export async function writeOrPreview(schema: Schema, batches: AsyncIterable<Reco
   return null;
 }
 
+/** A scan's counters for `--json` (without `bytesSkipped`), its time rounded. */
 export function scanReport(m: ScanMetrics) {
-  return {
-    containersTotal: m.containersTotal,
-    containersPruned: m.containersPruned,
-    containersPrunedByBloom: m.containersPrunedByBloom,
-    pagesTotal: m.pagesTotal,
-    pagesPruned: m.pagesPruned,
-    rowsDecoded: m.rowsDecoded,
-    rowsAfterFilter: m.rowsAfterFilter,
-    bytesDecoded: m.bytesDecoded,
-    bytesRead: m.bytesRead,
-    bloomBytesRead: m.bloomBytesRead,
-    rowsNotDecoded: m.rowsNotDecoded,
-    bytesNotDecoded: m.bytesNotDecoded,
-    elapsedMs: round(m.elapsedMs),
-  };
+  return { ...scanCounters(m, ['bytesSkipped', 'elapsedMs']), elapsedMs: round(m.elapsedMs) };
 }
 
 export function preview(table: Table, totalRows: number): string {

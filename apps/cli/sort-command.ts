@@ -10,13 +10,10 @@
  * yet). `--by` is checked (syntax, then the columns against the input's schema) and the paths are
  * checked (preflight.ts) before any row is read.
  */
-import { dirname, resolve } from 'node:path';
-import { Engine } from '../../composition.ts';
 import { loadConfig } from '../../composition.ts';
 import { formatSortKeys, parseSortKeys } from '../../operators/sort/sort.ts';
-import { configReport, memoryReport, preview, round, scanReport, writeOrPreview } from './join-command.ts';
+import { commandEngine, configReport, memoryReport, outputStream, preview, round, scanReport } from './join-command.ts';
 import { preflightSort } from './preflight.ts';
-import { withRowProgress } from './progress.ts';
 
 export interface SortCommandOptions {
   input: string;
@@ -33,11 +30,10 @@ export async function runSortCommand(opts: SortCommandOptions): Promise<void> {
   const keys = parseSortKeys(opts.by);
   await preflightSort(opts);
   const config = await loadConfig({ file: opts.config, set: opts.set });
-  const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
+  const engine = await commandEngine(config, opts.config);
   const stream = await engine.sortStream(opts.input, keys, { signal: opts.signal });
   const { metrics } = stream;
-  const batches = opts.json ? stream.batches : withRowProgress(stream.batches);
-  const head = await writeOrPreview(stream.schema, batches, opts.out, stream.pool);
+  const head = await outputStream(stream, opts);
   if (opts.json) {
     const report = {
       rows: metrics.rows,

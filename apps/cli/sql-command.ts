@@ -18,17 +18,16 @@
  */
 import { sipSummary } from '../../adapters/sql/sip-run.ts';
 import { readdir } from 'node:fs/promises';
-import { basename, dirname, extname, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { formatExplain } from '../../adapters/sql/explain.ts';
 import { Table, type RecordBatch } from 'apache-arrow';
 import { loadConfig } from '../../composition.ts';
 import { UsageError } from '../../core/errors.ts';
-import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { writeBatches } from '../../adapters/io/index.ts';
 import { openScan } from '../../adapters/io/open.ts';
-import { configReport, preview, round, scanReport } from './join-command.ts';
+import { commandEngine, configReport, preview, round, scanReport } from './join-command.ts';
 
 export interface SqlCommandOptions {
   data?: string;
@@ -89,7 +88,7 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
   // reuses a CSV table parsed here (adapters/io/csv-read.ts) instead of parsing it again
   const opened = [];
   for (const [name, path] of Object.entries(tables)) opened.push(await openScan(path, name, { csv: { batchSize: config.batchSize } }));
-  const engine = await Engine.create(config, { baseDir: opts.config ? dirname(resolve(opts.config)) : undefined });
+  const engine = await commandEngine(config, opts.config);
   // DuckDB opens only for --compare, and after joinlab's run: its start-up is in neither time
   let duck: DuckDBSession | null = null;
   try {

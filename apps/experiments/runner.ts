@@ -74,7 +74,7 @@ import { SingleBar } from 'cli-progress';
 import type { Config } from '../../core/config/schema.ts';
 import { Engine } from '../../composition.ts';
 import { CancelledError, ConfigError, FileNotFoundError, MemoryLimitError, SqlSyntaxError, UnknownStrategyError, UnsupportedJoinError, UnsupportedSqlError } from '../../core/errors.ts';
-import type { ScanMetrics } from '../../core/metrics.ts';
+import { scanCounters, type ScanMetrics } from '../../core/metrics.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
@@ -202,22 +202,9 @@ function timeoutReason(limit: RunLimit, which: string, skipped = 'its other runs
   return `no answer within ${limit.timeoutS} s (${which})${skipped ? `; ${skipped}` : ''}`;
 }
 
+/** A scan's counters for the results (its time is the run's, recorded elsewhere). */
 function scanSummary(m: ScanMetrics): ScanSummary {
-  return {
-    containersTotal: m.containersTotal,
-    containersPruned: m.containersPruned,
-    containersPrunedByBloom: m.containersPrunedByBloom,
-    pagesTotal: m.pagesTotal,
-    pagesPruned: m.pagesPruned,
-    rowsDecoded: m.rowsDecoded,
-    rowsAfterFilter: m.rowsAfterFilter,
-    bytesDecoded: m.bytesDecoded,
-    bytesSkipped: m.bytesSkipped,
-    bytesRead: m.bytesRead,
-    bloomBytesRead: m.bloomBytesRead,
-    rowsNotDecoded: m.rowsNotDecoded,
-    bytesNotDecoded: m.bytesNotDecoded,
-  };
+  return scanCounters(m, ['elapsedMs']);
 }
 
 export function configJson(c: Config): ConfigJson {

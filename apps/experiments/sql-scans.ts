@@ -3,7 +3,7 @@
  * each of the query's FROM tables cost (row groups pruned, rows and bytes decoded), from
  * `SqlResult.scans` (the FROM leaves: table, alias, metrics, the filters in force in the scan).
  */
-import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
+import { addScanMetrics, newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
 import type { SqlResult } from '../../adapters/sql/run.ts';
 
 export interface SqlTableScan {
@@ -28,6 +28,6 @@ export function scanOf(scans: readonly SqlTableScan[], table: string): SqlTableS
 /** Every counter summed (elapsedMs too). */
 export function sumScans(scans: readonly SqlTableScan[]): ScanMetrics {
   const sum = newScanMetrics();
-  for (const { metrics } of scans) for (const k of Object.keys(sum) as (keyof ScanMetrics)[]) sum[k] += metrics[k];
+  for (const { metrics } of scans) addScanMetrics(sum, metrics);
   return sum;
 }

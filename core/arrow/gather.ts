@@ -25,6 +25,7 @@
  * the offsets address them), while validity bitmaps and boolean values are addressed at bit `offset + row`.
  */
 import { Bool, Data, DataType, RecordBatch, Struct, Type, Vector, makeBuilder, makeData } from 'apache-arrow';
+import { isFixedWidth, isFlat, isOffsetBytes } from './type-families.ts';
 import type { Dictionary, Field, FixedSizeList, Int, Schema } from 'apache-arrow';
 import { Bitset } from '../bitset.ts';
 import { UnsupportedTypeError } from '../errors.ts';
@@ -355,25 +356,8 @@ function gatherLocated(src: RowSource, column: number, loc: Located, count: numb
 
 /** Why `type` cannot be gathered (a join output or a row filter would fail on it), or null. */
 export function ungatherableReason(type: DataType): string | null {
+  if (isFlat(type.typeId)) return null;
   switch (type.typeId) {
-    case Type.Null:
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
-    case Type.Bool:
-    case Type.Utf8:
-    case Type.Binary:
-    case Type.LargeUtf8:
-    case Type.LargeBinary:
-    case Type.Utf8View:
-    case Type.BinaryView:
-      return null;
     case Type.Dictionary:
       return ungatherableReason((type as Dictionary).dictionary);
     case Type.List:
@@ -397,25 +381,14 @@ function gatherParts(parts: readonly Data[], loc: Located, count: number, name: 
   if (type.typeId === Type.Null) return make({ type, length: count });
   const { bitmap, nullCount } = gatherValidity(parts, loc, count);
   const base = { type, length: count, nullCount, nullBitmap: bitmap };
+  if (isFixedWidth(type.typeId)) {
+    // every row NULL (a NULL-padded side): zeroed values, nothing to copy
+    return make({ ...base, data: typedOutput(type.ArrayType, nullCount === count ? zeroedFixed(parts, count) : gatherFixed(parts, loc, count)) });
+  }
+  if (isOffsetBytes(type.typeId)) return make({ ...base, ...gatherVariable(parts, loc, count, type, name) });
   switch (type.typeId) {
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
-      // every row NULL (a NULL-padded side): zeroed values, nothing to copy
-      return make({ ...base, data: typedOutput(type.ArrayType, nullCount === count ? zeroedFixed(parts, count) : gatherFixed(parts, loc, count)) });
     case Type.Bool:
       return make({ ...base, data: gatherBools(parts, loc, count) });
-    case Type.Utf8:
-    case Type.Binary:
-    case Type.LargeUtf8:
-    case Type.LargeBinary:
-      return make({ ...base, ...gatherVariable(parts, loc, count, type, name) });
     case Type.Utf8View:
     case Type.BinaryView:
       return make({ ...base, ...gatherViews(parts, loc, count) });

@@ -37,8 +37,8 @@
  * gather over it and the worker's copy of the source batch (needed for long strings only).
  */
 import { Type, makeData, type Data, type DataType, type RecordBatch } from 'apache-arrow';
+import { isFixedWidth } from './type-families.ts';
 import type { AllocationGuard } from './allocation-guard.ts';
-import { isFixedWidth } from './size.ts';
 import { copyBytes } from './views.ts';
 
 /** Rows per gather chunk: 1024 rows of a 64-byte layout are 64 KiB, within a core's L2. */

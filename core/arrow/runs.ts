@@ -13,25 +13,14 @@
  * has no validity bitmap (no NULL can come out of a column without one).
  */
 import { makeData, Type, type Data } from 'apache-arrow';
+import { isFixedWidth } from './type-families.ts';
 
 const make = makeData as unknown as (props: Record<string, unknown>) => Data;
 
 /** Whether `d` can be assembled by `copyRanges` / `repeatRows`. */
 export function runnable(d: Data): boolean {
-  if (d.nullCount !== 0) return false;
-  switch (d.typeId) {
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
-      return true;
-    default:
-      return false;
-  }
+  // the fixed-width types but intervals, which this never took
+  return d.nullCount === 0 && d.typeId !== Type.Interval && isFixedWidth(d.typeId);
 }
 
 /** The values of `d` as 32-bit words when each row is a whole number of aligned words, else bytes. */

@@ -7,28 +7,7 @@
  * The data buffers of string/binary views are over-counted the same way (shared between a batch
  * and its slices).
  */
-import { Type, type Data, type RecordBatch } from 'apache-arrow';
-
-/**
- * Types whose values are one fixed-size slot per row in `values` (`BYTES_PER_ELEMENT * stride`
- * bytes, sliced data starting at its row 0): what a copy can cut, and a row can hold, by width.
- */
-export function isFixedWidth(typeId: Type): boolean {
-  switch (typeId) {
-    case Type.Int:
-    case Type.Float:
-    case Type.Date:
-    case Type.Time:
-    case Type.Timestamp:
-    case Type.Duration:
-    case Type.Interval:
-    case Type.Decimal:
-    case Type.FixedSizeBinary:
-      return true;
-    default:
-      return false;
-  }
-}
+import type { Data, RecordBatch } from 'apache-arrow';
 
 export function dataByteSize(d: Data): number {
   let n = 0;

@@ -12,6 +12,8 @@
  *   era, quarter, yearweek `isoyear * 100 ± week` — C++ division truncates toward zero;
  * - adding months (`Interval::Add(date_t, interval_t)`): the month moves, the year carries, and
  *   the day is clamped to the new month's length (Jan 31 + 1 month = Feb 28/29).
+ * - a date's text as DuckDB prints it (`YYYY-MM-DD`, ` (BC)` before year 1): one function for
+ *   the messages of casts.ts and the text writer of adapters/io (text.ts).
  */
 
 /** [year, month, day] of the last `civil` call (module scratch: calls are synchronous). */
@@ -30,6 +32,32 @@ export function civil(days: number): void {
   CIVIL[0] = yoe + era * 400 + (m <= 2 ? 1 : 0);
   CIVIL[1] = m;
   CIVIL[2] = d;
+}
+
+/**
+ * Days since the epoch -> a new [year, month, day]: `civil` for callers off the hot path (a date's
+ * text, an error message), which are simpler with a value than with the scratch.
+ */
+export function civilFromDays(days: number): [number, number, number] {
+  civil(days);
+  return [CIVIL[0]!, CIVIL[1]!, CIVIL[2]!];
+}
+
+/**
+ * Days since the epoch -> DuckDB's text of a date, `YYYY-MM-DD`, and `YYYY-MM-DD (BC)` for years
+ * before 1 (no year 0: astronomical year 0 is 1 BC). The infinities are the caller's to name.
+ */
+export function civilDateText(days: number): string {
+  const [y, m, d] = civilFromDays(days);
+  return y > 0 ? `${pad4(y)}-${pad2(m)}-${pad2(d)}` : `${pad4(1 - y)}-${pad2(m)}-${pad2(d)} (BC)`;
+}
+
+function pad4(v: number): string {
+  return String(v).padStart(4, '0');
+}
+
+function pad2(v: number): string {
+  return String(v).padStart(2, '0');
 }
 
 /** Days since the epoch of year-month-day (H. Hinnant's `days_from_civil`). */

@@ -74,7 +74,8 @@ import {
   type NumType,
   typeName,
 } from './numeric-types.ts';
-import { civilFromDays, stringSource, ToStringNode } from './string-format.ts';
+import { civilDateText } from './calendar.ts';
+import { stringSource, ToStringNode } from './string-format.ts';
 import { parseTemporal } from './temporal-literals.ts';
 
 export const VARCHAR: VClass = { c: 'str', sql: 'VARCHAR' };
@@ -332,7 +333,7 @@ function temporalCast(node: Node, from: VClass & { c: 'time' }, to: VClass & { c
   const dt = UNIT_DIGITS[to.unit];
   if (from.unit === 'day') {
     const factor = 86400 * 10 ** dt;
-    const describe = (v: bigint) => `Type INT32 with value ${dateText(Number(v))} can't be cast to the destination type INT64`;
+    const describe = (v: bigint) => `Type INT32 with value ${civilDateText(Number(v))} can't be cast to the destination type INT64`;
     return new TemporalScaleUpNode(node, factor, 'date', describe, to, label);
   }
   if (to.unit === 'day') return new TimestampToDateNode(node, 86400 * 10 ** df, to, label);
@@ -341,11 +342,6 @@ function temporalCast(node: Node, from: VClass & { c: 'time' }, to: VClass & { c
   return new TemporalScaleUpNode(node, 10 ** (dt - df), 'timestamp', describe, to, label);
 }
 
-function dateText(days: number): string {
-  const [y, m, d] = civilFromDays(days);
-  const pad = (v: number, w: number) => String(v).padStart(w, '0');
-  return y <= 0 ? `${pad(1 - y, 4)}-${pad(m, 2)}-${pad(d, 2)} (BC)` : `${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`;
-}
 
 // ---- string literals -----------------------------------------------------------------------------
 

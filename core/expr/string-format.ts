@@ -18,7 +18,7 @@
  *   days from 1970, wide integers and decimals) are split through a BigInt.
  */
 import { copyByteRange } from './byte-sources.ts';
-import { CIVIL, civil } from './calendar.ts';
+import { civilFromDays } from './calendar.ts';
 import { exactValue, type ExactVec, TWO53 } from './exact.ts';
 import { type Ctx, DENSE_ROWS, i32, Node, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
 import { decimalText } from './numeric-nodes.ts';
@@ -62,12 +62,6 @@ export function formatDouble(d: number, single: boolean): string {
     body = `0.${'0'.repeat(-exp - 1)}${digits}`;
   }
   return neg ? `-${body}` : body;
-}
-
-/** Days since 1970-01-01 -> proleptic Gregorian [year, month, day] (calendar.ts's `civil`). */
-export function civilFromDays(days: number): [number, number, number] {
-  civil(days);
-  return [CIVIL[0]!, CIVIL[1]!, CIVIL[2]!];
 }
 
 const UNIT_DIGITS: Record<TemporalUnit, number> = { day: 0, 'date-ms': 3, s: 0, ms: 3, us: 6, ns: 9 };

@@ -22,7 +22,7 @@
  * columns carry their dictionary's chunks; view columns their variadic data buffers.
  */
 import { Data, RecordBatch, RecordBatchStreamWriter, Schema, Struct, Table, tableFromIPC, Type, Vector, type DataType } from 'apache-arrow';
-import { isFixedWidth } from '../arrow/size.ts';
+import { isFixedWidth } from '../arrow/type-families.ts';
 import type { KeyColumn } from '../keys/types.ts';
 
 type Buffer = ArrayBufferView | undefined;

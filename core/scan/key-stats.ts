@@ -32,6 +32,7 @@
  * BigInt is used here only per container / per build partition, never per row.
  */
 import { DateUnit, Type } from 'apache-arrow';
+import { isByteString } from '../arrow/type-families.ts';
 import type { DataType, Date_, Decimal, Dictionary, Timestamp } from 'apache-arrow';
 import { UNIT_EXP } from '../keys/resolve.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn, KeyKind, KeyValue } from '../keys/types.ts';
@@ -244,20 +245,10 @@ function toFloatDomain(v: StatValue, t: DataType, kind: KeyKind, upper: boolean)
 }
 
 function toBytesDomain(v: StatValue, t: DataType): Uint8Array | null {
-  switch (t.typeId) {
-    case Type.Utf8:
-    case Type.LargeUtf8:
-    case Type.Utf8View:
-    case Type.Binary:
-    case Type.LargeBinary:
-    case Type.BinaryView:
-    case Type.FixedSizeBinary:
-      if (v instanceof Uint8Array) return v;
-      if (typeof v === 'string') return isFaithfulUtf16(v) ? encoder.encode(v) : null;
-      return null;
-    default:
-      return null;
-  }
+  if (!isByteString(t.typeId) && t.typeId !== Type.FixedSizeBinary) return null;
+  if (v instanceof Uint8Array) return v;
+  if (typeof v === 'string') return isFaithfulUtf16(v) ? encoder.encode(v) : null;
+  return null;
 }
 
 /** Well-formed (no lone surrogate) and free of U+FFFD (the mark of a lossy UTF-8 decode). */

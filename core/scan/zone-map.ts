@@ -22,6 +22,7 @@
  * (`undefined`, i.e. "maybe").
  */
 import { Data, DataType, type Decimal, type RecordBatch, type Vector } from 'apache-arrow';
+import { isOffsetBytes } from '../arrow/type-families.ts';
 import { compareByteRanges, compareBytes } from '../keys/byte-order.ts';
 import { wordExtremes } from '../keys/extremes.ts';
 import type { ColumnStats, ContainerStats, StatValue } from './scan.ts';
@@ -312,10 +313,7 @@ export function dataByteSize(d: Data): number {
   let n = hasNulls(d) ? (d.length + 7) >> 3 : 0;
   const t = d.type;
   if (DataType.isBool(t)) n += (d.length + 7) >> 3;
-  else if (
-    d.valueOffsets &&
-    (DataType.isUtf8(t) || DataType.isBinary(t) || DataType.isLargeUtf8(t) || DataType.isLargeBinary(t))
-  ) {
+  else if (d.valueOffsets && isOffsetBytes(t.typeId)) {
     const o = d.valueOffsets;
     n += (d.length + 1) * o.BYTES_PER_ELEMENT;
     if (o instanceof Int32Array) n += o[d.length]! - o[0]!;

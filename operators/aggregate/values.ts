@@ -20,6 +20,7 @@
  * validity and boolean bitmaps carry a bit offset.
  */
 import { Type } from 'apache-arrow';
+import { isByteString } from '../../core/arrow/type-families.ts';
 import type { Data, DataType, Decimal, Dictionary, Float, Int, Vector } from 'apache-arrow';
 import { halfToDouble } from '../../core/arrow/half-float.ts';
 import { UnsupportedTypeError } from '../../core/errors.ts';
@@ -44,6 +45,7 @@ export interface ValueView {
 
 /** How a column of `type` is read; null when it has no numeric, temporal or bytes layout. */
 export function valueLayout(type: DataType, kind: KeyKind | null): ValueLayout | null {
+  if (isByteString(type.typeId) || type.typeId === Type.FixedSizeBinary) return kind === null ? null : { layout: 'bytes', kind };
   switch (type.typeId) {
     case Type.Dictionary:
       return valueLayout((type as Dictionary).dictionary, kind);
@@ -66,14 +68,6 @@ export function valueLayout(type: DataType, kind: KeyKind | null): ValueLayout |
       return (type as unknown as { unit: number }).unit === 0 ? { layout: 'numbers' } : { layout: 'words', width: 2, unsigned: false };
     case Type.Timestamp:
       return { layout: 'words', width: 2, unsigned: false };
-    case Type.Utf8:
-    case Type.LargeUtf8:
-    case Type.Utf8View:
-    case Type.Binary:
-    case Type.LargeBinary:
-    case Type.BinaryView:
-    case Type.FixedSizeBinary:
-      return kind === null ? null : { layout: 'bytes', kind };
     default:
       return null;
   }

@@ -33,7 +33,7 @@ import type { Reservation } from '../../core/memory/pool.ts';
 import type { OperatorMetrics } from '../../core/metrics.ts';
 import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
-import { takeRows } from '../memory-scan/memory-scan.ts';
+import { takeRows } from '../../core/scan/batch-shape.ts';
 import { nextTurn } from '../../core/next-turn.ts';
 import { BUILD_TASK, type BuildTaskInit, type BuildTaskInput, type BuildTaskReply } from './build-task.ts';
 import { CONCAT_TASK, type ConcatTaskInit, type ConcatTaskInput, type ConcatTaskReply } from './concat-task.ts';

@@ -40,11 +40,12 @@ import type { JoinContext } from '../../core/join-algorithm.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import { addScanMetrics, bump } from '../../core/metrics.ts';
-import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch, shareKeyColumn, shareView, type BatchWire } from '../../core/parallel/wire.ts';
+import { buffersOf, decodeBatch, encodeBatch, shareBatch, shareKeyColumn, shareView, type BatchWire } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { isDecodeMorsel, type DynamicFilter, type Scan } from '../../core/scan/scan.ts';
 import { MORSEL_ROWS } from '../memory-scan/memory-scan.ts';
+import { shareJoin } from '../common/worker-join.ts';
 import type { PartitionBuild } from './build.ts';
 import type { HashJoinPlan } from './plan.ts';
 import type { HashJoinProbe } from './probe.ts';
@@ -143,9 +144,7 @@ export async function* parallelProbe(a: ParallelProbeArgs): AsyncGenerator<Recor
   const unfiltered = a.probeScan.morsels !== undefined;
   if (unfiltered) m.details.workerRowTest = predicate === null ? 'none (no filter published)' : rowTest === null ? 'none (not shareable or no row test: workers keep every row)' : 'shared';
   const init: ProbeTaskInit = {
-    spec: join.spec,
-    schemas: { left: encodeSchema(join.leftSchema), right: encodeSchema(join.rightSchema), output: encodeSchema(join.outputSchema) },
-    outputColumns: join.output.columns,
+    ...shareJoin(join),
     config: { ...ctx.config, 'hash.build': plan.roles.build },
     parts: a.shared,
     pool: ctx.pool.share(),

@@ -30,17 +30,16 @@ import type { KeyColumn } from '../../core/keys/types.ts';
 import { MemoryPool, type Reservation, type SharedPoolHandle } from '../../core/memory/pool.ts';
 import { SpillManager } from '../../core/memory/spill.ts';
 import { addScanMetrics, newOperatorMetrics, newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import type { OutputColumn } from '../../core/output-schema.ts';
-import { buffersOf, decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
+import { buffersOf, decodeBatch, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
 import { nextReplyChunk, type ReplyChunk } from '../../core/parallel/reply-chunks.ts';
-import { bindJoin } from '../../core/plan.ts';
-import { HASHMAP, SCAN_DECODER } from '../../core/registry/slots.ts';
+import { HASHMAP } from '../../core/registry/slots.ts';
+import { decodeMorsel } from '../../core/scan/decode-morsel.ts';
 import type { DecodeMorsel, Scan, SharedRowTest } from '../../core/scan/scan.ts';
 import type { MorselRowTest } from '../../core/scan/morsel.ts';
 import { restoreRowTest, type RowTest } from '../../core/scan/shared-row-test.ts';
-import { takeRows } from '../memory-scan/memory-scan.ts';
-import type { JoinSpec } from '../../core/types.ts';
+import { takeRows } from '../../core/scan/batch-shape.ts';
+import { bindSharedJoin, type SharedJoin } from '../common/worker-join.ts';
 import { EMPTY_TABLE, type PartitionBuild } from './build.ts';
 import { planHashJoin } from './plan.ts';
 import { HashJoinProbe } from './probe.ts';
@@ -59,11 +58,8 @@ export interface SharedPartition {
   readonly rowLayout: SharedRowLayout | null;
 }
 
-export interface ProbeTaskInit {
-  readonly spec: JoinSpec;
-  /** The bound inputs' schemas and the output's (schema-only IPC, core/parallel/wire.ts). */
-  readonly schemas: { readonly left: Uint8Array; readonly right: Uint8Array; readonly output: Uint8Array };
-  readonly outputColumns: readonly OutputColumn[];
+/** The bound join (`shareJoin`) and the shared build partitions. */
+export interface ProbeTaskInit extends SharedJoin {
   /** The run's config, with `hash.build` set to the side the main thread built. */
   readonly config: Config;
   readonly parts: readonly SharedPartition[];
@@ -151,9 +147,7 @@ export const probeTask: WorkerTask = {
   description: "the hash join's probe phase over shared build partitions, one probe batch per morsel",
   open(raw, env) {
     const init = raw as ProbeTaskInit;
-    const left = decodeSchema(init.schemas.left);
-    const right = decodeSchema(init.schemas.right);
-    const join = bindJoin(init.spec, left, right, { schema: decodeSchema(init.schemas.output), columns: init.outputColumns });
+    const { left, right, join } = bindSharedJoin(init);
     const schemaOnly = (schema: typeof left) => ({ schema, numRows: 0 }) as unknown as Scan;
     const inputs: JoinInputs = { left: schemaOnly(left), right: schemaOnly(right) };
     const plan = planHashJoin(join, inputs, init.config, env.registry);
@@ -231,9 +225,8 @@ export const probeTask: WorkerTask = {
           else {
             // a container the scan handed out undecoded: decoded here, off the main thread, under
             // the row test (late materialization), its work counted into this reply's scan delta
-            const decoder = env.registry.resolve(SCAN_DECODER, x.decode!.decoder);
             const scan = newScanMetrics();
-            batches = await decoder.decode(x.decode!.descriptor, { rowTest: x.unfiltered ? decodeTest : null, metrics: scan });
+            batches = await decodeMorsel(env.registry, x.decode!, { rowTest: x.unfiltered ? decodeTest : null, metrics: scan });
             addScanMetrics(drops.scan, scan);
             drops.dropped += Math.max(0, scan.rowsDecoded - scan.rowsAfterFilter);
             test = null;

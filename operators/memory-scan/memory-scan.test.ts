@@ -21,7 +21,8 @@ import {
 import { describe, expect, it } from 'vitest';
 import { CancelledError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import { ProjectedScan } from '../../core/scan/projected-scan.ts';
-import { MemoryScan, projectBatch, sortedTable, takeRows } from './memory-scan.ts';
+import { projectBatch, takeRows } from '../../core/scan/batch-shape.ts';
+import { MemoryScan, sortedTable } from './memory-scan.ts';
 import { betweenPredicate } from '../../core/scan/fixtures/between-predicate.ts';
 import { DynamicFilter } from '../../core/scan/scan.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';

@@ -16,89 +16,21 @@
  *   that the consumer (the sort-merge join) makes anyway, row by row. The declaration's columns
  *   and types are checked at construction, so a typo fails there.
  *
- * Also home of the scan-side helpers `projectBatch` and `takeRows` (the rows a row filter kept,
- * gathered by core/arrow/gather.ts like every join output), which the file scans of adapters/io
- * reuse. The folder is this one operator's (`operators/<name>/<name>.ts`, like the joins): the
- * scans over files live with their formats in adapters/io.
+ * The row filter, projection, cancellation check and timing are core/scan's (filter-project.ts,
+ * batch-shape.ts, abort.ts, timed.ts), shared with the file scans of adapters/io. The folder is
+ * this one operator's (`operators/<name>/<name>.ts`, like the joins): the scans over files live
+ * with their formats in adapters/io.
  */
-import {
-  Data,
-  makeData,
-  RecordBatch,
-  Schema,
-  Struct,
-  type Field,
-  type Table,
-} from 'apache-arrow';
-import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
-import { CancelledError, MissingColumnError } from '../../core/errors.ts';
+import type { RecordBatch, Schema, Table } from 'apache-arrow';
+import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
+import { throwIfAborted } from '../../core/scan/abort.ts';
+import { projectBatch } from '../../core/scan/batch-shape.ts';
+import { filterAndProject, neededColumns } from '../../core/scan/filter-project.ts';
 import type { ContainerStats, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
 import { resolveSortedOn, type SortColumnInput } from '../../core/scan/sort-order.ts';
+import { timedScan } from '../../core/scan/timed.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
-
-// ------------------------------------------------------------------------------------------------
-// Helpers shared with ParquetScan
-// ------------------------------------------------------------------------------------------------
-
-export function throwIfAborted(signal: AbortSignal | undefined, source: string): void {
-  if (signal?.aborted) throw new CancelledError(`scan of ${source} cancelled`);
-}
-
-/** The batch restricted to `names`, in that order (zero-copy). */
-export function projectBatch(batch: RecordBatch, names: readonly string[], where = 'batch'): RecordBatch {
-  const fields: Field[] = [];
-  const children: Data[] = [];
-  const all = batch.schema.fields;
-  let identity = names.length === all.length;
-  for (let j = 0; j < names.length; j++) {
-    const i = all.findIndex((f) => f.name === names[j]);
-    if (i < 0) throw new MissingColumnError(names[j]!, where, all.map((f) => f.name));
-    if (i !== j) identity = false;
-    fields.push(all[i]!);
-    children.push(batch.data.children[i]!);
-  }
-  if (identity) return batch;
-  const schema = new Schema(fields, batch.schema.metadata);
-  return new RecordBatch(schema, makeData({ type: new Struct(fields), length: batch.numRows, nullCount: 0, children }));
-}
-
-/** The batch's rows `idx` (every column), through the same columnar gather the joins use. */
-export function takeRows(batch: RecordBatch, idx: Int32Array): RecordBatch {
-  return makeRecordBatch(batch.schema, gatherColumns(new RowSource([batch], batch.schema), idx, 0, idx.length), idx.length);
-}
-
-/** Apply the row filter and the projection; gathers only when the filter drops rows. */
-export function filterAndProject(
-  batch: RecordBatch,
-  predicate: ScanPredicate | null,
-  columns: readonly string[],
-  where: string,
-): RecordBatch {
-  const sel = predicate ? predicate.selectRows(batch) : null;
-  if (sel !== null && sel.length > batch.numRows) {
-    throw new Error(`filter ${predicate!.description}: selectRows returned ${sel.length} rows of ${batch.numRows}`);
-  }
-  const projected = projectBatch(batch, columns, where);
-  if (sel === null || sel.length === batch.numRows) return projected;
-  return takeRows(projected, sel);
-}
-
-/** `columns` ∪ the predicate's columns, each checked against the schema. */
-export function neededColumns(
-  columns: readonly string[],
-  predicate: ScanPredicate | null,
-  available: readonly string[],
-  where: string,
-): readonly string[] {
-  if (!predicate || predicate.columns.length === 0) return columns;
-  let out: string[] | null = null;
-  for (const c of predicate.columns) {
-    if (!available.includes(c)) throw new MissingColumnError(c, where, available);
-    if (!columns.includes(c) && !(out ?? []).includes(c)) (out ??= columns.slice()).push(c);
-  }
-  return out ?? columns;
-}
 
 // ------------------------------------------------------------------------------------------------
 // MemoryScan
@@ -141,42 +73,51 @@ export class MemoryScan implements Scan {
     return this.#batches.map((b, i) => zoneMapOf(b, i));
   }
 
-  async *batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+  batches(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+    return timedScan(this.metrics, this.#scanBatches(options));
+  }
+
+  async *#scanBatches(options: ScanOptions): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
-    const columns = options.columns ?? this.#names;
-    for (const c of columns) if (!this.#names.includes(c)) throw new MissingColumnError(c, this.source, this.#names);
+    const columns = this.#checked(options.columns);
     const m = this.metrics;
-    let t0 = performance.now();
-    let inScan = true;
-    try {
-      for (let i = 0; i < this.#batches.length; i++) {
-        throwIfAborted(signal, this.source);
-        const batch = this.#batches[i]!;
-        m.containersTotal++;
-        const predicate = filter?.current() ?? null;
-        const needed = neededColumns(columns, predicate, this.#names, this.source);
-        const zm = zoneMapOf(batch, i);
-        let bytes = 0;
-        for (const c of needed) bytes += zm.columnBytes(c);
-        if (predicate && !predicate.mayContain(zm)) {
-          m.containersPruned++;
-          m.bytesSkipped += bytes;
-          continue;
-        }
-        m.rowsDecoded += batch.numRows;
-        m.bytesDecoded += bytes;
-        const out = filterAndProject(batch, predicate, columns, this.source);
-        m.rowsAfterFilter += out.numRows;
-        if (out.numRows === 0) continue;
-        m.elapsedMs += performance.now() - t0;
-        inScan = false;
-        yield out;
-        inScan = true;
-        t0 = performance.now();
-      }
-    } finally {
-      if (inScan) m.elapsedMs += performance.now() - t0;
+    for (let i = 0; i < this.#batches.length; i++) {
+      throwIfAborted(signal, this.source);
+      const batch = this.#batches[i]!;
+      m.containersTotal++;
+      const predicate = filter?.current() ?? null;
+      if (!this.#keep(batch, i, predicate, neededColumns(columns, predicate, this.#names, this.source))) continue;
+      const out = filterAndProject(batch, predicate, columns, this.source);
+      m.rowsAfterFilter += out.numRows;
+      if (out.numRows === 0) continue;
+      yield out;
     }
+  }
+
+  /** The requested columns (default: all), each checked against the schema. */
+  #checked(requested: readonly string[] | undefined): readonly string[] {
+    const columns = requested ?? this.#names;
+    for (const c of columns) if (!this.#names.includes(c)) throw new MissingColumnError(c, this.source, this.#names);
+    return columns;
+  }
+
+  /**
+   * Whether `predicate`'s zone-map test keeps batch `i`, counted: pruned, its `columns`' bytes
+   * are skipped; kept, its rows and those bytes are decoded.
+   */
+  #keep(batch: RecordBatch, i: number, predicate: ScanPredicate | null, columns: readonly string[]): boolean {
+    const m = this.metrics;
+    const zm = zoneMapOf(batch, i);
+    let bytes = 0;
+    for (const c of columns) bytes += zm.columnBytes(c);
+    if (predicate && !predicate.mayContain(zm)) {
+      m.containersPruned++;
+      m.bytesSkipped += bytes;
+      return false;
+    }
+    m.rowsDecoded += batch.numRows;
+    m.bytesDecoded += bytes;
+    return true;
   }
 
   /**
@@ -187,41 +128,20 @@ export class MemoryScan implements Scan {
    * "decoded", the time); `rowsAfterFilter` is the consumer's to count, where the row test runs
    * (core/scan/morsel.ts).
    */
-  async *morsels(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+  morsels(options: ScanOptions = {}): AsyncGenerator<RecordBatch> {
+    return timedScan(this.metrics, this.#scanMorsels(options));
+  }
+
+  async *#scanMorsels(options: ScanOptions): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
-    const columns = options.columns ?? this.#names;
-    for (const c of columns) if (!this.#names.includes(c)) throw new MissingColumnError(c, this.source, this.#names);
-    const m = this.metrics;
-    let t0 = performance.now();
-    let inScan = true;
-    try {
-      for (let i = 0; i < this.#batches.length; i++) {
-        throwIfAborted(signal, this.source);
-        const batch = this.#batches[i]!;
-        m.containersTotal++;
-        const predicate = filter?.current() ?? null;
-        const zm = zoneMapOf(batch, i);
-        let bytes = 0;
-        for (const c of columns) bytes += zm.columnBytes(c);
-        if (predicate && !predicate.mayContain(zm)) {
-          m.containersPruned++;
-          m.bytesSkipped += bytes;
-          continue;
-        }
-        m.rowsDecoded += batch.numRows;
-        m.bytesDecoded += bytes;
-        const out = projectBatch(batch, columns, this.source);
-        for (let at = 0; at < out.numRows; at += MORSEL_ROWS) {
-          const piece = out.slice(at, Math.min(out.numRows, at + MORSEL_ROWS));
-          m.elapsedMs += performance.now() - t0;
-          inScan = false;
-          yield piece;
-          inScan = true;
-          t0 = performance.now();
-        }
-      }
-    } finally {
-      if (inScan) m.elapsedMs += performance.now() - t0;
+    const columns = this.#checked(options.columns);
+    for (let i = 0; i < this.#batches.length; i++) {
+      throwIfAborted(signal, this.source);
+      const batch = this.#batches[i]!;
+      this.metrics.containersTotal++;
+      if (!this.#keep(batch, i, filter?.current() ?? null, columns)) continue;
+      const out = projectBatch(batch, columns, this.source);
+      for (let at = 0; at < out.numRows; at += MORSEL_ROWS) yield out.slice(at, Math.min(out.numRows, at + MORSEL_ROWS));
     }
   }
 }

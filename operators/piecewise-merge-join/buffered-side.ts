@@ -31,7 +31,7 @@
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
-import { projectBatch } from '../memory-scan/memory-scan.ts';
+import { projectBatch } from '../../core/scan/batch-shape.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import { argsortKeys } from '../../core/keys/argsort.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';

@@ -38,11 +38,12 @@ import { CancelledError } from '../../core/errors.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import { addScanMetrics, bump } from '../../core/metrics.ts';
-import { decodeBatch, encodeBatch, encodeSchema } from '../../core/parallel/wire.ts';
+import { decodeBatch, encodeBatch } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { isDecodeMorsel, type DecodeMorsel, type Scan, type ScanOptions } from '../../core/scan/scan.ts';
 import { OutputPlan } from '../common/output.ts';
+import { shareJoin } from '../common/worker-join.ts';
 import { MORSEL_ROWS } from '../memory-scan/memory-scan.ts';
 import type { SortedBufferedSide } from './buffered-side.ts';
 import { ClassicPartition } from './classic.ts';
@@ -98,9 +99,7 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
       buffered = side;
       bump(m, 'shareMs', performance.now() - shareStarted); // the sort, the sorted copy and the copies into shared memory
       const init: StreamTaskInit = {
-        spec: join.spec,
-        schemas: { left: encodeSchema(join.leftSchema), right: encodeSchema(join.rightSchema), output: encodeSchema(join.outputSchema) },
-        outputColumns: join.output.columns,
+        ...shareJoin(join),
         config: ctx.config,
         buffered: shared,
         watermark: watermark.buffer,

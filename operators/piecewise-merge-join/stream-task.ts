@@ -31,16 +31,14 @@
 import type { RecordBatch } from 'apache-arrow';
 import type { Config } from '../../core/config/schema.ts';
 import { MemoryPool, type Reservation, type SharedPoolHandle } from '../../core/memory/pool.ts';
-import type { OutputColumn } from '../../core/output-schema.ts';
-import { buffersOf, decodeBatch, decodeSchema, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
+import { buffersOf, decodeBatch, encodeBatches, type BatchWire } from '../../core/parallel/wire.ts';
 import { reply, type WorkerTask } from '../../core/parallel/task.ts';
 import { nextReplyChunk, type ReplyChunk } from '../../core/parallel/reply-chunks.ts';
-import { bindJoin } from '../../core/plan.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
-import { SCAN_DECODER } from '../../core/registry/slots.ts';
+import { decodeMorsel } from '../../core/scan/decode-morsel.ts';
 import type { DecodeMorsel } from '../../core/scan/scan.ts';
-import type { JoinSpec } from '../../core/types.ts';
 import { OutputPlan } from '../common/output.ts';
+import { bindSharedJoin, type SharedJoin } from '../common/worker-join.ts';
 import { SortedBufferedSide, type SharedBufferedSide } from './buffered-side.ts';
 import { ClassicPartition, type ClassicContext } from './classic.ts';
 import { ExistencePartition } from './existence.ts';
@@ -53,11 +51,8 @@ export const STREAM_TASK = 'piecewise.stream';
 /** Output bytes a worker sends per reply at most (plus one batch). */
 export const REPLY_BYTES = 8 << 20;
 
-export interface StreamTaskInit {
-  readonly spec: JoinSpec;
-  /** The bound inputs' schemas and the output's (schema-only IPC, core/parallel/wire.ts). */
-  readonly schemas: { readonly left: Uint8Array; readonly right: Uint8Array; readonly output: Uint8Array };
-  readonly outputColumns: readonly OutputColumn[];
+/** The bound join (`shareJoin`) and what the streamed phase shares. */
+export interface StreamTaskInit extends SharedJoin {
   readonly config: Config;
   readonly buffered: SharedBufferedSide;
   /** `MinMarkedWatermark.buffer` of the main thread's watermark. */
@@ -96,9 +91,7 @@ export const streamTask: WorkerTask = {
   description: "the piecewise merge join's streamed partitions over a shared sorted buffered side and one shared minMarked watermark",
   open(raw, env) {
     const init = raw as StreamTaskInit;
-    const left = decodeSchema(init.schemas.left);
-    const right = decodeSchema(init.schemas.right);
-    const join = bindJoin(init.spec, left, right, { schema: decodeSchema(init.schemas.output), columns: init.outputColumns });
+    const { left, right, join } = bindSharedJoin(init);
     const plan = planPiecewise(join, init.config, env.registry);
     const bufferedSchema = plan.buffered === 'left' ? left : right;
     const streamedSchema = plan.streamed === 'left' ? left : right;
@@ -124,7 +117,7 @@ export const streamTask: WorkerTask = {
       if (x.batch !== undefined) return [decodeBatch(x.batch, streamedSchema)];
       // a container the scan handed out undecoded: decoded here, off the main thread (no row
       // test: the extreme-key filter keeps every row of a container it keeps)
-      return env.registry.resolve(SCAN_DECODER, x.decode!.decoder).decode(x.decode!.descriptor, { metrics: scan });
+      return decodeMorsel(env.registry, x.decode!, { metrics: scan });
     };
     const close = () => {
       for (const r of reservations) r.free();

@@ -34,7 +34,7 @@ import { composeDynamicFilter } from '../../core/pushdown/compose.ts';
 import type { BuildPartition, PushdownPolicy } from '../../core/pushdown/policy.ts';
 import type { Scan, ScanPredicate } from '../../core/scan/scan.ts';
 import { buildPartitions, EMPTY_TABLE } from '../hash-join/build.ts';
-import { projectBatch } from '../memory-scan/memory-scan.ts';
+import { projectBatch } from '../../core/scan/batch-shape.ts';
 
 /** The source's key columns, read once (several transfers from one source share them). */
 export interface SourceKeys {

@@ -8,7 +8,7 @@ import { CancelledError } from '../../core/errors.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { Rng } from '../../core/random.ts';
 import type { Scan, ScanSortColumn } from '../../core/scan/scan.ts';
-import { projectBatch } from '../memory-scan/memory-scan.ts';
+import { projectBatch } from '../../core/scan/batch-shape.ts';
 
 /** A scan over exactly these batches (empty ones included), optionally declaring an order. */
 export function slicedScan(batches: readonly arrow.RecordBatch[], schema: arrow.Schema, name: string, sortedOn?: readonly ScanSortColumn[]): Scan {

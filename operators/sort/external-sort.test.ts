@@ -24,7 +24,8 @@ import { SpillManager, type SpillFile, type SpillWriter } from '../../core/memor
 import { Rng } from '../../core/random.ts';
 import { newScanMetrics } from '../../core/metrics.ts';
 import type { Scan } from '../../core/scan/scan.ts';
-import { MemoryScan, takeRows } from '../memory-scan/memory-scan.ts';
+import { MemoryScan } from '../memory-scan/memory-scan.ts';
+import { takeRows } from '../../core/scan/batch-shape.ts';
 import { formatSortKeys, parseSortKeys } from './keys.ts';
 import { newSortMetrics, sortScan, type SortKey, type SortMetrics } from './sort.ts';
 

@@ -21,7 +21,8 @@ import { newScanMetrics } from '../../core/metrics.ts';
 import { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import { Rng } from '../../core/random.ts';
 import type { Scan } from '../../core/scan/scan.ts';
-import { MemoryScan, takeRows } from '../memory-scan/memory-scan.ts';
+import { MemoryScan } from '../memory-scan/memory-scan.ts';
+import { takeRows } from '../../core/scan/batch-shape.ts';
 import { ParallelSort } from './parallel.ts';
 import { newSortMetrics, sortScan, type SortKey } from './sort.ts';
 

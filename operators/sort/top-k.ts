@@ -33,7 +33,7 @@ import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { makeSortComparator } from '../../core/keys/order.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
-import { takeRows } from '../memory-scan/memory-scan.ts';
+import { takeRows } from '../../core/scan/batch-shape.ts';
 import { compactDictionaries } from './dictionaries.ts';
 import { bindSort, keyBytesEstimate, sortScratchPerRow, type BoundSort, type SortKey } from './keys.ts';
 import { sortKeyColumns } from './runs.ts';
