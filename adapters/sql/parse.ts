@@ -111,11 +111,36 @@ async function nameExpressions(duck: DuckDBSession, q: SelectQuery): Promise<voi
   };
   walk(q);
   if (pending.length === 0) return;
-  const calls = pending.map((s) => `json_deserialize_sql(${quoteString(NAMING_STATEMENT(s.source!))})`).join(', ');
+  const calls = pending.map((s) => `json_deserialize_sql(${quoteString(NAMING_STATEMENT(asWrittenCastTypes(s.source!)))})`).join(', ');
   const [row] = await duck.queryRows(`SELECT ${calls}`);
   pending.forEach((s, i) => {
-    (s as { name: string | null }).name = String(row![i]).replace(/^SELECT /, '');
+    (s as { name: string | null }).name = String(row![i]).replace(/^SELECT /, '').replaceAll(`"${DECIMAL_MARK}"`, 'DECIMAL');
   });
+}
+
+/**
+ * Cast target types whose name DuckDB prints in double quotes in a result column's name
+ * (`CAST(id AS "UBIGINT")`, `CAST(x AS "DOUBLE")`): the types its grammar does not know as
+ * keywords reach the name as a type *name*, quoted, while INTEGER, BIGINT, SMALLINT, FLOAT,
+ * DECIMAL, VARCHAR, BOOLEAN, TIMESTAMP, TIME, INTERVAL print bare. `json_serialize_sql` has already
+ * resolved the name to the type (`{"id":"UBIGINT"}`), which `json_deserialize_sql` prints bare: the
+ * type is put back as the unbound name DuckDB's own tree holds. Checked against DuckDB's names in
+ * expressions.test.ts.
+ */
+const QUOTED_CAST_TYPES = new Set(['TINYINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'HUGEINT', 'UHUGEINT', 'DOUBLE', 'DATE', 'BLOB', 'UUID', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'TIMESTAMP WITH TIME ZONE', 'TIME WITH TIME ZONE']);
+/** A DECIMAL(w, s) cast type goes through as this unbound name, then prints as `DECIMAL(w, s)` (DuckDB's spacing; json_deserialize_sql writes `DECIMAL(w,s)`). */
+const DECIMAL_MARK = '\u0001DECIMAL';
+
+function unboundType(name: string, modifiers: readonly number[]): string {
+  const mods = modifiers.map((v) => `{"type":{"id":"INTEGER"},"is_null":false,"value":${v}}`).join(',');
+  return `{"id":"UNBOUND","type_info":{"type":"UNBOUND_TYPE_INFO","alias":"","name":${JSON.stringify(name)},"catalog":"","schema":"","user_type_modifiers":[${mods}]}}`;
+}
+
+/** The JSON of a select item with its cast types as DuckDB's result names print them (see above). */
+function asWrittenCastTypes(json: string): string {
+  return json
+    .replace(/"cast_type":\{"id":"([A-Z_ ]+)"\}/g, (all, id: string) => (QUOTED_CAST_TYPES.has(id) ? `"cast_type":${unboundType(id, [])}` : all))
+    .replace(/"cast_type":\{"id":"DECIMAL","type_info":\{"type":"DECIMAL_TYPE_INFO","alias":"","width":(\d+),"scale":(\d+)\}\}/g, (_all, w: string, sc: string) => `"cast_type":${unboundType(DECIMAL_MARK, [Number(w), Number(sc)])}`);
 }
 
 /**
