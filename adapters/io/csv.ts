@@ -18,7 +18,8 @@
  *   double); Float32 with the shortest digits that round-trip as float32; NaN / Infinity /
  *   -Infinity spelled out; -0.0 as `-0`.
  * - dates `YYYY-MM-DD` (proleptic Gregorian, computed arithmetically so any Int32 day count
- *   works; years outside 0..9999 use the ISO 8601 expanded form `±YYYYYY`); timestamps
+ *   works; years before 0 as ISO 8601's expanded `-YYYYYY`, years past 9999 with their digits,
+ *   `10000-01-01`: the forms DuckDB's `read_csv` reads — it refuses a `+` sign); timestamps
  *   `YYYY-MM-DDTHH:MM:SS[.fraction]` with the fraction in the column's unit, trailing zeros
  *   trimmed, and `Z` appended when the column has a time zone (Arrow stores UTC instants).
  * - binary as DuckDB's blob text: printable ASCII as is, other bytes and `\` as `\xHH`.
@@ -75,12 +76,12 @@ function pad(n: number, w: number): string {
 const INT32_MAX = 2147483647;
 const INT64_MAX = 9223372036854775807n;
 
-/** Days since 1970-01-01 -> `YYYY-MM-DD`, ISO 8601's expanded `±YYYYYY` outside 0..9999. */
+/** Days since 1970-01-01 -> `YYYY-MM-DD`; `-YYYYYY` before year 0, 5+ digits past 9999. */
 export function formatDate(days: number): string {
   if (days === INT32_MAX) return 'infinity';
   if (days === -INT32_MAX) return '-infinity';
   const { y, m, d } = civilFromDays(days);
-  const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? '-' : '+') + pad(Math.abs(y), 6);
+  const year = y < 0 ? '-' + pad(-y, 6) : pad(y, 4); // 10000 and on unsigned: DuckDB reads no '+'
   return `${year}-${pad(m, 2)}-${pad(d, 2)}`;
 }
 

@@ -199,6 +199,31 @@ describe('every writer writes every value it accepts exactly', () => {
   }
 });
 
+describe('dates and timestamps at the ends of their ranges', () => {
+  it("years before 0 and past 9999, DuckDB's extremes and the infinities, through every writer", async () => {
+    // DuckDB's DATE runs from 5877642-06-25 (BC) to 5881580-07-10, its TIMESTAMP from
+    // 290309-12-22 (BC) to 294247-01-10 04:00:54.775806; ±INT32_MAX / ±INT64_MAX are ±infinity
+    const days = [-719529, -719163, -800000, 2932896, 2932897, 3000000, -2147483646, 2147483646, 2147483647, -2147483647, 0];
+    const us = [-62135596800000001n, 253402300800000000n, -9223372022400000000n, 9223372036854775806n, 9223372036854775807n, -9223372036854775807n, -69119996276500000n, 1n, -1n, 0n, 0n];
+    const n = days.length;
+    const fields = [new Field('d', new DateDay(), true), new Field('ts', new TimestampMicrosecond(), true)];
+    const schema = new Schema(fields);
+    const batch = new RecordBatch(schema, makeData({
+      type: new Struct(fields),
+      length: n,
+      nullCount: 0,
+      children: [makeData({ type: new DateDay(), length: n, data: Int32Array.from(days) }), makeData({ type: new TimestampMicrosecond(), length: n, data: BigInt64Array.from(us) })],
+    }));
+    const t = new Table([batch]);
+    for (const ext of FORMATS) {
+      const path = join(dir, `ends.${ext}`);
+      await writeBatches(path, schema, [batch]);
+      expectSame(await readWrittenFile(duck, path, schema), t, `${ext}, read by DuckDB`);
+    }
+    expectSame(await readCsvFile(join(dir, 'ends.csv'), { types: { d: 'DATE', ts: 'TIMESTAMP' } }), t, 'csv, read by joinlab');
+  });
+});
+
 /** A Utf8 column whose values are the given byte strings (no NULLs). */
 function bytesColumn(values: readonly number[][]): Table {
   const offsets = new Int32Array(values.length + 1);
