@@ -18,7 +18,7 @@ afterAll(() => duck.close());
 const TYPES = [
   'UBIGINT', 'UINTEGER', 'USMALLINT', 'UTINYINT', 'TINYINT', 'SMALLINT', 'INTEGER', 'INT', 'BIGINT', 'HUGEINT', 'UHUGEINT',
   'DOUBLE', 'FLOAT8', 'DOUBLE PRECISION', 'FLOAT', 'REAL', 'DECIMAL(3,0)', 'DECIMAL(15, 2)', 'NUMERIC(5,1)',
-  'VARCHAR', 'TEXT', 'DATE', 'TIMESTAMP', 'DATETIME', 'TIMESTAMPTZ', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'TIME', 'TIMETZ',
+  'DECIMAL', 'DECIMAL(10)', 'NUMERIC', 'DEC(4, 2)', 'VARCHAR', 'TEXT', 'VARCHAR(10)', 'CHAR', 'CHAR(3)', 'TIMESTAMP(3)', 'TIMESTAMP(0)', 'TIMESTAMP(6)', 'DATE', 'TIMESTAMP', 'DATETIME', 'TIMESTAMPTZ', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'TIME', 'TIMETZ',
   'INTERVAL', 'BOOLEAN', 'BOOL', 'BLOB', 'UUID',
 ];
 
@@ -42,7 +42,13 @@ describe("result column names of casts are DuckDB's", () => {
   });
 
   it('casts inside other expressions and of expressions', async () => {
-    const items = ['CAST(id AS UBIGINT) + 1', 'CAST(id + 1 AS DECIMAL(3,0))', "CAST('a' AS VARCHAR) || s", 'CAST(CAST(id AS DOUBLE) AS DECIMAL(10,2))'];
+    const items = [
+      "CAST('a AS b' AS VARCHAR(3))",
+      "CAST(s || ')' AS DECIMAL(4))",
+      'CAST( s  AS  numeric ( 5 ) )',
+      'CAST((id)AS DECIMAL(6,2))',
+      'CAST(CAST(s AS CHAR(2)) AS DECIMAL)',
+      'CAST(id AS UBIGINT) + 1', 'CAST(id + 1 AS DECIMAL(3,0))', "CAST('a' AS VARCHAR) || s", 'CAST(CAST(id AS DOUBLE) AS DECIMAL(10,2))'];
     const { joinlab, duckdb } = await namesOf(`SELECT ${items.join(', ')} FROM t`);
     expect(joinlab).toEqual(duckdb);
   });
