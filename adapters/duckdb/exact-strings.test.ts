@@ -4,11 +4,13 @@
  *   session.ts and compare.ts read the bytes), in both directions through DuckDB;
  * - `'\uFEFFa'` and `'a'` are different values to `compareResults`;
  * - a DuckDB result with two columns of one name converts (Arrow JS's `new RecordBatch` merged
- *   them by name and `new Table` threw) and compares column by column.
+ *   them by name and `new Table` threw) and compares column by column; loading such a table into
+ *   DuckDB is a UsageError (its names are unique, case-insensitively).
  */
 import { Float32, Float64, Int32, Table, Utf8, vectorFromArray } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { utf8At } from '../../core/arrow/utf8.ts';
+import { UsageError } from '../../core/errors.ts';
 import { compareResults } from './compare.ts';
 import { DuckDBSession } from './session.ts';
 
@@ -55,5 +57,10 @@ describe('result columns that share a name', () => {
     const swapped = await duck.query(`SELECT 1 AS k, 'y' AS k, 2.5::FLOAT AS k, 0.25::DOUBLE AS K`);
     expect(compareResults(t, swapped).equal).toBe(false);
     expect([Int32, Utf8, Float32, Float64].every((T, i) => t.schema.fields[i]!.type instanceof T)).toBe(true);
+  });
+
+  it('cannot be loaded into one DuckDB table: a UsageError, not a DuckDB catalog error', async () => {
+    const t = await duck.query(`SELECT 1 AS k, 'x' AS K`);
+    await expect(duck.loadTable('dup', t)).rejects.toThrow(UsageError);
   });
 });

@@ -1085,6 +1085,12 @@ export class DuckDBSession {
     const conn = this.conn();
     const fields = table.schema.fields;
     if (fields.length === 0) throw new UsageError(`cannot load table '${name}': it has no columns`);
+    const seen = new Map<string, string>();
+    for (const f of fields) {
+      const other = seen.get(f.name.toLowerCase());
+      if (other !== undefined) throw new UsageError(`cannot load table '${name}' into DuckDB: columns '${other}' and '${f.name}' share a name (DuckDB's names are case-insensitive and unique in a table)`);
+      seen.set(f.name.toLowerCase(), f.name);
+    }
     const mappings = fields.map((f) => mapType(f, f.type, 'by the DuckDB loader'));
     const ddl = fields.map((f, c) => `${quoteIdent(f.name)} ${mappings[c]!.sql}`).join(', ');
     await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(name)} (${ddl})`);
