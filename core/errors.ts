@@ -21,7 +21,8 @@ export type ErrorKind =
   | 'unsorted-input'
   | 'sql-syntax'
   | 'unsupported-sql'
-  | 'cancelled';
+  | 'cancelled'
+  | 'invalid-utf8';
 
 export abstract class JoinlabError extends Error {
   abstract readonly kind: ErrorKind;
@@ -199,4 +200,21 @@ export class CancelledError extends JoinlabError {
 
 export function isJoinlabError(e: unknown): e is JoinlabError {
   return e instanceof JoinlabError;
+}
+
+/**
+ * A string value whose bytes are not valid UTF-8 (a JS string with a lone surrogate cannot be
+ * encoded as UTF-8 either), refused by a consumer that would otherwise change it silently: no
+ * text format and no DuckDB reader carries such bytes exactly. `row` counts from 0 in the batch
+ * or table `context` names.
+ */
+export class InvalidUtf8Error extends JoinlabError {
+  readonly kind = 'invalid-utf8' as const;
+  constructor(
+    readonly column: string,
+    readonly row: number,
+    readonly context: string,
+  ) {
+    super(`column '${column}' row ${row} holds bytes that are not valid UTF-8, which ${context} cannot carry exactly (write the column as binary to keep its bytes)`);
+  }
 }

@@ -12,6 +12,8 @@
  *   instant is what counts), times of day as nanoseconds (Time32/Time64, any unit), intervals as
  *   (months, days, nanoseconds) (YEAR_MONTH/DAY_TIME == the same MONTH_DAY_NANO), binary and
  *   fixed-size binary (UUIDs) as hex, dictionaries decoded, NULL distinct from every value,
+ * - strings exactly as their bytes say: a leading U+FEFF is part of the value (Arrow's own getter
+ *   drops it), bytes that are not UTF-8 compare as bytes,
  * - lists (List/LargeList) and structs element by element with the same rules (a struct's field
  *   names and types are part of its family).
  * Other nested types (maps, fixed-size lists, unions) are keyed by their JSON form and only equal a
@@ -23,6 +25,7 @@
  * extra rows are materialised for the report (found again by one linear pass), the counts are exact.
  */
 import * as arrow from 'apache-arrow';
+import { displayUtf8, exactUtf8 } from '../../core/arrow/utf8.ts';
 
 /** A row as displayable JS values (bigint for 64-bit integers, strings for decimals/timestamps). */
 export type Row = readonly unknown[];
@@ -150,6 +153,25 @@ const getter = (data: arrow.Data) => {
   return (i: number) => v.get(i) as unknown;
 };
 
+/**
+ * A string value exactly: Arrow's getter (like `new TextDecoder()`) drops a leading U+FEFF, so
+ * `'\uFEFFa'` would equal `'a'`. Utf8 / LargeUtf8 bytes are decoded keeping it; bytes that are not
+ * UTF-8 stay bytes (keyed by hex, so two different invalid values never compare equal).
+ */
+const stringReader = (data: arrow.Data): ((i: number) => string | Uint8Array) => {
+  if (!(arrow.DataType.isUtf8(data.type) || arrow.DataType.isLargeUtf8(data.type))) return getter(data) as (i: number) => string;
+  const o = data.valueOffsets as ArrayLike<number | bigint>;
+  const v = data.values as Uint8Array;
+  return (i) => {
+    const b = v.subarray(Number(o[i]!), Number(o[i + 1]!));
+    try {
+      return exactUtf8.decode(b);
+    } catch {
+      return b;
+    }
+  };
+};
+
 function stringify(v: unknown): string {
   return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x instanceof Uint8Array ? hex(x) : x)) ?? String(v);
 }
@@ -221,10 +243,10 @@ function codecFor(type: arrow.DataType, digits: number | undefined): Codec {
     case arrow.Type.Utf8:
     case arrow.Type.LargeUtf8:
     case arrow.Type.Utf8View:
-      return readCodec('string', getter, (v) => {
-        const s = v as string;
-        return `s${s.length}:${s}`;
-      });
+      return readCodec('string', stringReader, (v) => {
+        const s = v as string | Uint8Array;
+        return typeof s === 'string' ? `s${s.length}:${s}` : `S${hex(s)}`;
+      }, (v) => (typeof v === 'string' ? v : displayUtf8.decode(v as Uint8Array)));
     case arrow.Type.Binary:
     case arrow.Type.LargeBinary:
     case arrow.Type.BinaryView:

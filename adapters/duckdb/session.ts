@@ -103,9 +103,22 @@ import {
   VARCHAR,
 } from '@duckdb/node-api';
 import type { DuckDBConnection, DuckDBMaterializedResult, DuckDBType, DuckDBValue, JS } from '@duckdb/node-api';
-import { CorruptFileError, FileNotFoundError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
+import { createRequire } from 'node:module';
+import { CorruptFileError, FileNotFoundError, InvalidUtf8Error, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
+import { utf8At } from '../../core/arrow/utf8.ts';
+import { recordBatchOf } from '../../core/arrow/record-batch.ts';
 import { quoteIdent, quoteString } from '../../core/expr/sql.ts';
 import { ADJUSTED_TO_UTC, EXTENSION_NAME, UUID_EXTENSION } from '../io/parquet-types.ts';
+
+/*
+ * @duckdb/node-api decodes every VARCHAR with one shared `new TextDecoder()`, which drops a leading
+ * U+FEFF: `SELECT chr(65279) || 'a'` would come back as 'a'. Its accessor module exports that
+ * decoder as a mutable binding read on each call, so it is replaced once, here, by one that keeps
+ * the character (DuckDB's strings are valid UTF-8, so nothing else changes). session.test.ts checks
+ * that a BOM survives, which fails loudly should a new node-api version move the decoder.
+ */
+const nodeApiAccessors = createRequire(import.meta.url)('@duckdb/node-api/lib/vectors/dataAccessors.js') as { textDecoder: unknown };
+nodeApiAccessors.textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Rows per DuckDB data chunk when appending (DuckDB's standard vector size). */
 export const APPEND_CHUNK_ROWS = 2048;
@@ -200,8 +213,18 @@ function mapType(field: arrow.Field, type: arrow.DataType, context: string): Col
         duck: VARCHAR,
         sql: 'VARCHAR',
         reader: (data) => {
-          const v = arrow.makeVector(data);
-          return (i) => v.get(i) as string;
+          if (arrow.DataType.isUtf8View(data.type)) {
+            const v = arrow.makeVector(data);
+            return (i) => v.get(i) as string;
+          }
+          // exact text: Arrow's getter drops a leading U+FEFF and turns invalid bytes into U+FFFD
+          return (i) => {
+            try {
+              return utf8At(data, i);
+            } catch {
+              throw new InvalidUtf8Error(field.name, i, 'the DuckDB loader');
+            }
+          };
         },
       };
     case arrow.Type.Binary:
@@ -1004,7 +1027,7 @@ export function resultToArrow(result: DuckDBMaterializedResult): arrow.Table {
   const schema = new arrow.Schema(fields);
   const children = cols.map((c) => c.writer.finish());
   const struct = arrow.makeData({ type: new arrow.Struct(fields), length, nullCount: 0, children });
-  return new arrow.Table(schema, [new arrow.RecordBatch(schema, struct)]);
+  return new arrow.Table(schema, [recordBatchOf(schema, struct)]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1062,6 +1085,12 @@ export class DuckDBSession {
     const conn = this.conn();
     const fields = table.schema.fields;
     if (fields.length === 0) throw new UsageError(`cannot load table '${name}': it has no columns`);
+    const seen = new Map<string, string>();
+    for (const f of fields) {
+      const other = seen.get(f.name.toLowerCase());
+      if (other !== undefined) throw new UsageError(`cannot load table '${name}' into DuckDB: columns '${other}' and '${f.name}' share a name (DuckDB's names are case-insensitive and unique in a table)`);
+      seen.set(f.name.toLowerCase(), f.name);
+    }
     const mappings = fields.map((f) => mapType(f, f.type, 'by the DuckDB loader'));
     const ddl = fields.map((f, c) => `${quoteIdent(f.name)} ${mappings[c]!.sql}`).join(', ');
     await conn.run(`CREATE OR REPLACE TABLE ${quoteIdent(name)} (${ddl})`);

@@ -109,7 +109,7 @@ function readField(mem: DataView, ptr: number, bytes: Uint8Array): Field {
   return new Field(name, type, (flags & FLAG_NULLABLE) !== 0, metadata);
 }
 
-const utf8 = new TextDecoder();
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is data, not a byte-order mark
 
 function cString(bytes: Uint8Array, ptr: number): string {
   if (ptr === 0) return '';

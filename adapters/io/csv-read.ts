@@ -28,7 +28,8 @@
  *   - BOOLEAN: `true`/`false`/`t`/`f`, any case -> Arrow Bool;
  *   - INTEGER / BIGINT: `[+-]digits` -> Int32 when every sampled value fits, else Int64;
  *   - DOUBLE: decimal or exponent notation, `inf`/`infinity`/`nan` (any case, signed) -> Float64;
- *   - DATE: `YYYY-MM-DD` (also csv.ts's expanded years `±YYYYYY-MM-DD`, and `infinity` /
+ *   - DATE: `YYYY-MM-DD` (also expanded years: `-YYYYYY-MM-DD`, `+YYYYYY-MM-DD`, and years past
+ *     9999 unsigned as csv.ts and DuckDB write them, `10000-01-01`; and `infinity` /
  *     `-infinity`, DuckDB's sentinels) -> Date32 (days);
  *   - TIMESTAMP: `YYYY-MM-DD[T| ]HH:MM[:SS[.fraction]]` -> Timestamp in microseconds (DuckDB's
  *     TIMESTAMP), in nanoseconds when a sampled fraction has 7 to 9 digits (TIMESTAMP_NS); with a
@@ -195,10 +196,10 @@ function parseBool(s: string): number {
   }
 }
 
-const DATE_RE = /^([+-]?)(\d{4,6})-(\d\d)-(\d\d)$/;
+const DATE_RE = /^([+-]?)(\d{4,7})-(\d\d)-(\d\d)$/;
 const DATE_INF = 2147483647;
 
-/** `YYYY-MM-DD` (or `±YYYYYY-MM-DD`, `infinity`) -> days since 1970-01-01, or undefined. */
+/** `YYYY-MM-DD` (or `±YYYYYY-MM-DD`, `10000-01-01`, `infinity`) -> days since 1970-01-01, or undefined. */
 function parseDate(s: string): number | undefined {
   const m = DATE_RE.exec(s);
   if (m === null) {
@@ -209,7 +210,7 @@ function parseDate(s: string): number | undefined {
 }
 
 function civilDays(sign: string, ys: string, ms: string, ds: string): number | undefined {
-  if (ys.length > 4 && sign === '') return undefined; // expanded years carry a sign
+  if (ys.length > 4 && ys.startsWith('0') && sign === '') return undefined; // unsigned: 10000 and on, as DuckDB writes them
   const y = sign === '-' ? -Number(ys) : Number(ys);
   const mo = Number(ms);
   const d = Number(ds);
@@ -217,7 +218,7 @@ function civilDays(sign: string, ys: string, ms: string, ds: string): number | u
   return daysFromCivil(y, mo, d);
 }
 
-const TS_RE = /^([+-]?)(\d{4,6})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)?$/i;
+const TS_RE = /^([+-]?)(\d{4,7})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d\d(?::?\d\d)?)?$/i;
 
 /** A parsed timestamp: the instant (or wall time) in the unit asked for, its fraction digits, whether it had an offset. */
 interface TsParse {

@@ -103,7 +103,7 @@ describe('CSV value formats', () => {
     expect(formatDate(-1)).toBe('1969-12-31');
     expect(formatDate(11016)).toBe('2000-02-29');
     expect(formatDate(2932896)).toBe('9999-12-31');
-    expect(formatDate(2932897)).toBe('+010000-01-01');
+    expect(formatDate(2932897)).toBe('10000-01-01'); // DuckDB's read_csv refuses '+010000-01-01'
     expect(formatDate(-719528)).toBe('0000-01-01');
     expect(formatDate(-719529)).toBe('-000001-12-31');
     const d = raw(new DateDay(), Int32Array.from([0, 19000, -5]), [true, true, true]);

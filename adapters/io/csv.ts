@@ -4,14 +4,22 @@
  * for the types it infers; anything else comes back as VARCHAR text.)
  *
  * Conventions, chosen so DuckDB's `read_csv` reads the file back to the same values:
- * - RFC 4180 quoting: a field is quoted when it contains the delimiter, `"`, CR or LF; quotes are
- *   doubled. NULL is an empty unquoted field; an empty *string* is written `""` so the two stay
- *   distinguishable (DuckDB does the same).
+ * - RFC 4180 quoting: a field is quoted when it contains the delimiter, `"`, CR or LF, or when it
+ *   starts with U+FEFF; quotes are doubled. NULL is an empty unquoted field; an empty *string* is
+ *   written `""` so the two stay distinguishable (DuckDB does the same; read it back with
+ *   `allow_quoted_nulls=false`). A leading U+FEFF is quoted because a reader may strip a BOM at the
+ *   very start of a file (csv-parse's `bom`, DuckDB): inside quotes it is data. Every other
+ *   character — NUL, inner BOMs, lone CR — is written as is (quoted when RFC 4180 says so).
+ * - strings are decoded exactly (core/arrow/utf8.ts): a leading U+FEFF is kept, and a value whose
+ *   bytes are not valid UTF-8 (e.g. from a JS string with a lone surrogate) is refused with an
+ *   `InvalidUtf8Error` naming column and row — CSV is text, and no reader would get those bytes
+ *   back. Binary columns carry any bytes (blob text below).
  * - integers, Int64/UInt64 and decimals as exact decimal digits (bigints never go through a
  *   double); Float32 with the shortest digits that round-trip as float32; NaN / Infinity /
  *   -Infinity spelled out; -0.0 as `-0`.
  * - dates `YYYY-MM-DD` (proleptic Gregorian, computed arithmetically so any Int32 day count
- *   works; years outside 0..9999 use the ISO 8601 expanded form `±YYYYYY`); timestamps
+ *   works; years before 0 as ISO 8601's expanded `-YYYYYY`, years past 9999 with their digits,
+ *   `10000-01-01`: the forms DuckDB's `read_csv` reads — it refuses a `+` sign); timestamps
  *   `YYYY-MM-DDTHH:MM:SS[.fraction]` with the fraction in the column's unit, trailing zeros
  *   trimmed, and `Z` appended when the column has a time zone (Arrow stores UTC instants).
  * - binary as DuckDB's blob text: printable ASCII as is, other bytes and `\` as `\xHH`.
@@ -33,6 +41,7 @@ import { UnsupportedTypeError } from '../../core/errors.ts';
 import { writeFileAtomic } from './atomic.ts';
 import { civilFromDays } from '../../core/expr/calendar.ts';
 import { cellFormatter } from './text.ts';
+import { checkBatchUtf8, exactUtf8 } from '../../core/arrow/utf8.ts';
 
 export const CSV_EXTENSIONS: readonly string[] = ['.csv'];
 
@@ -49,16 +58,18 @@ export interface CsvOptions {
   readonly newline?: '\n' | '\r\n';
 }
 
-/** Quote a (non-NULL) field when RFC 4180 requires it; the empty string is always quoted. */
+/**
+ * Quote a (non-NULL) field when RFC 4180 requires it; the empty string is always quoted, and so is
+ * a field starting with U+FEFF (a reader may take it for a byte-order mark at the start of a file).
+ */
 export function csvField(s: string, delimiter = ','): string {
   if (s.length === 0) return '""';
-  if (s.includes(delimiter) || s.includes('"') || s.includes('\n') || s.includes('\r')) {
+  if (s.charCodeAt(0) === 0xfeff || s.includes(delimiter) || s.includes('"') || s.includes('\n') || s.includes('\r')) {
     return `"${s.replaceAll('"', '""')}"`;
   }
   return s;
 }
 
-const utf8 = new TextDecoder();
 
 function pad(n: number, w: number): string {
   return String(n).padStart(w, '0');
@@ -67,12 +78,12 @@ function pad(n: number, w: number): string {
 const INT32_MAX = 2147483647;
 const INT64_MAX = 9223372036854775807n;
 
-/** Days since 1970-01-01 -> `YYYY-MM-DD`, ISO 8601's expanded `±YYYYYY` outside 0..9999. */
+/** Days since 1970-01-01 -> `YYYY-MM-DD`; `-YYYYYY` before year 0, 5+ digits past 9999. */
 export function formatDate(days: number): string {
   if (days === INT32_MAX) return 'infinity';
   if (days === -INT32_MAX) return '-infinity';
   const [y, m, d] = civilFromDays(days);
-  const year = y >= 0 && y <= 9999 ? pad(y, 4) : (y < 0 ? '-' : '+') + pad(Math.abs(y), 6);
+  const year = y < 0 ? '-' + pad(-y, 6) : pad(y, 4); // 10000 and on unsigned: DuckDB reads no '+'
   return `${year}-${pad(m, 2)}-${pad(d, 2)}`;
 }
 
@@ -202,7 +213,7 @@ function formatColumn(d: Data, field: Field, delimiter: string): string[] {
     const str = DataType.isUtf8(t) || DataType.isLargeUtf8(t);
     cell = (i) => {
       const bytes = v.subarray(Number(o[i]!), Number(o[i + 1]!));
-      return csvField(str ? utf8.decode(bytes) : formatBlob(bytes), delimiter);
+      return csvField(str ? exactUtf8.decode(bytes) : formatBlob(bytes), delimiter);
     };
   } else if (csvUnwritable(t) === null) {
     const text = cellFormatter(d, field, name);
@@ -235,7 +246,12 @@ export function tableToCsv(table: Table, options: CsvOptions = {}): string {
   const newline = options.newline ?? '\n';
   checkCsvWritable(table.schema);
   let s = options.header === false ? '' : headerLine(table.schema, delimiter, newline);
-  for (const b of table.batches) s += batchToCsv(b, delimiter, newline);
+  let rows = 0;
+  for (const b of table.batches) {
+    checkBatchUtf8(b, 'CSV output', rows);
+    s += batchToCsv(b, delimiter, newline);
+    rows += b.numRows;
+  }
   return s;
 }
 
@@ -258,6 +274,7 @@ export async function writeCsvBatches(path: string, schema: Schema, batches: Ite
     try {
       if (options.header !== false) await fh.write(headerLine(schema, delimiter, newline));
       for await (const b of batches) {
+        checkBatchUtf8(b, 'CSV output', rows);
         await fh.write(batchToCsv(b, delimiter, newline));
         rows += b.numRows;
       }

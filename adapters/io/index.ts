@@ -10,9 +10,15 @@
  * request is what cannot be served (`CorruptFileError` would blame the file,
  * `UnsupportedTypeError` is about column types). The message lists the supported extensions.
  * Every write is atomic (temp file + rename, see atomic.ts) and incremental (`writeBatches`).
+ * Every writer writes each value it accepts exactly (a string with a leading U+FEFF, NUL, CR,
+ * quotes; NULL vs the empty string): DuckDB reads the file back to the same values
+ * (roundtrip-exact.test.ts). A string value whose bytes are not valid UTF-8 is refused by all of
+ * them alike (`InvalidUtf8Error`, core/arrow/utf8.ts): neither CSV text nor DuckDB's Parquet and
+ * Arrow readers could return those bytes.
  */
 import type { RecordBatch, Schema, Table } from 'apache-arrow';
 import { UsageError } from '../../core/errors.ts';
+import { checkBatchUtf8 } from '../../core/arrow/utf8.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
 import { openScan } from './open.ts';
 import type { Scan } from '../../core/scan/scan.ts';
@@ -72,10 +78,20 @@ export async function writeTable(path: string, table: Table, options: WriteTable
 export async function writeBatches(path: string, schema: Schema, batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, options: WriteTableOptions = {}): Promise<number> {
   switch (formatOf(path)) {
     case 'parquet':
-      return writeParquetBatches(path, schema, batches, { ...options.parquet, pool: options.pool });
+      return writeParquetBatches(path, schema, utf8Checked(batches, 'Parquet output'), { ...options.parquet, pool: options.pool });
     case 'arrow':
-      return writeIpcBatches(path, schema, batches);
+      return writeIpcBatches(path, schema, utf8Checked(batches, 'Arrow IPC output'));
     case 'csv':
-      return writeCsvBatches(path, schema, batches);
+      return writeCsvBatches(path, schema, batches); // checks its strings as it decodes them
+  }
+}
+
+/** `batches`, each checked for string values that are not UTF-8 before the writer sees it. */
+async function* utf8Checked(batches: Iterable<RecordBatch> | AsyncIterable<RecordBatch>, context: string): AsyncGenerator<RecordBatch> {
+  let rows = 0;
+  for await (const b of batches) {
+    checkBatchUtf8(b, context, rows);
+    rows += b.numRows;
+    yield b;
   }
 }

@@ -33,7 +33,8 @@
  * more apache-arrow quirk is undone on read: a field named '' comes back named null.)
  */
 import { open } from 'node:fs/promises';
-import { Data, DataType, Field, makeData, RecordBatch, Schema, Struct, Table, tableFromIPC } from 'apache-arrow';
+import { Data, DataType, Field, makeData, RecordBatch, RecordBatchReader, Schema, Struct, Table, tableFromIPC } from 'apache-arrow';
+import { hasDuplicateNames, recordBatchOf } from '../../core/arrow/record-batch.ts';
 import { ChunkedFileWriter, ChunkedStreamWriter, conformBatch } from '../../core/arrow/ipc-chunks.ts';
 import { CorruptFileError } from '../../core/errors.ts';
 import { readFileBytes, writeFileAtomic } from './atomic.ts';
@@ -55,7 +56,7 @@ export function decodeIpc(input: Uint8Array, path: string): Table {
   if (problem !== null) throw new CorruptFileError(path, problem);
   let table: Table;
   try {
-    table = tableFromIPC(bytes);
+    table = withRepeatedNames(tableFromIPC(bytes), bytes);
   } catch (e) {
     throw new CorruptFileError(path, `Arrow IPC does not decode: ${(e as Error).message}`, { cause: e });
   }
@@ -66,6 +67,19 @@ export function decodeIpc(input: Uint8Array, path: string): Table {
     });
   });
   return withEmptyNames(table);
+}
+
+/**
+ * apache-arrow builds each batch read with `new RecordBatch(schema, data)`, which merges fields of
+ * the same name (`SELECT 1 AS k, 'x' AS k` written to a file): the table's schema then says Utf8
+ * for both. The file's own schema (read again from the footer / first message) is put back,
+ * position for position, over the column data, which was decoded right.
+ */
+function withRepeatedNames(table: Table, bytes: Uint8Array): Table {
+  const schema = RecordBatchReader.from(bytes).open().schema;
+  if (!hasDuplicateNames(schema)) return table;
+  const batches = table.batches.map((b) => recordBatchOf(schema, makeData({ type: new Struct(schema.fields), length: b.numRows, nullCount: 0, children: b.data.children })));
+  return new Table(schema, batches);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -97,7 +111,7 @@ function withEmptyNames(table: Table): Table {
   const schema = new Schema(fields, table.schema.metadata);
   const batches = table.batches.map(
     (b) =>
-      new RecordBatch(
+      recordBatchOf(
         schema,
         makeData({ type: new Struct(fields), length: b.numRows, nullCount: 0, children: b.data.children.map((c, i) => retyped(c, fields[i]!.type)) }),
       ),

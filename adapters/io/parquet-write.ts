@@ -368,7 +368,7 @@ async function* toAsyncIterator<T>(it: Iterator<T>): AsyncGenerator<T> {
  */
 function sortingColumnsList(schema: readonly TStruct[], sorting: readonly ScanSortColumn[]): TList {
   const leafOf = new Map<string, number>();
-  const decoder = new TextDecoder();
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   let idx = 1;
   let leaf = 0;
   const walk = (): void => {

@@ -31,7 +31,7 @@ export interface FieldInfo {
   readonly metadata?: ReadonlyMap<string, string>;
 }
 
-const utf8 = new TextDecoder();
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // a leading U+FEFF is data, not a byte-order mark
 const INT32_MAX = 2147483647;
 const INT64_MAX = 9223372036854775807n;
 const UNIT_PER_SECOND = [1n, 1_000n, 1_000_000n, 1_000_000_000n];

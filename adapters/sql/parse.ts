@@ -70,7 +70,13 @@ export async function parseSql(duck: DuckDBSession, sql: string): Promise<Select
   // skip_null: absent fields are absent, not null (the converter tests presence). NOT skip_empty:
   // it drops the empty grouping set, and ROLLUP (x) would then read as GROUP BY x.
   const [row] = await duck.queryRows(`SELECT json_serialize_sql(${quoteString(sql)}, skip_null := true)::VARCHAR`);
-  const query = convertParseTree(String(row![0]));
+  let query: SelectQuery;
+  sourceText = sql; // for the names of casts (namingCastType); convertParseTree is synchronous
+  try {
+    query = convertParseTree(String(row![0]));
+  } finally {
+    sourceText = null;
+  }
   await nameExpressions(duck, query);
   return query;
 }
@@ -114,8 +120,104 @@ async function nameExpressions(duck: DuckDBSession, q: SelectQuery): Promise<voi
   const calls = pending.map((s) => `json_deserialize_sql(${quoteString(NAMING_STATEMENT(s.source!))})`).join(', ');
   const [row] = await duck.queryRows(`SELECT ${calls}`);
   pending.forEach((s, i) => {
-    (s as { name: string | null }).name = String(row![i]).replace(/^SELECT /, '');
+    (s as { name: string | null }).name = String(row![i]).replace(/^SELECT /, '').replace(new RegExp(`"${MARK}([A-Z]+)"`, 'g'), '$1');
   });
+}
+
+/**
+ * How DuckDB names a cast in a result column: `CAST(x AS <type>)` where <type> is what the query
+ * wrote, normalised — the types its grammar knows as keywords by their canonical name with the
+ * modifiers as written (`DECIMAL`, `DECIMAL(5)`, `DECIMAL(5, 1)` for NUMERIC(5,1), `VARCHAR(10)`,
+ * `VARCHAR(1)` for CHAR, `TIMESTAMP(3)`), every other type name in double quotes (`"UBIGINT"`,
+ * `"DOUBLE"`, `"DATE"`). `json_serialize_sql` has resolved the type (`{"id":"UBIGINT"}`,
+ * `TIMESTAMP(3)` as TIMESTAMP_MS, DECIMAL as DECIMAL(18,3), VARCHAR(10) as VARCHAR), so
+ * `json_deserialize_sql` alone prints another name. Before naming, each cast type is put back as
+ * an unbound type name: quoted types by their name, keyword types under a marked name
+ * (`\u0001DECIMAL`) carrying the modifiers read from the query text at the cast's location, the
+ * mark dropped from the printed name. Checked against DuckDB's names in result-names.test.ts.
+ */
+const QUOTED_CAST_TYPES = new Set(['TINYINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'HUGEINT', 'UHUGEINT', 'DOUBLE', 'DATE', 'BLOB', 'UUID', 'TIMESTAMP_S', 'TIMESTAMP_MS', 'TIMESTAMP_NS', 'TIMESTAMP WITH TIME ZONE', 'TIME WITH TIME ZONE']);
+const MARK = '\u0001';
+
+/** The query text being converted (set by `parseSql` around `convertParseTree`), for cast names. */
+let sourceText: string | null = null;
+
+function unboundType(name: string, modifiers: readonly number[]): Json {
+  return {
+    id: 'UNBOUND',
+    type_info: { type: 'UNBOUND_TYPE_INFO', alias: '', name, catalog: '', schema: '', user_type_modifiers: modifiers.map((v) => ({ type: { id: 'INTEGER' }, is_null: false, value: v })) },
+  };
+}
+
+/** Index of the quote closing the literal / identifier opened at `i`. */
+function closingQuote(text: string, i: number): number {
+  const q = text[i]!;
+  let j = i + 1;
+  while (j < text.length) {
+    if (text[j] === q) {
+      if (text[j + 1] === q) j += 2;
+      else return j;
+    } else j++;
+  }
+  return text.length;
+}
+
+/** The type name and numeric modifiers written for the cast at `at` (`CAST(… AS T(m))`, `x::T(m)`), or null. */
+function writtenCastType(text: string, at: number): { word: string; mods: number[] | null } | null {
+  let i: number;
+  if (text.startsWith('::', at)) i = at + 2;
+  else {
+    const open = /^(?:TRY_)?CAST\s*\(/i.exec(text.slice(at));
+    if (open === null) return null;
+    let depth = 0;
+    let as = -1;
+    for (i = at + open[0].length; i < text.length; i++) {
+      const ch = text[i]!;
+      if (ch === "'" || ch === '"') i = closingQuote(text, i);
+      else if (ch === '(') depth++;
+      else if (ch === ')') {
+        if (depth === 0) break;
+        depth--;
+      } else if (depth === 0 && /[\s)]/.test(text[i - 1]!) && /^AS\s/i.test(text.slice(i, i + 3))) as = i;
+    }
+    if (as < 0) return null;
+    i = as + 2;
+  }
+  const t = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\(([^()]*)\))?/.exec(text.slice(i));
+  if (t === null) return null;
+  const mods = t[2] === undefined ? null : t[2].split(',').map((m) => m.trim());
+  if (mods !== null && !mods.every((m) => /^\d+$/.test(m))) return null;
+  return { word: t[1]!.toUpperCase(), mods: mods === null ? null : mods.map(Number) };
+}
+
+/** The cast type to name `cast` (a CAST node) by, per the comment above. */
+function namingCastType(cast: Node): Json | undefined {
+  const type = cast.cast_type as Node | undefined;
+  const id = typeof type?.id === 'string' ? type.id : null;
+  if (type === undefined || id === null) return type;
+  const at = atOf(cast);
+  const written = sourceText === null || at === null ? null : writtenCastType(sourceText, at);
+  if (id === 'DECIMAL') {
+    const info = type.type_info as Node | undefined;
+    const full = [Number(info?.width ?? 18), Number(info?.scale ?? 3)];
+    return unboundType(`${MARK}DECIMAL`, written === null ? full : (written.mods ?? []));
+  }
+  if (id === 'VARCHAR' && written !== null) {
+    if (written.mods !== null) return unboundType(`${MARK}VARCHAR`, written.mods);
+    if (['CHAR', 'CHARACTER', 'BPCHAR', 'NCHAR'].includes(written.word)) return unboundType(`${MARK}VARCHAR`, [1]);
+  }
+  if (id.startsWith('TIMESTAMP') && written?.word === 'TIMESTAMP' && written.mods !== null) return unboundType(`${MARK}TIMESTAMP`, written.mods);
+  return QUOTED_CAST_TYPES.has(id) ? unboundType(id, []) : type;
+}
+
+/** `node` with every cast's type as DuckDB's result name prints it (a copy; `node` is kept). */
+function withNamingCastTypes(node: Json): Json {
+  if (Array.isArray(node)) return node.map(withNamingCastTypes);
+  if (node === null || typeof node !== 'object') return node;
+  const out: { [k: string]: Json } = {};
+  for (const [k, v] of Object.entries(node)) out[k] = withNamingCastTypes(v);
+  if (node.class === 'CAST' && node.cast_type !== undefined) out.cast_type = namingCastType(node as Node) ?? null;
+  return out;
 }
 
 /**
@@ -196,7 +298,7 @@ function queryNode(n: Node): SelectQuery {
     const x = expr(e);
     const alias = typeof e.alias === 'string' && e.alias !== '' ? e.alias : null;
     const name = alias ?? (x.kind === 'column' ? x.names[x.names.length - 1]! : null);
-    return { expr: x, alias, name, ...(name === null && x.kind !== 'star' ? { source: exactJsonText(e) } : {}) };
+    return { expr: x, alias, name, ...(name === null && x.kind !== 'star' ? { source: exactJsonText(withNamingCastTypes(e)) } : {}) };
   });
   const fromNode = n.from_table as Node | undefined;
   const from = fromNode === undefined || fromNode.type === 'EMPTY' ? null : tableRef(fromNode);

@@ -129,7 +129,9 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   if (keys.length > 0 && k !== null && !q.distinct && useTopK(k, source.input.numRows)) {
     // ORDER BY … LIMIT: the best k rows as they stream by, never all of them (operators/sort/top-k.ts)
     const counted = countRows(projected);
-    let table = await collect({ schema: projected.schema, batches: topK(counted, keys, k, { pool: options.pool, batchSize, signal: options.signal, offset: Number(q.offset ?? 0n) }) }, held);
+    const byPosition = positional(projected.schema, keys);
+    const sorted = topK(byPosition === null ? counted : { schema: byPosition.schema, batches: renameStream(counted.batches, byPosition.schema) }, byPosition?.keys ?? keys, k, { pool: options.pool, batchSize, signal: options.signal, offset: Number(q.offset ?? 0n) });
+    let table = await collect({ schema: projected.schema, batches: byPosition === null ? sorted : renameStream(sorted, projected.schema) }, held);
     steps.unshift({ label: `PROJECT ${outNames.join(', ')}`, rows: counted.rows, ms: performance.now() - started });
     if (hidden.length > 0) table = dropHidden(table);
     steps.unshift({ label: `${orderLabel} LIMIT ${q.limit}${q.offset !== null ? ` OFFSET ${q.offset}` : ''} (top-k)`, rows: table.numRows, ms: 0 });
@@ -144,7 +146,9 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   }
   if (keys.length > 0) {
     started = performance.now();
-    table = (await engine.sort(table, keys, { signal: options.signal, pool: options.pool })).table;
+    const byPosition = positional(table.schema, keys);
+    if (byPosition === null) table = (await engine.sort(table, keys, { signal: options.signal, pool: options.pool })).table;
+    else table = renamed((await engine.sort(renamed(table, byPosition.schema), byPosition.keys, { signal: options.signal, pool: options.pool })).table, table.schema);
     if (hidden.length > 0) table = dropHidden(table);
     steps.unshift({ label: orderLabel, rows: table.numRows, ms: performance.now() - started });
   }
@@ -271,6 +275,29 @@ async function distinct(table: Table, options: Options, batchSize: number): Prom
   const back = new Schema(out.schema.fields.map((f, i) => f.clone({ name: names[i]! })));
   const batches = out.batches.map((b) => makeRecordBatch(back, b.data.children as Data[], b.numRows));
   return batches.length === 0 ? new Table(back) : new Table(batches);
+}
+
+/**
+ * The sort operators find columns by name, so output columns that share one (`SELECT a.k, b.k …
+ * ORDER BY a.id`) would be gathered as the first of them twice: such a table is sorted under
+ * positional names (the keys mapped to the first column of their name, as they resolve), then
+ * given its names back. Null when every name is distinct.
+ */
+function positional<K extends { readonly column: string }>(schema: Schema, keys: readonly K[]): { schema: Schema; keys: K[] } | null {
+  const names = schema.fields.map((f) => f.name);
+  if (new Set(names).size === names.length) return null;
+  const byPosition = new Schema(schema.fields.map((f, i) => f.clone({ name: `${HIDDEN}p${i}` })));
+  return { schema: byPosition, keys: keys.map((key) => ({ ...key, column: `${HIDDEN}p${names.indexOf(key.column)}` })) };
+}
+
+/** `table`'s columns under `schema`'s names (same types, same order). */
+function renamed(table: Table, schema: Schema): Table {
+  const batches = table.batches.map((b) => makeRecordBatch(schema, b.data.children as Data[], b.numRows));
+  return batches.length === 0 ? new Table(schema) : new Table(schema, batches);
+}
+
+async function* renameStream(rows: AsyncIterable<RecordBatch>, schema: Schema): AsyncGenerator<RecordBatch> {
+  for await (const b of rows) yield makeRecordBatch(schema, b.data.children as Data[], b.numRows);
 }
 
 function dropHidden(table: Table): Table {

@@ -57,5 +57,5 @@ function valueText(table: Table): string {
   const name = table.schema.fields[0]!.name;
   const text: Data = compileProjection({ kind: 'cast', arg: { kind: 'column', side: 'left', name }, type: 'VARCHAR' }, batch.schema).evaluate(batch.slice(0, 1));
   const offsets = text.valueOffsets as Int32Array;
-  return new TextDecoder().decode((text.values as Uint8Array).subarray(offsets[text.offset]!, offsets[text.offset + 1]!));
+  return new TextDecoder('utf-8', { ignoreBOM: true }).decode((text.values as Uint8Array).subarray(offsets[text.offset]!, offsets[text.offset + 1]!));
 }

@@ -12,7 +12,9 @@
  * adds or overrides one. A name given twice, a missing file, or a file of another format is a
  * `UsageError` before any query runs.
  *
- * Comparison: as multisets (compare.ts), and when the query has ORDER BY, the ORDER BY columns
+ * Comparison: with `--out`, of the file as written, read back by its format
+ * (adapters/duckdb/read-back.ts) — what the user gets, so a writer that changed a value shows;
+ * without it, of the result in memory. As multisets (compare.ts), and when the query has ORDER BY, the ORDER BY columns
  * must also agree row by row — the order itself is checked, while rows that tie on every key may
  * come in any order (SQL leaves that open; DuckDB and joinlab may differ there and both be right).
  */
@@ -25,6 +27,7 @@ import { loadConfig } from '../../composition.ts';
 import { UsageError } from '../../core/errors.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
+import { readWrittenFile } from '../../adapters/duckdb/read-back.ts';
 import { writeBatches } from '../../adapters/io/index.ts';
 import { openScan } from '../../adapters/io/open.ts';
 import { commandEngine, configReport, preview, round, scanReport } from './join-command.ts';
@@ -107,8 +110,10 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
       const duckStarted = performance.now();
       const expected = await duck.query(sql);
       const duckdbMs = performance.now() - duckStarted;
-      const r = compareResults(result.table, expected);
-      const orderProblem = r.equal ? orderDifference(result.table, expected, result.orderedBy) : null;
+      // with --out, what is compared is what the file holds, read back by its format
+      const actual = opts.out === undefined ? result.table : await readWrittenFile(duck, opts.out, result.table.schema);
+      const r = compareResults(actual, expected);
+      const orderProblem = r.equal ? orderDifference(actual, expected, result.orderedBy) : null;
       comparison = { equal: r.equal && orderProblem === null, text: r.equal ? (orderProblem ?? '') : formatComparison(r), missing: r.missingCount, extra: r.extraCount, orderProblem, duckdbMs };
     }
     const ratio = comparison === null || comparison.duckdbMs <= 0 ? null : elapsedMs / comparison.duckdbMs;
@@ -133,7 +138,8 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
       if (opts.out === undefined && result.table.numRows > 0) process.stdout.write(`${preview(result.table, result.table.numRows)}\n`);
       if (opts.explain) process.stdout.write(`\n${formatExplain(result.plan)}`);
       if (comparison !== null) {
-        process.stdout.write(comparison.equal ? 'equal to DuckDB\n' : `differs from DuckDB:\n${comparison.text}\n`);
+        const what = opts.out === undefined ? '' : ` (${opts.out} as read back)`;
+        process.stdout.write(comparison.equal ? `equal to DuckDB${what}\n` : `differs from DuckDB${what}:\n${comparison.text}\n`);
         process.stdout.write(`time: joinlab ${round(elapsedMs)} ms, DuckDB ${round(comparison.duckdbMs)} ms${ratio === null ? '' : ` (ratio ${ratio.toFixed(2)}x: joinlab / DuckDB)`}\n`);
       }
     }
@@ -151,13 +157,18 @@ async function readWhole(path: string, name: string): Promise<Table> {
   return batches.length === 0 ? new Table(scan.schema) : new Table(batches);
 }
 
-/** The first row where the ORDER BY columns of the two (multiset-equal) tables disagree, or null. */
+/**
+ * The first row where the ORDER BY columns of the two (multiset-equal, so same-shaped) tables
+ * disagree, or null. A column is found by name in joinlab's result and taken at the same position
+ * in DuckDB's: names may repeat (`SELECT a.k, b.k`), positions do not.
+ */
 function orderDifference(actual: Table, expected: Table, columns: readonly string[]): string | null {
   if (columns.length === 0) return null;
   const text = (v: unknown) => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
-  const a = columns.map((c) => actual.getChild(c)!);
-  const e = columns.map((c) => expected.getChild(c));
-  if (e.some((c) => c === null)) return `DuckDB's result has no column ${columns.find((_c, i) => e[i] === null)}`;
+  const at = columns.map((c) => actual.schema.fields.findIndex((f) => f.name === c));
+  if (at.some((i) => i < 0 || i >= expected.numCols)) return `no column ${columns.find((_c, k) => at[k]! < 0 || at[k]! >= expected.numCols)} to check the order on`;
+  const a = at.map((i) => actual.getChildAt(i)!);
+  const e = at.map((i) => expected.getChildAt(i)!);
   for (let r = 0; r < actual.numRows; r++) {
     for (let c = 0; c < columns.length; c++) {
       if (text(a[c]!.get(r)) !== text(e[c]!.get(r))) return `row ${r + 1}: ORDER BY ${columns.join(', ')} is ${text(columns.map((_x, i) => a[i]!.get(r)))} here, ${text(columns.map((_x, i) => e[i]!.get(r)))} in DuckDB`;

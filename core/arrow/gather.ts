@@ -24,6 +24,7 @@
  * row 0, struct and fixed-size-list children are sliced with their parent (list children are not:
  * the offsets address them), while validity bitmaps and boolean values are addressed at bit `offset + row`.
  */
+import { recordBatchOf } from './record-batch.ts';
 import { Bool, Data, DataType, RecordBatch, Struct, Type, Vector, makeBuilder, makeData } from 'apache-arrow';
 import { isFixedWidth, isFlat, isOffsetBytes } from './type-families.ts';
 import type { Dictionary, Field, FixedSizeList, Int, Schema } from 'apache-arrow';
@@ -214,7 +215,7 @@ export function makeRecordBatch(schema: Schema, columns: readonly Data[], length
     return DataType.isDictionary(t) && DataType.isDictionary(d.type) && t.id !== d.type.id ? d.clone(t) : d;
   });
   const data = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children });
-  return new RecordBatch(schema, data);
+  return recordBatchOf(schema, data); // not `new RecordBatch`: it merges columns of the same name
 }
 
 /** Non-null boolean column of rows [start, start + count) of a bitset or a byte-per-row array. */

@@ -14,6 +14,7 @@
  * - every batch carries *this* schema (`conformBatch`): a batch whose schema object differs makes
  *   the writer end the stream and drop what follows.
  */
+import { recordBatchOf } from './record-batch.ts';
 import { DataType, RecordBatch, RecordBatchFileWriter, RecordBatchStreamWriter, type RecordBatchWriter, type Schema, type Vector, util } from 'apache-arrow';
 
 /** What both chunked writers offer beyond apache-arrow's writer. */
@@ -90,7 +91,7 @@ export function conformBatch(batch: RecordBatch, schema: Schema): RecordBatch {
   if (!compatible) {
     throw new Error(`IPC write: batch schema [${String(own.fields)}] differs from the stream's schema [${String(schema.fields)}]`);
   }
-  return new RecordBatch(schema, batch.data);
+  return recordBatchOf(schema, batch.data);
 }
 
 function sameSchema(a: Schema, b: Schema): boolean {
