@@ -15,6 +15,7 @@ import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
+import { formatExplain } from '../../adapters/sql/explain.ts';
 import { UnsupportedJoinError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
@@ -208,5 +209,26 @@ describe('IEJoin refusals and the planner', () => {
     const semi = await e.join(toJoinSpec({ type: 'left-semi', range: 'a < a', filter: 'l.b > r.b' }), left, right);
     expect(semi.metrics.algorithm).toBe('nested-loop');
     expect(semi.table.numRows).toBe(2); // l(1, 3) matches r(2, 1), l(2, 2) matches r(3, 1)
+  });
+
+  it('SQL: an ON with two inequalities runs on the IEJoin under auto, as DuckDB answers it', async () => {
+    const duck = await DuckDBSession.open({ threads: 1 });
+    try {
+      const rng = new Rng(7);
+      const l = makeTable(rng, 'int32', 0, 30);
+      const r = makeTable(rng, 'int32', 1, 30);
+      await duck.loadTable('l', l);
+      await duck.loadTable('r', r);
+      const e = await Engine.create({});
+      for (const join of ['JOIN', 'LEFT JOIN', 'FULL JOIN']) {
+        const sql = `SELECT l.v, r.v AS rv FROM l ${join} r ON l.a <= r.a AND r.b < l.b`;
+        const got = await e.sql(sql, { l, r });
+        const cmp = compareResults(got.table, await duck.query(sql));
+        expect(cmp.equal, `${sql}\n${formatComparison(cmp)}`).toBe(true);
+        expect(formatExplain(got.plan), sql).toMatch(/algorithm: iejoin \(chosen by auto\)/);
+      }
+    } finally {
+      await duck.close();
+    }
   });
 });
