@@ -15,7 +15,7 @@ import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { UnsupportedJoinError } from '../../core/errors.ts';
+import { MemoryLimitError, UnsupportedJoinError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { RANGE_OPS } from '../../core/types.ts';
@@ -229,5 +229,18 @@ describe('IEJoin refusals and the planner', () => {
     } finally {
       await duck.close();
     }
+  });
+
+  it('reserves through the memory pool: a limit below what it holds is a MemoryLimitError naming it', async () => {
+    const rng = new Rng(3);
+    const l = makeTable(rng, 'int32', 0, 2000);
+    const r = makeTable(rng, 'int32', 1, 2000);
+    const spec = toJoinSpec({ type: 'inner', range: 'a < a', filter: 'l.b > r.b' });
+    const e = await Engine.create({ join: 'iejoin', memoryLimit: 64 * 1024 });
+    const err = await e.join(spec, l, r).catch((x: unknown) => x);
+    expect(err).toBeInstanceOf(MemoryLimitError);
+    expect((err as MemoryLimitError).consumer).toMatch(/iejoin/);
+    const ok = await (await Engine.create({ join: 'iejoin' })).join(spec, l, r);
+    expect(ok.metrics.operators.join!.peakReservedBytes).toBeGreaterThan(64 * 1024);
   });
 });
