@@ -20,6 +20,7 @@ import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
 import { bloomCases } from './suites/bloom.ts';
 import { h2oCases } from './suites/h2o.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
+import { iejoinCases } from './suites/iejoin.ts';
 import { nestedLoopCases } from './suites/nested-loop.ts';
 import { pagesCases } from './suites/pages.ts';
 import { parquetPruningCases } from './suites/parquet-pruning.ts';
@@ -32,6 +33,7 @@ const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: Sui
   bloom: bloomCases,
   h2o: h2oCases,
   'hash-join': hashJoinCases,
+  iejoin: iejoinCases,
   'nested-loop': nestedLoopCases,
   pages: pagesCases,
   'parquet-pruning': parquetPruningCases,

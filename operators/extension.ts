@@ -7,6 +7,7 @@ import type { Extension } from '../core/registry/extensions.ts';
 import { JOIN, WORKER_TASK } from '../core/registry/slots.ts';
 import { AutoJoin } from './auto-join/auto-join.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
+import { IEJoin } from './iejoin/iejoin.ts';
 import { probeTask } from './hash-join/probe-task.ts';
 import { buildTask } from './hash-join/build-task.ts';
 import { concatTask } from './hash-join/concat-task.ts';
@@ -23,6 +24,7 @@ const extension: Extension = {
     registry.register(JOIN, new NestedLoopJoin());
     registry.register(JOIN, new SortMergeJoin());
     registry.register(JOIN, new PiecewiseMergeJoin());
+    registry.register(JOIN, new IEJoin());
     registry.register(JOIN, new AutoJoin(registry));
     // the parallel phases, run by worker threads (core/parallel/)
     registry.register(WORKER_TASK, probeTask);

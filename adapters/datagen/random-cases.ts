@@ -14,7 +14,8 @@
  *    (biased towards tiny and empty inputs), input batches of 1..64 rows;
  *  - the spec: every join type, NULL = NULL, NOT IN, residual filters (a fixed set, or — one
  *    filtered case in two — random arithmetic `+ - * / // %` over the tables' integer, decimal and
- *    float columns, see `arithmeticFilter`), range predicates, and (three cases in ten) a
+ *    float columns, see `arithmeticFilter`), range predicates (three in ten with a second
+ *    inequality `l.v OP r.v` in the filter: two conditions, what the IEJoin runs), and (three cases in ten) a
  *    `select` of a random subset of the output columns in random order;
  *  - the config: `join`, `pushdown`, `hashmap` drawn from the REGISTRY (so a strategy added by an
  *    extension is fuzzed without touching this file; `join` includes the planner `auto`, asked
@@ -298,6 +299,8 @@ interface Draw {
   readonly selectSeed: number | null;
   /** Seed of a random arithmetic filter that replaces the drawn one (null: keep it). */
   readonly arithSeed: number | null;
+  /** Range cases: the operator of a second inequality `l.v OP r.v` (an IEJoin's second condition), or null. */
+  readonly secondInequality: RangeOp | null;
   readonly existence: string;
   readonly search: string;
   readonly prefilter: boolean;
@@ -344,6 +347,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
   const prefilter = rng.chance(0.75);
   const streamedPartitions = rng.int(1, 3);
   const smallEngineThresholds = rng.chance(1 / 3);
+  const secondInequality = rng.chance(0.3) ? rng.pick(RANGE_OPS) : null;
   return {
     join,
     pairs,
@@ -380,6 +384,7 @@ function draw(space: CaseSpace, rng: Rng): Draw {
     prefilter,
     streamedPartitions,
     smallEngineThresholds,
+    secondInequality,
   };
 }
 
@@ -420,9 +425,12 @@ function specVariants(d: Draw, filter: string | undefined): CaseSpec[] {
     nullAware,
   });
   const ranged = (filter: string | undefined): CaseSpec => ({ type: d.type, range, ...(filter !== undefined ? { filter } : {}) });
+  // two inequalities (what the IEJoin runs): the range predicate and `l.v OP r.v`, before the filter
+  const second = `l.v ${d.secondInequality ?? '<'} r.v`;
+  const twoRanges = (filter: string | undefined): CaseSpec => ({ type: d.type, range, filter: filter !== undefined ? `${second} AND (${filter})` : second });
   const f = filter;
-  const preferred = d.useRange ? [ranged(f), ranged(undefined)] : [equi(f, notIn), equi(undefined, notIn)];
-  const all = [...preferred, equi(f, false), equi(undefined, false), ranged(f), ranged(undefined)];
+  const preferred = d.useRange ? (d.secondInequality !== null ? [twoRanges(f), twoRanges(undefined)] : []).concat([ranged(f), ranged(undefined)]) : [equi(f, notIn), equi(undefined, notIn)];
+  const all = [...preferred, equi(f, false), equi(undefined, false), ranged(f), ranged(undefined), twoRanges(f), twoRanges(undefined)];
   const seen = new Set<string>();
   return all.filter((s) => {
     const k = JSON.stringify(s);

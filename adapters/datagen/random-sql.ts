@@ -24,7 +24,9 @@
  *  - `aggregates`: count(*) / count / sum / min / max / avg (and count(DISTINCT)) with or without
  *    GROUP BY, HAVING, SELECT DISTINCT;
  *  - `expressions`: arithmetic, CASE, COALESCE, CAST in SELECT and in WHERE;
- *  - `rangeJoins`: joins on one inequality (plus a `<>` sometimes) instead of equalities;
+ *  - `rangeJoins`: joins on one inequality (plus a `<>` sometimes) instead of equalities; with
+ *    the residual `v < v` / `v >= v` a join draws three times in ten, that is two inequalities,
+ *    which `join: auto` runs on the IEJoin (inner and outer joins; docs/iejoin.md);
  *  - `outerWhere`: WHERE conjuncts on tables an outer join pads (e.g. the anti-join pattern
  *    `LEFT JOIN … WHERE r.k IS NULL`) and across tables of one outer-join tree;
  *  - `limit`: LIMIT / OFFSET after a total ORDER BY (the top-k, operators/sort/top-k.ts);

@@ -165,7 +165,7 @@ describe('joinlab strategies', () => {
     // auto is the default of `join`, and its description is the rule
     const auto = slots[0].strategies.find((t: { name: string }) => t.name === 'auto');
     expect(auto).toMatchObject({ extension: 'joinlab.joins', default: true });
-    expect(auto.description).toMatch(/hash when the join has an equi-key; piecewise for one range predicate without equi-key or filter; nested-loop otherwise/);
+    expect(auto.description).toMatch(/hash when the join has an equi-key; iejoin for two or more inequality conditions \(inner\/left\/right\/full\); piecewise for one range predicate without equi-key or filter; nested-loop otherwise/);
     // one default per slot that has strategies
     for (const s of slots) if (s.strategies.length > 0) expect(s.strategies.filter((t: { default: boolean }) => t.default), s.name).toHaveLength(1);
   });

@@ -47,6 +47,12 @@ describe('AutoJoin.choose', () => {
     ['a range only', { type: 'inner', range: 'a < b' }, 'piecewise'],
     ['a range only (>=)', { type: 'left-mark', range: 'a >= b' }, 'piecewise'],
     ['a range and a filter', { type: 'inner', range: 'a < b', filter: 'l.k <> r.k' }, 'nested-loop'],
+    ['a range and a second inequality', { type: 'inner', range: 'a < b', filter: 'l.k >= r.k' }, 'iejoin'],
+    ['two inequalities in the filter (one reversed), a residual beside them', { type: 'full', filter: 'r.b > l.a AND l.k <= r.k AND l.a + 1 <> r.b' }, 'iejoin'],
+    ['a range and an inequality inside an AND', { type: 'right', range: 'a <= b', filter: 'l.k <> r.k AND (l.k > r.k AND l.a > r.k)' }, 'iejoin'],
+    ['two inequalities, a semi join (DuckDB: no IEJoin, no single-condition merge)', { type: 'left-semi', range: 'a < b', filter: 'l.k >= r.k' }, 'nested-loop'],
+    ['two inequalities and an equi-key', { type: 'left', on: 'k=k', filter: 'l.a < r.b AND l.k > r.b' }, 'hash'],
+    ['an inequality against an expression is not a condition', { type: 'inner', range: 'a < b', filter: 'l.k > r.k + 1' }, 'nested-loop'],
     ['a filter only', { type: 'left', filter: 'l.a < r.b' }, 'nested-loop'],
     ['a cross product', { type: 'inner' }, 'nested-loop'],
   ];
@@ -55,12 +61,19 @@ describe('AutoJoin.choose', () => {
     expect(explainAutoJoin(toJoinSpec(spec)).algorithm).toBe(expected);
   });
 
+  it('two inequality conditions go to iejoin for inner / left / right / full, to nested-loop for semi / anti / mark (can_iejoin = false)', () => {
+    for (const type of JOIN_TYPES) {
+      const expected = type === 'inner' || type === 'left' || type === 'right' || type === 'full' ? 'iejoin' : 'nested-loop';
+      expect(auto.choose(bind({ type, range: 'a <= b', filter: 'l.k > r.k' })), type).toBe(expected);
+    }
+  });
+
   it('a single range predicate goes to piecewise for every join type (one condition: DuckDB merges semi/anti/mark too)', () => {
     for (const type of JOIN_TYPES) expect(auto.choose(bind({ type, range: 'a <= b' })), type).toBe('piecewise');
   });
 
   it('states the rule in its description (what `joinlab strategies` prints) and is the default of `join`', () => {
-    expect(auto.description).toMatch(/hash when the join has an equi-key; piecewise for one range predicate without equi-key or filter; nested-loop otherwise/);
+    expect(auto.description).toMatch(/hash when the join has an equi-key; iejoin for two or more inequality conditions \(inner\/left\/right\/full\); piecewise for one range predicate without equi-key or filter; nested-loop otherwise/);
     expect(parseConfig({}).join).toBe('auto');
   });
 });

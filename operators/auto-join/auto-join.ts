@@ -5,7 +5,7 @@
  * in `joinlab join --json`.
  *
  * The rule is DuckDB's, from `PhysicalPlanGenerator::PlanComparisonJoin` in
- * src/execution/physical_plan/plan_comparison_join.cpp (duckdb/duckdb, read at commit 044a04a7):
+ * src/execution/physical_plan/plan_comparison_join.cpp (duckdb/duckdb, read at commit 044a04a7, unchanged at v1.5.5):
  *  - no conditions at all: a `PhysicalCrossProduct`;
  *  - `has_equality = op.HasEquality(has_range)` counts the conditions: `=` / `IS NOT DISTINCT
  *    FROM` make `has_equality`, each of `< <= > >=` adds one to `has_range` (`<>` counts as
@@ -23,19 +23,25 @@
  * joinlab's version, for the joins it has:
  *
  *   hash         when the spec has an equi-key (`on` non-empty), whatever else it has
+ *   iejoin       two or more inequality conditions (the range predicate and the filter's
+ *                column-vs-column `< <= > >=` conjuncts, operators/iejoin/conditions.ts), no
+ *                equi-key, an inner / left / right / full join (`can_iejoin`)
  *   piecewise    one range predicate, no equi-key and no residual filter
- *   nested-loop  otherwise: a range with a filter, a filter-only join, a cross product
+ *   nested-loop  otherwise: a range with another filter, a semi / anti / mark join with two
+ *                inequalities, a filter-only join, a cross product
  *
- * How it differs: there is no IEJoin, so a range predicate plus a filter (which DuckDB would often
- * turn into two range conditions and an IEJoin or a multi-condition merge) goes to nested-loop —
- * joinlab's piecewise merge join takes exactly one range predicate and no residual filter. There
- * are no cardinality thresholds: the choice is made when the join is bound, before any data or
- * statistics are read, so it depends on the spec alone. A cross product runs on nested-loop
- * (joinlab has no cross-product operator). The single-condition rule for semi/anti/mark never
- * bites: the piecewise case is always one condition. And as in DuckDB, `sort-merge` is never
- * chosen — an equi-join is a hash join. One consequence: an equi-key *plus* a range predicate goes
- * to hash, which refuses a range beside equi-keys (express the range as `--filter`, or pick
- * `--algorithm nested-loop`); the error then says `join algorithm 'hash' (chosen by 'auto')`.
+ * How it differs: joinlab's piecewise merge join takes exactly one range predicate and no residual
+ * filter, so a range predicate plus a filter that is not a second inequality goes to nested-loop
+ * (DuckDB would merge on it and evaluate the rest); likewise a semi / anti / mark join with two
+ * inequalities (DuckDB: nested loop there too, `can_merge` needs a single condition). There are
+ * no cardinality thresholds: the choice is made when the join is bound, before any data or
+ * statistics are read, so it depends on the spec (and, for which filter conjuncts are IEJoin
+ * conditions, the column types) alone — DuckDB's IEJoin for inputs under 1000 estimated rows
+ * becomes a piecewise merge join, joinlab's stays an IEJoin. A cross product runs on nested-loop
+ * (joinlab has no cross-product operator). And as in DuckDB, `sort-merge` is never chosen — an
+ * equi-join is a hash join. One consequence: an equi-key *plus* a range predicate goes to hash,
+ * which refuses a range beside equi-keys (express the range as `--filter`, or pick `--algorithm
+ * nested-loop`); the error then says `join algorithm 'hash' (chosen by 'auto')`.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { UnknownStrategyError } from '../../core/errors.ts';
@@ -44,14 +50,23 @@ import { chooseJoinAlgorithm, joinUnsupportedReason } from '../../core/join-plan
 import type { BoundJoin } from '../../core/plan.ts';
 import type { Registry } from '../../core/registry/registry.ts';
 import { JOIN } from '../../core/registry/slots.ts';
-import type { JoinSpec } from '../../core/types.ts';
+import { outputSides, type JoinSpec } from '../../core/types.ts';
+import type { Schema } from 'apache-arrow';
+import { ieJoinConditions } from '../iejoin/conditions.ts';
 
 /** The algorithms `auto` chooses between. */
-export type AutoJoinChoice = 'hash' | 'piecewise' | 'nested-loop';
+export type AutoJoinChoice = 'hash' | 'iejoin' | 'piecewise' | 'nested-loop';
 
-/** What `auto` chooses for `spec`, with the rule's reason. */
-export function explainAutoJoin(spec: JoinSpec): { readonly algorithm: AutoJoinChoice; readonly reason: string } {
+/**
+ * What `auto` chooses for `spec`, with the rule's reason. `schemas`: the inputs' (a filter
+ * conjunct whose columns have no common key kind is then not an inequality condition).
+ */
+export function explainAutoJoin(spec: JoinSpec, schemas?: { readonly left: Schema; readonly right: Schema }): { readonly algorithm: AutoJoinChoice; readonly reason: string } {
   if (spec.on.length > 0) return { algorithm: 'hash', reason: `${spec.on.length} equi-key${spec.on.length > 1 ? 's' : ''}` };
+  if (outputSides(spec.type) === 'both') {
+    const n = ieJoinConditions(spec, schemas).conditions.length;
+    if (n >= 2) return { algorithm: 'iejoin', reason: `${n} inequality conditions, no equi-key (DuckDB's can_iejoin)` };
+  }
   if (spec.range !== undefined && spec.filter === undefined) return { algorithm: 'piecewise', reason: 'one range predicate, no equi-key, no filter' };
   if (spec.range !== undefined) return { algorithm: 'nested-loop', reason: 'a range predicate with a residual filter' };
   return { algorithm: 'nested-loop', reason: spec.filter !== undefined ? 'no equi-key or range predicate, only a filter' : 'a cross product' };
@@ -60,13 +75,13 @@ export function explainAutoJoin(spec: JoinSpec): { readonly algorithm: AutoJoinC
 export class AutoJoin implements JoinAlgorithm {
   readonly name = 'auto';
   readonly description =
-    "planner, the default: hash when the join has an equi-key; piecewise for one range predicate without equi-key or filter; nested-loop otherwise (range + filter, filter only, cross product) — DuckDB's PlanComparisonJoin rule without IEJoin; --json shows the chosen algorithm";
+    "planner, the default: hash when the join has an equi-key; iejoin for two or more inequality conditions (inner/left/right/full); piecewise for one range predicate without equi-key or filter; nested-loop otherwise (range + other filter, filter only, cross product) — DuckDB's PlanComparisonJoin rule; --json shows the chosen algorithm";
 
   /** `registry`: where the chosen algorithm is looked up to answer `unsupportedReason` (without it, null). */
   constructor(private readonly registry?: Registry) {}
 
   choose(join: BoundJoin): AutoJoinChoice {
-    return explainAutoJoin(join.spec).algorithm;
+    return explainAutoJoin(join.spec, { left: join.leftSchema, right: join.rightSchema }).algorithm;
   }
 
   /** The chosen algorithm's reason (or that it is not registered); null without a registry: the engine checks the chosen one. */
