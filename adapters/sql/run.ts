@@ -27,7 +27,7 @@ import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import type { Config } from '../../core/config/schema.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import type { Registry } from '../../core/registry/registry.ts';
-import { UnsupportedExpressionError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
+import { ExpressionError, UnsupportedExpressionError, UnsupportedSqlError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import { MemoryPool } from '../../core/memory/pool.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Scan } from '../../core/scan/scan.ts';
@@ -48,6 +48,15 @@ import { checkHiddenReads } from './scope.ts';
 import { scalarConstant } from './typed-constant.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
 import { applySubquery, type SubqueryHost } from './subquery.ts';
+
+/**
+ * An evaluator message in the query's terms: the expression language qualifies a column by the
+ * side of the join it reads (`l.d + 1`), which a SQL query never wrote — the SQL name is the bare
+ * column name (`d + 1`).
+ */
+export function sqlMessage(message: string): string {
+  return message.replace(/(^|[^\w.'"])[lr]\.(?=["A-Za-z_])/g, '$1');
+}
 
 /** What running SQL needs of an engine (composition.ts's `Engine`). */
 export interface SqlEngine extends StreamEngine, SelectEngine {
@@ -102,7 +111,9 @@ export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Re
     out = await run.query(query, new Map());
   } catch (e) {
     // what DuckDB evaluates and joinlab's evaluator does not is outside the subset, not an error
-    if (e instanceof UnsupportedExpressionError) throw new UnsupportedSqlError(e.message, null);
+    if (e instanceof UnsupportedExpressionError) throw new UnsupportedSqlError(sqlMessage(e.message), null);
+    if (e instanceof ExpressionError) e.message = sqlMessage(e.message);
+    if (e instanceof UnsupportedTypeError && /^(left|right)\./.test(e.column)) throw new UnsupportedTypeError(e.column.replace(/^(left|right)\./, ''), e.type, e.context);
     throw e;
   } finally {
     // the filters sip transfers built live as long as the query
@@ -322,13 +333,43 @@ class QueryRun {
     const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => {
       // run once per query run (the correlation analysis binds FROM clauses before they run)
       let out = this.#derived.get(d.query);
-      if (out === undefined) this.#derived.set(d.query, (out = this.query(d.query, ctes)));
+      if (out === undefined) {
+        await this.refuseLateral(d, ref, ctes);
+        this.#derived.set(d.query, (out = this.query(d.query, ctes)));
+      }
       const { table, plan } = await out;
       const scan = await openScan(table, d.alias ?? 'subquery');
       subqueryPlans.set(scan, plan); // explain shows what produced the rows under the scan
       return scan;
     };
     return bindFrom(ref, table, derived);
+  }
+
+  /**
+   * DuckDB lets a derived table read the tables written beside it in FROM (implicitly LATERAL:
+   * `FROM a, (SELECT a.k + 1) s`); joinlab runs a derived table on its own, so such a read is
+   * refused as what it is — not reported as a missing column. A reference no sibling table has
+   * stays a MissingColumnError when the derived query runs.
+   */
+  private async refuseLateral(d: Extract<TableRef, { kind: 'derived' }>, from: TableRef, ctes: Ctes): Promise<void> {
+    const siblings: { name: string; table: string | null }[] = [];
+    const walk = (r: TableRef): void => {
+      if (r === d) return;
+      if (r.kind === 'join') {
+        walk(r.left);
+        walk(r.right);
+      } else siblings.push({ name: r.alias ?? (r.kind === 'table' ? r.name : ''), table: r.kind === 'table' ? r.name : null });
+    };
+    walk(from);
+    if (siblings.length === 0) return;
+    const columnsOf = (table: string | null): readonly string[] => {
+      const source = table === null || ctes.has(table) ? undefined : this.tables[table];
+      return source instanceof Table ? source.schema.fields.map((f) => f.name) : [];
+    };
+    for (const r of await outerReferences(d.query, ctes, this.bindScope)) {
+      const beside = r.names.length === 2 ? siblings.some((s) => s.name === r.names[0]) : r.names.length === 1 && siblings.some((s) => columnsOf(s.table).includes(r.names[0]!));
+      if (beside) notYet(`a derived table reading '${r.names.join('.')}' of a table beside it in FROM (LATERAL)`, r.at);
+    }
   }
 
   scanReports(): ScanReport[] {

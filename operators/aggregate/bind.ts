@@ -84,7 +84,7 @@ export function bindAggregate(schema: Schema, spec: AggregateSpec): BoundAggrega
   }
   const groupFields = spec.groupBy.map((name) => fieldOf(schema, name, 'the aggregate input (group by)'));
   const groupKinds = groupFields.map((f) => {
-    const kind = keyKindOf(f.type, f.name); // UnsupportedTypeError for types that cannot be keys
+    const kind = keyKindIn(f, 'as a group-by column'); // UnsupportedTypeError for types that cannot be keys
     const why = ungatherableReason(f.type);
     if (why !== null) throw new UnsupportedTypeError(f.name, String(f.type), `as a group-by column: ${why}`);
     return kind;
@@ -94,7 +94,7 @@ export function bindAggregate(schema: Schema, spec: AggregateSpec): BoundAggrega
     const same = (i: BoundInput) => i.column === f.name && i.distinct === distinct && JSON.stringify(i.layout) === JSON.stringify(layout);
     const at = inputs.findIndex(same);
     if (at >= 0) return at;
-    return inputs.push({ column: f.name, layout, distinct, kind: distinct ? keyKindOf(f.type, f.name) : null }) - 1;
+    return inputs.push({ column: f.name, layout, distinct, kind: distinct ? keyKindIn(f, 'as a DISTINCT aggregate argument') : null }) - 1;
   };
   const aggregates = spec.aggregates.map((call) => bindCall(schema, call, inputOf));
   const fields = [...groupFields, ...aggregates.map((a) => a.field)];
@@ -105,6 +105,16 @@ export function bindAggregate(schema: Schema, spec: AggregateSpec): BoundAggrega
     names.add(f.name);
   }
   return { groupBy: spec.groupBy, groupFields, groupKinds, inputs, aggregates, schema: new Schema(fields) };
+}
+
+/** `keyKindOf`, its refusal naming the aggregate's use of the column (not "as a join key"). */
+function keyKindIn(f: Field, use: string): ReturnType<typeof keyKindOf> {
+  try {
+    return keyKindOf(f.type, f.name);
+  } catch (e) {
+    if (e instanceof UnsupportedTypeError) throw new UnsupportedTypeError(e.column, e.type, use);
+    throw e;
+  }
 }
 
 type InputOf = (f: Field, layout: ValueLayout | null, distinct: boolean) => number;
