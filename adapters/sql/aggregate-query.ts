@@ -110,7 +110,15 @@ export function planAggregate(rel: Relation, q: SelectQuery): AggregatePlan {
     return mapChildren(e, rewrite);
   };
   const select = q.select.map((s) => ({ ...s, expr: rewrite(s.expr) }));
-  const having = q.having === null ? null : rewrite(q.having);
+  // HAVING may name a select-list alias that is no column of FROM (`sum(v) AS s … HAVING s > 20`), as in DuckDB
+  const aliased = (e: SqlExpr): SqlExpr => {
+    if (e.kind === 'column' && e.names.length === 1 && safeResolve(rel, e.names) === undefined) {
+      const item = q.select.find((s) => s.alias === e.names[0]);
+      if (item !== undefined) return item.expr;
+    }
+    return mapChildren(e, aliased);
+  };
+  const having = q.having === null ? null : rewrite(aliased(q.having));
   const orderBy = q.orderBy.map((o) => {
     // ORDER BY a position or an output alias stays as written
     const e = o.expr;
