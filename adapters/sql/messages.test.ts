@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
-import { ExpressionError, UnsupportedSqlError, UnsupportedTypeError } from '../../core/errors.ts';
+import { ExpressionError, MissingColumnError, UnsupportedSqlError, UnsupportedTypeError } from '../../core/errors.ts';
 import { differentialSession, SMALL_TABLES, type DifferentialSession } from './differential.ts';
 import { runSql } from './run.ts';
 
@@ -45,6 +45,16 @@ describe('error messages name what the user wrote', () => {
     const g = await errorOf('SELECT lst FROM dl GROUP BY lst');
     expect(g.message).toMatch(/column 'lst' .* as a group-by column/);
     expect(g.message).not.toContain('\u0000');
+  });
+
+  it('min of a List column, a join of a string with a number, a column no scope has', async () => {
+    expect((await errorOf('SELECT min(lst) FROM dl')).message).toMatch(/column 'lst' has type List.* as an argument of min$/);
+    const k = await errorOf('SELECT a.k FROM a JOIN dl ON a.x = dl.id');
+    expect(k.message).toBe('key types do not match: x (Utf8) and id (Int32) cannot be compared');
+    // not "a correlated scalar subquery": no query has the column
+    const m = await errorOf('SELECT (SELECT max(nope) FROM b)');
+    expect(m).toBeInstanceOf(MissingColumnError);
+    expect(m.message).toMatch(/column 'nope' not found .*columns: b\.k, b\.v, b\.y/);
   });
 
   it('current_date is an unsupported special value, not a missing column', async () => {

@@ -107,14 +107,18 @@ export function bindAggregate(schema: Schema, spec: AggregateSpec): BoundAggrega
   return { groupBy: spec.groupBy, groupFields, groupKinds, inputs, aggregates, schema: new Schema(fields) };
 }
 
-/** `keyKindOf`, its refusal naming the aggregate's use of the column (not "as a join key"). */
-function keyKindIn(f: Field, use: string): ReturnType<typeof keyKindOf> {
+/** `key()` (a key-type check), its refusal naming the aggregate's use of the column (not "as a join key"). */
+function keyed<T>(key: () => T, use: string): T {
   try {
-    return keyKindOf(f.type, f.name);
+    return key();
   } catch (e) {
     if (e instanceof UnsupportedTypeError) throw new UnsupportedTypeError(e.column, e.type, use);
     throw e;
   }
+}
+
+function keyKindIn(f: Field, use: string): ReturnType<typeof keyKindOf> {
+  return keyed(() => keyKindOf(f.type, f.name), use);
 }
 
 type InputOf = (f: Field, layout: ValueLayout | null, distinct: boolean) => number;
@@ -199,10 +203,10 @@ export function avgRule(type: DataType): AvgRule {
 }
 
 function bindMinMax(call: AggregateCall, f: Field, vt: DataType, name: string, inputOf: InputOf): BoundAggregate {
-  const cls = classifyKeyType(vt, f.name); // UnsupportedTypeError: not orderable
+  const cls = keyed(() => classifyKeyType(vt, f.name), `as an argument of ${call.fn}`); // UnsupportedTypeError: not orderable
   if (cls.c === 'null') throw new UnsupportedTypeError(f.name, String(f.type), `by ${name} (a column of only NULLs has no Arrow type to return)`);
   if (cls.c === 'float' && cls.bits === 16) throw new UnsupportedTypeError(f.name, String(f.type), `by ${name} (half floats)`);
-  const layout = valueLayout(vt, keyKindOf(vt, f.name));
+  const layout = valueLayout(vt, keyed(() => keyKindOf(vt, f.name), `as an argument of ${call.fn}`));
   if (layout === null || layout.layout === 'nulls') throw new UnsupportedTypeError(f.name, String(f.type), `by ${name}`);
   const isMax = call.fn === 'max';
   // min(DISTINCT x) = min(x): the values need no dedupe
