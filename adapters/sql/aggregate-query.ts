@@ -16,10 +16,11 @@
  */
 import type { Table } from 'apache-arrow';
 import type { AggregateCall, AggregateFunction, AggregateSpec } from '../../core/aggregate.ts';
-import { UsageError } from '../../core/errors.ts';
+import { JoinlabError, MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import type { SelectItem, SelectQuery, SqlExpr } from './ast.ts';
 import { openScan } from '../io/open.ts';
 import { childrenOf, mapChildren, notYet, resolveIn, scanRelation, type Relation } from './relation.ts';
+import { sqlText } from './sql-text.ts';
 
 const FUNCTIONS: Record<string, AggregateFunction> = { count: 'count', count_star: 'count_star', sum: 'sum', min: 'min', max: 'max', avg: 'avg' };
 
@@ -46,6 +47,23 @@ export interface AggregatePlan {
   readonly having: SqlExpr | null;
   /** The aggregate's output table as the relation `query` reads. */
   output(table: Table): Promise<Relation>;
+  /** An error of the aggregate, its hidden column names replaced by the user's expressions. */
+  userError(e: unknown): unknown;
+}
+
+/**
+ * `e` with the hidden column names of `names` (an operator's input columns, e.g. `\u0000a0`) replaced
+ * by the SQL text the user wrote for them, so a refusal names `sum(x)` and not `sum(\u0000a0)`.
+ */
+export function withUserNames(e: unknown, names: ReadonlyMap<string, string>): unknown {
+  if (!(e instanceof JoinlabError) || names.size === 0) return e;
+  const user = (n: string): string => names.get(n) ?? n;
+  if (e instanceof UnsupportedTypeError) return new UnsupportedTypeError(user(e.column), e.type, e.context);
+  if (e instanceof MissingColumnError) return new MissingColumnError(user(e.column), e.where, e.available.map(user));
+  let message = e.message;
+  for (const [hidden, text] of names) message = message.split(`column '${hidden}'`).join(`'${text}'`).split(hidden).join(text);
+  e.message = message;
+  return e;
 }
 
 const G = (i: number) => `\u0000g${i}`;
@@ -92,13 +110,24 @@ export function planAggregate(rel: Relation, q: SelectQuery): AggregatePlan {
     return mapChildren(e, rewrite);
   };
   const select = q.select.map((s) => ({ ...s, expr: rewrite(s.expr) }));
-  const having = q.having === null ? null : rewrite(q.having);
+  // HAVING may name a select-list alias that is no column of FROM (`sum(v) AS s … HAVING s > 20`), as in DuckDB
+  const aliased = (e: SqlExpr): SqlExpr => {
+    if (e.kind === 'column' && e.names.length === 1 && safeResolve(rel, e.names) === undefined) {
+      const item = q.select.find((s) => s.alias === e.names[0]);
+      if (item !== undefined) return item.expr;
+    }
+    return mapChildren(e, aliased);
+  };
+  const having = q.having === null ? null : rewrite(aliased(q.having));
   const orderBy = q.orderBy.map((o) => {
     // ORDER BY a position or an output alias stays as written
     const e = o.expr;
     if ((e.kind === 'constant' && e.constant.type === 'INTEGER') || (e.kind === 'column' && e.names.length === 1 && q.select.some((s) => s.alias === e.names[0]))) return o;
     return { ...o, expr: rewrite(e) };
   });
+  // HAVING without GROUP BY or aggregates (`SELECT 1 FROM t HAVING true`) is still an aggregate
+  // query: one group of all the rows, one output row — count(*) gives the operator something to compute
+  if (groups.length === 0 && calls.length === 0) calls.push({ key: 'count(*)', arg: null, call: { fn: 'count_star', column: null, distinct: false, as: R(0) } });
   const inputItems: SelectItem[] = [
     ...groups.map((g, i) => ({ expr: g, alias: G(i), name: G(i) })),
     ...calls.filter((c) => c.arg !== null).map((c) => ({ expr: c.arg!, alias: c.call.column!, name: c.call.column! })),
@@ -112,6 +141,7 @@ export function planAggregate(rel: Relation, q: SelectQuery): AggregatePlan {
     query: { ...q, select, orderBy, groupBy: [], having: null },
     having,
     output: async (table) => scanRelation(await openScan(table, 'aggregate'), ''),
+    userError: (e) => withUserNames(e, new Map([...groups.map((g, i) => [G(i), sqlText(g)] as const), ...calls.flatMap((c) => (c.arg === null ? [] : [[c.call.column!, sqlText(c.arg)] as const]))])),
   };
 }
 

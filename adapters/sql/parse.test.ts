@@ -142,6 +142,17 @@ describe('parseSql', () => {
       ['SELECT * FROM s.t', /schema- or catalog-qualified/, ''],
       ['SELECT x FROM t GROUP BY ROLLUP (x)', /GROUPING SETS/, ''],
       ['SELECT 1; SELECT 2', /2 statements/, ''],
+      // fields of a node the converter reads (issue 31: TABLESAMPLE returned every row)
+      ['SELECT * FROM t TABLESAMPLE 10%', /TABLESAMPLE/, 't'],
+      ['SELECT * FROM t USING SAMPLE 5 ROWS', /TABLESAMPLE \/ USING SAMPLE/, ''],
+      ['SELECT struct_pack(a := 1)', /named argument/, ''],
+      ['SELECT * EXCLUDE (x) FROM t', /\* EXCLUDE/, ''],
+      ['SELECT count(*) FILTER (WHERE x > 1) FROM t', /FILTER/, 'count'],
+      ['SELECT x FROM t ORDER BY ALL', /ORDER BY ALL/, ''],
+      ['SELECT count(*) FROM t GROUP BY ()', /GROUP BY \(\)/, ''],
+      ['SELECT x FROM t LIMIT 10%', /LIMIT … %/, ''],
+      ['SELECT 1e400', /out of range/, '1e400'],
+      ['(SELECT x FROM t LIMIT 3) LIMIT 1', /cannot write as a parse tree|LIMIT applied after/, ''],
     ];
     for (const [sql, what, at] of cases) {
       const e = await unsupportedOf(sql);

@@ -23,10 +23,11 @@ import type { ArithOp, At, CompareOp, JoinKind, OrderItem, SelectItem, SelectQue
 import type { DuckDBSession } from '../duckdb/session.ts';
 import { childrenOf } from './relation.ts';
 
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Node = { readonly [k: string]: Json };
 
 const BIG = '\u0000big:';
+const FLOAT = '\u0000float:';
 
 /** JSON.parse, with every integer of 16+ digits kept exact (as a `BIG`-marked string). */
 export function parseExactJson(text: string): Json {
@@ -42,6 +43,14 @@ export function parseExactJson(text: string): Json {
     }
     if (c === 34) {
       inString = true;
+      continue;
+    }
+    // DuckDB writes an infinite or NaN DOUBLE as a bare `Infinity` / `NaN`, which is not JSON
+    const special = c === 73 /* I */ || c === 78 /* N */ || c === 45 ? /^-?(?:Infinity|NaN)/.exec(text.slice(i, i + 9)) : null;
+    if (special !== null) {
+      out += `${text.slice(last, i)}"\\u0000float:${special[0]}"`;
+      last = i + special[0].length;
+      i = last - 1;
       continue;
     }
     if (c === 45 /* - */ || (c >= 48 && c <= 57)) {
@@ -232,21 +241,157 @@ function exactJsonText(node: Json): string {
     if (typeof v === 'number' && Number.isInteger(v) && (float || !Number.isSafeInteger(v))) return `${BIG}${Number.isSafeInteger(v) ? `${v}.0` : v.toExponential()}`;
     return v;
   });
-  return text.replace(/"\\u0000big:(-?[\d.e+-]+)"/g, '$1');
+  return text.replace(/"\\u0000big:(-?[\d.e+-]+)"/g, '$1').replace(/"\\u0000float:(-?(?:Infinity|NaN))"/g, '$1');
+}
+
+/**
+ * Totality. Every JSON object of the parse tree the converter visits is read through `Fields`,
+ * which records the keys it consumed; `done()` then refuses every other key unless its value is
+ * null or the node class's known default (`DEFAULTS`). So a clause DuckDB writes into a node
+ * joinlab reads — TABLESAMPLE on a table, QUALIFY, a FILTER on an aggregate, `* EXCLUDE`, a named
+ * argument — is an UnsupportedSqlError naming it, never silently dropped; and a field a newer
+ * DuckDB adds refuses the query until the converter reads it or lists its default here.
+ * (`traceFields` lets a test check that the walk reached every object and accounted for every key.)
+ */
+const ALWAYS_READ = ['type', 'class', 'query_location'];
+
+/** Per node class: a field whose value is this default says nothing (null / absent is the same). */
+const DEFAULTS: Record<string, Record<string, Json>> = {
+  expression: { alias: '' },
+  STAR: { exclude_list: [], replace_list: [], columns: false, qualified_exclude_list: [], rename_list: [] },
+  FUNCTION: { order_bys: { type: 'ORDER_MODIFIER', orders: [] }, export_state: false },
+  SUBQUERY_EXPR: { comparison_type: 'INVALID' },
+  CAST: { try_cast: false },
+  table: { alias: '', column_name_alias: [] },
+  JOIN: { delim_flipped: false, duplicate_eliminated_columns: [] },
+  cte: { key_targets: [], aliases: [] },
+  statement: { named_param_map: [] },
+  type_info: { alias: '' },
+};
+
+/** What a refused field is, for the message (else `<node class> field '<key>'`). */
+const FIELD_CONSTRUCTS: Record<string, string> = {
+  sample: 'TABLESAMPLE / USING SAMPLE',
+  qualify: 'QUALIFY',
+  filter: 'FILTER (WHERE …) on an aggregate',
+  order_bys: 'ORDER BY inside an aggregate',
+  export_state: 'EXPORT_STATE',
+  exclude_list: '* EXCLUDE',
+  qualified_exclude_list: '* EXCLUDE',
+  replace_list: '* REPLACE',
+  rename_list: '* RENAME',
+  columns: 'COLUMNS(...)',
+  expr: 'COLUMNS(...)',
+  try_cast: 'TRY_CAST',
+  key_targets: 'USING KEY on a CTE',
+  named_param_map: 'prepared-statement parameters',
+  alias: 'a name or alias inside an expression (named argument)',
+  column_name_alias: 'column aliases on this table reference',
+  with_ordinality: 'WITH ORDINALITY',
+  delim_flipped: 'a delim join',
+  duplicate_eliminated_columns: 'a delim join',
+  at_clause: 'AT (time travel)',
+  ignore_nulls: 'IGNORE NULLS',
+  collation: 'COLLATE',
+};
+
+/** `read`: the keys the converter read (their values are walked on); `checked`: keys refused unless at their default. */
+export type FieldsTrace = (node: Node, read: ReadonlySet<string>, checked: ReadonlySet<string>) => void;
+let trace: FieldsTrace | null = null;
+
+/** Runs `f` with `t` told of every node read, with the keys it read and those it checked. For tests. */
+export function traceFields<T>(t: FieldsTrace, f: () => T): T {
+  trace = t;
+  try {
+    return f();
+  } finally {
+    trace = null;
+  }
+}
+
+function isDefault(v: Json | undefined, d: Json | undefined): boolean {
+  if (v === null || v === undefined) return true;
+  return d !== undefined && JSON.stringify(v) === JSON.stringify(d);
+}
+
+class Fields {
+  private readonly consumed = new Set<string>(ALWAYS_READ);
+  private readonly checked = new Set<string>();
+  private readonly defaults: Record<string, Json>[];
+  constructor(
+    readonly node: Node,
+    private readonly what: string,
+    classes: readonly string[],
+  ) {
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) throw new UnsupportedSqlError(`a ${what} that is not an object in the parse tree`, null);
+    this.defaults = classes.map((c) => DEFAULTS[c] ?? {});
+  }
+
+  /** Reads (consumes) `key`. */
+  get(key: string): Json | undefined {
+    this.consumed.add(key);
+    return this.node[key];
+  }
+
+  /** Reads `key` as an object node (absent / null: undefined). */
+  node_(key: string): Node | undefined {
+    const v = this.get(key);
+    return v === null || v === undefined ? undefined : (v as Node);
+  }
+
+  /** Refuses `key` (naming `construct`) unless it is null / absent or at its default. */
+  refuse(key: string, construct = FIELD_CONSTRUCTS[key] ?? `${this.what} field '${key}'`): void {
+    this.checked.add(key);
+    const v = this.node[key];
+    if (isDefault(v, this.defaultOf(key))) return;
+    const at = v !== null && typeof v === 'object' && !Array.isArray(v) && 'query_location' in v ? atOf(v as Node) : null;
+    throw new UnsupportedSqlError(construct, at ?? atOf(this.node));
+  }
+
+  /** Every key not consumed must be at its default. */
+  done(): void {
+    const keys = Object.keys(this.node);
+    for (const k of keys) if (!this.consumed.has(k) && !this.checked.has(k)) this.refuse(k);
+    if (trace !== null) trace(this.node, this.consumed, this.checked);
+  }
+
+  private defaultOf(key: string): Json | undefined {
+    for (const d of this.defaults) if (key in d) return d[key];
+    return undefined;
+  }
+}
+
+function fields(n: Node, what: string, ...classes: string[]): Fields {
+  return new Fields(n, what, classes);
 }
 
 /** The tree of `json_serialize_sql`'s output (exported for tests and for callers with their own DuckDB). */
 export function convertParseTree(json: string): SelectQuery {
-  const doc = parseExactJson(json) as Node;
+  return convertDocument(parseExactJson(json));
+}
+
+/** `convertParseTree` of the parsed document (what `parseExactJson` returns). */
+export function convertDocument(parsed: Json): SelectQuery {
+  const doc = parsed as Node;
   if (doc.error === true) {
     const pos = bigOf(doc.position ?? null) ?? (typeof doc.position === 'string' && /^\d+$/.test(doc.position) ? BigInt(doc.position) : null);
     const message = String(doc.error_message ?? 'the SQL does not parse');
     if (doc.error_type === 'not implemented' || /only SELECT statements/i.test(message)) throw new UnsupportedSqlError(`statement (${message})`, pos === null ? null : Number(pos));
+    // DuckDB parsed the text but cannot serialise its tree (`(SELECT … LIMIT 3) ORDER BY …`)
+    if (/NOT IMPLEMENTED/.test(message)) throw new UnsupportedSqlError(`a statement DuckDB cannot write as a parse tree (${message}), e.g. ORDER BY / LIMIT on a parenthesised query`, pos === null ? null : Number(pos));
     throw new SqlSyntaxError(message, pos === null ? null : Number(pos));
   }
   const statements = doc.statements as Json[];
   if (!Array.isArray(statements) || statements.length !== 1) throw new UnsupportedSqlError(`${Array.isArray(statements) ? statements.length : 0} statements (exactly one SELECT is supported)`, null);
-  return queryNode(((statements[0] as Node).node as Node) ?? {});
+  return statement(statements[0] as Node);
+}
+
+/** `{node, named_param_map}`: a statement, a subquery, a CTE's query. */
+function statement(n: Node): SelectQuery {
+  const f = fields(n, 'statement', 'statement');
+  const q = queryNode(f.node_('node') ?? {});
+  f.done();
+  return q;
 }
 
 function atOf(n: Node | null | undefined): At {
@@ -262,69 +407,123 @@ function list(v: Json | undefined): Node[] {
   return Array.isArray(v) ? (v as Node[]) : [];
 }
 
+function strings(v: Json | undefined): string[] {
+  return list(v).map(String);
+}
+
+/** The modifiers joinlab applies, in the order it applies them (DuckDB applies its list in order). */
+const MODIFIER_ORDER = ['DISTINCT_MODIFIER', 'ORDER_MODIFIER', 'LIMIT_MODIFIER'];
+
 function queryNode(n: Node): SelectQuery {
   const type = String(n.type ?? '');
-  if (type === 'SET_OPERATION_NODE') unsupported(`set operation ${String(n.setop_type ?? '')}`.trim(), n);
+  if (type === 'SET_OPERATION_NODE') unsupported(`set operation ${String(n.setop_type ?? '')}${n.setop_all === true ? ' ALL' : ''}`.trim(), n);
   if (type === 'RECURSIVE_CTE_NODE') unsupported('recursive CTE', n);
   if (type !== 'SELECT_NODE') unsupported(`query node ${type}`, n);
-  const ctes = cteList(n);
+  const f = fields(n, 'SELECT');
+  const ctes = cteList(f.node_('cte_map'));
   let distinct = false;
   let orderBy: OrderItem[] = [];
   let limit: bigint | null = null;
   let offset: bigint | null = null;
-  for (const m of list(n.modifiers)) {
-    switch (m.type) {
+  let last = -1;
+  for (const m of list(f.get('modifiers'))) {
+    const mt = String(m.type);
+    const rank = MODIFIER_ORDER.indexOf(mt);
+    if (rank === -1) unsupported(mt === 'LIMIT_PERCENT_MODIFIER' ? 'LIMIT … %' : `${mt.replace(/_MODIFIER$/, '')} clause`, m);
+    // `(SELECT … LIMIT 3) LIMIT 1`, or LIMIT before ORDER BY: not the order joinlab applies them in
+    if (rank <= last) unsupported(`${mt.replace(/_MODIFIER$/, '')} applied after ${MODIFIER_ORDER[last]!.replace(/_MODIFIER$/, '')} (nested modifiers)`, m);
+    last = rank;
+    const mf = fields(m, mt);
+    switch (mt) {
       case 'DISTINCT_MODIFIER':
-        if (list(m.distinct_on_targets).length > 0) unsupported('DISTINCT ON', m);
+        if (list(mf.get('distinct_on_targets')).length > 0) unsupported('DISTINCT ON', m);
         distinct = true;
         break;
       case 'ORDER_MODIFIER':
-        orderBy = list(m.orders).map(orderItem);
+        orderBy = list(mf.get('orders')).map(orderItem);
         break;
-      case 'LIMIT_MODIFIER':
-        if (m.limit !== undefined) limit = nonNegative(m.limit as Node, 'LIMIT');
-        if (m.offset !== undefined) offset = nonNegative(m.offset as Node, 'OFFSET');
+      case 'LIMIT_MODIFIER': {
+        const l = mf.node_('limit');
+        const o = mf.node_('offset');
+        if (l !== undefined) limit = nonNegative(l, 'LIMIT');
+        if (o !== undefined) offset = nonNegative(o, 'OFFSET');
         break;
-      default:
-        unsupported(`${String(m.type).replace(/_MODIFIER$/, '')} clause`, m);
+      }
     }
+    mf.done();
   }
-  if (n.qualify !== undefined) unsupported('QUALIFY', n.qualify as Node);
-  if (n.sample !== undefined) unsupported('USING SAMPLE', n);
-  if (list(n.group_sets).length > 1) unsupported('GROUPING SETS / ROLLUP / CUBE', n);
-  const aggregate = String(n.aggregate_handling ?? 'STANDARD_HANDLING');
+  f.refuse('qualify');
+  f.refuse('sample');
+  const aggregate = String(f.get('aggregate_handling') ?? 'STANDARD_HANDLING');
   if (aggregate !== 'STANDARD_HANDLING') unsupported(aggregate === 'FORCE_AGGREGATES' ? 'GROUP BY ALL' : aggregate, n);
-  const select: SelectItem[] = list(n.select_list).map((e) => {
-    const x = expr(e);
+  const groupBy = list(f.get('group_expressions')).map((e) => expr(e));
+  groupSets(f.get('group_sets'), groupBy.length, n);
+  const select: SelectItem[] = list(f.get('select_list')).map((e) => {
+    const x = expr(e, true);
     const alias = typeof e.alias === 'string' && e.alias !== '' ? e.alias : null;
     const name = alias ?? (x.kind === 'column' ? x.names[x.names.length - 1]! : null);
     return { expr: x, alias, name, ...(name === null && x.kind !== 'star' ? { source: exactJsonText(withNamingCastTypes(e)) } : {}) };
   });
-  const fromNode = n.from_table as Node | undefined;
-  const from = fromNode === undefined || fromNode.type === 'EMPTY' ? null : tableRef(fromNode);
-  return {
+  const fromNode = f.node_('from_table');
+  const from = fromNode === undefined ? null : fromNode.type === 'EMPTY' ? emptyFrom(fromNode) : tableRef(fromNode);
+  const where = f.node_('where_clause');
+  const having = f.node_('having');
+  const q: SelectQuery = {
     ctes,
     distinct,
     select,
     from,
-    where: n.where_clause === undefined ? null : expr(n.where_clause as Node),
-    groupBy: list(n.group_expressions).map(expr),
-    having: n.having === undefined ? null : expr(n.having as Node),
+    where: where === undefined ? null : expr(where),
+    groupBy,
+    having: having === undefined ? null : expr(having),
     orderBy,
     limit,
     offset,
   };
+  f.done();
+  return q;
 }
 
-function cteList(n: Node): SelectQuery['ctes'][number][] {
-  const map = (n.cte_map as Node | undefined)?.map;
-  return list(map).map((entry) => {
-    const info = entry.value as Node;
-    if (info.materialized === 'CTE_MATERIALIZE_ALWAYS') unsupported('MATERIALIZED CTE', info);
-    const aliases = (info.aliases as Json[] | undefined) ?? [];
-    const query = queryNode(((info.query as Node).node as Node) ?? {});
-    return { name: String(entry.key), query, ...(Array.isArray(aliases) && aliases.length > 0 ? { columnAliases: aliases.map(String) } : {}) };
+/**
+ * GROUP BY as DuckDB writes it: `group_sets` lists index sets into `group_expressions`. joinlab
+ * runs one set holding every expression (`GROUP BY x, y`, `GROUPING SETS ((x, y))`), or none (no
+ * GROUP BY); `GROUP BY ()` ([[]]), ROLLUP, CUBE and several sets are refused.
+ */
+function groupSets(v: Json | undefined, expressions: number, n: Node): void {
+  const sets = Array.isArray(v) ? v : [];
+  if (sets.length === 0 && expressions === 0) return;
+  if (sets.length === 1 && Array.isArray(sets[0])) {
+    const one = (sets[0] as Json[]).map(Number);
+    if (one.length === 0) unsupported('GROUP BY ()', n);
+    if (one.length === expressions && new Set(one).size === expressions && one.every((i) => Number.isInteger(i) && i >= 0 && i < expressions)) return;
+  }
+  unsupported('GROUPING SETS / ROLLUP / CUBE', n);
+}
+
+function emptyFrom(n: Node): null {
+  fields(n, 'FROM', 'table').done();
+  return null;
+}
+
+function cteList(map: Node | undefined): SelectQuery['ctes'][number][] {
+  if (map === undefined) return [];
+  const mf = fields(map, 'WITH');
+  const out = list(mf.get('map')).map((entry) => {
+    const ef = fields(entry, 'WITH entry');
+    const info = ef.node_('value') ?? {};
+    const name = String(ef.get('key'));
+    ef.done();
+    const f = fields(info, 'CTE', 'cte');
+    const materialized = String(f.get('materialized') ?? 'CTE_MATERIALIZE_DEFAULT');
+    if (materialized === 'CTE_MATERIALIZE_ALWAYS') unsupported('MATERIALIZED CTE', info);
+    if (materialized !== 'CTE_MATERIALIZE_DEFAULT' && materialized !== 'CTE_MATERIALIZE_NEVER') unsupported(`CTE ${materialized}`, info);
+    const aliases = strings(f.get('aliases'));
+    const query = statement(f.node_('query') ?? {});
+    f.done();
+    return { name, query, ...(aliases.length > 0 ? { columnAliases: aliases } : {}) };
   });
+  mf.done();
+  return out;
 }
 
 function nonNegative(e: Node, clause: string): bigint {
@@ -334,13 +533,20 @@ function nonNegative(e: Node, clause: string): bigint {
 }
 
 function orderItem(o: Node): OrderItem {
-  const dir = String(o.type ?? 'ORDER_DEFAULT');
-  const nulls = String(o.null_order ?? 'ORDER_DEFAULT');
-  return {
-    expr: expr(o.expression as Node),
+  const f = fields(o, 'ORDER BY item');
+  const dir = String(f.get('type') ?? 'ORDER_DEFAULT');
+  const nulls = String(f.get('null_order') ?? 'ORDER_DEFAULT');
+  const e = f.node_('expression') ?? {};
+  if (e.class === 'STAR' && e.columns === true) unsupported('ORDER BY ALL', o.expression as Node);
+  if (dir !== 'ORDER_DEFAULT' && dir !== 'ASCENDING' && dir !== 'DESCENDING') unsupported(`ORDER BY … ${dir}`, e);
+  const item = {
+    expr: expr(e),
     descending: dir === 'DESCENDING',
     nullsFirst: nulls === 'NULLS FIRST' || nulls === 'NULLS_FIRST' ? true : nulls === 'NULLS LAST' || nulls === 'NULLS_LAST' ? false : null,
   };
+  if (item.nullsFirst === null && nulls !== 'ORDER_DEFAULT') unsupported(`ORDER BY … ${nulls}`, e);
+  f.done();
+  return item;
 }
 
 // SEMI / ANTI: DuckDB's `a SEMI JOIN b ON …` keeps the rows of a with a match (without one), a's columns only
@@ -348,28 +554,47 @@ const JOIN_TYPES: Record<string, JoinKind> = { INNER: 'inner', LEFT: 'left', RIG
 
 function tableRef(n: Node): TableRef {
   const at = atOf(n);
-  const alias = typeof n.alias === 'string' && n.alias !== '' ? n.alias : null;
-  // `t AS x(a, b)`: the binder renames the table's first columns (join-tree.ts `leafColumns`)
-  const names = (n.column_name_alias as Json[] | undefined) ?? [];
-  const columnAliases = Array.isArray(names) && names.length > 0 ? { columnAliases: names.map(String) } : {};
-  switch (n.type) {
-    case 'BASE_TABLE':
-      if (n.schema_name || n.catalog_name) unsupported('a schema- or catalog-qualified table name', n);
-      return { kind: 'table', name: String(n.table_name), alias, ...columnAliases, at };
-    case 'SUBQUERY':
-      return { kind: 'derived', query: queryNode(((n.subquery as Node).node as Node) ?? {}), alias, ...columnAliases, at };
+  const type = String(n.type ?? '');
+  switch (type) {
+    case 'BASE_TABLE': {
+      const f = fields(n, 'table', 'table');
+      const alias = aliasOf(f);
+      if (f.get('schema_name') || f.get('catalog_name')) unsupported('a schema- or catalog-qualified table name', n);
+      f.refuse('sample');
+      const ref: TableRef = { kind: 'table', name: String(f.get('table_name')), alias, ...columnAliasesOf(f), at };
+      f.done();
+      return ref;
+    }
+    case 'SUBQUERY': {
+      const f = fields(n, 'derived table', 'table');
+      const alias = aliasOf(f);
+      f.refuse('sample');
+      const ref: TableRef = { kind: 'derived', query: statement(f.node_('subquery') ?? {}), alias, ...columnAliasesOf(f), at };
+      f.done();
+      return ref;
+    }
     case 'JOIN': {
-      if (list(n.column_name_alias).length > 0) unsupported('column aliases on a join', n);
-      const ref = String(n.ref_type ?? 'REGULAR');
-      const jt = String(n.join_type ?? 'INNER');
-      const left = tableRef(n.left as Node);
-      const right = tableRef(n.right as Node);
-      if (ref === 'CROSS') return { kind: 'join', type: 'cross', left, right, on: null, using: null, natural: false, at };
+      const f = fields(n, 'join', 'table', 'JOIN');
+      f.refuse('alias', 'an alias on a join');
+      f.refuse('column_name_alias', 'column aliases on a join');
+      f.refuse('sample');
+      const ref = String(f.get('ref_type') ?? 'REGULAR');
+      const jt = String(f.get('join_type') ?? 'INNER');
+      const left = tableRef(f.node_('left') ?? {});
+      const right = tableRef(f.node_('right') ?? {});
+      const using = strings(f.get('using_columns'));
+      const cond = f.node_('condition');
+      if (ref === 'CROSS') {
+        if (cond !== undefined || using.length > 0) unsupported('a CROSS join with a condition', n);
+        f.done();
+        return { kind: 'join', type: 'cross', left, right, on: null, using: null, natural: false, at };
+      }
       if (ref !== 'REGULAR' && ref !== 'NATURAL') unsupported(`${ref} join`, n);
-      const type = JOIN_TYPES[jt];
-      if (type === undefined) unsupported(`${jt} join`, n);
-      const using = list(n.using_columns as Json[] as Node[]).length > 0 ? (n.using_columns as string[]).map(String) : null;
-      return { kind: 'join', type, left, right, on: n.condition === undefined ? null : expr(n.condition as Node), using, natural: ref === 'NATURAL', at };
+      const kind = JOIN_TYPES[jt];
+      if (kind === undefined) unsupported(`${jt} join`, n);
+      const out: TableRef = { kind: 'join', type: kind, left, right, on: cond === undefined ? null : expr(cond), using: using.length > 0 ? using : null, natural: ref === 'NATURAL', at };
+      f.done();
+      return out;
     }
     case 'EMPTY':
       unsupported('an empty FROM inside a join', n);
@@ -377,9 +602,23 @@ function tableRef(n: Node): TableRef {
     case 'TABLE_FUNCTION':
       unsupported(`table function ${String(((n.function as Node | undefined)?.function_name as string | undefined) ?? '')}`.trim(), n);
       break;
+    case 'EXPRESSION_LIST':
+      unsupported('VALUES', n);
+      break;
     default:
-      unsupported(`table reference ${String(n.type)}`, n);
+      unsupported(`table reference ${type}`, n);
   }
+}
+
+function aliasOf(f: Fields): string | null {
+  const a = f.get('alias');
+  return typeof a === 'string' && a !== '' ? a : null;
+}
+
+/** `t AS x(a, b)`: the binder renames the table's first columns (join-tree.ts `leafColumns`). */
+function columnAliasesOf(f: Fields): { columnAliases?: string[] } {
+  const names = strings(f.get('column_name_alias'));
+  return names.length > 0 ? { columnAliases: names } : {};
 }
 
 const COMPARE: Record<string, CompareOp> = {
@@ -401,110 +640,212 @@ const OPERATOR_FUNCTIONS: Record<string, string> = { '~~': '~~', '!~~': '!~~', '
 /** Functions DuckDB's parser writes, schema-qualified with `main`, for SQL syntax. */
 const SYNTAX_FUNCTIONS = new Set(['like_escape', 'not_like_escape', 'ilike_escape', 'not_ilike_escape', 'date_part', 'substring']);
 
-function expr(n: Node): SqlExpr {
+/** One expression; `selectItem`: its `alias` is read by the caller (the select list). */
+function expr(n: Node, selectItem = false): SqlExpr {
   const at = atOf(n);
   const cls = String(n.class ?? '');
   const type = String(n.type ?? '');
   switch (cls) {
-    case 'COLUMN_REF':
-      return { kind: 'column', names: (n.column_names as string[]).map(String), at };
-    case 'STAR':
-      if (n.columns === true || list(n.exclude_list).length > 0 || list(n.replace_list as Json[] as Node[]).length > 0 || n.expr !== undefined) unsupported('COLUMNS(...) / * EXCLUDE / * REPLACE', n);
-      return { kind: 'star', relation: typeof n.relation_name === 'string' && n.relation_name !== '' ? n.relation_name : null, at };
+    case 'COLUMN_REF': {
+      const f = exprFields(n, 'column reference', selectItem);
+      const out: SqlExpr = { kind: 'column', names: strings(f.get('column_names')), at };
+      f.done();
+      return out;
+    }
+    case 'STAR': {
+      const f = exprFields(n, '*', selectItem, 'STAR');
+      if (n.columns === true || n.expr !== undefined) unsupported('COLUMNS(...)', n);
+      const rel = f.get('relation_name');
+      f.done();
+      return { kind: 'star', relation: typeof rel === 'string' && rel !== '' ? rel : null, at };
+    }
     case 'CONSTANT':
-      return { kind: 'constant', constant: constantOf(n), at };
+      return { kind: 'constant', constant: constantOf(n, selectItem), at };
     case 'COMPARISON': {
       const op = COMPARE[type];
       if (op === undefined) unsupported(`comparison ${type}`, n);
-      return { kind: 'compare', op, left: expr(n.left as Node), right: expr(n.right as Node), at };
+      const f = exprFields(n, 'comparison', selectItem);
+      const out: SqlExpr = { kind: 'compare', op, left: expr(f.node_('left') ?? {}), right: expr(f.node_('right') ?? {}), at };
+      f.done();
+      return out;
     }
     case 'BETWEEN': {
       // x BETWEEN lo AND hi is x >= lo AND x <= hi, three-valued logic included
-      const x = expr(n.input as Node);
-      return { kind: 'and', args: [{ kind: 'compare', op: '>=', left: x, right: expr(n.lower as Node), at }, { kind: 'compare', op: '<=', left: x, right: expr(n.upper as Node), at }], at };
+      const f = exprFields(n, 'BETWEEN', selectItem);
+      const x = expr(f.node_('input') ?? {});
+      const out: SqlExpr = { kind: 'and', args: [{ kind: 'compare', op: '>=', left: x, right: expr(f.node_('lower') ?? {}), at }, { kind: 'compare', op: '<=', left: x, right: expr(f.node_('upper') ?? {}), at }], at };
+      f.done();
+      return out;
     }
-    case 'CONJUNCTION':
+    case 'CONJUNCTION': {
       if (type !== 'CONJUNCTION_AND' && type !== 'CONJUNCTION_OR') unsupported(type, n);
-      return { kind: type === 'CONJUNCTION_AND' ? 'and' : 'or', args: list(n.children).map(expr), at };
-    case 'OPERATOR':
-      return operator(n, type, at);
-    case 'FUNCTION': {
-      const name = String(n.function_name);
-      if (n.filter !== undefined) unsupported(`FILTER clause on ${name}`, n);
-      if (list((n.order_bys as Node | undefined)?.orders).length > 0) unsupported(`ORDER BY inside ${name}(...)`, n);
-      // the parser itself qualifies what it writes for syntax (`extract`, `substring(… FROM …)`, ESCAPE) with main
-      if ((n.schema && !(n.schema === 'main' && SYNTAX_FUNCTIONS.has(name))) || n.catalog) unsupported(`qualified function ${name}`, n);
-      const args = list(n.children).map(expr);
-      if (n.is_operator === true && ARITH.has(name)) return { kind: 'arith', op: name as ArithOp, args, at };
-      const callName = n.is_operator === true ? OPERATOR_FUNCTIONS[name] : undefined;
-      if (callName !== undefined) return { kind: 'call', name: callName, args, distinct: false, star: false, at };
-      if (n.is_operator === true) unsupported(`operator ${name}`, n);
-      const star = name.toLowerCase() === 'count_star';
-      return { kind: 'call', name: star ? 'count' : name.toLowerCase(), args, distinct: n.distinct === true, star, at };
+      const f = exprFields(n, type, selectItem);
+      const out: SqlExpr = { kind: type === 'CONJUNCTION_AND' ? 'and' : 'or', args: list(f.get('children')).map((c) => expr(c)), at };
+      f.done();
+      return out;
     }
-    case 'CASE':
-      return {
-        kind: 'case',
-        whens: list(n.case_checks).map((c) => ({ when: expr(c.when_expr as Node), then: expr(c.then_expr as Node) })),
-        otherwise: n.else_expr === undefined ? null : expr(n.else_expr as Node),
-        at,
-      };
-    case 'CAST':
-      if (n.try_cast === true) unsupported('TRY_CAST', n);
-      return { kind: 'cast', arg: expr(n.child as Node), type: typeName(n.cast_type as Node, n), at };
+    case 'OPERATOR':
+      return operator(n, type, at, selectItem);
+    case 'FUNCTION':
+      return call(n, at, selectItem);
+    case 'CASE': {
+      const f = exprFields(n, 'CASE', selectItem);
+      const whens = list(f.get('case_checks')).map((c) => {
+        const cf = fields(c, 'CASE WHEN');
+        const w = { when: expr(cf.node_('when_expr') ?? {}), then: expr(cf.node_('then_expr') ?? {}) };
+        cf.done();
+        return w;
+      });
+      const otherwise = f.node_('else_expr');
+      const out: SqlExpr = { kind: 'case', whens, otherwise: otherwise === undefined ? null : expr(otherwise), at };
+      f.done();
+      return out;
+    }
+    case 'CAST': {
+      const f = exprFields(n, 'CAST', selectItem, 'CAST');
+      f.refuse('try_cast');
+      const out: SqlExpr = { kind: 'cast', arg: expr(f.node_('child') ?? {}), type: typeName(f.node_('cast_type') ?? {}, n), at };
+      f.done();
+      return out;
+    }
     case 'SUBQUERY':
-      return subquery(n, at);
+      return subquery(n, at, selectItem);
     case 'WINDOW':
       unsupported(`window function ${String(n.function_name ?? type)}`, n);
+      break;
+    case 'COLLATE':
+      unsupported(`COLLATE ${String(n.collation ?? '')}`.trim(), n);
+      break;
+    case 'LAMBDA':
+      unsupported('lambda', n);
+      break;
+    case 'PARAMETER':
+      unsupported('a prepared-statement parameter', n);
+      break;
+    case 'POSITIONAL_REFERENCE':
+      unsupported(`positional reference #${String(n.index ?? '')}`, n);
       break;
     default:
       unsupported(`expression ${cls || type}`, n);
   }
 }
 
-function operator(n: Node, type: string, at: At): SqlExpr {
-  const args = list(n.children).map(expr);
+/** An expression node's reader: `alias` is the select list's (read by it) and must be empty elsewhere. */
+function exprFields(n: Node, what: string, selectItem: boolean, ...classes: string[]): Fields {
+  const f = fields(n, what, 'expression', ...classes);
+  if (selectItem) f.get('alias');
+  return f;
+}
+
+function call(n: Node, at: At, selectItem: boolean): SqlExpr {
+  const f = exprFields(n, 'function call', selectItem, 'FUNCTION');
+  const name = String(f.get('function_name'));
+  if (f.get('filter') !== undefined) unsupported(`FILTER clause on ${name}`, n);
+  const orders = f.node_('order_bys');
+  if (orders !== undefined) {
+    const of = fields(orders, `ORDER BY inside ${name}(...)`);
+    if (list(of.get('orders')).length > 0) unsupported(`ORDER BY inside ${name}(...)`, n);
+    of.done();
+  }
+  f.refuse('export_state');
+  // the parser itself qualifies what it writes for syntax (`extract`, `substring(… FROM …)`, ESCAPE) with main
+  const schema = f.get('schema');
+  if ((schema && !(schema === 'main' && SYNTAX_FUNCTIONS.has(name))) || f.get('catalog')) unsupported(`qualified function ${name}`, n);
+  const args = list(f.get('children')).map((c) => expr(c));
+  const isOperator = f.get('is_operator') === true;
+  const distinct = f.get('distinct') === true;
+  f.done();
+  if (isOperator && ARITH.has(name)) {
+    if (distinct) unsupported(`DISTINCT on operator ${name}`, n);
+    return { kind: 'arith', op: name as ArithOp, args, at };
+  }
+  const callName = isOperator ? OPERATOR_FUNCTIONS[name] : undefined;
+  if (callName !== undefined) return { kind: 'call', name: callName, args, distinct: false, star: false, at };
+  if (isOperator) unsupported(`operator ${name}`, n);
+  const star = name.toLowerCase() === 'count_star';
+  return { kind: 'call', name: star ? 'count' : name.toLowerCase(), args, distinct, star, at };
+}
+
+function operator(n: Node, type: string, at: At, selectItem: boolean): SqlExpr {
+  const f = exprFields(n, 'operator', selectItem);
+  const args = list(f.get('children')).map((c) => expr(c));
+  f.done();
+  const arity = (k: number): void => {
+    if (args.length !== k) unsupported(`operator ${type} with ${args.length} operands`, n);
+  };
   switch (type) {
     case 'OPERATOR_NOT':
+      arity(1);
       return { kind: 'not', arg: args[0]!, at };
     case 'OPERATOR_IS_NULL':
     case 'OPERATOR_IS_NOT_NULL':
+      arity(1);
       return { kind: 'is-null', arg: args[0]!, negated: type === 'OPERATOR_IS_NOT_NULL', at };
     case 'COMPARE_IN':
     case 'COMPARE_NOT_IN':
+      if (args.length < 2) unsupported(`${type} with no list`, n);
       return { kind: 'in-list', arg: args[0]!, list: args.slice(1), negated: type === 'COMPARE_NOT_IN', at };
     case 'OPERATOR_COALESCE':
       return { kind: 'call', name: 'coalesce', args, distinct: false, star: false, at };
+    case 'ARRAY_EXTRACT':
+      unsupported('subscript x[i]', n);
+      break;
+    case 'ARRAY_SLICE':
+      unsupported('slice x[i:j]', n);
+      break;
+    case 'ARRAY_CONSTRUCTOR':
+      unsupported('ARRAY[...]', n);
+      break;
+    case 'GROUPING_FUNCTION':
+      unsupported('GROUPING(...)', n);
+      break;
     default:
       unsupported(`operator ${type.replace(/^OPERATOR_/, '')}`, n);
   }
 }
 
-function subquery(n: Node, at: At): SqlExpr {
-  const query = queryNode(((n.subquery as Node).node as Node) ?? {});
-  switch (n.subquery_type) {
+function subquery(n: Node, at: At, selectItem: boolean): SqlExpr {
+  const f = exprFields(n, 'subquery', selectItem, 'SUBQUERY_EXPR');
+  const kind = String(f.get('subquery_type') ?? '');
+  const comparison = String(f.get('comparison_type') ?? 'INVALID');
+  const child = f.node_('child');
+  if (kind === 'ANY' && comparison !== 'COMPARE_EQUAL') unsupported(`${comparison} ANY (subquery)`, n);
+  if (kind !== 'ANY' && (comparison !== 'INVALID' || child !== undefined)) unsupported(`${kind.toLowerCase()} subquery with a comparison`, n);
+  if (kind !== 'EXISTS' && kind !== 'NOT_EXISTS' && kind !== 'ANY' && kind !== 'SCALAR') unsupported(`${kind.toLowerCase() || 'unknown'} subquery`, n);
+  const query = statement(f.node_('subquery') ?? {});
+  const arg = kind === 'ANY' ? expr(child ?? {}) : null;
+  f.done();
+  switch (kind) {
     case 'EXISTS':
       return { kind: 'exists', query, negated: false, at };
     case 'NOT_EXISTS':
       return { kind: 'exists', query, negated: true, at };
     case 'ANY':
-      if (n.comparison_type !== 'COMPARE_EQUAL') unsupported(`${String(n.comparison_type)} ANY (subquery)`, n);
-      return { kind: 'in-subquery', arg: expr(n.child as Node), query, negated: false, at };
-    case 'SCALAR':
-      return { kind: 'scalar-subquery', query, at };
+      return { kind: 'in-subquery', arg: arg!, query, negated: false, at };
     default:
-      unsupported(`${String(n.subquery_type ?? 'scalar').toLowerCase()} subquery`, n);
+      return { kind: 'scalar-subquery', query, at };
   }
 }
 
 /** DuckDB's name of a cast target (`BIGINT`, `DECIMAL(10,2)`, `VARCHAR`). */
 function typeName(t: Node, at: Node): string {
-  const id = String(t.id ?? '');
-  const info = t.type_info as Node | undefined;
-  if (id === 'DECIMAL' && info !== undefined) return `DECIMAL(${String(info.width)},${String(info.scale)})`;
-  if (info !== undefined && id !== 'VARCHAR') unsupported(`cast to ${id} with type parameters`, at);
-  if (id === 'USER') unsupported(`cast to a user type ${String((info as Node | undefined)?.user_type_name ?? '')}`.trim(), at);
-  return id;
+  const f = fields(t, 'type');
+  const id = String(f.get('id') ?? '');
+  const info = f.node_('type_info');
+  f.done();
+  if (id === 'USER') unsupported(`cast to a user type ${String(info?.user_type_name ?? '')}`.trim(), at);
+  if (info === undefined) return id;
+  if (id !== 'DECIMAL') unsupported(`cast to ${id} with type parameters`, at);
+  const d = decimalInfo(info);
+  return `DECIMAL(${d.width},${d.scale})`;
+}
+
+function decimalInfo(info: Node): { width: number; scale: number } {
+  const f = fields(info, 'DECIMAL type', 'type_info');
+  if (f.get('type') !== 'DECIMAL_TYPE_INFO') unsupported(`DECIMAL type info ${String(info.type)}`, info);
+  const out = { width: Number(f.get('width')), scale: Number(f.get('scale')) };
+  f.done();
+  return out;
 }
 
 const INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT']);
@@ -512,31 +853,47 @@ const INTEGER_TYPES = new Set(['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGE
 /** An integer value as DuckDB serialises it: a number, or a 128-bit `{upper, lower}` (two's complement). */
 function exactInteger(raw: Json | undefined): bigint | null {
   if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
-    const upper = bigOf((raw as Node).upper);
-    const lower = bigOf((raw as Node).lower);
+    const f = fields(raw as Node, '128-bit integer');
+    const upper = bigOf(f.get('upper'));
+    const lower = bigOf(f.get('lower'));
+    f.done();
     return upper === null || lower === null ? null : upper * 2n ** 64n + lower;
   }
   return bigOf(raw);
 }
 
-function constantOf(n: Node): SqlConstant {
-  const v = n.value as Node;
-  const t = v.type as Node;
-  const id = String(t.id ?? '');
-  if (v.is_null === true) return { type: 'NULL', value: null };
-  if (id === 'BOOLEAN') return { type: 'BOOLEAN', value: v.value === true };
-  if (id === 'VARCHAR') return { type: 'VARCHAR', value: String(v.value) };
-  if (id === 'DOUBLE' || id === 'FLOAT') return { type: 'DOUBLE', value: Number(v.value), sqlType: id };
+function constantOf(n: Node, selectItem = false): SqlConstant {
+  const f = exprFields(n, 'constant', selectItem);
+  const v = f.node_('value') ?? {};
+  f.done();
+  const vf = fields(v, 'constant value');
+  const t = vf.node_('type') ?? {};
+  const isNull = vf.get('is_null') === true;
+  const raw = vf.get('value');
+  const tf = fields(t, 'type');
+  const id = String(tf.get('id') ?? '');
+  const info = tf.node_('type_info');
+  tf.done();
+  vf.done();
+  if (info !== undefined && id !== 'DECIMAL') unsupported(`${id} constant with type parameters`, n);
+  if (isNull) return { type: 'NULL', value: null };
+  if (id === 'BOOLEAN') return { type: 'BOOLEAN', value: raw === true };
+  if (id === 'VARCHAR') return { type: 'VARCHAR', value: String(raw) };
+  if (id === 'DOUBLE' || id === 'FLOAT') {
+    const x = typeof raw === 'string' && raw.startsWith(FLOAT) ? Number(raw.slice(FLOAT.length)) : Number(raw);
+    if (!Number.isFinite(x)) unsupported(`a ${id} constant out of range (${String(x)})`, n);
+    return { type: 'DOUBLE', value: x, sqlType: id };
+  }
   if (INTEGER_TYPES.has(id)) {
-    const value = exactInteger(v.value);
+    const value = exactInteger(raw);
     if (value === null) unsupported(`${id} constant`, n);
     return { type: 'INTEGER', value, sqlType: id };
   }
-  if (id === 'DECIMAL') {
-    const info = t.type_info as Node;
-    const value = exactInteger(v.value);
+  if (id === 'DECIMAL' && info !== undefined) {
+    const d = decimalInfo(info);
+    const value = exactInteger(raw);
     if (value === null) unsupported('DECIMAL constant', n);
-    return { type: 'DECIMAL', value, width: Number(info.width), scale: Number(info.scale) };
+    return { type: 'DECIMAL', value, width: d.width, scale: d.scale };
   }
   unsupported(`${id} constant`, n);
 }

@@ -86,11 +86,26 @@ export function lookup(rel: Pick<Relation, 'columns' | 'coalesced'>, names: read
   return hits.length === 1 ? hits[0]! : 'ambiguous';
 }
 
+/**
+ * SQL keywords DuckDB's parser writes as column references (`current_date` is `COLUMN_REF
+ * current_date`) and its binder turns into values when no column has the name. joinlab runs none:
+ * they are time- or session-dependent (a parity check against DuckDB would race the clock).
+ */
+export const SPECIAL_VALUES: ReadonlySet<string> = new Set(['current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp', 'now', 'current_user', 'current_role', 'session_user', 'user', 'current_catalog', 'current_schema']);
+
+/** The error for a column no relation has: an unsupported special value (`current_date`), else MissingColumnError. */
+export function missingColumn(names: readonly string[], available: readonly string[], at: number | null): Error {
+  if (names.length === 1 && SPECIAL_VALUES.has(names[0]!.toLowerCase())) {
+    return new UnsupportedSqlError(`${names[0]!.toLowerCase()} (a time- or session-dependent special value; not supported)`, at);
+  }
+  return new MissingColumnError(names.join('.'), 'the query', available);
+}
+
 /** A column of `rel` by SQL name (`[c]` or `[t, c]`). */
 export function resolveIn(rel: Pick<Relation, 'columns'>, names: readonly string[], at: number | null): Visible {
   const found = lookup(rel, names);
   if (found === 'ambiguous') throw new UsageError(`column reference '${names.join('.')}' is ambiguous${at === null ? '' : ` (at character ${at})`}`);
-  if (found === null) throw new MissingColumnError(names.join('.'), 'the query', rel.columns.filter((c) => !c.merged).map((c) => `${c.rel}.${c.name}`));
+  if (found === null) throw missingColumn(names, rel.columns.filter((c) => !c.merged).map((c) => `${c.rel}.${c.name}`), at);
   return found;
 }
 
@@ -171,7 +186,7 @@ export function toExpr(e: SqlExpr, left: Pick<Relation, 'columns'>, right: Pick<
       if (l === 'ambiguous' || r === 'ambiguous' || (l !== null && r !== null)) throw new UsageError(`column reference '${e.names.join('.')}' is ambiguous${e.at === null ? '' : ` (at character ${e.at})`}`);
       if (l !== null) return { kind: 'column', side: 'left', name: l.out };
       if (r !== null) return { kind: 'column', side: 'right', name: r.out };
-      throw new MissingColumnError(e.names.join('.'), 'the query', [...left.columns, ...right.columns].filter((c) => !c.merged).map((c) => `${c.rel}.${c.name}`));
+      throw missingColumn(e.names, [...left.columns, ...right.columns].filter((c) => !c.merged).map((c) => `${c.rel}.${c.name}`), e.at);
     }
     case 'constant': {
       const c = e.constant;

@@ -27,7 +27,7 @@ import type { JoinInput, JoinMetrics } from '../../core/engine.ts';
 import type { Config } from '../../core/config/schema.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import type { Registry } from '../../core/registry/registry.ts';
-import { UnsupportedExpressionError, UnsupportedSqlError, UsageError } from '../../core/errors.ts';
+import { ExpressionError, KeyTypeMismatchError, UnsupportedExpressionError, UnsupportedSqlError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import { MemoryPool } from '../../core/memory/pool.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Scan } from '../../core/scan/scan.ts';
@@ -35,19 +35,28 @@ import type { SelectQuery, SqlExpr, TableRef } from './ast.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { openScan } from '../io/open.ts';
 import { subqueryPlans, withSteps, type ExplainNode } from './explain.ts';
-import { bindFrom, openTree, type FromPlan, type JoinExec, type SipCollector, type StreamEngine, type TreeContext } from './join-tree.ts';
+import { bindFrom, leafColumns, openTree, type FromPlan, type JoinExec, type SipCollector, type StreamEngine, type TreeContext } from './join-tree.ts';
 import { runSip, sipNode, type SipReport } from './sip-run.ts';
 import { GatedScan, openGate } from './stream-scan.ts';
 import { joinOrderOptions, planFrom } from './join-order.ts';
 import { sqlText } from './sql-text.ts';
 import { parseSql } from './parse.ts';
-import { childrenOf, conjuncts, hasSubquery, notYet, scanRelation, type Relation } from './relation.ts';
+import { childrenOf, conjuncts, hasSubquery, missingColumn, notYet, scanRelation, type Relation } from './relation.ts';
 import { clauseExprs, mapClauses, outerReferences, replaceNodes, scalarSubqueries, type BindScope, type ScalarSubquery } from './correlation.ts';
 import { applyCorrelatedScalars, type ScalarHost } from './decorrelate.ts';
-import { checkHiddenReads } from './scope.ts';
+import { checkHiddenReads, resolvesIn, visibleLeaves } from './scope.ts';
 import { scalarConstant } from './typed-constant.ts';
 import { finishSelect, type SelectEngine } from './select.ts';
 import { applySubquery, type SubqueryHost } from './subquery.ts';
+
+/**
+ * An evaluator message in the query's terms: the expression language qualifies a column by the
+ * side of the join it reads (`l.d + 1`), which a SQL query never wrote — the SQL name is the bare
+ * column name (`d + 1`).
+ */
+export function sqlMessage(message: string): string {
+  return message.replace(/(^|[^\w.'"])[lr]\.(?=["A-Za-z_])/g, '$1');
+}
 
 /** What running SQL needs of an engine (composition.ts's `Engine`). */
 export interface SqlEngine extends StreamEngine, SelectEngine {
@@ -98,11 +107,16 @@ export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Re
   }
   const run = new QueryRun(engine, tables, options.signal, mentionedNames(query));
   let out: QueryOutput;
+  run.root = query;
   try {
     out = await run.query(query, new Map());
   } catch (e) {
     // what DuckDB evaluates and joinlab's evaluator does not is outside the subset, not an error
-    if (e instanceof UnsupportedExpressionError) throw new UnsupportedSqlError(e.message, null);
+    if (e instanceof UnsupportedExpressionError) throw new UnsupportedSqlError(sqlMessage(e.message), null);
+    if (e instanceof ExpressionError) e.message = sqlMessage(e.message);
+    if (e instanceof UnsupportedTypeError && /^(left|right)\./.test(e.column)) throw new UnsupportedTypeError(e.column.replace(/^(left|right)\./, ''), e.type, e.context);
+    // a join key's sides are the join's inputs to the operator; the query named the columns
+    if (e instanceof KeyTypeMismatchError) e.message = e.message.replace(/: left\.(.*?) \((.*?)\) and right\./, ': $1 ($2) and ');
     throw e;
   } finally {
     // the filters sip transfers built live as long as the query
@@ -147,6 +161,8 @@ class QueryRun {
   readonly #derived = new WeakMap<SelectQuery, Promise<QueryOutput>>();
   readonly #scopes = new WeakMap<SelectQuery['ctes'], Ctes>();
   #fresh = 0;
+  /** The query the user wrote (a subquery's outer columns may live in a query around it; the top one has none). */
+  root: SelectQuery | null = null;
   /**
    * Every column name the queries run so far mention (null: all, a `*`): the given query's, and
    * those of the queries the planner writes itself (decorrelation reads an outer-rows table by
@@ -182,7 +198,7 @@ class QueryRun {
     const ctes = this.withCtes(query, outerCtes);
     const scalars: ExplainNode[] = [];
     const q = await this.inlineScalars(query, ctes, scalars);
-    refuseScalarsOutsideWhere(q);
+    await this.refuseScalarsOutsideWhere(q, ctes, query === this.root);
     // the uncorrelated scalar subqueries' plans hang beside the query's own tree
     const explain = (root: ExplainNode): ExplainNode => (scalars.length === 0 ? root : { ...root, children: [...root.children, ...scalars] });
     if (q.from === null) {
@@ -287,6 +303,23 @@ class QueryRun {
     return { value, plan: { label: 'SCALAR SUBQUERY (uncorrelated: run once, used as a constant)', details: [`value: ${constantText(value)}`], children: [plan] } };
   }
 
+  /**
+   * A scalar subquery left after inlining reads a column outside it; when not one of those columns
+   * is in `q`'s FROM either, it is no correlation with `q` but a missing column (`SELECT (SELECT
+   * max(s) FROM t2)` with no `s` anywhere): say so, rather than "a correlated scalar subquery".
+   */
+  private async refuseScalarsOutsideWhere(q: SelectQuery, ctes: Ctes, top: boolean): Promise<void> {
+    await refuseScalarsOutsideWhere(q, async (s) => {
+      if (!top) return;
+      const refs = await outerReferences(s.query, ctes, this.bindScope);
+      const outer = q.from === null ? null : (await this.bindScope(q, ctes)).plan;
+      if (refs.length === 0 || (outer !== null && refs.some((r) => resolvesIn(outer, r.names)))) return;
+      const inner = s.query.from === null ? null : (await this.bindScope(s.query, ctes)).plan;
+      const available = inner === null ? [] : visibleLeaves(inner).flatMap((l) => leafColumns(l).map((c) => `${l.name}.${c.name}`));
+      throw missingColumn(refs[0]!.names, available, refs[0]!.at);
+    });
+  }
+
   /** Binds a query's FROM in its scope, for the correlation analysis (derived tables and CTEs run once). */
   readonly bindScope: BindScope<Ctes> = async (q, outer) => {
     const scope = this.withCtes(q, outer);
@@ -322,13 +355,43 @@ class QueryRun {
     const derived = async (d: Extract<TableRef, { kind: 'derived' }>): Promise<Scan> => {
       // run once per query run (the correlation analysis binds FROM clauses before they run)
       let out = this.#derived.get(d.query);
-      if (out === undefined) this.#derived.set(d.query, (out = this.query(d.query, ctes)));
+      if (out === undefined) {
+        await this.refuseLateral(d, ref, ctes);
+        this.#derived.set(d.query, (out = this.query(d.query, ctes)));
+      }
       const { table, plan } = await out;
       const scan = await openScan(table, d.alias ?? 'subquery');
       subqueryPlans.set(scan, plan); // explain shows what produced the rows under the scan
       return scan;
     };
     return bindFrom(ref, table, derived);
+  }
+
+  /**
+   * DuckDB lets a derived table read the tables written beside it in FROM (implicitly LATERAL:
+   * `FROM a, (SELECT a.k + 1) s`); joinlab runs a derived table on its own, so such a read is
+   * refused as what it is — not reported as a missing column. A reference no sibling table has
+   * stays a MissingColumnError when the derived query runs.
+   */
+  private async refuseLateral(d: Extract<TableRef, { kind: 'derived' }>, from: TableRef, ctes: Ctes): Promise<void> {
+    const siblings: { name: string; table: string | null }[] = [];
+    const walk = (r: TableRef): void => {
+      if (r === d) return;
+      if (r.kind === 'join') {
+        walk(r.left);
+        walk(r.right);
+      } else siblings.push({ name: r.alias ?? (r.kind === 'table' ? r.name : ''), table: r.kind === 'table' ? r.name : null });
+    };
+    walk(from);
+    if (siblings.length === 0) return;
+    const columnsOf = (table: string | null): readonly string[] => {
+      const source = table === null || ctes.has(table) ? undefined : this.tables[table];
+      return source instanceof Table ? source.schema.fields.map((f) => f.name) : [];
+    };
+    for (const r of await outerReferences(d.query, ctes, this.bindScope)) {
+      const beside = r.names.length === 2 ? siblings.some((s) => s.name === r.names[0]) : r.names.length === 1 && siblings.some((s) => columnsOf(s.table).includes(r.names[0]!));
+      if (beside) notYet(`a derived table reading '${r.names.join('.')}' of a table beside it in FROM (LATERAL)`, r.at);
+    }
   }
 
   scanReports(): ScanReport[] {
@@ -366,10 +429,10 @@ function subqueryNodes(e: SqlExpr): Extract<SqlExpr, { kind: 'exists' | 'in-subq
 }
 
 /** A correlated scalar subquery is decorrelated only in WHERE (decorrelate.ts); elsewhere it is refused. */
-function refuseScalarsOutsideWhere(q: SelectQuery): void {
+function refuseScalarsOutsideWhere(q: SelectQuery, missing: (s: ScalarSubquery) => Promise<void>): Promise<void> | void {
   for (const e of clauseExprs({ ...q, where: null })) {
     const [s] = scalarSubqueries(e);
-    if (s !== undefined) notYet('a correlated scalar subquery outside WHERE', s.at);
+    if (s !== undefined) return missing(s).then(() => notYet('a correlated scalar subquery outside WHERE', s.at));
   }
 }
 

@@ -26,14 +26,14 @@ import { Field, Schema, Table, type Data, type RecordBatch } from 'apache-arrow'
 import { makeRecordBatch } from '../../core/arrow/gather.ts';
 import { heldBatchBytes } from '../../core/arrow/size.ts';
 import type { JoinInput } from '../../core/engine.ts';
-import { MissingColumnError, UsageError } from '../../core/errors.ts';
+import { MissingColumnError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
 import { compileProjection, type CompiledProjection } from '../../core/expr/project.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { SelectItem, SelectQuery, SqlExpr } from './ast.ts';
 import { hashAggregate } from '../../operators/aggregate/hash-aggregate.ts';
 import { topK } from '../../operators/sort/top-k.ts';
 import { takeRows } from '../../core/scan/batch-shape.ts';
-import { isAggregateQuery, planAggregate } from './aggregate-query.ts';
+import { isAggregateQuery, planAggregate, withUserNames } from './aggregate-query.ts';
 import { rowPredicate } from './join-tree.ts';
 import { conjuncts, hasSubquery, NO_COLUMNS, notYet, resolveIn, toExpr, writtenOrder, type Relation, type Visible } from './relation.ts';
 
@@ -95,7 +95,9 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   if (isAggregateQuery(q)) {
     const agg = planAggregate(rel, q);
     const input = project(rows, agg.inputItems, rel, 'aggregate input');
-    let table = await hashAggregate(input.batches, input.schema, agg.spec, { pool: options.pool, signal: options.signal, batchSize });
+    let table = await hashAggregate(input.batches, input.schema, agg.spec, { pool: options.pool, signal: options.signal, batchSize }).catch((e: unknown) => {
+      throw agg.userError(e);
+    });
     // HAVING: plain conjuncts filter the groups; [NOT] EXISTS / IN ones are the caller's semi / anti joins
     const having = conjuncts(agg.having);
     const plain = having.filter((c) => !hasSubquery(c));
@@ -271,7 +273,11 @@ async function distinct(table: Table, options: Options, batchSize: number): Prom
   // the aggregate needs distinct column names: group under positional ones, then rename back
   const renamed = new Schema(table.schema.fields.map((f, i) => f.clone({ name: `${HIDDEN}d${i}` })));
   const rows = fromArray(table.batches.map((b) => makeRecordBatch(renamed, b.data.children as Data[], b.numRows)));
-  const out = await hashAggregate(rows, renamed, { groupBy: renamed.fields.map((f) => f.name), aggregates: [] }, { pool: options.pool, signal: options.signal, batchSize });
+  const out = await hashAggregate(rows, renamed, { groupBy: renamed.fields.map((f) => f.name), aggregates: [] }, { pool: options.pool, signal: options.signal, batchSize }).catch((e: unknown) => {
+    // name the user's column and what it was for, not the hidden positional name and "group-by"
+    if (e instanceof UnsupportedTypeError && e.column.startsWith(`${HIDDEN}d`)) throw new UnsupportedTypeError(names[Number(e.column.slice(HIDDEN.length + 1))] ?? e.column, e.type, 'in SELECT DISTINCT');
+    throw withUserNames(e, new Map(names.map((n, i) => [`${HIDDEN}d${i}`, n])));
+  });
   const back = new Schema(out.schema.fields.map((f, i) => f.clone({ name: names[i]! })));
   const batches = out.batches.map((b) => makeRecordBatch(back, b.data.children as Data[], b.numRows));
   return batches.length === 0 ? new Table(back) : new Table(batches);

@@ -33,7 +33,7 @@ import { ProjectedScan } from '../../core/scan/projected-scan.ts';
 import { MARK_COLUMN } from '../../core/output-schema.ts';
 import { joinRelations, MARK_SQL_NAME, sidesOf, type FromPlan, type TreeContext } from './join-tree.ts';
 import type { ExplainNode } from './explain.ts';
-import { childrenOf, conjuncts, mapChildren, notYet, resolveIn, scanRelation, type Relation } from './relation.ts';
+import { childrenOf, conjuncts, lookup, mapChildren, notYet, resolveIn, scanRelation, type Relation } from './relation.ts';
 import { resolvesIn } from './scope.ts';
 
 /** What the query runner offers the subquery planner. */
@@ -138,10 +138,14 @@ async function subqueryJoin(host: SubqueryHost, outer: Relation, c: SqlExpr, sub
         const x = sub.arg!;
         if (x.kind !== 'column') return notYet('NOT IN (subquery) tested against an expression (only a column)', x.at);
         const at = c.at;
-        conds.push({ kind: 'or', args: [{ kind: 'compare', op: '=', left: x, right: item, at }, { kind: 'is-null', arg: x, negated: false, at }, { kind: 'is-null', arg: item, negated: false, at }], at });
+        // x is the outer query's column, item the subquery's, whatever their bare names say
+        const ox = sideColumn(x, outer, inner, 'outer');
+        const iy = sideColumn(item, inner, outer, 'subquery');
+        conds.push({ kind: 'or', args: [{ kind: 'compare', op: '=', left: ox, right: iy, at }, { kind: 'is-null', arg: ox, negated: false, at }, { kind: 'is-null', arg: iy, negated: false, at }], at });
       }
     }
-    for (const w of correlated) {
+    for (const raw of correlated) {
+      const w = innerFirst(raw, inner, outer);
       const key = w.kind === 'compare' && w.op === '=' && w.left.kind === 'column' && w.right.kind === 'column' ? sidesOf(w.left, w.right, outer, inner) : null;
       if (key !== null) keys.push(key);
       else conds.push(w);
@@ -149,6 +153,32 @@ async function subqueryJoin(host: SubqueryHost, outer: Relation, c: SqlExpr, sub
   }
   const nullAware = sub.negated && sub.kind === 'in' && correlated.length === 0;
   return joinRelations(host.tree, { type, keys, conds, nullEqualsNull: false, nullAware, merged: new Set(), rowFilter }, outer, inner, host.tree.opened);
+}
+
+/**
+ * Column `e` of relation `own` (the subquery's, or the outer query's), named so that it resolves
+ * there and not in `other` — the join condition sees both relations, and a bare `id` both have is
+ * ambiguous to it though SQL's scoping says which one is meant. Refused (not guessed) when the
+ * two relations use one table name.
+ */
+function sideColumn(e: Extract<SqlExpr, { kind: 'column' }>, own: Relation, other: Relation, what: string): Extract<SqlExpr, { kind: 'column' }> {
+  const v = resolveIn(own, e.names, e.at);
+  const named: Extract<SqlExpr, { kind: 'column' }> = v.rel === '' ? e : { ...e, names: [v.rel, v.name] };
+  if (lookup(other, named.names) !== null) {
+    return notYet(`a correlated subquery whose ${what} column '${e.names.join('.')}' has a same-named twin on the other side (give the tables different aliases)`, e.at);
+  }
+  return named;
+}
+
+/** A correlated conjunct with each column bound as SQL scopes it: the subquery's own first, then the outer query's. */
+function innerFirst(e: SqlExpr, inner: Relation, outer: Relation): SqlExpr {
+  if (e.kind === 'column') {
+    const mine = lookup(inner, e.names);
+    if (mine === null) return lookup(outer, e.names) === null ? e : sideColumn(e, outer, inner, 'outer');
+    return sideColumn(e, inner, outer, 'subquery');
+  }
+  if (e.kind === 'exists' || e.kind === 'in-subquery' || e.kind === 'scalar-subquery') return e;
+  return mapChildren(e, (x) => innerFirst(x, inner, outer));
 }
 
 function inKey(arg: SqlExpr, outer: Relation, innerColumn: string): KeyPair {

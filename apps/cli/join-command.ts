@@ -7,11 +7,14 @@
  * Before any of it, preflight.ts checks the flags and paths (inputs are regular files, `--out` is
  * writable and not an input), so those mistakes cost milliseconds, not a join.
  */
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Table, type RecordBatch, type Schema } from 'apache-arrow';
 import { loadConfig } from '../../composition.ts';
 import { Engine } from '../../composition.ts';
 import { scanCounters, type ScanMetrics } from '../../core/metrics.ts';
+import { UsageError } from '../../core/errors.ts';
+import { assertRegularFile } from '../../core/input-file.ts';
 import type { Config } from '../../core/config/schema.ts';
 import type { MemoryMetrics } from '../../core/engine.ts';
 import type { MemoryPool } from '../../core/memory/pool.ts';
@@ -44,8 +47,23 @@ const PREVIEW_ROWS = 10;
 /** Preview cells longer than this are cut, with the number of bytes cut (format.ts). */
 const PREVIEW_CELL_WIDTH = 40;
 
+/**
+ * `--filter @FILE`: the filter's text read from FILE (a filter of thousands of terms does not fit
+ * an argument list), trimmed; a missing or unreadable FILE is a typed error naming it. `@@…` is a
+ * filter that starts with a literal `@` (none does today: `@` is no operator of the grammar).
+ */
+export async function filterText(filter: string | undefined): Promise<string | undefined> {
+  if (filter === undefined || !filter.startsWith('@')) return filter;
+  if (filter.startsWith('@@')) return filter.slice(1);
+  const path = filter.slice(1);
+  if (path === '') throw new UsageError("--filter @FILE needs a file name after '@'");
+  await assertRegularFile(path, '--filter file');
+  return (await readFile(path, 'utf8')).trim();
+}
+
 export async function runJoinCommand(opts: JoinCommandOptions): Promise<void> {
   await preflightJoin(opts);
+  opts = { ...opts, filter: await filterText(opts.filter) };
   const set = opts.algorithm ? [...opts.set, `join=${opts.algorithm}`] : opts.set;
   const config = await loadConfig({ file: opts.config, set });
   const engine = await commandEngine(config, opts.config);

@@ -77,7 +77,7 @@ function buildProgram(ctx: RunContext): Command {
     .option('--range <pred>', 'range predicate: "LEFT OP RIGHT" with OP in < <= > >=')
     .addOption(new Option('--type <type>', 'join type').choices(JOIN_TYPES).default('inner'))
     .option('--algorithm <name>', 'join algorithm (overrides config key join)')
-    .option('--filter <expr>', 'residual filter, e.g. "l.amount > r.limit AND r.region IS NOT NULL"')
+    .option('--filter <expr>', 'residual filter, e.g. "l.amount > r.limit AND r.region IS NOT NULL"; @FILE reads it from FILE')
     .option('--select <names>', 'output columns to keep, by output name: NAME[,NAME2...] (default: all)')
     .option('--null-equals-null', 'keys compare with IS NOT DISTINCT FROM (NULL matches NULL)', false)
     .option('--null-aware', 'anti join with NOT IN semantics', false)

@@ -59,6 +59,11 @@ describe('config schema', () => {
     expect(() => parseConfig(applyOverrides({}, ['pushdown.keyRangeBitmap=maybe']))).toThrow(/pushdown.keyRangeBitmap/);
   });
 
+  it('a number past the double range is named as written, not "got null"', () => {
+    expect(() => parseConfig(applyOverrides({}, ['batchSize=1e400']))).toThrow("invalid config value for 'batchSize': 1e400 is not a finite number");
+    expect(() => parseConfig({ batchSize: Infinity })).toThrow(/\(got Infinity\)/);
+  });
+
   it('a boolean, a string or a list is not a number, and a number is not a boolean (no silent coercion)', () => {
     for (const [input, key, got] of [
       [{ hash: { partitions: true } }, 'hash.partitions', 'true'],

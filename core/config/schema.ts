@@ -274,7 +274,8 @@ export class ConfigSchema {
       throw new ConfigError(`unknown config key '${key}'${didYouMean(key, this.keys)} (joinlab config lists every key)`, key);
     }
     const key = issue.path.join('.');
-    const value = key in flat ? ` (got ${JSON.stringify(flat[key])})` : '';
+    const got = flat[key];
+    const value = key in flat ? ` (got ${typeof got === 'number' && !Number.isFinite(got) ? String(got) : JSON.stringify(got)})` : '';
     const owner = this.#owners.get(key);
     const declared = owner !== undefined && owner !== CORE_OWNER ? ` (a setting of extension '${owner}')` : '';
     throw new ConfigError(`invalid config value for '${key}'${value}${declared}: ${issue.message}`, key);
@@ -382,8 +383,13 @@ const FALSE_WORDS = ['false', 'no', 'off', '0'];
 export function fromCommandLine(key: string, text: string, schema: ConfigSchema = CORE_SCHEMA): unknown {
   if (key === 'extensions') return text.split(',').filter(Boolean);
   switch (schema.valueType(key)) {
-    case 'number':
-      return NUMBER_TEXT.test(text) ? Number(text) : text;
+    case 'number': {
+      if (!NUMBER_TEXT.test(text)) return text;
+      // `1e400` is Infinity to Number(); named as written (JSON would print the Infinity as null)
+      const n = Number(text);
+      if (!Number.isFinite(n)) throw new ConfigError(`invalid config value for '${key}': ${text} is not a finite number`, key);
+      return n;
+    }
     case 'boolean': {
       const w = text.toLowerCase();
       return TRUE_WORDS.includes(w) ? true : FALSE_WORDS.includes(w) ? false : text;

@@ -25,6 +25,7 @@ import { ArithExactNode, ArithFloatNode, CompareExact, CompareNumbers, RescaleNo
 import { bindArithmetic, bindComparison, DOUBLE, FLOAT, intType, isExact, literalType, type NumType } from './numeric-types.ts';
 import { formatExpr } from './parse.ts';
 import { parseTemporal } from './temporal-literals.ts';
+import { InSetNode, StrInSetNode } from './in-set-node.ts';
 
 function labelOf(e: Expr): string {
   try {
@@ -149,6 +150,8 @@ export class Compiler {
         return this.compileCompare(e.op, this.compile(e.left), this.compile(e.right), e, label);
       case 'and':
       case 'or': {
+        const set = e.kind === 'or' ? this.inSet(e.args, label) : null;
+        if (set !== null) return set;
         const args = e.args.map((a) => this.booleanOperand(this.compile(a), e.kind.toUpperCase()));
         return new LogicNode(e.kind === 'and', args, label);
       }
@@ -293,6 +296,36 @@ export class Compiler {
     const scale = from.k === 'dec' ? from.s : 0;
     if (to.k === 'dec' && to.s > scale) return new RescaleNode(x, from, to, label);
     return x;
+  }
+
+  /**
+   * `x = c1 OR x = c2 OR …` (3+ terms, one integer or string column, integer or string or NULL constants) as one set
+   * lookup (in-set-node.ts); null for any other OR, which compiles term by term.
+   */
+  private inSet(args: readonly Expr[], label: string): Node | null {
+    if (args.length < 3) return null;
+    let column: Extract<Expr, { kind: 'column' }> | null = null;
+    const ints: (number | bigint | null)[] = [];
+    const strings: (string | null)[] = [];
+    for (const a of args) {
+      if (a.kind !== 'compare' || a.op !== '=') return null;
+      const [c, v] = a.left.kind === 'column' ? [a.left, a.right] : [a.right, a.left];
+      if (c.kind !== 'column' || v.kind !== 'literal') return null;
+      if (column === null) column = c;
+      else if (column.side !== c.side || column.name !== c.name) return null;
+      const x = v.value;
+      if (x === null) {
+        ints.push(x);
+        strings.push(x);
+      } else if (typeof x === 'bigint' || (typeof x === 'number' && Number.isSafeInteger(x))) ints.push(x);
+      else if (typeof x === 'string') strings.push(x);
+      else return null;
+    }
+    const node = this.compile(column!);
+    // all constants of the column's kind (a string with a number is the generic path's typed error)
+    if (node.cls.c === 'num' && node.cls.t.k === 'int' && ints.length === args.length) return new InSetNode(node, ints, label);
+    if (node.cls.c === 'str' && strings.length === args.length) return new StrInSetNode(node, strings, label);
+    return null;
   }
 
   private booleanOperand(x: Node, op: string): Node {

@@ -84,7 +84,7 @@ export function bindAggregate(schema: Schema, spec: AggregateSpec): BoundAggrega
   }
   const groupFields = spec.groupBy.map((name) => fieldOf(schema, name, 'the aggregate input (group by)'));
   const groupKinds = groupFields.map((f) => {
-    const kind = keyKindOf(f.type, f.name); // UnsupportedTypeError for types that cannot be keys
+    const kind = keyKindIn(f, 'as a group-by column'); // UnsupportedTypeError for types that cannot be keys
     const why = ungatherableReason(f.type);
     if (why !== null) throw new UnsupportedTypeError(f.name, String(f.type), `as a group-by column: ${why}`);
     return kind;
@@ -94,7 +94,7 @@ export function bindAggregate(schema: Schema, spec: AggregateSpec): BoundAggrega
     const same = (i: BoundInput) => i.column === f.name && i.distinct === distinct && JSON.stringify(i.layout) === JSON.stringify(layout);
     const at = inputs.findIndex(same);
     if (at >= 0) return at;
-    return inputs.push({ column: f.name, layout, distinct, kind: distinct ? keyKindOf(f.type, f.name) : null }) - 1;
+    return inputs.push({ column: f.name, layout, distinct, kind: distinct ? keyKindIn(f, 'as a DISTINCT aggregate argument') : null }) - 1;
   };
   const aggregates = spec.aggregates.map((call) => bindCall(schema, call, inputOf));
   const fields = [...groupFields, ...aggregates.map((a) => a.field)];
@@ -105,6 +105,20 @@ export function bindAggregate(schema: Schema, spec: AggregateSpec): BoundAggrega
     names.add(f.name);
   }
   return { groupBy: spec.groupBy, groupFields, groupKinds, inputs, aggregates, schema: new Schema(fields) };
+}
+
+/** `key()` (a key-type check), its refusal naming the aggregate's use of the column (not "as a join key"). */
+function keyed<T>(key: () => T, use: string): T {
+  try {
+    return key();
+  } catch (e) {
+    if (e instanceof UnsupportedTypeError) throw new UnsupportedTypeError(e.column, e.type, use);
+    throw e;
+  }
+}
+
+function keyKindIn(f: Field, use: string): ReturnType<typeof keyKindOf> {
+  return keyed(() => keyKindOf(f.type, f.name), use);
 }
 
 type InputOf = (f: Field, layout: ValueLayout | null, distinct: boolean) => number;
@@ -189,10 +203,10 @@ export function avgRule(type: DataType): AvgRule {
 }
 
 function bindMinMax(call: AggregateCall, f: Field, vt: DataType, name: string, inputOf: InputOf): BoundAggregate {
-  const cls = classifyKeyType(vt, f.name); // UnsupportedTypeError: not orderable
+  const cls = keyed(() => classifyKeyType(vt, f.name), `as an argument of ${call.fn}`); // UnsupportedTypeError: not orderable
   if (cls.c === 'null') throw new UnsupportedTypeError(f.name, String(f.type), `by ${name} (a column of only NULLs has no Arrow type to return)`);
   if (cls.c === 'float' && cls.bits === 16) throw new UnsupportedTypeError(f.name, String(f.type), `by ${name} (half floats)`);
-  const layout = valueLayout(vt, keyKindOf(vt, f.name));
+  const layout = valueLayout(vt, keyed(() => keyKindOf(vt, f.name), `as an argument of ${call.fn}`));
   if (layout === null || layout.layout === 'nulls') throw new UnsupportedTypeError(f.name, String(f.type), `by ${name}`);
   const isMax = call.fn === 'max';
   // min(DISTINCT x) = min(x): the values need no dedupe
