@@ -18,6 +18,8 @@ export interface SqllogictestOptions {
   verbose: boolean;
   config?: string;
   set: string[];
+  /** SIGINT / SIGTERM: the run stops between records. */
+  signal?: AbortSignal;
 }
 
 /** Runs the files; false when any record failed. */
@@ -30,7 +32,7 @@ export async function runSqllogictestCommand(paths: readonly string[], opts: Sql
   try {
     const progress = countProgress(process.stderr.isTTY ? await countSltRecords(files) : 0, 'records');
     try {
-      summary = await runSltFiles(files, engine, (o) => progress.tick(o.status === 'failed'));
+      summary = await runSltFiles(files, engine, (o) => progress.tick(o.status === 'failed'), { signal: opts.signal });
     } finally {
       progress.stop();
     }
@@ -48,16 +50,22 @@ export async function runSqllogictestCommand(paths: readonly string[], opts: Sql
 
 /** Lines of a block printed under a failure; a longer one keeps its first ones and says how many are left out. */
 const MAX_BLOCK_LINES = 20;
+/** Characters of one printed line; a longer one is cut and says how many are left out. */
+const MAX_LINE_CHARS = 240;
+
+function cut(line: string): string {
+  return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length - MAX_LINE_CHARS} more characters)` : line;
+}
 
 function block(title: string, lines: readonly string[]): string {
-  const shown = lines.length > MAX_BLOCK_LINES ? [...lines.slice(0, MAX_BLOCK_LINES), `… (${lines.length - MAX_BLOCK_LINES} more lines)`] : lines;
+  const shown = (lines.length > MAX_BLOCK_LINES ? [...lines.slice(0, MAX_BLOCK_LINES), `… (${lines.length - MAX_BLOCK_LINES} more lines)`] : lines).map(cut);
   return `  ${title}:\n${(shown.length === 0 ? ['(no rows)'] : shown).map((l) => `    ${l}`).join('\n')}\n`;
 }
 
 /** Under a FAIL line: the statement or query, the expected answer and joinlab's (when it ran). */
 export function failureDetail(o: SltOutcome): string {
   let out = '';
-  if (o.sql !== undefined) out += block(o.expected !== undefined ? 'query' : 'statement', o.sql.split('\n'));
+  if (o.sql !== undefined) out += block(o.record ?? (o.expected !== undefined ? 'query' : 'statement'), o.sql.split('\n'));
   if (o.expected !== undefined) out += block('expected', o.expected);
   if (o.actual !== undefined) out += block('got', o.actual);
   return out;

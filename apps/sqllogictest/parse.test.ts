@@ -105,8 +105,6 @@ endloop
 
   it('rejects malformed files with the file and line', () => {
     const bad = (text: string) => () => parseSltFile(text, 'bad.test');
-    expect(bad('query I\nSELECT 1\n')).toThrow(UsageError);
-    expect(bad('query I\nSELECT 1\n')).toThrow(/bad\.test:1: query without a ----/);
     expect(bad('loop i 0 3\nstatement ok\nSELECT 1\n')).toThrow(/bad\.test:1: loop without endloop/);
     expect(bad('endloop\n')).toThrow(/bad\.test:1: endloop without loop/);
     expect(bad('loop i 5 1\nendloop\n')).toThrow(/integer bounds/);
