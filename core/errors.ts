@@ -21,6 +21,7 @@ export type ErrorKind =
   | 'unsorted-input'
   | 'sql-syntax'
   | 'unsupported-sql'
+  | 'limit-exceeded'
   | 'cancelled'
   | 'invalid-utf8';
 
@@ -192,6 +193,14 @@ export class UnsupportedSqlError extends JoinlabError {
   ) {
     super(`unsupported SQL: ${construct}${position === null ? '' : ` (at character ${position})`}`);
   }
+}
+
+/**
+ * An input that would expand past a fixed limit (a sqllogictest file whose nested loops expand to
+ * more records than the runner takes): refused before the work starts, never an exhausted heap.
+ */
+export class LimitExceededError extends JoinlabError {
+  readonly kind = 'limit-exceeded' as const;
 }
 
 export class CancelledError extends JoinlabError {

@@ -309,6 +309,21 @@ describe('DuckDBSession', () => {
     expect(out.schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual(['a:Int32', 's:Utf8']);
   });
 
+  it('loads tables while PRAGMA enable_verification is on (the appender fails under the verifier)', async () => {
+    // issue 31: DuckDB's appender flushes through an INSERT over a ColumnDataRef, which the
+    // statement verifier re-parses from its ToString() — a table dump: "syntax error at or near "-""
+    const verified = await DuckDBSession.open({ threads: 1 });
+    try {
+      await verified.run('PRAGMA enable_verification');
+      const t = new arrow.Table({ a: arrow.vectorFromArray([1, 2, null], new arrow.Int32()), s: arrow.vectorFromArray(['x', null, 'z'], new arrow.Utf8()) });
+      await verified.loadTable('v1', t);
+      await verified.loadTable('v2', t);
+      expect(await verified.queryRows('SELECT count(*), count(a), count(s) FROM (SELECT * FROM v1 UNION ALL SELECT * FROM v2)')).toEqual([[6n, 4n, 4n]]);
+    } finally {
+      verified.close();
+    }
+  });
+
   it('converts HUGEINT results to Decimal128(38, 0) and DECIMAL results exactly', async () => {
     const out = await duck.query(
       'SELECT 170141183460469231731687303715884105727::HUGEINT AS h, (-12345678901234567890123)::HUGEINT AS h2, ' +

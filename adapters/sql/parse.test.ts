@@ -173,3 +173,30 @@ describe('parseSql', () => {
     expect((f as SqlSyntaxError).position).toBe(0);
   });
 });
+
+describe("the session's ORDER BY defaults (issue 31)", () => {
+  it('default_order and default_null_order decide what an ORDER BY item without them means', async () => {
+    const s = await DuckDBSession.open({ threads: 1 });
+    try {
+      const order = async (sql: string) => (await parseSql(s, sql)).orderBy.map((o) => [o.descending, o.nullsFirst]);
+      expect(await order('SELECT 1 AS a ORDER BY a, a DESC NULLS FIRST')).toEqual([
+        [false, null],
+        [true, true],
+      ]);
+      await s.run("SET default_null_order = 'nulls_first'");
+      expect(await order('SELECT 1 AS a ORDER BY a, a DESC, a NULLS LAST')).toEqual([
+        [false, true],
+        [true, true],
+        [false, false],
+      ]);
+      await s.run("PRAGMA default_null_order = 'nulls_first_on_asc_last_on_desc'");
+      await s.run("SET default_order = 'desc'");
+      expect(await order('SELECT 1 AS a ORDER BY a, a ASC')).toEqual([
+        [true, false],
+        [false, true],
+      ]);
+    } finally {
+      s.close();
+    }
+  });
+});

@@ -78,11 +78,15 @@ function bigOf(v: Json | undefined): bigint | null {
 export async function parseSql(duck: DuckDBSession, sql: string): Promise<SelectQuery> {
   // skip_null: absent fields are absent, not null (the converter tests presence). NOT skip_empty:
   // it drops the empty grouping set, and ROLLUP (x) would then read as GROUP BY x.
-  const [row] = await duck.queryRows(`SELECT json_serialize_sql(${quoteString(sql)}, skip_null := true)::VARCHAR`);
+  // The session's ORDER BY defaults come along: `SET default_order` / `default_null_order` there
+  // decide what an ORDER BY without ASC/DESC or NULLS FIRST/LAST means, as DuckDB's binder does.
+  const [row] = await duck.queryRows(
+    `SELECT json_serialize_sql(${quoteString(sql)}, skip_null := true)::VARCHAR, current_setting('default_order')::VARCHAR, current_setting('default_null_order')::VARCHAR`,
+  );
   let query: SelectQuery;
   sourceText = sql; // for the names of casts (namingCastType); convertParseTree is synchronous
   try {
-    query = convertParseTree(String(row![0]));
+    query = convertParseTree(String(row![0]), orderDefaults(String(row![1]), String(row![2])));
   } finally {
     sourceText = null;
   }
@@ -365,13 +369,49 @@ function fields(n: Node, what: string, ...classes: string[]): Fields {
   return new Fields(n, what, classes);
 }
 
+/**
+ * What an ORDER BY item without a direction / a null order means: DuckDB's `default_order`
+ * (ASCENDING) and `default_null_order` (NULLS_LAST; also NULLS_FIRST,
+ * NULLS_FIRST_ON_ASC_LAST_ON_DESC, NULLS_LAST_ON_ASC_FIRST_ON_DESC), resolved as DuckDB's
+ * `DBConfig::ResolveOrder` / `ResolveNullOrder` (src/main/config.cpp) do: the null order of an
+ * item depends on its direction after the direction is resolved.
+ */
+export interface OrderDefaults {
+  readonly descending: boolean;
+  readonly nulls: 'NULLS_LAST' | 'NULLS_FIRST' | 'NULLS_FIRST_ON_ASC_LAST_ON_DESC' | 'NULLS_LAST_ON_ASC_FIRST_ON_DESC';
+}
+
+export const DUCKDB_ORDER_DEFAULTS: OrderDefaults = { descending: false, nulls: 'NULLS_LAST' };
+
+/** The session's settings as `current_setting` prints them; an unknown value is refused, never guessed. */
+export function orderDefaults(order: string, nullOrder: string): OrderDefaults {
+  const o = order.toUpperCase();
+  const n = nullOrder.toUpperCase().replace(/ /g, '_');
+  if (o !== 'ASCENDING' && o !== 'DESCENDING' && o !== 'ASC' && o !== 'DESC') throw new UnsupportedSqlError(`default_order '${order}'`, null);
+  if (n !== 'NULLS_LAST' && n !== 'NULLS_FIRST' && n !== 'NULLS_FIRST_ON_ASC_LAST_ON_DESC' && n !== 'NULLS_LAST_ON_ASC_FIRST_ON_DESC') throw new UnsupportedSqlError(`default_null_order '${nullOrder}'`, null);
+  return { descending: o.startsWith('DESC'), nulls: n };
+}
+
+/** Set for the duration of one (synchronous) `convertParseTree`. */
+let currentOrderDefaults: OrderDefaults = DUCKDB_ORDER_DEFAULTS;
+
 /** The tree of `json_serialize_sql`'s output (exported for tests and for callers with their own DuckDB). */
-export function convertParseTree(json: string): SelectQuery {
-  return convertDocument(parseExactJson(json));
+export function convertParseTree(json: string, defaults: OrderDefaults = DUCKDB_ORDER_DEFAULTS): SelectQuery {
+  return convertDocument(parseExactJson(json), defaults);
 }
 
 /** `convertParseTree` of the parsed document (what `parseExactJson` returns). */
-export function convertDocument(parsed: Json): SelectQuery {
+export function convertDocument(parsed: Json, defaults: OrderDefaults = DUCKDB_ORDER_DEFAULTS): SelectQuery {
+  const saved = currentOrderDefaults;
+  currentOrderDefaults = defaults;
+  try {
+    return convertDoc(parsed);
+  } finally {
+    currentOrderDefaults = saved;
+  }
+}
+
+function convertDoc(parsed: Json): SelectQuery {
   const doc = parsed as Node;
   if (doc.error === true) {
     const pos = bigOf(doc.position ?? null) ?? (typeof doc.position === 'string' && /^\d+$/.test(doc.position) ? BigInt(doc.position) : null);
@@ -539,12 +579,13 @@ function orderItem(o: Node): OrderItem {
   const e = f.node_('expression') ?? {};
   if (e.class === 'STAR' && e.columns === true) unsupported('ORDER BY ALL', o.expression as Node);
   if (dir !== 'ORDER_DEFAULT' && dir !== 'ASCENDING' && dir !== 'DESCENDING') unsupported(`ORDER BY … ${dir}`, e);
-  const item = {
-    expr: expr(e),
-    descending: dir === 'DESCENDING',
-    nullsFirst: nulls === 'NULLS FIRST' || nulls === 'NULLS_FIRST' ? true : nulls === 'NULLS LAST' || nulls === 'NULLS_LAST' ? false : null,
-  };
-  if (item.nullsFirst === null && nulls !== 'ORDER_DEFAULT') unsupported(`ORDER BY … ${nulls}`, e);
+  const d = currentOrderDefaults;
+  const descending = dir === 'DESCENDING' ? true : dir === 'ASCENDING' ? false : d.descending;
+  const explicit = nulls === 'NULLS FIRST' || nulls === 'NULLS_FIRST' ? true : nulls === 'NULLS LAST' || nulls === 'NULLS_LAST' ? false : null;
+  if (explicit === null && nulls !== 'ORDER_DEFAULT') unsupported(`ORDER BY … ${nulls}`, e);
+  // DuckDB's own default (NULLS LAST in either direction) stays `null`, as before
+  const byDefault = d.nulls === 'NULLS_LAST' ? null : d.nulls === 'NULLS_FIRST' ? true : d.nulls === 'NULLS_FIRST_ON_ASC_LAST_ON_DESC' ? !descending : descending;
+  const item = { expr: expr(e), descending, nullsFirst: explicit ?? byDefault };
   f.done();
   return item;
 }

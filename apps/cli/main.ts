@@ -134,7 +134,7 @@ function buildProgram(ctx: RunContext): Command {
     .option('--config <file>', 'config file (JSON or YAML)')
     .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
     .action(async (paths: string[], opts: SqllogictestOptions) => {
-      const ok = await runSqllogictest(paths, opts);
+      const ok = await runSqllogictest(paths, { ...opts, signal: ctx.signal });
       if (!ok) process.exitCode = 1;
     });
 

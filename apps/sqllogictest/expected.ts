@@ -79,6 +79,13 @@ export async function fillExpected(text: string, path = '<text>'): Promise<strin
         }
         if (r.expect === 'ok' && error !== null) throw new Error(`${path}:${r.line}: statement failed in DuckDB: ${(error as Error).message}`);
         if (r.expect === 'error' && error === null) throw new Error(`${path}:${r.line}: statement succeeded in DuckDB, the record expects an error`);
+      } else if (r.kind === 'query' && r.expected === null) {
+        // a query without `----` only has to run: it has no block to fill
+        try {
+          await duck.run(r.sql);
+        } catch (e) {
+          throw new Error(`${path}:${r.line}: ${(e as Error).message}`);
+        }
       } else if (r.kind === 'query') {
         let b: Block;
         try {

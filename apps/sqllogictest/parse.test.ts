@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../core/errors.ts';
-import { parseSltFile } from './parse.ts';
+import { parseSltFile, sltRecords } from './parse.ts';
 
 const FILE = `# name: test/example.test
 # group: [joins]
@@ -105,12 +105,19 @@ endloop
 
   it('rejects malformed files with the file and line', () => {
     const bad = (text: string) => () => parseSltFile(text, 'bad.test');
-    expect(bad('query I\nSELECT 1\n')).toThrow(UsageError);
-    expect(bad('query I\nSELECT 1\n')).toThrow(/bad\.test:1: query without a ----/);
     expect(bad('loop i 0 3\nstatement ok\nSELECT 1\n')).toThrow(/bad\.test:1: loop without endloop/);
     expect(bad('endloop\n')).toThrow(/bad\.test:1: endloop without loop/);
     expect(bad('loop i 5 1\nendloop\n')).toThrow(/integer bounds/);
     expect(bad('statement maybe_not\nSELECT 1\n')).toThrow(/expected ok, error or maybe/);
     expect(bad('query 1\nSELECT 1\n----\n1\n')).toThrow(/column types/);
+  });
+
+  it('a query without ---- has no expected block; a record written wrongly is an invalid record and the rest still parses', () => {
+    expect(parseSltFile('query I\nSELECT 1\n\nquery I\nSELECT 2\n----\n2\n').records).toMatchObject([
+      { kind: 'query', sql: 'SELECT 1', expected: null, line: 1 },
+      { kind: 'query', sql: 'SELECT 2', expected: { rows: [['2']] }, line: 4 },
+    ]);
+    const rs = [...sltRecords('statement maybe_not\nSELECT 1\n\nquery 1\nSELECT 1\n----\n1\n\nstatement ok\nSELECT 3\n', 'bad.test')];
+    expect(rs.map((r) => r.kind)).toEqual(['invalid', 'invalid', 'statement']);
   });
 });

@@ -13,14 +13,29 @@ import { Data, makeData, RecordBatch, Schema, Struct, type Field } from 'apache-
 import { gatherColumns, makeRecordBatch, RowSource } from '../arrow/gather.ts';
 import { MissingColumnError } from '../errors.ts';
 
-/** The batch restricted to `names`, in that order (zero-copy). */
+/**
+ * The batch restricted to `names`, in that order (zero-copy). A name the batch repeats (a SQL
+ * result such as `SELECT * FROM a JOIN b` with a column on both sides) resolves occurrence by
+ * occurrence: its second mention is the second column of that name (the first again when the
+ * batch has only one), so projecting every name in order returns every column — never the first
+ * `b` twice.
+ */
 export function projectBatch(batch: RecordBatch, names: readonly string[], where = 'batch'): RecordBatch {
   const fields: Field[] = [];
   const children: Data[] = [];
   const all = batch.schema.fields;
   let identity = names.length === all.length;
+  const seen = new Map<string, number>();
   for (let j = 0; j < names.length; j++) {
-    const i = all.findIndex((f) => f.name === names[j]);
+    const name = names[j]!;
+    const nth = seen.get(name) ?? 0;
+    seen.set(name, nth + 1);
+    let i = -1;
+    for (let c = 0, found = 0; c < all.length; c++) {
+      if (all[c]!.name !== name) continue;
+      if (i < 0 || found === nth) i = c;
+      if (found++ === nth) break;
+    }
     if (i < 0) throw new MissingColumnError(names[j]!, where, all.map((f) => f.name));
     if (i !== j) identity = false;
     fields.push(all[i]!);

@@ -4,12 +4,15 @@ import {
   Decimal,
   Dictionary,
   Float64,
+  Field,
   Int32,
   Int64,
   LargeUtf8,
   makeData,
   makeVector,
   RecordBatch,
+  Schema,
+  Struct,
   Table,
   Timestamp,
   TimeUnit,
@@ -270,5 +273,17 @@ describe('MemoryScan sortedOn', () => {
     expect(() => new MemoryScan(t, 't', { sortedOn: [{ column: 'k' }, { column: 'k' }] })).toThrow(UsageError);
     const nested = new Table({ l: vectorFromArray([[1], [2]]) });
     expect(() => sortedTable(nested, [{ column: 'l' }])).toThrow(UnsupportedTypeError);
+  });
+});
+
+describe('projectBatch with a repeated column name (issue 31)', () => {
+  it('resolves each mention of a repeated name to its own column, in order', () => {
+    const mk = (vals: number[]) => makeData({ type: new Int32(), length: vals.length, nullCount: 0, data: Int32Array.from(vals) });
+    const schema = new Schema([new Field('a', new Int32()), new Field('b', new Int32()), new Field('b', new Int32())]);
+    const batch = new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length: 2, nullCount: 0, children: [mk([4, 2]), mk([1, 2]), mk([3, 9])] }));
+    const all = projectBatch(batch, ['a', 'b', 'b']);
+    expect([0, 1, 2].map((i) => [...all.getChildAt(i)!])).toEqual([[4, 2], [1, 2], [3, 9]]);
+    const swapped = projectBatch(batch, ['b', 'b', 'a']);
+    expect([0, 1, 2].map((i) => [...swapped.getChildAt(i)!])).toEqual([[1, 2], [3, 9], [4, 2]]);
   });
 });
