@@ -33,6 +33,7 @@ import {
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
+import { CANCEL_CHECK_MS, nextTurn, TurnClock } from '../../core/next-turn.ts';
 import type { ContainerStats, Scan, ScanOptions, ScanPredicate, ScanSortColumn } from '../../core/scan/scan.ts';
 import { resolveSortedOn, type SortColumnInput } from '../../core/scan/sort-order.ts';
 import { zoneMapOf } from '../../core/scan/zone-map.ts';
@@ -148,8 +149,12 @@ export class MemoryScan implements Scan {
     const m = this.metrics;
     let t0 = performance.now();
     let inScan = true;
+    // batches of a table already in memory arrive on microtasks alone: a turn of the event loop
+    // now and then lets a timer's or a signal handler's abort happen (core/next-turn.ts)
+    const clock = signal === undefined ? null : new TurnClock(CANCEL_CHECK_MS);
     try {
       for (let i = 0; i < this.#batches.length; i++) {
+        if (clock?.due()) await nextTurn();
         throwIfAborted(signal, this.source);
         const batch = this.#batches[i]!;
         m.containersTotal++;
