@@ -83,6 +83,19 @@ describe('an abort stops a long operator', () => {
     await abortsSoon((signal) => drain(engine, { type: 'inner', on: 'k=k' }, l, r, signal), 100);
   });
 
+  it('hash join with worker threads: a long build, then a probe its filter prunes entirely', { timeout: 60_000 }, async () => {
+    const engine = await Engine.create({ join: 'hash', 'hash.build': 'right', threads: 2 });
+    try {
+      await engine.workers()!.ready(); // (the workers' start-up is not what is timed)
+      // the abort fires during the build's synchronous table; no pruned morsel gave a turn after it
+      const l = table(3 * M, (i) => 3 * M + i);
+      const r = table(2 * M, (i) => i);
+      await abortsSoon((signal) => drain(engine, { type: 'inner', on: 'k=k' }, l, r, signal), 100);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('sort-merge join: 1M x 1M unsorted rows', T, async () => {
     const engine = await Engine.create({ join: 'sort-merge' });
     const l = table(M, (i) => (i * 7919) % M);

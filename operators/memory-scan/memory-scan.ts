@@ -199,8 +199,10 @@ export class MemoryScan implements Scan {
     const m = this.metrics;
     let t0 = performance.now();
     let inScan = true;
+    const clock = signal === undefined ? null : new TurnClock(CANCEL_CHECK_MS); // as in `batches`
     try {
       for (let i = 0; i < this.#batches.length; i++) {
+        if (clock?.due()) await nextTurn();
         throwIfAborted(signal, this.source);
         const batch = this.#batches[i]!;
         m.containersTotal++;
