@@ -151,7 +151,8 @@ export class Engine extends CoreEngine {
   }
 
   /** The same engine (same runtime) with some config keys changed (e.g. one experiment variant). */
-  override with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
+  override async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
+    this.#open('with');
     return super.with(overrides, options) as Promise<Engine>;
   }
 

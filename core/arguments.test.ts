@@ -107,6 +107,7 @@ describe('Engine.close', () => {
       ['sortStream', () => e.sortStream(t, 'k')],
       ['aggregate', () => e.aggregate(t, { groupBy: ['k'], aggregates: [] })],
       ['sql', () => e.sql('SELECT 1', {})],
+      ['with', () => e.with({ batchSize: 16 })],
     ];
     for (const [method, call] of calls) {
       const err = await call().then(
