@@ -15,6 +15,8 @@ import { Table } from 'apache-arrow';
 import { openScan } from './adapters/io/open.ts';
 import { runSql, type RunSqlOptions, type SqlResult } from './adapters/sql/run.ts';
 import { heldBatchBytes } from './core/arrow/size.ts';
+import { AGGREGATE_SPEC_ARGUMENT, checkArgument, checkInput, checkOptions, checkTables, describeValue, JOIN_SPEC_ARGUMENT, SORT_KEYS_ARGUMENT } from './core/arguments.ts';
+import { EngineClosedError, InvalidArgumentError } from './core/errors.ts';
 import { resolveConfig as resolveCoreConfig, type LoadConfigOptions } from './core/config/load.ts';
 import type { Config, ConfigSchema } from './core/config/schema.ts';
 import type { JoinSpecInput } from './core/spec.ts';
@@ -135,14 +137,22 @@ const HEAP_CHECK_MASK = 15;
  *   by adapters/io/open.ts, the runtime's `openInput` (`BUILTINS`).
  *
  * `with`, `bind`, `choose`, `algorithm` and `workers` are core's, unchanged.
+ *
+ * Arguments: every call checks its arguments' shapes first (core/arguments.ts) and throws an
+ * `InvalidArgumentError` naming the bad one (`left`, `keys[0].descending`, `tables.orders`).
+ * `close()` ends the engine: its worker threads stop and every later call throws
+ * `EngineClosedError`.
  */
 export class Engine extends CoreEngine {
+  #closed = false;
+
   static override create(config: unknown = {}, options: EngineOptions = {}): Promise<Engine> {
     return super.create(config, { runtime: BUILTINS, ...options }) as Promise<Engine>;
   }
 
   /** The same engine (same runtime) with some config keys changed (e.g. one experiment variant). */
-  override with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
+  override async with(overrides: Record<string, unknown>, options: EngineOptions = {}): Promise<Engine> {
+    this.#open('with');
     return super.with(overrides, options) as Promise<Engine>;
   }
 
@@ -151,13 +161,38 @@ export class Engine extends CoreEngine {
    * run against this pool instead of a new one — several operators of one query (a SQL join tree)
    * then share one `memoryLimit`.
    */
-  override stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<JoinStream> {
+  override async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<JoinStream> {
+    this.#open('stream');
+    checkJoinArguments(spec, left, right, options);
     return super.stream(spec, left, right, options);
   }
 
   /** `stream` collected into a table, which counts against `memoryLimit` (core/engine.ts). */
-  override join(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinResult> {
+  override async join(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal } = {}): Promise<JoinResult> {
+    this.#open('join');
+    checkJoinArguments(spec, left, right, options);
     return super.join(spec, left, right, options);
+  }
+
+  /**
+   * Ends the engine: it lets go of its worker pool, whose threads stop when no other engine holds
+   * it (core/parallel/worker-pool.ts; pools are shared by the engines of one shape in a process, so
+   * closing one engine never cancels another's parallel query), and every later call throws
+   * `EngineClosedError`. Idempotent; a closed engine holds nothing.
+   */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.releaseWorkers();
+  }
+
+  /** Whether `close()` was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #open(method: string): void {
+    if (this.#closed) throw new EngineClosedError(method);
   }
 
   /**
@@ -169,6 +204,8 @@ export class Engine extends CoreEngine {
    * here, in input order: the same rows in the same order as on one thread.
    */
   async sortStream(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<SortStream> {
+    this.#open('sortStream');
+    checkSortArguments(input, keys, options);
     const scan = await this.openInput(input, 'input');
     const sortKeys = typeof keys === 'string' ? parseSortKeys(keys) : keys;
     bindSort(scan.schema, sortKeys, scan.source);
@@ -225,6 +262,10 @@ export class Engine extends CoreEngine {
    * any row is read; output batches of `batchSize` rows (config), groups in first-appearance order.
    */
   async aggregate(input: JoinInput, spec: AggregateSpec, options: { signal?: AbortSignal } = {}): Promise<AggregateResult> {
+    this.#open('aggregate');
+    checkInput(input, 'input');
+    checkArgument(AGGREGATE_SPEC_ARGUMENT, spec, 'spec');
+    checkOptions(options);
     const started = performance.now();
     const scan = await this.openInput(input, 'input');
     const pool = MemoryPool.forRun(this.config.memoryLimit);
@@ -254,12 +295,17 @@ export class Engine extends CoreEngine {
    * binds and plans (adapters/sql/run.ts). The result has the table, every join's metrics, every
    * table scan's metrics with the filters published into it, and the plan as a tree.
    */
-  sql(text: string, tables: Readonly<Record<string, JoinInput>>, options: RunSqlOptions = {}): Promise<SqlResult> {
+  async sql(text: string, tables: Readonly<Record<string, JoinInput>>, options: RunSqlOptions = {}): Promise<SqlResult> {
+    this.#open('sql');
+    if (typeof text !== 'string' || text.trim() === '') throw new InvalidArgumentError('text', `expected the SQL text of a SELECT, got ${describeValue(text)}`);
+    checkTables(tables);
+    checkOptions(options);
     return runSql(this, text, tables, options);
   }
 
   /** `sortStream` collected into a table (which counts against `memoryLimit`, like `join`'s). */
   async sort(input: JoinInput, keys: SortKeysInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<SortResult> {
+    this.#open('sort');
     const s = await this.sortStream(input, keys, options);
     const batches: RecordBatch[] = [];
     const held = s.pool.reservation('Engine.sort result table');
@@ -270,4 +316,28 @@ export class Engine extends CoreEngine {
     s.metrics.memory.peakReservedBytes = s.pool.peak;
     return { table: new Table(s.schema, batches), metrics: s.metrics };
   }
+}
+
+function checkPool(options: unknown): void {
+  const pool = (options as { pool?: unknown } | undefined)?.pool;
+  if (pool !== undefined && !(pool instanceof MemoryPool)) throw new InvalidArgumentError('options.pool', `expected a MemoryPool, got ${describeValue(pool)}`);
+}
+
+function checkJoinArguments(spec: unknown, left: unknown, right: unknown, options: unknown): void {
+  if (spec === null || typeof spec !== 'object' || Array.isArray(spec)) throw new InvalidArgumentError('spec', `expected a join spec such as { type: 'inner', on: 'a=b' }, got ${describeValue(spec)}`);
+  checkArgument(JOIN_SPEC_ARGUMENT, spec, 'spec');
+  checkInput(left, 'left');
+  checkInput(right, 'right');
+  checkOptions(options);
+  checkPool(options);
+}
+
+function checkSortArguments(input: unknown, keys: unknown, options: unknown): void {
+  checkInput(input, 'input');
+  if (typeof keys !== 'string') {
+    if (!Array.isArray(keys)) throw new InvalidArgumentError('keys', `expected sort keys as text ('a desc nulls first, b') or a list of { column, descending?, nullsFirst? }, got ${describeValue(keys)}`);
+    checkArgument(SORT_KEYS_ARGUMENT, keys, 'keys');
+  }
+  checkOptions(options);
+  checkPool(options);
 }

@@ -26,7 +26,7 @@
  * operators' state, and `join` fails with a MemoryLimitError once the result outgrows the limit.
  *
  * Cancellation: with a `signal`, the loop that passes a join's output batches on gives the event
- * loop a turn at most every 50 ms (core/next-turn.ts) and then checks the signal. An operator that
+ * loop a turn at most every 20 ms (core/next-turn.ts) and then checks the signal. An operator that
  * turns one input batch into many output batches (a hash probe over a hot key) otherwise runs on
  * microtasks alone, and neither a timeout's timer nor the CLI's SIGINT / SIGTERM handler could run
  * until the whole join had finished. Every join of a SQL tree is such a stream, so this covers them
@@ -38,7 +38,7 @@ import { configuredExtensions, CORE_SCHEMA, parseConfig, type Config, type Confi
 import type { JoinAlgorithm, JoinContext } from './join-algorithm.ts';
 import { chooseJoinAlgorithm, type JoinChoice } from './join-planning.ts';
 import { MemoryPool } from './memory/pool.ts';
-import { nextTurn, TurnClock } from './next-turn.ts';
+import { CANCEL_CHECK_MS, nextTurn, TurnClock } from './next-turn.ts';
 import { SpillManager } from './memory/spill.ts';
 import { newOperatorMetrics, type OperatorMetrics, type ScanMetrics } from './metrics.ts';
 import { bindJoin, type BoundJoin } from './plan.ts';
@@ -130,6 +130,9 @@ function isScan(x: JoinInput): x is Scan {
 }
 
 export class CoreEngine {
+  /** The worker pools this engine took (`workers()`), released by `releaseWorkers`. */
+  readonly #heldPools = new Set<WorkerPool>();
+
   protected constructor(
     readonly config: Config,
     readonly registry: Registry,
@@ -146,9 +149,18 @@ export class CoreEngine {
    * operator starts its threads (`ready`, `open`) only for work that repays them
    * (core/parallel/threshold.ts), and a pool started once serves every later join and query.
    */
+  /** Lets go of every worker pool this engine used (`WorkerPool.release`: the last holder's closes it). */
+  protected async releaseWorkers(): Promise<void> {
+    const pools = [...this.#heldPools];
+    this.#heldPools.clear();
+    await Promise.all(pools.map((p) => p.release(this)));
+  }
+
   workers(): WorkerPool | null {
     if (this.config.threads <= 1) return null;
-    return WorkerPool.get(this.config.threads, [...this.runtime.extensions, ...this.config.extensions], this.baseDir, this.config['parallel.workerCode']);
+    const pool = WorkerPool.get(this.config.threads, [...this.runtime.extensions, ...this.config.extensions], this.baseDir, this.config['parallel.workerCode']).hold(this);
+    this.#heldPools.add(pool);
+    return pool;
   }
 
   /**
@@ -246,7 +258,7 @@ export class CoreEngine {
       // the next one (a consumer that keeps it reserves it itself)
       const inFlight = pool.reservation(`${algorithm.name} join output batch`);
       const signal = options.signal;
-      const clock = signal !== undefined ? new TurnClock() : null;
+      const clock = signal !== undefined ? new TurnClock(CANCEL_CHECK_MS) : null;
       try {
         for await (const b of algorithm.execute(bound, { left: leftScan, right: rightScan }, ctx)) {
           if (clock?.due()) {

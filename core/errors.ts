@@ -40,6 +40,27 @@ export class UsageError extends JoinlabError {
   readonly kind = 'usage' as const;
 }
 
+/**
+ * A library call with an argument of the wrong shape (`engine.join(null, …)`, a sort key
+ * `{ descending: 'yes' }`): `argument` names it as a path (`keys[0].descending`, `tables.orders`),
+ * the message says what was expected and what came. A usage error: the CLI never causes one.
+ */
+export class InvalidArgumentError extends UsageError {
+  constructor(
+    readonly argument: string,
+    detail: string,
+  ) {
+    super(`invalid argument '${argument}': ${detail}`);
+  }
+}
+
+/** A call on an `Engine` after its `close()`. */
+export class EngineClosedError extends UsageError {
+  constructor(readonly method: string) {
+    super(`Engine.${method}: the engine is closed (Engine.close() was called); create a new one`);
+  }
+}
+
 /** A configuration key or value that fails validation. */
 export class ConfigError extends JoinlabError {
   readonly kind = 'config' as const;

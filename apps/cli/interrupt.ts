@@ -15,9 +15,9 @@
  * temporary files removed` goes to stderr and the process exits. A second signal skips the wait:
  * clean, print, exit.
  *
- * A handler only runs when the event loop gets a turn: the engine gives it one at most every 50 ms
- * while a join streams under a signal (core/engine.ts), so a long in-memory join does not hold a
- * signal off until it ends.
+ * A handler only runs when the event loop gets a turn: under a signal every operator gives it one
+ * at most every 20 ms (docs/cancellation.md), so a long in-memory join does not hold a signal off
+ * until it ends — which is why every command must pass `signal` on (without one nothing paces).
  *
  * Only the real process installs this (bin/joinlab.mjs through `main(argv, { signals: true })`);
  * in-process callers of `main` (tests) keep their own signal handling.

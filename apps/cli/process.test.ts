@@ -13,7 +13,9 @@
  * `joinlab run` is signalled during a hash join of 100,000 x 100,000 rows on one key value (10G
  * output rows, minutes of work that never waits on I/O): it used to hold the signal off until the
  * join ended, since neither did the experiment pass the CLI's signal down nor did the join give
- * the event loop a turn.
+ * the event loop a turn. `joinlab sql` is signalled while it starts and during a nested-loop join
+ * of 100,000 x 100,000 rows: it must be gone within 3 s (it did not pass its signal to Engine.sql
+ * and waited for the 2 s grace of the interrupt handler).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -188,6 +190,59 @@ describe('signals while an experiment runs a long query', () => {
     expect(r.stderr.trim().split('\n').at(-1)).toBe(`joinlab: interrupted (${sig}), temporary files removed`);
     expect(r.code).toBe(code);
     expect(existsSync(join(out, 'results.json'))).toBe(false);
+  }, 90_000);
+});
+
+describe('signals during `joinlab sql`', () => {
+  // a nested-loop join of 100,000 x 100,000 rows (10G pairs, minutes) whose filter never passes
+  const longQuery = 'SELECT l.v, r.w FROM hot_l l, hot_r r WHERE l.v + r.w = -1';
+  // Loading the sources can take many seconds on a busy machine, so "the command runs" is not a
+  // time after spawning: a preload reports when bin/joinlab.mjs removes its start-up handlers,
+  // right before main() installs its own and runs the command.
+  const preload = join(dir, 'mark-main.mjs');
+  beforeAll(() =>
+    writeFileSync(
+      preload,
+      "const off = process.removeListener.bind(process); let told = false;\n" +
+        "process.off = process.removeListener = (ev, fn) => { const r = off(ev, fn); if (ev === 'SIGTERM' && !told) { told = true; process.stderr.write('[test] main starts\\n'); } return r; };\n",
+    ),
+  );
+
+  it.each([
+    ['SIGTERM', 143, 'while it loads', null],
+    ['SIGTERM', 143, 'as the command starts (planning)', 0],
+    ['SIGTERM', 143, 'while the join runs', 1500],
+    ['SIGINT', 130, 'while the join runs', 1500],
+  ] as const)('%s (exit %i) %s: gone within 3 s, one line, no output, no temp files', async (sig, code, _when, afterMain) => {
+    const out = `sql-${sig}-${afterMain}.parquet`;
+    const child = spawn(process.execPath, ['--import', preload, BIN, 'sql', longQuery, '--data', '.', '--out', out], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    const exited = new Promise<{ code: number | null }>((done) => child.on('close', (c) => done({ code: c })));
+    let over = false;
+    void exited.then(() => (over = true));
+    if (afterMain === null) await new Promise((r) => setTimeout(r, 1000));
+    else {
+      const deadline = Date.now() + 60_000;
+      while (!over && Date.now() < deadline && !stderr.includes('[test] main starts')) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, afterMain));
+    }
+    expect(over, 'the query ended before the signal').toBe(false);
+    const killed = performance.now();
+    child.kill(sig);
+    // a join that never gives the event loop a turn keeps even the handler from running: the
+    // process would run on for minutes (it did: Engine.sql got no signal, so nothing paced)
+    const r = await Promise.race([exited, new Promise<null>((done) => setTimeout(() => done(null), 10_000))]);
+    if (r === null) child.kill('SIGKILL');
+    expect(r, `still running 10 s after ${sig}`).not.toBeNull();
+    expect(performance.now() - killed).toBeLessThan(3000);
+    const line = stderr.trim().split('\n').at(-1);
+    // before main, bin/joinlab.mjs's handler ends the process ("while starting"); after, the CLI's
+    if (afterMain === null) expect(line).toMatch(new RegExp(`^joinlab: interrupted \\(${sig}\\)(, temporary files removed| while starting, nothing written)$`));
+    else expect(line).toBe(`joinlab: interrupted (${sig}), temporary files removed`);
+    expect(r!.code).toBe(code);
+    expect(existsSync(join(dir, out))).toBe(false);
+    expect(tempFiles().filter((f) => f.startsWith(`.${out}.tmp-`))).toEqual([]);
   }, 90_000);
 });
 

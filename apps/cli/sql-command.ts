@@ -96,7 +96,7 @@ export async function runSqlCommand(sql: string, opts: SqlCommandOptions): Promi
   let duck: DuckDBSession | null = null;
   try {
     const started = performance.now();
-    const result = await engine.sql(sql, tables);
+    const result = await engine.sql(sql, tables, { signal: opts.signal });
     const elapsedMs = performance.now() - started;
     if (opts.out !== undefined) await writeBatches(opts.out, result.table.schema, result.table.batches);
     let comparison: { equal: boolean; text: string; missing: number; extra: number; orderProblem: string | null; duckdbMs: number } | null = null;

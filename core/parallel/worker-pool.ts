@@ -137,6 +137,8 @@ export class WorkerPool {
   #code: WorkerCode | null = null;
   #startup: PoolStartup | null = null;
   #closed = false;
+  /** The engines that use this pool (`hold`); the last one's `release` closes it. */
+  readonly #holders = new Set<object>();
 
   private constructor(
     readonly size: number,
@@ -156,6 +158,22 @@ export class WorkerPool {
     let pool = POOLS.get(key);
     if (pool === undefined || pool.#closed) POOLS.set(key, (pool = new WorkerPool(size, { extensions, baseDir }, code)));
     return pool;
+  }
+
+  /** Marks `owner` (an engine) as a user of this pool; idempotent. */
+  hold(owner: object): this {
+    this.#holders.add(owner);
+    return this;
+  }
+
+  /**
+   * `owner` no longer uses this pool: when no holder is left, the pool closes (its threads end).
+   * So an engine's `close()` never ends a parallel query another engine of the same shape — which
+   * shares this pool — has running.
+   */
+  async release(owner: object): Promise<void> {
+    if (!this.#holders.delete(owner) || this.#holders.size > 0) return;
+    await this.close();
   }
 
   /** Terminates every pool of the process (tests; a long-running host that wants its threads back). */

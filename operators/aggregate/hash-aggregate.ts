@@ -39,6 +39,7 @@ import type { Data, Vector } from 'apache-arrow';
 import type { AggregateSpec } from '../../core/aggregate.ts';
 import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { CancelledError, MissingColumnError } from '../../core/errors.ts';
+import { CANCEL_CHECK_MS, nextTurn, TurnClock } from '../../core/next-turn.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { keyColumnBytes, type FixedKeyColumn, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
@@ -75,7 +76,10 @@ export async function hashAggregate(input: AsyncIterable<RecordBatch>, schema: S
   const scratch = ctx.pool.reservation('hash-aggregate batch scratch');
   try {
     const agg = new Aggregation(bound, held, scratch);
+    // input already in memory arrives on microtasks alone: a turn now and then lets an abort in
+    const clock = ctx.signal === undefined ? null : new TurnClock(CANCEL_CHECK_MS);
     for await (const batch of input) {
+      if (clock?.due()) await nextTurn();
       if (ctx.signal?.aborted) throw new CancelledError('hash aggregate cancelled');
       agg.consume(batch);
     }

@@ -217,6 +217,15 @@ export async function buildPartitions(batches: readonly RecordBatch[], o: BuildO
       return [part];
     }
     let all = batches[0]!;
+    if (o.signal !== undefined) {
+      // the concatenation and the tables are long synchronous steps: a cancellation already
+      // requested is seen before them (every partition then reports failed, as its task would)
+      await nextTurn();
+      if (o.signal.aborted) {
+        for (let p = 0; p < o.partitions; p++) o.onFailed?.(p, o.signal.reason);
+        throw o.signal.reason;
+      }
+    }
     if (batches.length > 1) {
       // for workers, in shared memory at once (shareBuild then copies only what is not there yet)
       all = concatBatches(batches, o.schema, { shared: o.shared === true && o.partitions === 1 });

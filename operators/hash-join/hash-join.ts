@@ -17,6 +17,7 @@
  * the build side's rows last. `execute` below only wires them together and owns what spans the
  * run: the memory reservations, the dynamic filter and the operator's metrics.
  */
+import { nextTurn } from '../../core/next-turn.ts';
 import type { RecordBatch } from 'apache-arrow';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
@@ -97,6 +98,12 @@ export class HashJoin implements JoinAlgorithm {
         payload: plan.payload,
         payloadRows: plan.payloadRows,
       });
+      if (ctx.signal !== undefined) {
+        // the tables were built in one synchronous step: an abort that came meanwhile is seen
+        // here, not after a probe its filter may prune entirely (which gives no turn of its own)
+        await nextTurn();
+        ctx.signal.throwIfAborted();
+      }
       const probeRows = mayUseWorkers ? estimatedRows(probeScan, filter) : staticProbeRows;
       const choice = serial !== null ? { pool: null, why: serial } : chooseWorkers(workers, probeRows, ctx.config, 'probe input');
       const parallel = choice.pool !== null;

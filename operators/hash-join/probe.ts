@@ -32,6 +32,7 @@
  * (`numRows`), because the dynamic filter may legitimately remove every probe row. With a residual
  * filter each outer row has its own inner set (the rows the filter passes): not-in.ts.
  */
+import { Pacer } from '../../core/next-turn.ts';
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { RowSource } from '../../core/arrow/gather.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
@@ -116,7 +117,10 @@ export class HashJoinProbe {
   /** The join's output: every probe batch through the tables, then the build side's rows. */
   async *run(probeScan: Scan, filter: DynamicFilter): AsyncGenerator<RecordBatch> {
     const config = this.#ctx.config;
+    const pacer = new Pacer(this.#ctx.signal);
     for await (const batch of probeScan.batches({ filter, signal: this.#ctx.signal, bloomFilters: config['pushdown.parquetBloom'], pageIndex: config['scan.pageIndex'] !== 'off', lateMaterialization: config['scan.lateMaterialization'] })) {
+      // a probe batch that matches nothing yields nothing for Engine.stream to pace on
+      if (pacer.due()) await pacer.turn();
       bump(this.#ctx.metrics, 'probeRows', batch.numRows);
       yield* this.#probeBatch(batch);
     }

@@ -24,6 +24,7 @@
 import type { RecordBatch, Schema, Table } from 'apache-arrow';
 import { MissingColumnError } from '../../core/errors.ts';
 import { newScanMetrics, type ScanMetrics } from '../../core/metrics.ts';
+import { CANCEL_CHECK_MS, nextTurn, TurnClock } from '../../core/next-turn.ts';
 import { throwIfAborted } from '../../core/scan/abort.ts';
 import { projectBatch } from '../../core/scan/batch-shape.ts';
 import { filterAndProject, neededColumns } from '../../core/scan/filter-project.ts';
@@ -81,7 +82,11 @@ export class MemoryScan implements Scan {
     const { filter, signal } = options;
     const columns = this.#checked(options.columns);
     const m = this.metrics;
+    // batches of a table already in memory arrive on microtasks alone: a turn of the event loop
+    // now and then lets a timer's or a signal handler's abort happen (core/next-turn.ts)
+    const clock = signal === undefined ? null : new TurnClock(CANCEL_CHECK_MS);
     for (let i = 0; i < this.#batches.length; i++) {
+      if (clock?.due()) await nextTurn();
       throwIfAborted(signal, this.source);
       const batch = this.#batches[i]!;
       m.containersTotal++;
@@ -135,7 +140,9 @@ export class MemoryScan implements Scan {
   async *#scanMorsels(options: ScanOptions): AsyncGenerator<RecordBatch> {
     const { filter, signal } = options;
     const columns = this.#checked(options.columns);
+    const clock = signal === undefined ? null : new TurnClock(CANCEL_CHECK_MS); // as in `batches`
     for (let i = 0; i < this.#batches.length; i++) {
+      if (clock?.due()) await nextTurn();
       throwIfAborted(signal, this.source);
       const batch = this.#batches[i]!;
       this.metrics.containersTotal++;

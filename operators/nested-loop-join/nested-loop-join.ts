@@ -13,7 +13,7 @@
  * per outer row o over S(o) = the inner rows passing the filter: o is kept iff S(o) is empty, or
  * o's key is not NULL, no key in S(o) is NULL and none equals o's key.
  *
- * Cancellation: with an AbortSignal the pair loop gives the event loop a turn every ~50 ms (at a
+ * Cancellation: with an AbortSignal the pair loop gives the event loop a turn every ~20 ms (at a
  * left row or after a block of candidate pairs; core/next-turn.ts) and checks the signal, so a timer's abort (a query
  * timeout) or an interrupt stops a long loop — a cross product, an OR of join conditions — instead
  * of waiting for its end.
@@ -30,7 +30,7 @@ import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { keepsUnmatched, outputSides, isMarkJoin, isSemiJoin, type RangeOp, type Side } from '../../core/types.ts';
 import { collectScan } from '../common/collect.ts';
-import { nextTurn, TurnClock } from '../../core/next-turn.ts';
+import { CANCEL_CHECK_MS, nextTurn, TurnClock } from '../../core/next-turn.ts';
 import { OutputAssembler, OutputPlan } from '../common/output.ts';
 
 /** Candidate pairs evaluated against the residual filter at once. */
@@ -150,9 +150,9 @@ export class NestedLoopJoin implements JoinAlgorithm {
     const blockR = new Int32Array(FILTER_BLOCK);
     let pairsTested = 0;
 
-    // with a signal: a turn of the event loop every ~50 ms (per left row and per block of candidate pairs)
+    // with a signal: a turn of the event loop every ~20 ms (per left row and per block of candidate pairs)
     const watch = ctx.signal !== undefined;
-    const clock = new TurnClock();
+    const clock = new TurnClock(CANCEL_CHECK_MS);
     const turn = async (): Promise<void> => {
       await nextTurn();
       if (ctx.signal?.aborted) throw ctx.signal.reason;

@@ -27,6 +27,7 @@
  * filter (the planner rule of DataFusion: a piecewise merge join only when the range predicate is
  * the whole join condition), NOT IN. `join=auto` picks this algorithm for exactly the joins it runs.
  */
+import { Pacer } from '../../core/next-turn.ts';
 import type { RecordBatch } from 'apache-arrow';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { UnsupportedJoinError } from '../../core/errors.ts';
@@ -88,7 +89,15 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
       // on workers, the partitions are the workers and only the main thread finishes (parallel.ts)
       watermark = MinMarkedWatermark.create(buffered.nonNull, parallel ? 1 : plan.partitions);
       const scanOptions = { signal: ctx.signal, pageIndex: ctx.config['scan.pageIndex'] !== 'off', ...(extreme !== null ? { filter } : {}) };
-      const streamedBatches = () => inputs[plan.streamed].batches(scanOptions);
+      const pacer = new Pacer(ctx.signal);
+      // a turn of the event loop now and then between streamed batches (a batch that matches
+      // nothing yields nothing for Engine.stream to pace on)
+      const streamedBatches = async function* (): AsyncGenerator<RecordBatch> {
+        for await (const b of inputs[plan.streamed].batches(scanOptions)) {
+          if (pacer.due()) await pacer.turn();
+          yield b;
+        }
+      };
       if (parallel) {
         yield* parallelStream({ workers: workers!, join, plan, buffered, watermark, streamed: inputs[plan.streamed], scanOptions, stats, scratch: scratches[0]!, ctx });
       } else if (plan.existence !== null) {

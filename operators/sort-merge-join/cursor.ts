@@ -17,6 +17,7 @@
  */
 import type { RecordBatch } from 'apache-arrow';
 import { UnsortedInputError } from '../../core/errors.ts';
+import { Pacer } from '../../core/next-turn.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { makeSortComparator, type KeySortOrder } from '../../core/keys/order.ts';
 import type { KeyColumn, KeyComparator, KeyKind } from '../../core/keys/types.ts';
@@ -52,6 +53,7 @@ export class SortedCursor {
   nums: Float64Array | null = null;
   #within: KeyComparator | null = null;
   readonly #it: AsyncIterator<RecordBatch>;
+  readonly #pacer: Pacer;
   #finished = false;
 
   constructor(
@@ -59,6 +61,7 @@ export class SortedCursor {
     private readonly options: CursorOptions,
   ) {
     this.#it = source[Symbol.asyncIterator]();
+    this.#pacer = new Pacer(options.signal);
   }
 
   get done(): boolean {
@@ -71,6 +74,8 @@ export class SortedCursor {
     const prevRows = this.rows;
     const prevNums = this.nums;
     for (;;) {
+      // a merge of inputs in memory runs on microtasks alone: a turn now and then lets an abort in
+      if (this.#pacer.due()) await this.#pacer.turn();
       this.options.signal?.throwIfAborted();
       const r = this.#finished ? { done: true as const, value: undefined } : await this.#it.next();
       if (r.done) {

@@ -44,6 +44,7 @@ import { makeSortComparator } from '../../core/keys/order.ts';
 import { keyColumnBytes, type KeyColumn, type KeyComparator } from '../../core/keys/types.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { SpillManager } from '../../core/memory/spill.ts';
+import { Pacer } from '../../core/next-turn.ts';
 import { keyBytesEstimate, type BoundSort } from './keys.ts';
 import { batchObjectBytes, isMemoryRun, MemoryRunReader, RunReader, type AnyRun, type RunShape, type RunSource } from './runs.ts';
 
@@ -91,9 +92,12 @@ export interface MergeOptions {
 export async function* mergeRuns(runs: readonly AnyRun[], o: MergeOptions): AsyncGenerator<RecordBatch> {
   if (runs.length === 0) return;
   const merge = new RunMerge(runs, o);
+  // runs held in memory merge on microtasks alone: a turn now and then for a timer's abort
+  const pacer = new Pacer(o.signal);
   try {
     await merge.open();
     for (;;) {
+      if (pacer.due()) await pacer.turn();
       const batch = await merge.next();
       if (batch === null) return;
       yield batch;

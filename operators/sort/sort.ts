@@ -49,6 +49,7 @@ import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../
 import type { MemoryPool } from '../../core/memory/pool.ts';
 import { SpillManager } from '../../core/memory/spill.ts';
 import type { Scan } from '../../core/scan/scan.ts';
+import { Pacer } from '../../core/next-turn.ts';
 import { compactDictionaries } from './dictionaries.ts';
 import { bindSort, type BoundSort, type SortKey } from './keys.ts';
 import { MAX_FAN_IN, mergeRuns, outputCost, runMergeCost } from './merge.ts';
@@ -111,16 +112,18 @@ export async function* sortScan(scan: Scan, keys: readonly SortKey[], options: S
   };
   try {
     let index = 0;
+    const pacer = new Pacer(signal);
     for await (const b of scan.batches({ signal })) {
       index++;
       if (b.numRows === 0) continue;
+      if (pacer.due()) await pacer.turn();
       signal?.throwIfAborted();
       checkKeyTypes(b, bound, schema, scan.source, index);
       if (held.tryAdd(b)) continue;
       if (held.rows > 0) await spillHeld(held, ctx);
       if (!held.tryAdd(b)) await addInSlices(b, held, ctx);
     }
-    signal?.throwIfAborted();
+    if (signal !== undefined) await pacer.turn(); // before the in-memory sort, one synchronous step
     if (live.size === 0) {
       yield* emitInMemory(held, ctx);
       return;
@@ -179,7 +182,9 @@ async function* emitInMemory(held: RunBuilder, c: SortContext): AsyncGenerator<R
   try {
     const one = held.batches.length > 1 && contiguous.tryGrow(held.dataBytes) ? [concatBatches(held.batches, c.schema)] : held.batches;
     const src = new RowSource(one, c.schema);
+    const pacer = new Pacer(c.signal);
     for (let start = 0; start < n; start += c.batchSize) {
+      if (pacer.due()) await pacer.turn();
       c.signal?.throwIfAborted();
       const count = Math.min(c.batchSize, n - start);
       const columns = gatherColumns(src, order, start, count, undefined, c.pool);

@@ -29,6 +29,7 @@ import { Vector, type RecordBatch, type Schema } from 'apache-arrow';
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { heldBatchBytes } from '../../core/arrow/size.ts';
 import { argsortKeys } from '../../core/keys/argsort.ts';
+import { Pacer } from '../../core/next-turn.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
 import { makeSortComparator } from '../../core/keys/order.ts';
 import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
@@ -59,8 +60,10 @@ export async function* topK(input: { readonly schema: Schema; readonly batches: 
   const state = new TopKState(schema, bound, k, pool);
   try {
     let index = 0;
+    const pacer = new Pacer(signal);
     for await (const b of input.batches) {
       index++;
+      if (pacer.due()) await pacer.turn();
       signal?.throwIfAborted();
       if (b.numRows === 0) continue;
       checkKeyTypes(b, bound, schema, 'top-k input', index);

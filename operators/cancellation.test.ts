@@ -1,0 +1,133 @@
+/**
+ * An AbortSignal fired by a timer (a query timeout, the CLI's SIGINT/SIGTERM handler) stops every
+ * operator within a fraction of a second, with the abort's error. Inputs already in memory arrive
+ * on microtasks alone, so an operator that never gives the event loop a turn never sees the timer
+ * fire and runs to its end: each case here is large enough to run for seconds without the turns
+ * (core/next-turn.ts `Pacer`), so it resolves — and the test fails — unless the operator (or its
+ * scan) paces. The signal fires 50 ms after the call; the 5 s bound only guards against a hang.
+ * Sizes stay moderate because some steps are still one synchronous call (the argsort of an
+ * in-memory sort run, a partition's hash table): an abort during one is seen when it returns.
+ */
+import { makeVector, RecordBatch, Table } from 'apache-arrow';
+import { describe, expect, it } from 'vitest';
+import { Engine } from '../composition.ts';
+import { CancelledError } from '../core/errors.ts';
+
+/** `n` rows of (k, v) in batches of `batch` rows: k = key(i), v a scrambled double. */
+function table(n: number, key: (i: number) => number, batch = 8192): Table {
+  const batches: RecordBatch[] = [];
+  for (let start = 0; start < n; start += batch) {
+    const len = Math.min(batch, n - start);
+    const k = new Int32Array(len);
+    const v = new Float64Array(len);
+    for (let i = 0; i < len; i++) {
+      k[i] = key(start + i);
+      v[i] = ((start + i) * 2654435761) % 1000003;
+    }
+    batches.push(new Table({ k: makeVector(k), v: makeVector(v) }).batches[0]!);
+  }
+  return new Table(batches);
+}
+
+/** `run` with a signal aborted `afterMs` later: rejects with the abort's CancelledError, well before 5 s. */
+async function abortsSoon(run: (signal: AbortSignal) => Promise<unknown>, afterMs = 50): Promise<void> {
+  const ac = new AbortController();
+  const started = performance.now();
+  const timer = setTimeout(() => ac.abort(new CancelledError('test abort')), afterMs);
+  try {
+    await expect(run(ac.signal)).rejects.toBeInstanceOf(CancelledError);
+  } finally {
+    clearTimeout(timer);
+  }
+  expect(performance.now() - started).toBeLessThan(5000);
+}
+
+/** Drains a join stream, keeping nothing. */
+async function drain(engine: Engine, spec: Parameters<Engine['stream']>[0], left: Table, right: Table, signal: AbortSignal): Promise<number> {
+  const s = await engine.stream(spec, left, right, { signal });
+  let rows = 0;
+  for await (const b of s.batches) rows += b.numRows;
+  return rows;
+}
+
+const M = 1_000_000;
+// the timeout is short on purpose: an operator that ignores the signal fails here, not after 120 s
+const T = { timeout: 20_000 };
+
+describe('an abort stops a long operator', () => {
+  it('nested-loop join: 20K x 20K pairs, a filter that never passes', T, async () => {
+    const engine = await Engine.create({ join: 'nested-loop' });
+    const l = table(20_000, (i) => i);
+    const r = table(20_000, (i) => i);
+    await abortsSoon((signal) => drain(engine, { type: 'inner', filter: 'left.v + right.v < 0' }, l, r, signal));
+  });
+
+  it('nested-loop join: a 20K x 20K cross product collected by Engine.join', T, async () => {
+    const engine = await Engine.create({ join: 'nested-loop' });
+    const l = table(20_000, (i) => i);
+    const r = table(20_000, (i) => i);
+    await abortsSoon((signal) => engine.join({ type: 'inner', filter: 'left.k >= 0' }, l, r, { signal }));
+  });
+
+  it('hash join: the build of 1M rows', T, async () => {
+    const engine = await Engine.create({ join: 'hash', 'hash.build': 'right' });
+    const l = table(M, (i) => 2 * i + 1);
+    const r = table(M, (i) => 2 * i);
+    await abortsSoon((signal) => drain(engine, { type: 'inner', on: 'k=k' }, l, r, signal));
+  });
+
+  it('hash join: the probe of 3M rows that match nothing', T, async () => {
+    const engine = await Engine.create({ join: 'hash', 'hash.build': 'right', pushdown: 'none' });
+    const l = table(3 * M, (i) => 2 * i + 1);
+    const r = table(10_000, (i) => 2 * i);
+    await abortsSoon((signal) => drain(engine, { type: 'inner', on: 'k=k' }, l, r, signal), 100);
+  });
+
+  it('hash join with worker threads: a long build, then a probe its filter prunes entirely', { timeout: 60_000 }, async () => {
+    const engine = await Engine.create({ join: 'hash', 'hash.build': 'right', threads: 2 });
+    try {
+      await engine.workers()!.ready(); // (the workers' start-up is not what is timed)
+      // the abort fires during the build's synchronous table; no pruned morsel gave a turn after it
+      const l = table(3 * M, (i) => 3 * M + i);
+      const r = table(2 * M, (i) => i);
+      await abortsSoon((signal) => drain(engine, { type: 'inner', on: 'k=k' }, l, r, signal), 100);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('sort-merge join: 1M x 1M unsorted rows', T, async () => {
+    const engine = await Engine.create({ join: 'sort-merge' });
+    const l = table(M, (i) => (i * 7919) % M);
+    const r = table(M, (i) => M + ((i * 104729) % M));
+    await abortsSoon((signal) => drain(engine, { type: 'inner', on: 'k=k' }, l, r, signal));
+  });
+
+  it('piecewise merge join: 3M streamed rows against a small side, one in 1000 matching', T, async () => {
+    const engine = await Engine.create({ join: 'piecewise', 'pwmj.prefilter': false });
+    // one left row in 1000 (k = -5) is below the right side's keys: no batch can be skipped
+    const l = table(3 * M, (i) => (i % 1000) - 5);
+    const r = table(1000, () => -4);
+    await abortsSoon((signal) => drain(engine, { type: 'inner', range: 'k < k' }, l, r, signal), 100);
+  });
+
+  it('sort: 1M rows', T, async () => {
+    const engine = await Engine.create({});
+    const t = table(M, (i) => (i * 7919) % M);
+    await abortsSoon((signal) => engine.sort(t, 'k desc, v', { signal }));
+  });
+
+  it('aggregate: 3M rows into 3M groups', T, async () => {
+    const engine = await Engine.create({});
+    const t = table(3 * M, (i) => i);
+    await abortsSoon((signal) => engine.aggregate(t, { groupBy: ['k'], aggregates: [{ fn: 'sum', column: 'v', distinct: false, as: 's' }] }, { signal }));
+  });
+
+  it('sql: a filtered 20K x 20K cross join', T, async () => {
+    const engine = await Engine.create({});
+    const a = table(20_000, (i) => i);
+    const b = table(20_000, (i) => i);
+    // later than the others: DuckDB parses the statement first
+    await abortsSoon((signal) => engine.sql('SELECT count(*) FROM a, b WHERE a.v + b.v < 0', { a, b }, { signal }), 400);
+  });
+});
