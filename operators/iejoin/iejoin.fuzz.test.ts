@@ -20,29 +20,13 @@ import { Rng } from '../../core/random.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { RANGE_OPS } from '../../core/types.ts';
 import { slicedScan } from '../sort-merge-join/test-helpers.ts';
+import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType } from '../common/range-key-fixtures.ts';
 
 const SEEDS = 16;
 const TYPES = ['inner', 'left', 'right', 'full'] as const;
-const KEY_TYPES = ['int32', 'int32-int64', 'float64', 'utf8'] as const;
-type KeyType = (typeof KEY_TYPES)[number];
-
-function keyVector(rng: Rng, n: number, type: KeyType, side: 0 | 1): arrow.Vector {
-  const draw = (): number | null => (rng.chance(0.2) ? null : rng.int(1, 4));
-  switch (type) {
-    case 'int32':
-      return arrow.vectorFromArray(Array.from({ length: n }, draw), new arrow.Int32());
-    case 'int32-int64':
-      return side === 0
-        ? arrow.vectorFromArray(Array.from({ length: n }, draw), new arrow.Int32())
-        : arrow.vectorFromArray(Array.from({ length: n }, () => { const v = draw(); return v === null ? null : BigInt(v); }), new arrow.Int64());
-    case 'float64': {
-      const specials = [-0, 0, Number.NaN, Infinity, -Infinity, 2.5];
-      return arrow.vectorFromArray(Array.from({ length: n }, () => (rng.chance(0.25) ? specials[rng.int(0, specials.length - 1)]! : draw())), new arrow.Float64());
-    }
-    case 'utf8':
-      return arrow.vectorFromArray(Array.from({ length: n }, () => { const v = draw(); return v === null ? null : `k${v}${rng.chance(0.3) ? 'x' : ''}`; }), new arrow.Utf8());
-  }
-}
+const KEY_TYPES = RANGE_KEY_TYPES;
+type KeyType = RangeKeyType;
+const keyVector = (rng: Rng, n: number, type: KeyType, side: 0 | 1): arrow.Vector => rangeKeyVector(rng, n, type, side, 4);
 
 function makeTable(rng: Rng, type: KeyType, side: 0 | 1, n = rng.int(0, 20)): arrow.Table {
   const v = arrow.vectorFromArray(Array.from({ length: n }, (_, i) => i * 10 + side), new arrow.Int32());

@@ -18,33 +18,14 @@ import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { JOIN_TYPES, RANGE_OPS } from '../../core/types.ts';
 import { slicedScan } from '../sort-merge-join/test-helpers.ts';
+import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType } from '../common/range-key-fixtures.ts';
 
 const SEEDS = 60;
 const BATCH_SIZES = [3, 1];
 const SEARCHES = ['binary', 'linear'];
-const KEY_TYPES = ['int32', 'int32-int64', 'float64', 'utf8'] as const;
-type KeyType = (typeof KEY_TYPES)[number];
-
-function keyVector(rng: Rng, n: number, type: KeyType, side: 0 | 1): arrow.Vector {
-  const draw = (): number | null => (rng.chance(0.2) ? null : rng.int(1, 5));
-  switch (type) {
-    case 'int32':
-      return arrow.vectorFromArray(Array.from({ length: n }, draw), new arrow.Int32());
-    case 'int32-int64':
-      return side === 0
-        ? arrow.vectorFromArray(Array.from({ length: n }, draw), new arrow.Int32())
-        : arrow.vectorFromArray(Array.from({ length: n }, () => { const v = draw(); return v === null ? null : BigInt(v); }), new arrow.Int64());
-    case 'float64': {
-      const specials = [-0, 0, Number.NaN, Infinity, -Infinity, 2.5];
-      return arrow.vectorFromArray(
-        Array.from({ length: n }, () => (rng.chance(0.25) ? specials[rng.int(0, specials.length - 1)]! : draw())),
-        new arrow.Float64(),
-      );
-    }
-    case 'utf8':
-      return arrow.vectorFromArray(Array.from({ length: n }, () => { const v = draw(); return v === null ? null : `k${v}${rng.chance(0.3) ? 'x' : ''}`; }), new arrow.Utf8());
-  }
-}
+const KEY_TYPES = RANGE_KEY_TYPES;
+type KeyType = RangeKeyType;
+const keyVector = (rng: Rng, n: number, type: KeyType, side: 0 | 1): arrow.Vector => rangeKeyVector(rng, n, type, side, 5);
 
 function makeTable(rng: Rng, type: KeyType, side: 0 | 1): arrow.Table {
   const n = rng.int(0, 24);
