@@ -47,6 +47,7 @@ describe('mistyped config keys', () => {
     const text = await runCli(['config']);
     expect(text.stdout).toMatch(/^key\s+owner\s+value\s+default$/m);
     expect(text.stdout).toMatch(/^pushdown\.keyRangeBitmap\s+core\s+true\s+true$/m);
+    expect((await runCli(['config', '--list'])).stdout).toBe(text.stdout);
   });
 
   it("joinlab config lists an extension's keys with the extension that declares them", async () => {

@@ -168,6 +168,7 @@ function buildProgram(ctx: RunContext): Command {
     .option('--config <file>', 'config file (JSON or YAML)')
     .option('--set <key=value>', 'override one config key (repeatable)', collect, [])
     .option('--json', 'machine-readable output', false)
+    .option('--list', 'list every key (what the command does anyway; accepted for scripts that say so)', false)
     .action(async (opts: { config?: string; set: string[]; json: boolean }) => {
       await runConfigCommand(opts);
     });
