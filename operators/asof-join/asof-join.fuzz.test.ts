@@ -13,6 +13,7 @@
 import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
+import { caseSpace } from '../../adapters/datagen/random-cases.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { MemoryLimitError, UnsupportedJoinError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
@@ -220,6 +221,13 @@ describe('ASOF join: refusals, auto, memory', () => {
     expect(auto.table.numRows).toBe(6);
     const a = await (await Engine.create({ join: 'asof' })).join(spec, left, right);
     expect(a.table.numRows).toBe(3);
+  });
+
+  it('is explicit-only: the random cases (joinlab parity) never draw it unless named', async () => {
+    const e = await Engine.create({});
+    expect(caseSpace(e.registry).joins).toContain('iejoin');
+    expect(caseSpace(e.registry).joins).not.toContain('asof');
+    expect(caseSpace(e.registry, { algorithms: ['asof'] }).joins).toEqual(['asof']);
   });
 
   it('reserves through the memory pool: a limit below what it holds is a MemoryLimitError naming it', async () => {

@@ -58,6 +58,7 @@ export function asofUnsupportedReason(spec: JoinSpec): string | null {
 
 export class AsofJoin implements JoinAlgorithm {
   readonly name = 'asof';
+  readonly explicitOnly = true;
   readonly description =
     "ASOF join (DuckDB's ASOF JOIN): equi-keys (--on, zero or more) and one --range l.t OP r.t; each left row gets the ONE right row of its key group whose t is closest satisfying OP (for >=: the largest r.t <= l.t); inner/left/right/full; never chosen by auto — a different result from a range join";
 
