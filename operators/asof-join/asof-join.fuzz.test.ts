@@ -14,6 +14,7 @@ import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
 import { caseSpace } from '../../adapters/datagen/random-cases.ts';
+import { compareResults, formatComparison } from '../../adapters/duckdb/compare.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
 import { MemoryLimitError, UnsupportedJoinError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
@@ -196,6 +197,57 @@ describe('ASOF join vs a brute force vs DuckDB', () => {
       const want = canonical(values(d, 'id') as (number | null)[], values(d, 'id_right') as (number | null)[], s, true);
       expect(want.filter((x) => !x.endsWith('|-')).length).toBeGreaterThan(1500);
       expect(canonical(values(r.table, 'id') as (number | null)[], values(r.table, 'id_right') as (number | null)[], s, true), op).toEqual(want);
+    }
+  });
+});
+
+describe('SQL: ASOF [LEFT] JOIN runs on the ASOF join, as DuckDB answers it', () => {
+  it('keys or none, each operator, WHERE on either side, an ASOF inside a three-table join', async () => {
+    const duck = await DuckDBSession.open({ threads: 1 });
+    try {
+      const rng = new Rng(11);
+      // right t distinct within a key (no ties, so whole rows compare); no NULL t on the left (docs/asof.md)
+      const n = 40;
+      const rt = Array.from({ length: n }, (_, i) => (rng.chance(0.1) ? null : i * 3 + rng.int(0, 2)));
+      const r = new arrow.Table({
+        k: arrow.vectorFromArray(Array.from({ length: n }, () => (rng.chance(0.1) ? null : rng.int(1, 3))), new arrow.Int32()),
+        t: arrow.vectorFromArray(rt, new arrow.Int32()),
+        v: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => i), new arrow.Int32()),
+      });
+      const l = new arrow.Table({
+        k: arrow.vectorFromArray(Array.from({ length: n }, () => (rng.chance(0.1) ? null : rng.int(1, 3))), new arrow.Int32()),
+        t: arrow.vectorFromArray(Array.from({ length: n }, () => rng.int(0, 130)), new arrow.Int32()),
+        id: arrow.vectorFromArray(Array.from({ length: n }, (_, i) => i), new arrow.Int32()),
+      });
+      const u = new arrow.Table({ k: arrow.vectorFromArray([1, 2, 2, 4], new arrow.Int32()), name: arrow.vectorFromArray(['a', 'b', 'c', 'd'], new arrow.Utf8()) });
+      await duck.loadTable('l', l);
+      await duck.loadTable('r', r);
+      await duck.loadTable('u', u);
+      const e = await Engine.create({});
+      const queries = [
+        'SELECT l.id, r.v, r.t FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t',
+        'SELECT l.id, r.v FROM l ASOF LEFT JOIN r ON l.k = r.k AND l.t > r.t',
+        'SELECT l.id, r.v FROM l ASOF JOIN r ON r.k = l.k AND r.t >= l.t',
+        'SELECT l.id, r.v FROM l ASOF LEFT JOIN r ON l.t < r.t',
+        'SELECT l.id, r.v FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t WHERE r.v % 2 = 0',
+        'SELECT l.id, r.v FROM l ASOF LEFT JOIN r ON l.k = r.k AND l.t <= r.t WHERE l.id % 3 <> 0 AND r.v IS NULL',
+        'SELECT l.id, r.v, u.name FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t JOIN u ON u.k = r.k WHERE r.v > 5',
+        'SELECT u.name, l.id, r.v FROM u JOIN l ON u.k = l.k ASOF LEFT JOIN r ON l.k = r.k AND l.t >= r.t',
+        'SELECT r.k, count(*) AS n, max(r.v) AS m FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t GROUP BY r.k',
+      ];
+      for (const sql of queries) {
+        const got = await e.sql(sql, { l, r, u });
+        const cmp = compareResults(got.table, await duck.query(sql));
+        expect(cmp.equal, `${sql}\n${formatComparison(cmp)}`).toBe(true);
+        expect(got.joins.map((j) => j.algorithm), sql).toContain('asof');
+      }
+      // the plain join of the same ON is a range join, on another algorithm
+      const plain = await e.sql('SELECT l.id, r.v FROM l JOIN r ON l.k = r.k AND l.t >= r.t', { l, r });
+      expect(plain.joins.map((j) => j.algorithm)).not.toContain('asof');
+      await expect(e.sql('SELECT * FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t AND l.id > r.v', { l, r })).rejects.toThrow(/ASOF join whose ON/);
+      await expect(e.sql('SELECT * FROM l ASOF RIGHT JOIN r ON l.t >= r.t', { l, r })).rejects.toThrow(/ASOF RIGHT join/);
+    } finally {
+      await duck.close();
     }
   });
 });
