@@ -246,6 +246,8 @@ describe('SQL: ASOF [LEFT] JOIN runs on the ASOF join, as DuckDB answers it', ()
       expect(plain.joins.map((j) => j.algorithm)).not.toContain('asof');
       await expect(e.sql('SELECT * FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t AND l.id > r.v', { l, r })).rejects.toThrow(/ASOF join whose ON/);
       await expect(e.sql('SELECT * FROM l ASOF RIGHT JOIN r ON l.t >= r.t', { l, r })).rejects.toThrow(/ASOF RIGHT join/);
+      // join=asof for a whole query would give its plain JOINs the ASOF meaning
+      await expect((await Engine.create({ join: 'asof' })).sql('SELECT l.id FROM l JOIN r ON l.k = r.k AND l.t >= r.t', { l, r })).rejects.toThrow(/does not answer SQL's JOIN/);
     } finally {
       await duck.close();
     }
