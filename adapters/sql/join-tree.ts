@@ -283,8 +283,14 @@ export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relati
   const conds: SqlExpr[] = [];
   const merged = new Set<string>();
   let nullSafe = 0;
-  for (const name of using ?? []) {
-    keys.push({ left: resolveIn(left, [name], null).out, right: resolveIn(right, [name], null).out });
+  // ASOF … USING (k, t): the last column is the inequality l.t >= r.t (DuckDB's rule), the others keys
+  let asofRange: RangePredicate | undefined;
+  const usingNames = using ?? [];
+  for (let u = 0; u < usingNames.length; u++) {
+    const name = usingNames[u]!;
+    const pair = { left: resolveIn(left, [name], null).out, right: resolveIn(right, [name], null).out };
+    if (plan.asof === true && u === usingNames.length - 1) asofRange = { left: pair.left, op: '>=', right: pair.right };
+    else keys.push(pair);
     merged.add(name);
   }
   for (const c of [...conjuncts(plan.on), ...plan.where]) {
@@ -296,7 +302,7 @@ export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relati
   // IS NOT DISTINCT FROM keys only together (null-equals-null is per join); mixed: the residual
   if (nullSafe > 0 && nullSafe < keys.length) return notYet('a join mixing = and IS NOT DISTINCT FROM keys', plan.on?.at ?? null);
   const type: JoinType = plan.type === 'cross' ? 'inner' : plan.type;
-  const req: JoinRequest = { type, keys, conds, nullEqualsNull: nullSafe > 0, merged, rowFilter: plan.post, ...(plan.estimate !== undefined ? { estimate: plan.estimate } : {}), ...(plan.asof === true ? { asof: true } : {}) };
+  const req: JoinRequest = { type, keys, conds, nullEqualsNull: nullSafe > 0, merged, rowFilter: plan.post, ...(plan.estimate !== undefined ? { estimate: plan.estimate } : {}), ...(plan.asof === true ? { asof: true } : {}), ...(asofRange !== undefined ? { asofRange } : {}) };
   return joinRelations(ctx, req, left, right, (exec) => {
     plan.exec = exec;
     ctx.opened(exec);
@@ -318,6 +324,8 @@ export interface JoinRequest {
   readonly estimate?: number;
   /** An `ASOF JOIN`: the lone inequality is the range predicate beside the keys, run by `asof`. */
   readonly asof?: boolean;
+  /** `ASOF JOIN … USING (…, t)`: its range predicate (l.t >= r.t), not a condition. */
+  readonly asofRange?: RangePredicate;
 }
 
 /** Runs one join of two relations as a stream, returning its output as a relation. */
@@ -326,10 +334,10 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
   const conds = [...req.conds];
   // with no key, a lone column-vs-column inequality is the range predicate
   const ranged = req.keys.length === 0 || req.asof === true ? conds.filter((c) => rangeOf(c, left, right) !== null) : [];
-  if (req.asof === true && (ranged.length !== 1 || conds.length !== 1)) {
+  if (req.asof === true && (req.asofRange !== undefined ? conds.length !== 0 : ranged.length !== 1 || conds.length !== 1)) {
     notYet('an ASOF join whose ON is not equality conditions plus exactly one column-vs-column inequality', null);
   }
-  const range: RangePredicate | null = ranged.length === 1 ? rangeOf(ranged[0]!, left, right) : null;
+  const range: RangePredicate | null = req.asofRange ?? (ranged.length === 1 ? rangeOf(ranged[0]!, left, right) : null);
   const residual = conds.filter((c) => range === null || c !== ranged[0]).map((c) => toExpr(c, left, right));
   const filter: Expr | null = and(residual);
   // the same join without the range predicate (for an algorithm that cannot take one)

@@ -634,7 +634,7 @@ function tableRef(n: Node): TableRef {
       const kind = JOIN_TYPES[jt];
       if (kind === undefined) unsupported(`${jt} join`, n);
       // ASOF: inner and left only here (DuckDB 1.5.5's ASOF RIGHT / FULL disagree with its own NULL rule: docs/asof.md)
-      if (ref === 'ASOF' && ((kind !== 'inner' && kind !== 'left') || cond === undefined)) unsupported(`ASOF ${jt} join${cond === undefined ? ' without ON' : ''}`, n);
+      if (ref === 'ASOF' && ((kind !== 'inner' && kind !== 'left') || (cond === undefined && using.length === 0))) unsupported(`ASOF ${jt} join${cond === undefined && using.length === 0 ? ' without ON or USING' : ''}`, n);
       const out: TableRef = { kind: 'join', type: kind, left, right, on: cond === undefined ? null : expr(cond), using: using.length > 0 ? using : null, natural: ref === 'NATURAL', ...(ref === 'ASOF' ? { asof: true } : {}), at };
       f.done();
       return out;

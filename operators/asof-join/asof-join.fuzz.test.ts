@@ -234,6 +234,10 @@ describe('SQL: ASOF [LEFT] JOIN runs on the ASOF join, as DuckDB answers it', ()
         'SELECT l.id, r.v, u.name FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t JOIN u ON u.k = r.k WHERE r.v > 5',
         'SELECT u.name, l.id, r.v FROM u JOIN l ON u.k = l.k ASOF LEFT JOIN r ON l.k = r.k AND l.t >= r.t',
         'SELECT r.k, count(*) AS n, max(r.v) AS m FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t GROUP BY r.k',
+        // USING (k, t): the last column is l.t >= r.t, shown once
+        'SELECT * FROM l ASOF JOIN r USING (k, t)',
+        'SELECT k, t, l.id, r.v FROM l ASOF LEFT JOIN r USING (k, t)',
+        'SELECT t, l.id, r.v FROM l ASOF JOIN r USING (t)',
       ];
       for (const sql of queries) {
         const got = await e.sql(sql, { l, r, u });
