@@ -161,9 +161,11 @@ export class Engine extends CoreEngine {
    * run against this pool instead of a new one — several operators of one query (a SQL join tree)
    * then share one `memoryLimit`.
    */
-  override async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<JoinStream> {
+  override async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool; algorithm?: string } = {}): Promise<JoinStream> {
     this.#open('stream');
     checkJoinArguments(spec, left, right, options);
+    const algorithm = (options as { algorithm?: unknown } | undefined)?.algorithm;
+    if (algorithm !== undefined && typeof algorithm !== 'string') throw new InvalidArgumentError('options.algorithm', `expected a join algorithm name, got ${describeValue(algorithm)}`);
     return super.stream(spec, left, right, options);
   }
 

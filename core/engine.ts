@@ -212,9 +212,9 @@ export class CoreEngine {
     return this.#check(spec, leftSchema, rightSchema).bound;
   }
 
-  #check(spec: JoinSpec | JoinSpecInput, leftSchema: Schema, rightSchema: Schema): { bound: BoundJoin; choice: JoinChoice } {
+  #check(spec: JoinSpec | JoinSpecInput, leftSchema: Schema, rightSchema: Schema, algorithm?: string): { bound: BoundJoin; choice: JoinChoice } {
     const bound = bindJoin(normalizeSpec(spec), leftSchema, rightSchema);
-    const choice = this.choose(bound);
+    const choice = algorithm === undefined ? this.choose(bound) : chooseJoinAlgorithm(this.registry, algorithm, bound);
     const reason = choice.algorithm.unsupportedReason(bound);
     if (reason) {
       const by = choice.chosenBy !== null ? ` (chosen by '${choice.chosenBy}')` : '';
@@ -226,10 +226,12 @@ export class CoreEngine {
   /**
    * `options.pool`: run against this pool instead of a new one — several operators of one query
    * (a SQL join tree) then share one `memoryLimit`, rather than each having the whole limit.
+   * `options.algorithm`: run this join algorithm instead of config `join` (a SQL `ASOF JOIN` forces
+   * `asof` for its own join only).
    */
-  async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool } = {}): Promise<JoinStream> {
+  async stream(spec: JoinSpec | JoinSpecInput, left: JoinInput, right: JoinInput, options: { signal?: AbortSignal; pool?: MemoryPool; algorithm?: string } = {}): Promise<JoinStream> {
     const [leftInput, rightInput] = await Promise.all([this.openInput(left, 'left'), this.openInput(right, 'right')]);
-    const checked = this.#check(spec, leftInput.schema, rightInput.schema);
+    const checked = this.#check(spec, leftInput.schema, rightInput.schema, options.algorithm);
     const { algorithm, chosenBy } = checked.choice;
     let { bound } = checked;
     // A select list may leave input columns unread: the operators then see projected scans (and

@@ -58,5 +58,12 @@ export interface JoinAlgorithm extends Strategy {
    * algorithm.
    */
   choose?(join: BoundJoin): string;
+  /**
+   * True for an algorithm whose answer is NOT the spec's plain meaning (the ASOF join keeps one
+   * closest right row per left row, operators/asof-join/): it runs only when asked for by name —
+   * a planner never names it and the random cases (adapters/datagen/random-cases.ts) and the demo
+   * never draw it by default, since DuckDB's plain join is not its oracle.
+   */
+  readonly explicitOnly?: boolean;
   execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch>;
 }

@@ -111,6 +111,14 @@ describe('an abort stops a long operator', () => {
     await abortsSoon((signal) => drain(engine, { type: 'inner', range: 'k < k' }, l, r, signal), 100);
   });
 
+  it('asof join: one left batch of 3M rows searching 100K right rows, none matching', T, async () => {
+    const engine = await Engine.create({ join: 'asof' });
+    // every left k is below every right k: no output batch gives the event loop a turn
+    const l = table(3 * M, (i) => (i * 7919) % M, 3 * M);
+    const r = table(M / 10, (i) => M + ((i * 7919) % (M / 10)));
+    await abortsSoon((signal) => drain(engine, { type: 'inner', range: 'k >= k' }, l, r, signal), 100);
+  });
+
   it('sort: 1M rows', T, async () => {
     const engine = await Engine.create({});
     const t = table(M, (i) => (i * 7919) % M);

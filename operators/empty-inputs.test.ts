@@ -45,6 +45,20 @@ describe('an empty in-memory side, the IEJoin (inner / left / right / full: the 
   });
 });
 
+describe('an empty in-memory side, the ASOF join (inner / left / right / full)', () => {
+  it('asof: either side empty, both empty, with and without an equi-key', async () => {
+    const engine = await Engine.create({ join: 'asof' });
+    for (const on of [undefined, 'k=k']) {
+      const spec = (type: JoinType) => ({ type, range: 'k >= k', ...(on === undefined ? {} : { on }) });
+      for (const type of ['inner', 'left', 'right', 'full'] as const) {
+        expect((await engine.join(spec(type), two(), empty())).table.numRows, `${type}, right empty`).toBe(expected(type, 'right'));
+        expect((await engine.join(spec(type), empty(), two())).table.numRows, `${type}, left empty`).toBe(expected(type, 'left'));
+        expect((await engine.join(spec(type), empty(), empty())).table.numRows, `${type}, both empty`).toBe(0);
+      }
+    }
+  });
+});
+
 /** One zero-row batch of `type` built without buffers (no offsets), as an empty batch may come. */
 function bufferlessEmpty(type: DataType): Table {
   const schema = new Schema([new Field('k', type, true)]);

@@ -5,6 +5,7 @@
  */
 import type { Extension } from '../core/registry/extensions.ts';
 import { JOIN, WORKER_TASK } from '../core/registry/slots.ts';
+import { AsofJoin } from './asof-join/asof-join.ts';
 import { AutoJoin } from './auto-join/auto-join.ts';
 import { HashJoin } from './hash-join/hash-join.ts';
 import { IEJoin } from './iejoin/iejoin.ts';
@@ -25,6 +26,7 @@ const extension: Extension = {
     registry.register(JOIN, new SortMergeJoin());
     registry.register(JOIN, new PiecewiseMergeJoin());
     registry.register(JOIN, new IEJoin());
+    registry.register(JOIN, new AsofJoin());
     registry.register(JOIN, new AutoJoin(registry));
     // the parallel phases, run by worker threads (core/parallel/)
     registry.register(WORKER_TASK, probeTask);

@@ -211,7 +211,8 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
   };
   return {
     registry,
-    joins: pick(JOIN, options.algorithms),
+    // by default not the explicit-only algorithms (ASOF): their answer is not the spec's plain join
+    joins: options.algorithms === undefined ? registry.names(JOIN).filter((n) => registry.resolve(JOIN, n).explicitOnly !== true) : pick(JOIN, options.algorithms),
     pushdowns: pick(PUSHDOWN, options.pushdowns),
     hashmaps: pick(HASHMAP, options.hashmaps),
     existences: pick(SMJ_EXISTENCE, options.existences),

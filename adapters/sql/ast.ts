@@ -55,6 +55,8 @@ export type TableRef =
       readonly type: JoinKind;
       readonly left: TableRef;
       readonly right: TableRef;
+      /** `ASOF [LEFT] JOIN`: run by the ASOF join (operators/asof-join/), never reordered. */
+      readonly asof?: boolean;
       /** `ON …` (null for USING, NATURAL, cross and comma joins). */
       readonly on: SqlExpr | null;
       readonly using: readonly string[] | null;

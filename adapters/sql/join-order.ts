@@ -110,7 +110,7 @@ interface Ctx {
 
 /** A join the planner may reorder: INNER or CROSS, without USING / NATURAL. */
 function isRegionJoin(p: FromPlan): boolean {
-  return p.kind === 'join' && (p.type === 'inner' || p.type === 'cross') && p.using === null && !p.natural;
+  return p.kind === 'join' && (p.type === 'inner' || p.type === 'cross') && p.using === null && !p.natural && p.asof !== true;
 }
 
 /**

@@ -57,7 +57,7 @@ export type { JoinExec } from './explain.ts';
 
 /** What running a join tree needs of an engine. */
 export interface StreamEngine {
-  stream(spec: JoinSpecInput, left: JoinInput, right: JoinInput, options?: { signal?: AbortSignal; pool?: MemoryPool }): Promise<JoinStream>;
+  stream(spec: JoinSpecInput, left: JoinInput, right: JoinInput, options?: { signal?: AbortSignal; pool?: MemoryPool; algorithm?: string }): Promise<JoinStream>;
 }
 
 export type Leaf = {
@@ -84,6 +84,8 @@ export type JoinNode = {
   readonly on: SqlExpr | null;
   readonly using: readonly string[] | null;
   readonly natural: boolean;
+  /** `ASOF JOIN`: run by the ASOF join; a barrier to reordering and to WHERE pushdown into its right side. */
+  readonly asof?: boolean;
   readonly where: SqlExpr[];
   readonly rels: ReadonlySet<string>;
   /** WHERE conjuncts on this join's output (only the root's: WHERE above an outer join). */
@@ -112,7 +114,7 @@ export async function bindFrom(ref: TableRef, tables: (name: string, at: number 
       const right = await bindFrom(ref.right, tables, derived);
       const rels = new Set([...relsOf(left), ...relsOf(right)]);
       for (const r of relsOf(right)) if (relsOf(left).has(r)) throw new UsageError(`duplicate table name '${r}' in FROM: give one an alias`);
-      return { kind: 'join', type: ref.type, left, right, on: ref.on, using: ref.using, natural: ref.natural, where: [], rels, post: [], exec: null };
+      return { kind: 'join', type: ref.type, left, right, on: ref.on, using: ref.using, natural: ref.natural, ...(ref.asof === true ? { asof: true } : {}), where: [], rels, post: [], exec: null };
     }
   }
 }
@@ -147,7 +149,8 @@ export function markNullable(p: FromPlan, nullable: boolean): void {
     return;
   }
   markNullable(p.left, nullable || p.type === 'right' || p.type === 'full');
-  markNullable(p.right, nullable || p.type === 'left' || p.type === 'full');
+  // an ASOF join's right side too: a WHERE conjunct pushed into it would change which row is closest
+  markNullable(p.right, nullable || p.type === 'left' || p.type === 'full' || p.asof === true);
 }
 
 /** Relation names a condition reads (`t.c` directly; a bare `c` through the leaves that have it). */
@@ -187,12 +190,12 @@ export function placeWhere(plan: FromPlan, where: readonly SqlExpr[]): void {
 function placeOnJoin(plan: FromPlan, c: SqlExpr, needs: ReadonlySet<string>): boolean {
   let node: FromPlan = plan;
   for (;;) {
-    if (node.kind !== 'join' || (node.type !== 'inner' && node.type !== 'cross')) return false;
+    if (node.kind !== 'join' || (node.type !== 'inner' && node.type !== 'cross') || node.asof === true) return false;
     const join: JoinNode = node;
     const inLeft = needs.size > 0 && [...needs].every((r) => relsOf(join.left).has(r));
     const inRight = needs.size > 0 && [...needs].every((r) => relsOf(join.right).has(r));
     const next = inLeft ? join.left : inRight ? join.right : null;
-    if (next !== null && next.kind === 'join' && (next.type === 'inner' || next.type === 'cross')) node = next;
+    if (next !== null && next.kind === 'join' && (next.type === 'inner' || next.type === 'cross') && next.asof !== true) node = next;
     else {
       join.where.push(c);
       return true;
@@ -280,8 +283,14 @@ export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relati
   const conds: SqlExpr[] = [];
   const merged = new Set<string>();
   let nullSafe = 0;
-  for (const name of using ?? []) {
-    keys.push({ left: resolveIn(left, [name], null).out, right: resolveIn(right, [name], null).out });
+  // ASOF … USING (k, t): the last column is the inequality l.t >= r.t (DuckDB's rule), the others keys
+  let asofRange: RangePredicate | undefined;
+  const usingNames = using ?? [];
+  for (let u = 0; u < usingNames.length; u++) {
+    const name = usingNames[u]!;
+    const pair = { left: resolveIn(left, [name], null).out, right: resolveIn(right, [name], null).out };
+    if (plan.asof === true && u === usingNames.length - 1) asofRange = { left: pair.left, op: '>=', right: pair.right };
+    else keys.push(pair);
     merged.add(name);
   }
   for (const c of [...conjuncts(plan.on), ...plan.where]) {
@@ -293,7 +302,7 @@ export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relati
   // IS NOT DISTINCT FROM keys only together (null-equals-null is per join); mixed: the residual
   if (nullSafe > 0 && nullSafe < keys.length) return notYet('a join mixing = and IS NOT DISTINCT FROM keys', plan.on?.at ?? null);
   const type: JoinType = plan.type === 'cross' ? 'inner' : plan.type;
-  const req: JoinRequest = { type, keys, conds, nullEqualsNull: nullSafe > 0, merged, rowFilter: plan.post, ...(plan.estimate !== undefined ? { estimate: plan.estimate } : {}) };
+  const req: JoinRequest = { type, keys, conds, nullEqualsNull: nullSafe > 0, merged, rowFilter: plan.post, ...(plan.estimate !== undefined ? { estimate: plan.estimate } : {}), ...(plan.asof === true ? { asof: true } : {}), ...(asofRange !== undefined ? { asofRange } : {}) };
   return joinRelations(ctx, req, left, right, (exec) => {
     plan.exec = exec;
     ctx.opened(exec);
@@ -313,6 +322,10 @@ export interface JoinRequest {
   readonly rowFilter: readonly SqlExpr[];
   /** The planner's estimate of the output rows (else: the larger input's, or the outer side's). */
   readonly estimate?: number;
+  /** An `ASOF JOIN`: the lone inequality is the range predicate beside the keys, run by `asof`. */
+  readonly asof?: boolean;
+  /** `ASOF JOIN … USING (…, t)`: its range predicate (l.t >= r.t), not a condition. */
+  readonly asofRange?: RangePredicate;
 }
 
 /** Runs one join of two relations as a stream, returning its output as a relation. */
@@ -320,8 +333,11 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
   const { type } = req;
   const conds = [...req.conds];
   // with no key, a lone column-vs-column inequality is the range predicate
-  const ranged = req.keys.length === 0 ? conds.filter((c) => rangeOf(c, left, right) !== null) : [];
-  const range: RangePredicate | null = ranged.length === 1 ? rangeOf(ranged[0]!, left, right) : null;
+  const ranged = req.keys.length === 0 || req.asof === true ? conds.filter((c) => rangeOf(c, left, right) !== null) : [];
+  if (req.asof === true && (req.asofRange !== undefined ? conds.length !== 0 : ranged.length !== 1 || conds.length !== 1)) {
+    notYet('an ASOF join whose ON is not equality conditions plus exactly one column-vs-column inequality', null);
+  }
+  const range: RangePredicate | null = req.asofRange ?? (ranged.length === 1 ? rangeOf(ranged[0]!, left, right) : null);
   const residual = conds.filter((c) => range === null || c !== ranged[0]).map((c) => toExpr(c, left, right));
   const filter: Expr | null = and(residual);
   // the same join without the range predicate (for an algorithm that cannot take one)
@@ -365,13 +381,13 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
   // under a sip plan the tree's joins hand their filters to their inputs only while its gate says so
   const gate = ctx.sip?.gate;
   const [leftIn, rightIn] = gate === undefined ? [left.input, right.input] : [new GatedScan(left.input, () => gate.joinFilters), new GatedScan(right.input, () => gate.joinFilters)];
-  const open = () => ctx.engine.stream(spec(useRange), leftIn, rightIn, { signal: ctx.signal, pool: ctx.pool });
+  const open = () => ctx.engine.stream(spec(useRange), leftIn, rightIn, { signal: ctx.signal, pool: ctx.pool, ...(req.asof === true ? { algorithm: 'asof' } : {}) });
   let first: JoinStream;
   try {
     first = await open();
   } catch (e) {
     // an algorithm that cannot take the range predicate (an outer range join): as a filter
-    if (!(e instanceof UnsupportedJoinError) || !useRange) throw e;
+    if (!(e instanceof UnsupportedJoinError) || !useRange || req.asof === true) throw e;
     useRange = false;
     first = await open();
   }

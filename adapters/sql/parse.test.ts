@@ -138,7 +138,7 @@ describe('parseSql', () => {
       ['SELECT TRY_CAST(x AS INT) FROM t', /TRY_CAST/, ''],
       ['SELECT * FROM t WHERE x > ANY (SELECT y FROM u)', /ANY \(subquery\)/, ''],
       ['SELECT * FROM t POSITIONAL JOIN u', /POSITIONAL join/, ''],
-      ['SELECT * FROM t ASOF JOIN u ON t.a >= u.a', /ASOF join/, ''],
+      ['SELECT * FROM t ASOF RIGHT JOIN u ON t.a >= u.a', /ASOF RIGHT join/, ''],
       ['SELECT * FROM s.t', /schema- or catalog-qualified/, ''],
       ['SELECT x FROM t GROUP BY ROLLUP (x)', /GROUPING SETS/, ''],
       ['SELECT 1; SELECT 2', /2 statements/, ''],

@@ -630,10 +630,12 @@ function tableRef(n: Node): TableRef {
         f.done();
         return { kind: 'join', type: 'cross', left, right, on: null, using: null, natural: false, at };
       }
-      if (ref !== 'REGULAR' && ref !== 'NATURAL') unsupported(`${ref} join`, n);
+      if (ref !== 'REGULAR' && ref !== 'NATURAL' && ref !== 'ASOF') unsupported(`${ref} join`, n);
       const kind = JOIN_TYPES[jt];
       if (kind === undefined) unsupported(`${jt} join`, n);
-      const out: TableRef = { kind: 'join', type: kind, left, right, on: cond === undefined ? null : expr(cond), using: using.length > 0 ? using : null, natural: ref === 'NATURAL', at };
+      // ASOF: inner and left only here (DuckDB 1.5.5's ASOF RIGHT / FULL disagree with its own NULL rule: docs/asof.md)
+      if (ref === 'ASOF' && ((kind !== 'inner' && kind !== 'left') || (cond === undefined && using.length === 0))) unsupported(`ASOF ${jt} join${cond === undefined && using.length === 0 ? ' without ON or USING' : ''}`, n);
+      const out: TableRef = { kind: 'join', type: kind, left, right, on: cond === undefined ? null : expr(cond), using: using.length > 0 ? using : null, natural: ref === 'NATURAL', ...(ref === 'ASOF' ? { asof: true } : {}), at };
       f.done();
       return out;
     }

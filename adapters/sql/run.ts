@@ -28,6 +28,7 @@ import type { Config } from '../../core/config/schema.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import type { Registry } from '../../core/registry/registry.ts';
 import { ExpressionError, KeyTypeMismatchError, UnsupportedExpressionError, UnsupportedSqlError, UnsupportedTypeError, UsageError } from '../../core/errors.ts';
+import { JOIN } from '../../core/registry/slots.ts';
 import { MemoryPool } from '../../core/memory/pool.ts';
 import type { ScanMetrics } from '../../core/metrics.ts';
 import type { Scan } from '../../core/scan/scan.ts';
@@ -98,6 +99,11 @@ export interface RunSqlOptions {
 
 /** Runs `sql` over `tables` (name -> Arrow table, Parquet / Arrow / CSV file path, or scan). */
 export async function runSql(engine: SqlEngine, sql: string, tables: Readonly<Record<string, JoinInput>>, options: RunSqlOptions = {}): Promise<SqlResult> {
+  // an explicit-only algorithm (ASOF) as config `join` would give every JOIN of the query its meaning
+  const forced = engine.config.join;
+  if (engine.registry.has(JOIN, forced) && engine.registry.resolve(JOIN, forced).explicitOnly === true) {
+    throw new UsageError(`join algorithm '${forced}' does not answer SQL's JOIN; write ASOF JOIN in the query for an ASOF join, and leave join (--algorithm) at a plain algorithm such as auto`);
+  }
   const duck = options.duck ?? (await DuckDBSession.open({ threads: 1 }));
   let query: SelectQuery;
   try {

@@ -67,7 +67,10 @@ const CORPUS = [
   'SELECT * FROM a, (SELECT a.k + 1 AS z) s',
   'SELECT * FROM a JOIN LATERAL (SELECT b.v FROM b WHERE b.k = a.k) s ON true',
   'SELECT * FROM a POSITIONAL JOIN b',
-  'SELECT * FROM a ASOF JOIN b ON a.k >= b.k',
+  // ASOF: only columns the tie among b's two k = 3 rows cannot change (DuckDB returns either one)
+  'SELECT a.*, b.k AS bk FROM a ASOF JOIN b ON a.k >= b.k',
+  'SELECT a.v, b.k AS bk FROM a ASOF LEFT JOIN b ON a.k < b.k',
+  'SELECT * FROM a ASOF RIGHT JOIN b ON a.k >= b.k',
   'SELECT * FROM a NATURAL JOIN b',
   'SELECT * FROM a NATURAL LEFT JOIN b',
   'SELECT * FROM a JOIN b USING (k)',
