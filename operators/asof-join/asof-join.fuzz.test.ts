@@ -21,7 +21,7 @@ import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { RANGE_OPS, type RangeOp } from '../../core/types.ts';
 import { slicedScan } from '../sort-merge-join/test-helpers.ts';
-import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType } from '../common/range-key-fixtures.ts';
+import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType, tinySlices } from '../common/range-key-fixtures.ts';
 
 const SEEDS = 24;
 const TYPES = ['inner', 'left', 'right', 'full'] as const;
@@ -31,19 +31,6 @@ function makeTable(rng: Rng, type: RangeKeyType, side: 0 | 1, n = rng.int(0, 20)
   const k = arrow.vectorFromArray(Array.from({ length: n }, () => (rng.chance(0.2) ? null : rng.int(1, 3))), new arrow.Int32());
   const id = arrow.vectorFromArray(Array.from({ length: n }, (_, i) => i), new arrow.Int32());
   return new arrow.Table({ k, t: rangeKeyVector(rng, n, type, side, 6), id });
-}
-
-function tinySlices(table: arrow.Table, rng: Rng): arrow.RecordBatch[] {
-  if (table.numRows === 0) return [];
-  const whole = table.batches.length === 1 ? table.batches[0]! : new arrow.Table(table.schema, table.batches).batches[0]!;
-  const out: arrow.RecordBatch[] = [];
-  for (let at = 0; at < whole.numRows; ) {
-    if (rng.chance(0.2)) out.push(whole.slice(at, at));
-    const n = Math.min(whole.numRows - at, rng.int(1, 5));
-    out.push(whole.slice(at, at + n));
-    at += n;
-  }
-  return out;
 }
 
 const values = (t: arrow.Table, c: string): Val[] => [...t.getChild(c)!] as Val[];

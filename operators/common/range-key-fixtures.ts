@@ -2,7 +2,8 @@
  * Random key columns for the range joins' differential fuzz tests (the piecewise merge join and
  * the IEJoin): few distinct values so ties and duplicates are common, 20% NULLs, and per type the
  * values that break comparisons — Int32 against Int64 on the other side, -0 / NaN / ±Infinity in
- * Float64, strings that are prefixes of each other. Test code only.
+ * Float64, strings that are prefixes of each other; and the inputs cut into tiny batches with
+ * empty ones between. Test code only.
  */
 import * as arrow from 'apache-arrow';
 import type { Rng } from '../../core/random.ts';
@@ -27,4 +28,18 @@ export function rangeKeyVector(rng: Rng, n: number, type: RangeKeyType, side: 0 
     case 'utf8':
       return arrow.vectorFromArray(Array.from({ length: n }, () => { const v = draw(); return v === null ? null : `k${v}${rng.chance(0.3) ? 'x' : ''}`; }), new arrow.Utf8());
   }
+}
+
+/** The rows in batches of 1–5, with empty batches between some of them (none for an empty table). */
+export function tinySlices(table: arrow.Table, rng: Rng): arrow.RecordBatch[] {
+  if (table.numRows === 0) return [];
+  const whole = table.batches.length === 1 ? table.batches[0]! : new arrow.Table(table.schema, table.batches).batches[0]!;
+  const out: arrow.RecordBatch[] = [];
+  for (let at = 0; at < whole.numRows; ) {
+    if (rng.chance(0.2)) out.push(whole.slice(at, at));
+    const n = Math.min(whole.numRows - at, rng.int(1, 5));
+    out.push(whole.slice(at, at + n));
+    at += n;
+  }
+  return out;
 }

@@ -20,7 +20,7 @@ import { Rng } from '../../core/random.ts';
 import { toJoinSpec, type JoinSpecInput } from '../../core/spec.ts';
 import { RANGE_OPS } from '../../core/types.ts';
 import { slicedScan } from '../sort-merge-join/test-helpers.ts';
-import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType } from '../common/range-key-fixtures.ts';
+import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType, tinySlices } from '../common/range-key-fixtures.ts';
 
 const SEEDS = 16;
 const TYPES = ['inner', 'left', 'right', 'full'] as const;
@@ -31,20 +31,6 @@ const keyVector = (rng: Rng, n: number, type: KeyType, side: 0 | 1): arrow.Vecto
 function makeTable(rng: Rng, type: KeyType, side: 0 | 1, n = rng.int(0, 20)): arrow.Table {
   const v = arrow.vectorFromArray(Array.from({ length: n }, (_, i) => i * 10 + side), new arrow.Int32());
   return new arrow.Table({ a: keyVector(rng, n, type, side), b: keyVector(rng, n, type, side), v });
-}
-
-/** The rows in batches of 1–5, with empty batches between some of them. */
-function tinySlices(table: arrow.Table, rng: Rng): arrow.RecordBatch[] {
-  if (table.numRows === 0) return [];
-  const whole = table.batches.length === 1 ? table.batches[0]! : new arrow.Table(table.schema, table.batches).batches[0]!;
-  const out: arrow.RecordBatch[] = [];
-  for (let at = 0; at < whole.numRows; ) {
-    if (rng.chance(0.2)) out.push(whole.slice(at, at));
-    const n = Math.min(whole.numRows - at, rng.int(1, 5));
-    out.push(whole.slice(at, at + n));
-    at += n;
-  }
-  return out;
 }
 
 describe('IEJoin vs nested-loop vs DuckDB', () => {

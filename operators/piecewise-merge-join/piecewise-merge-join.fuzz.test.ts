@@ -18,7 +18,7 @@ import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
 import { JOIN_TYPES, RANGE_OPS } from '../../core/types.ts';
 import { slicedScan } from '../sort-merge-join/test-helpers.ts';
-import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType } from '../common/range-key-fixtures.ts';
+import { RANGE_KEY_TYPES, rangeKeyVector, type RangeKeyType, tinySlices } from '../common/range-key-fixtures.ts';
 
 const SEEDS = 60;
 const BATCH_SIZES = [3, 1];
@@ -32,21 +32,6 @@ function makeTable(rng: Rng, type: KeyType, side: 0 | 1): arrow.Table {
   const k = keyVector(rng, n, type, side);
   const v = arrow.vectorFromArray(Array.from({ length: n }, (_, i) => i * 10 + side), new arrow.Int32());
   return new arrow.Table({ k, v });
-}
-
-/** The rows in batches of 1–5, with empty batches between some of them. */
-function tinySlices(table: arrow.Table, rng: Rng): arrow.RecordBatch[] {
-  const whole = table.numRows === 0 ? null : table.batches.length === 1 ? table.batches[0]! : new arrow.Table(table.schema, table.batches).batches[0]!;
-  const out: arrow.RecordBatch[] = [];
-  let at = 0;
-  const rows = whole?.numRows ?? 0;
-  while (whole !== null && at < rows) {
-    if (rng.chance(0.2)) out.push(whole.slice(at, at));
-    const n = Math.min(rows - at, rng.int(1, 5));
-    out.push(whole.slice(at, at + n));
-    at += n;
-  }
-  return out;
 }
 
 describe('piecewise merge join vs nested-loop vs DuckDB (60 seeds, 0–24 rows a side)', () => {
