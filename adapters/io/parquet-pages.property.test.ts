@@ -18,20 +18,15 @@ import { Engine } from '../../composition.ts';
 import { compareResults, formatComparison } from '../duckdb/compare.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { writeParquetFile } from './parquet-write.ts';
+import { Rng } from '../../core/random.ts';
 
 type Kind = 'int32' | 'int64' | 'double' | 'string' | 'date';
 type Value = number | bigint | string | null;
 
-/** A small deterministic generator (mulberry32). */
+/** core/random.ts's seeded generator (mulberry32) as a function, so a failure names its seed. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const g = new Rng(seed);
+  return () => g.next();
 }
 
 const DAY = 86_400_000;

@@ -27,6 +27,7 @@ import { readWrittenFile } from '../duckdb/read-back.ts';
 import { DuckDBSession } from '../duckdb/session.ts';
 import { readCsvFile } from './csv-read.ts';
 import { readTable, writeBatches } from './index.ts';
+import { Rng } from '../../core/random.ts';
 
 let dir: string;
 let duck: DuckDBSession;
@@ -39,16 +40,10 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** mulberry32: a small seeded generator, so a failure names its seed. */
+/** core/random.ts's seeded generator (mulberry32) as a function, so a failure names its seed. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const g = new Rng(seed);
+  return () => g.next();
 }
 
 const PIECES = ['a', 'Z', '0', '7', '-', '.', ' ', '\uFEFF', '\u0000', '\r', '\n', '\r\n', '"', '""', ',', ';', '\t', '\\', 'é', '😀', '\u2028', 'NULL', 'null', 'NaN', 'true', '1e5', '2024-01-01', '\\N'];

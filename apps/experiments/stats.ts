@@ -24,6 +24,8 @@
  * longer than the budget stops after one). `repeatRuns` drives that loop over a `sample` callback
  * and a clock, so it is tested with fakes; the runner passes the real ones.
  */
+import { Rng } from '../../core/random.ts';
+
 /** The interval's confidence level, and how many resamples make it. */
 export const CI_LEVEL = 0.95;
 export const RESAMPLES = 2000;
@@ -32,16 +34,10 @@ export const SEED = 0x5eed_2029;
 /** Fewest repetitions that get an interval. */
 export const MIN_RUNS_FOR_CI = 3;
 
-/** A small, fast, seedable PRNG (mulberry32): uniform in [0, 1). */
+/** core/random.ts's seeded PRNG (mulberry32) as a function: uniform in [0, 1). */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const g = new Rng(seed);
+  return () => g.next();
 }
 
 /** Median of the first `n` values of a sorted array. */
