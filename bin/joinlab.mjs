@@ -15,7 +15,10 @@ process.on('SIGTERM', early);
 const { register } = await import('tsx/esm/api');
 register();
 const { main } = await import('../apps/cli/main.ts');
-// main installs its own handlers synchronously, before its first await: no gap between the two
+// main installs its own handlers synchronously, before its first await, so the early ones come off
+// only once main's are on: removing a signal's last listener restores the default action (a silent
+// death by the signal), so the other order left a window in which a signal went unreported.
+const run = main(process.argv.slice(2), { signals: true });
 process.off('SIGINT', early);
 process.off('SIGTERM', early);
-process.exitCode = await main(process.argv.slice(2), { signals: true });
+process.exitCode = await run;

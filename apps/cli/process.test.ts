@@ -198,7 +198,8 @@ describe('signals during `joinlab sql`', () => {
   const longQuery = 'SELECT l.v, r.w FROM hot_l l, hot_r r WHERE l.v + r.w = -1';
   // Loading the sources can take many seconds on a busy machine, so "the command runs" is not a
   // time after spawning: a preload reports when bin/joinlab.mjs removes its start-up handlers,
-  // right before main() installs its own and runs the command.
+  // right after main() has installed its own (a signal there once killed the process silently: the
+  // early handlers came off first, and a signal with no listener takes Node's default action).
   const preload = join(dir, 'mark-main.mjs');
   beforeAll(() =>
     writeFileSync(
@@ -243,6 +244,31 @@ describe('signals during `joinlab sql`', () => {
     expect(r!.code).toBe(code);
     expect(existsSync(join(dir, out))).toBe(false);
     expect(tempFiles().filter((f) => f.startsWith(`.${out}.tmp-`))).toEqual([]);
+  }, 90_000);
+});
+
+describe('the hand-over from the start-up handlers to main\'s', () => {
+  it('a SIGTERM the moment the start-up handler comes off is still reported (exit 143, one line)', async () => {
+    // The preload sends the signal from inside process.off('SIGTERM', …): if main's handler were
+    // not installed yet, the signal would have no listener and end the process silently.
+    const preload = join(dir, 'kill-at-hand-over.mjs');
+    writeFileSync(
+      preload,
+      "const off = process.removeListener.bind(process); let sent = false;\n" +
+        "process.off = process.removeListener = (ev, fn) => { const r = off(ev, fn); if (ev === 'SIGTERM' && !sent) { sent = true; process.kill(process.pid, 'SIGTERM'); } return r; };\n",
+    );
+    const out = 'hand-over.parquet';
+    const child = spawn(process.execPath, ['--import', preload, BIN, 'sql', 'SELECT l.v, r.w FROM hot_l l, hot_r r WHERE l.v + r.w = -1', '--data', '.', '--out', out], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += String(d)));
+    const r = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on('close', (code, signal) => done({ code, signal })));
+    expect(r.signal).toBeNull();
+    expect(r.code).toBe(143);
+    expect(stderr.trim().split('\n').at(-1)).toBe('joinlab: interrupted (SIGTERM), temporary files removed');
+    expect(existsSync(join(dir, out))).toBe(false);
   }, 90_000);
 });
 
