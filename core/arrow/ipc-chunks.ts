@@ -102,5 +102,7 @@ function sameType(a: DataType, b: DataType): boolean {
   if (DataType.isDictionary(a) && DataType.isDictionary(b)) {
     return sameType(a.dictionary, b.dictionary) && util.compareTypes(a.indices, b.indices);
   }
-  return util.compareTypes(a, b);
+  // compareTypes is one-way about classes: a type read back from IPC is the generic class (`Int_`
+  // with bitWidth 32), which an `Int32` does not accept as its own, though the reverse holds
+  return util.compareTypes(a, b) || util.compareTypes(b, a);
 }

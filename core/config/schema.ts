@@ -95,6 +95,9 @@ export const configSchema = z
     'hash.build': z.enum(['left', 'right', 'auto']).default('auto'),
     // how the build side's output columns are gathered: row-wise (core/arrow/row-layout.ts), column by column, or auto
     'hash.payloadLayout': z.enum(['auto', 'rows', 'columns']).default('auto'),
+    // a build side larger than the pool gives: auto = the grace hash join (operators/hash-join/grace.ts), off = MemoryLimitError
+    'hash.spill': z.enum(['auto', 'off']).default('auto'),
+    'hash.spillPartitions': nonNegativeInt.max(1024).refine((v) => v !== 1, { message: 'expected 0 (auto) or at least 2 partitions' }).default(0),
     hashmap: strategyName.default('auto'),
     pushdown: strategyName.default('auto'),
     'pushdown.keyRangeBitmap': bool.default(true),
@@ -159,6 +162,8 @@ const CORE_DESCRIPTIONS: Readonly<Record<keyof CoreConfig, string>> = {
   'hash.partitions': 'partitions in partitioned mode',
   'hash.build': 'build side: left, right, or auto (fewer rows by metadata)',
   'hash.payloadLayout': "how the build side's output columns are gathered: rows, columns or auto",
+  'hash.spill': 'a build side that does not fit: auto (grace hash join: partition both sides to disk) or off (MemoryLimitError)',
+  'hash.spillPartitions': 'partitions per level of the grace hash join; 0 = auto (from the build size and the pool)',
   hashmap: 'hash-table layout (slot hashmap)',
   pushdown: 'dynamic-filter policy (slot pushdown)',
   'pushdown.keyRangeBitmap': 'let map/auto add a KeyRangeBitmap for one integer key',

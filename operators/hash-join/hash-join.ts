@@ -11,29 +11,31 @@
  *   (a filter from some partitions would drop rows that belong to the others), and only when
  *   unmatched probe rows cannot reach the output (see roles.ts).
  *
- * One run, in three modules: plan.ts decides everything before a row is read (a pure function);
- * build.ts collects the build input and builds one table per partition, each reporting to the
+ * - `hash.spill` = auto | off: a build side the memory pool cannot hold (with its table) is, under
+ *   auto, joined by the grace hash join (grace.ts: both sides partitioned to spill files, the
+ *   pairs joined one at a time); under off it is a MemoryLimitError.
+ *
+ * One run, in a few modules: plan.ts decides everything before a row is read (a pure function);
+ * build.ts builds one table per partition from the collected build input, each reporting to the
  * pushdown barrier as it completes; probe.ts streams the probe input through the tables and emits
- * the build side's rows last. `execute` below only wires them together and owns what spans the
+ * the build side's rows last; in-memory.ts runs those two over a build in memory; grace.ts when it
+ * is not. `execute` below only collects the build side, picks the path and owns what spans the
  * run: the memory reservations, the dynamic filter and the operator's metrics.
  */
-import { nextTurn } from '../../core/next-turn.ts';
 import type { RecordBatch } from 'apache-arrow';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
-import { TABLE_SEED } from '../../core/keys/partition.ts';
-import { bump } from '../../core/metrics.ts';
+import type { Reservation } from '../../core/memory/pool.ts';
+import { Pacer } from '../../core/next-turn.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { publishWhenComplete } from '../../core/pushdown/compose.ts';
-import { chooseWorkers, startupDetail, threadsDetail } from '../../core/parallel/threshold.ts';
 import { DynamicFilter, estimatedRows } from '../../core/scan/scan.ts';
 import { collectScan } from '../common/collect.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
-import { buildPartitions, type PartitionBuild } from './build.ts';
+import { graceHashJoin, inMemoryBytes, keyBytesPerRow } from './grace.ts';
+import { joinInMemory } from './in-memory.ts';
 import { planHashJoin } from './plan.ts';
-import { parallelProbe, requireShareable, serialProbeReason, shareBuild } from './parallel.ts';
-import { HashJoinProbe } from './probe.ts';
-import type { SharedPartition } from './probe-task.ts';
+import { requireShareable, serialProbeReason } from './parallel.ts';
 
 export class HashJoin implements JoinAlgorithm {
   readonly name = 'hash';
@@ -47,8 +49,8 @@ export class HashJoin implements JoinAlgorithm {
     const started = performance.now();
     const reservation = ctx.pool.reservation('hash-join build');
     const scratch = ctx.pool.reservation('hash-join probe scratch');
-    let parts: PartitionBuild[] | null = null;
     const m = ctx.metrics;
+    let rest: AsyncIterator<RecordBatch> | null = null;
     try {
       const plan = planHashJoin(join, inputs, ctx.config, ctx.registry);
       const { roles } = plan;
@@ -72,73 +74,54 @@ export class HashJoin implements JoinAlgorithm {
       const buildOn = mayUseWorkers && workers.started ? workers : null;
       if (buildOn !== null && plan.partitions > 1) m.details.partitionsBuiltOn = `${buildOn.size} workers`;
       const filter = new DynamicFilter();
-      const barrier = plan.pushdown !== null ? publishWhenComplete(filter, plan.pushdown) : null;
-      const buildStarted = performance.now();
-      parts = await buildPartitions(await collectScan(buildScan, reservation, { signal: ctx.signal, lateMaterialization: ctx.config['scan.lateMaterialization'] }), {
-        schema: buildScan.schema,
-        keyColumns: plan.buildKeys,
-        kinds: plan.keyKinds,
-        partitions: plan.partitions,
-        layout: plan.layout,
-        nullEqualsNull: plan.nullEqualsNull,
-        reservation,
-        onBuilt: (p) => {
-          if (barrier === null) return;
-          const t = performance.now();
-          barrier.report(p.index, { index: p.index, rows: p.rows, keys: p.keys, table: p.table, seed: TABLE_SEED, hashes: p.hashes, bytes: p.batch === null ? 0 : batchByteSize(p.batch) });
-          bump(m, 'filterPlanMs', performance.now() - t);
-        },
-        onFailed: (index) => barrier?.report(index, 'failed'),
-        signal: ctx.signal,
-        shared: mayUseWorkers,
-        // partitioned: the partitions' tables are built on the workers too (build-task.ts)
-        ...(buildOn !== null && plan.partitions > 1 ? { workers: buildOn } : {}),
-        // collect-left: a build of several batches in shared memory is concatenated there too
-        ...(buildOn !== null && plan.partitions === 1 && buildScan.numRows >= ctx.config['parallel.minProbeRows'] ? { concatOn: buildOn, metrics: m } : {}),
-        payload: plan.payload,
-        payloadRows: plan.payloadRows,
-      });
-      if (ctx.signal !== undefined) {
-        // the tables were built in one synchronous step: an abort that came meanwhile is seen
-        // here, not after a probe its filter may prune entirely (which gives no turn of its own)
-        await nextTurn();
-        ctx.signal.throwIfAborted();
+      const scanOptions = { signal: ctx.signal, lateMaterialization: ctx.config['scan.lateMaterialization'] };
+      let buildBatches: readonly RecordBatch[];
+      if (ctx.config['hash.spill'] === 'off') buildBatches = await collectScan(buildScan, reservation, scanOptions);
+      else {
+        // collect while the pool could also give the table and the concatenation; past that, spill
+        rest = buildScan.batches(scanOptions)[Symbol.asyncIterator]();
+        const collected = await collectWhileFits(rest, reservation, keyBytesPerRow(plan), ctx.signal);
+        if (!collected.complete) {
+          yield* graceHashJoin({ join, plan, ctx, buildScan, probeScan, held: collected.batches, rest, reservation, scratch, filter });
+          return;
+        }
+        rest = null;
+        buildBatches = collected.batches;
       }
-      const probeRows = mayUseWorkers ? estimatedRows(probeScan, filter) : staticProbeRows;
-      const choice = serial !== null ? { pool: null, why: serial } : chooseWorkers(workers, probeRows, ctx.config, 'probe input');
-      const parallel = choice.pool !== null;
-      m.details.threads = threadsDetail(workers, choice);
-      let shared: SharedPartition[] = [];
-      if (parallel) ({ parts, shared } = shareBuild(parts, plan.layout, plan.nullEqualsNull, reservation));
-      const probe = new HashJoinProbe(plan, join, parts, { probe: probeScan.schema, build: buildScan.schema }, ctx, scratch);
-      bump(m, 'buildRows', probe.buildRowsTotal);
-      bump(m, 'partitions', plan.partitions);
-      bump(m, 'hashTableBytes', parts.reduce((n, p) => n + p.table.memoryBytes, 0));
-      const laidOut = parts.filter((p) => p.source.layout !== null);
-      m.details.payloadLayout = laidOut.length === 0 ? 'columns' : `rows (${laidOut[0]!.source.layout!.width} bytes a row)`;
-      bump(m, 'buildMs', performance.now() - buildStarted);
-      m.details.hashmap = [...new Set(parts.filter((p) => p.rows > 0).map((p) => p.table.layout))].join(',') || 'empty';
-      m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.size);
-      const publishedFilter = roles.canPushDown ? filter.current() : null;
-      m.details.dynamicFilter = roles.canPushDown
-        ? (publishedFilter?.description ?? 'none')
-        : `none (unmatched ${roles.probe} rows reach the output of a ${join.spec.type} join)`;
-      m.details.dynamicFilterLabel = publishedFilter === null ? 'none' : (publishedFilter.label ?? publishedFilter.description);
-
-      if (parallel) {
-        const starting = !workers!.started;
-        yield* parallelProbe({ workers: workers!, join, plan, probe, shared, probeScan, buildScan, filter, ctx });
-        if (starting) m.details.workerStart = startupDetail(workers!);
-      } else yield* probe.run(probeScan, filter);
+      const barrier = plan.pushdown !== null ? publishWhenComplete(filter, plan.pushdown) : null;
+      yield* joinInMemory({ join, plan, buildBatches, buildScan, probeScan, ctx, reservation, scratch, filter, barrier, workers, serial, mayUseWorkers, buildOn, staticProbeRows });
       const published = filter.current();
       if (published?.rowTestSummary) m.details.rowFilter = published.rowTestSummary();
     } finally {
-      // nothing probes the tables any more (the probe input is exhausted or abandoned)
-      for (const p of parts ?? []) p.table.release?.();
+      await rest?.return?.();
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.peak + scratch.peak);
       reservation.free();
       scratch.free();
       m.elapsedMs += performance.now() - started;
     }
   }
+}
+
+/**
+ * Drains the build input while the pool could hold it joined in memory (grace.ts
+ * `inMemoryBytes`: the batches, their concatenation and the per-row table and keys). Reserves
+ * only the batches' bytes, as `collectScan` does; `complete` false when a batch did not fit
+ * (it is in `batches`, unreserved, and the input goes on in `rest`).
+ */
+async function collectWhileFits(rest: AsyncIterator<RecordBatch>, reservation: Reservation, keyBytes: number, signal?: AbortSignal): Promise<{ batches: RecordBatch[]; complete: boolean }> {
+  const batches: RecordBatch[] = [];
+  const pacer = new Pacer(signal);
+  let rows = 0;
+  for (let r = await rest.next(); !r.done; r = await rest.next()) {
+    if (pacer.due()) await pacer.turn();
+    const b = r.value;
+    if (b.numRows === 0) continue;
+    const bytes = batchByteSize(b);
+    const need = inMemoryBytes(rows + b.numRows, reservation.size + bytes, keyBytes) - reservation.size;
+    batches.push(b);
+    if (!reservation.tryGrow(need)) return { batches, complete: false };
+    reservation.shrink(need - bytes);
+    rows += b.numRows;
+  }
+  return { batches, complete: true };
 }

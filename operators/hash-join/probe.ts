@@ -56,6 +56,19 @@ import { partitionOrder, PartitionScratch, type PartitionBuild } from './build.t
 import { FilteredNotInState, probeSurvivors } from './not-in.ts';
 import type { HashJoinPlan } from './plan.ts';
 
+/**
+ * What NOT IN decides from the whole of each input, when this probe sees only a part of it (one
+ * spilled partition pair of the grace hash join, grace.ts): whether the inner side is empty or
+ * holds a NULL key anywhere. A partition's own build may be empty, or NULL-free, while another's
+ * is not — judged from the partition alone, a probe row would be returned that NOT IN rejects.
+ */
+export interface NotInFacts {
+  readonly buildEmpty: boolean;
+  readonly buildHasNullKey: boolean;
+  readonly probeEmpty: boolean;
+  readonly probeHasNullKey: boolean;
+}
+
 /** One run's probe phase: everything it shares across probe batches. */
 export class HashJoinProbe {
   readonly buildRowsTotal: number;
@@ -92,8 +105,10 @@ export class HashJoinProbe {
   readonly #notIn: FilteredNotInState | null;
   /** The probe's scratch arrays and current batch's normalised keys, as reserved in the pool. */
   readonly #scratch: Reservation;
+  /** NOT IN's facts about the whole input, when this probe sees a part of it (grace.ts). */
+  readonly #facts: NotInFacts | null;
 
-  constructor(plan: HashJoinPlan, join: BoundJoin, parts: readonly PartitionBuild[], schemas: { readonly probe: Schema; readonly build: Schema }, ctx: JoinContext, scratch: Reservation) {
+  constructor(plan: HashJoinPlan, join: BoundJoin, parts: readonly PartitionBuild[], schemas: { readonly probe: Schema; readonly build: Schema }, ctx: JoinContext, scratch: Reservation, facts?: NotInFacts) {
     const { roles, batchSize } = plan;
     this.#join = join;
     this.#roles = roles;
@@ -111,6 +126,7 @@ export class HashJoinProbe {
     this.#pieceScratch = Array.from({ length: plan.partitions }, () => new KeyRowsScratch());
     this.#notIn = roles.nullAwareOuter === 'build' && join.filter ? new FilteredNotInState(join.filter, roles.build, parts) : null;
     this.#scratch = scratch;
+    this.#facts = facts ?? null;
     this.#passthrough = roles.keepUnmatchedProbe && roles.emitPairs && parts.length === 1 && !join.filter;
   }
 
@@ -192,7 +208,7 @@ export class HashJoinProbe {
         const filter = this.#join.filter;
         notIn = filter
           ? probeSurvivors(filter, roles.probe, batch, probeMatched!, probeNulls, parts)
-          : notInSurvivors(probeMatched!, probeNulls, this.buildRowsTotal === 0, this.#buildHasNullKey);
+          : notInSurvivors(probeMatched!, probeNulls, this.#facts?.buildEmpty ?? this.buildRowsTotal === 0, this.#facts?.buildHasNullKey ?? this.#buildHasNullKey);
       }
       yield* sideRows(this.#probeSide!, probeSource, roles.probeRows, probeMatched!, notIn, this.#batchSize);
     }
@@ -316,7 +332,7 @@ export class HashJoinProbe {
       if (roles.buildRows !== null) {
         let notIn: Uint8Array | null = null;
         if (roles.nullAwareOuter === 'build') {
-          notIn = this.#notIn !== null ? this.#notIn.survivors(part.index, asBytes) : notInSurvivors(asBytes, part.nullKeys, probeScan.numRows === 0, this.#probeSawNullKey);
+          notIn = this.#notIn !== null ? this.#notIn.survivors(part.index, asBytes) : notInSurvivors(asBytes, part.nullKeys, this.#facts?.probeEmpty ?? probeScan.numRows === 0, this.#facts?.probeHasNullKey ?? this.#probeSawNullKey);
         }
         yield* sideRows(this.#buildSide!, part.source, roles.buildRows, asBytes, notIn, this.#batchSize);
       }
