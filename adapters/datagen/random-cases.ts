@@ -104,6 +104,9 @@ export interface CaseConfig {
   readonly 'hash.partitions': number;
   readonly 'hash.build': 'left' | 'right' | 'auto';
   readonly 'hash.payloadLayout': 'auto' | 'rows' | 'columns';
+  /** A quarter of the cases run the hash join's grace path (`spillDraw`). */
+  readonly 'hash.spill'?: 'always';
+  readonly 'hash.spillPartitions'?: number;
   readonly batchSize: number;
   readonly 'pushdown.keyRangeBitmap': boolean;
   readonly 'pushdown.inlistMaxDistinct': number;
@@ -242,6 +245,19 @@ const PAYLOAD_LAYOUT_STREAM = 0x5a7_10ad;
 export function payloadLayoutDraw(seed: number, index: number): CaseConfig['hash.payloadLayout'] {
   const r = new Rng(caseSeed(seed, index) ^ PAYLOAD_LAYOUT_STREAM).int(0, 3);
   return r <= 1 ? 'rows' : r === 2 ? 'columns' : 'auto';
+}
+
+/** Mixed into a case's seed for its `hash.spill` draw (another stream of its own). */
+const SPILL_STREAM = 0x6a1_5b11;
+
+/**
+ * A case's grace hash join draw: a quarter of the cases partition both inputs to spill files and
+ * join the pairs (`hash.spill: always`, 2–5 partitions), so every hash join shape the draw makes
+ * also runs through operators/hash-join/grace.ts.
+ */
+export function spillDraw(seed: number, index: number): Pick<CaseConfig, 'hash.spill' | 'hash.spillPartitions'> {
+  const rng = new Rng(caseSeed(seed, index) ^ SPILL_STREAM);
+  return rng.int(0, 3) === 0 ? { 'hash.spill': 'always', 'hash.spillPartitions': rng.int(2, 5) } : {};
 }
 
 /** The seed of case `index` of a run seeded with `seed` (well mixed: neighbouring cases are unrelated). */
@@ -514,6 +530,7 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
     'hash.partitions': d.partitions,
     'hash.build': d.build,
     'hash.payloadLayout': payloadLayoutDraw(seed, index),
+    ...spillDraw(seed, index),
     batchSize: d.batchSize,
     'pushdown.keyRangeBitmap': d.keyRangeBitmap,
     'pushdown.inlistMaxDistinct': d.inlistMaxDistinct,

@@ -95,8 +95,8 @@ export const configSchema = z
     'hash.build': z.enum(['left', 'right', 'auto']).default('auto'),
     // how the build side's output columns are gathered: row-wise (core/arrow/row-layout.ts), column by column, or auto
     'hash.payloadLayout': z.enum(['auto', 'rows', 'columns']).default('auto'),
-    // a build side larger than the pool gives: auto = the grace hash join (operators/hash-join/grace.ts), off = MemoryLimitError
-    'hash.spill': z.enum(['auto', 'off']).default('auto'),
+    // a build side larger than the pool gives: auto = the grace hash join (operators/hash-join/grace.ts), off = MemoryLimitError, always = grace even when it fits (tests, experiments)
+    'hash.spill': z.enum(['auto', 'off', 'always']).default('auto'),
     'hash.spillPartitions': nonNegativeInt.max(1024).refine((v) => v !== 1, { message: 'expected 0 (auto) or at least 2 partitions' }).default(0),
     hashmap: strategyName.default('auto'),
     pushdown: strategyName.default('auto'),
@@ -162,7 +162,7 @@ const CORE_DESCRIPTIONS: Readonly<Record<keyof CoreConfig, string>> = {
   'hash.partitions': 'partitions in partitioned mode',
   'hash.build': 'build side: left, right, or auto (fewer rows by metadata)',
   'hash.payloadLayout': "how the build side's output columns are gathered: rows, columns or auto",
-  'hash.spill': 'a build side that does not fit: auto (grace hash join: partition both sides to disk) or off (MemoryLimitError)',
+  'hash.spill': 'a build side that does not fit: auto (grace hash join: partition both sides to disk) or off (MemoryLimitError); always: grace even when it fits',
   'hash.spillPartitions': 'partitions per level of the grace hash join; 0 = auto (from the build size and the pool)',
   hashmap: 'hash-table layout (slot hashmap)',
   pushdown: 'dynamic-filter policy (slot pushdown)',
