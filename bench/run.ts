@@ -27,6 +27,7 @@ import { parquetPruningCases } from './suites/parquet-pruning.ts';
 import { piecewiseCases } from './suites/piecewise.ts';
 import { scanCases } from './suites/scan.ts';
 import { sortMergeCases } from './suites/sort-merge.ts';
+import { spillCases } from './suites/spill.ts';
 import { starCases } from './suites/star.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: SuiteOverrides, options: SuiteOptions) => Promise<BenchCase[]>> = {
@@ -40,6 +41,7 @@ const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: Sui
   piecewise: piecewiseCases,
   scan: scanCases,
   'sort-merge': sortMergeCases,
+  spill: spillCases,
   star: starCases,
 };
 

@@ -74,7 +74,7 @@ const tableBytes = (t: Table) => t.batches.reduce((s, b) => s + batchByteSize(b)
 
 /** Streams a join and folds its output like the DuckDB query: rows, and the sum of column `sum`. */
 export let lastSum = 0;
-async function foldJoin(engine: Engine, spec: JoinSpecInput, left: Table | MemoryScan, right: Table | MemoryScan, sum: string | null) {
+export async function foldJoin(engine: Engine, spec: JoinSpecInput, left: Table | MemoryScan, right: Table | MemoryScan, sum: string | null) {
   const s = await engine.stream(spec, left, right);
   let rows = 0;
   let total = 0;

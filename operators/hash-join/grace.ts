@@ -40,6 +40,7 @@
  * partitions of the build and probes them in rounds the same way.
  */
 import type { RecordBatch, Schema } from 'apache-arrow';
+import { concatBatches } from '../../core/arrow/gather.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
@@ -122,6 +123,7 @@ export async function* graceHashJoin(g: GraceRun): AsyncGenerator<RecordBatch> {
   }
   const keyBytes = keyBytesPerRow(plan);
   const heldBytes = g.held.reduce((n, b) => n + batchByteSize(b), 0);
+  const heldReserved = g.reservation.size; // the held batches but the last (collectWhileFits)
   const heldRows = g.held.reduce((n, b) => n + b.numRows, 0);
   const bytesPerRow = heldRows > 0 ? heldBytes / heldRows : 64;
   const expected = inMemoryBytes(g.buildScan.numRows, bytesPerRow * g.buildScan.numRows, keyBytes);
@@ -134,8 +136,8 @@ export async function* graceHashJoin(g: GraceRun): AsyncGenerator<RecordBatch> {
   // 1. The build side, into fanOut files, summarised on the way.
   const summary = new BuildKeySummary(plan.buildKeys, plan.keyKinds);
   const facts = { buildEmpty: false, buildHasNullKey: false, probeEmpty: g.probeScan.numRows === 0, probeHasNullKey: false };
-  const buildOut = new PartitionWriters(ctx, g.buildScan.schema, fanOut, plan.nullEqualsNull);
-  const probeOut = new PartitionWriters(ctx, g.probeScan.schema, fanOut, plan.nullEqualsNull);
+  const buildOut = new PartitionWriters(ctx, g.buildScan.schema, fanOut, plan.nullEqualsNull, g.reservation);
+  const probeOut = new PartitionWriters(ctx, g.probeScan.schema, fanOut, plan.nullEqualsNull, g.reservation);
   try {
     const seed = levelSeed(0);
     const pacer = new Pacer(ctx.signal);
@@ -146,8 +148,8 @@ export async function* graceHashJoin(g: GraceRun): AsyncGenerator<RecordBatch> {
       summary.add(b, keys, nulls);
       await buildOut.write(b, keys, nulls, seed);
     }
-    g.held.length = 0; // on disk now: neither held nor reserved
-    g.reservation.shrink(g.reservation.size);
+    g.held.length = 0; // on disk now (or in the writers' buffers, reserved there): no longer held
+    g.reservation.shrink(Math.min(heldReserved, g.reservation.size));
     for (let r = await g.rest.next(); !r.done; r = await g.rest.next()) {
       if (pacer.due()) await pacer.turn();
       const b = r.value;
@@ -285,7 +287,7 @@ async function* repartitionPair(g: GraceRun, facts: NotInFacts, build: SpillFile
 
 /** `file`'s rows split into `fanOut` files by the hash of `keyColumns` with `seed`. */
 async function splitFile(g: GraceRun, file: SpillFile, schema: Schema, keyColumns: readonly string[], fanOut: number, seed: number): Promise<Spilled[]> {
-  const out = new PartitionWriters(g.ctx, schema, fanOut, g.plan.nullEqualsNull);
+  const out = new PartitionWriters(g.ctx, schema, fanOut, g.plan.nullEqualsNull, g.reservation);
   try {
     const pacer = new Pacer(g.ctx.signal);
     for await (const b of g.ctx.spill.read(file)) {
@@ -374,29 +376,54 @@ export function fanOutFor(need: number, available: number, configured = 0): numb
   return f;
 }
 
+/** Rows a partition's buffer gathers before it is written as one IPC batch. */
+export const FLUSH_ROWS = 16_384;
+
 /**
  * One spill writer per partition, opened on its first rows (a partition that gets none has no
  * file). `write` splits a batch by the hash of its (normalised) keys — except, under
  * null-equals-nothing, rows with a NULL key: they match nothing anywhere, so they are dealt round
  * the partitions (hashed, they would all share one partition that no seed could ever split).
+ *
+ * Each partition's pieces are buffered until FLUSH_ROWS rows and written as one batch: a batch
+ * split 64 ways is ~1,000-row pieces, and written as they come, each partition's file would be
+ * thousands of tiny IPC messages — slow to write, and read back as tiny probe batches. The
+ * buffers are reserved in `buffers` until written; when the pool says no, or they pass `cap`
+ * bytes, the largest is written and the split waits for a write to end.
  */
 class PartitionWriters {
   readonly #writers: (SpillWriter | null)[];
+  readonly #pending: RecordBatch[][];
+  readonly #pendingRows: Int32Array;
+  readonly #pendingBytes: Float64Array;
+  /** Bytes buffered or being written (all reserved in `#buffers`). */
+  #buffered = 0;
+  /** Per partition, its last write; and every write not ended yet. */
+  readonly #chains: (Promise<void> | undefined)[] = [];
+  readonly #writing = new Set<Promise<void>>();
+  #failure: { readonly error: unknown } | null = null;
   readonly #ctx: JoinContext;
   readonly #schema: Schema;
   readonly #fanOut: number;
+  readonly #buffers: Reservation;
+  readonly #cap: number;
   #ids = new Int32Array(0);
   #hashes = new Uint32Array(0);
   #finished = false;
   readonly #hashNulls: boolean;
   #nextForNull = 0;
 
-  constructor(ctx: JoinContext, schema: Schema, fanOut: number, nullEqualsNull: boolean) {
+  constructor(ctx: JoinContext, schema: Schema, fanOut: number, nullEqualsNull: boolean, buffers: Reservation) {
     this.#hashNulls = nullEqualsNull;
     this.#ctx = ctx;
     this.#schema = schema;
     this.#fanOut = fanOut;
     this.#writers = new Array<SpillWriter | null>(fanOut).fill(null);
+    this.#pending = Array.from({ length: fanOut }, () => []);
+    this.#pendingRows = new Int32Array(fanOut);
+    this.#pendingBytes = new Float64Array(fanOut);
+    this.#buffers = buffers;
+    this.#cap = Math.max(256 * 1024, budget(ctx, buffers) / 4);
   }
 
   async write(batch: RecordBatch, keys: readonly KeyColumn[], nulls: Uint8Array | null, seed: number): Promise<void> {
@@ -424,12 +451,80 @@ class PartitionWriters {
       const to = start[p + 1]!;
       if (from === to) continue;
       const piece = to - from === n ? batch : takeRows(batch, rows.subarray(from, to));
-      const w = (this.#writers[p] ??= this.#ctx.spill.writer(this.#schema));
-      await w.append(piece);
+      const bytes = batchByteSize(piece);
+      let reserved = false;
+      for (;;) {
+        if (this.#buffered + bytes <= this.#cap && this.#buffers.tryGrow(bytes)) {
+          reserved = true;
+          break;
+        }
+        if (this.#buffered === 0) break;
+        // start writing the largest buffer, then wait for a write to end (and give its bytes back)
+        const largest = this.#largest();
+        if (this.#pendingBytes[largest]! > 0) this.#flush(largest);
+        if (this.#writing.size === 0) break;
+        await Promise.race(this.#writing);
+      }
+      if (!reserved) {
+        // nothing buffered to give back and still no room: the piece (a view of the input batch,
+        // held anyway) is written on its own, unbuffered
+        await this.#chains[p];
+        await (this.#writers[p] ??= this.#ctx.spill.writer(this.#schema)).append(piece);
+        continue;
+      }
+      this.#pending[p]!.push(piece);
+      this.#pendingRows[p]! += piece.numRows;
+      this.#pendingBytes[p]! += bytes;
+      this.#buffered += bytes;
+      if (this.#pendingRows[p]! >= FLUSH_ROWS) this.#flush(p);
+      this.#throwIfFailed();
     }
   }
 
+  #largest(): number {
+    let best = 0;
+    for (let p = 1; p < this.#fanOut; p++) if (this.#pendingBytes[p]! > this.#pendingBytes[best]!) best = p;
+    return best;
+  }
+
+  /**
+   * Starts writing partition `p`'s buffer as one batch, after the partition's earlier writes (one
+   * chain per file keeps its batches in order; the files are written side by side, so the disk
+   * works while the next input batch is split). The bytes stay reserved until the write ends.
+   */
+  #flush(p: number): void {
+    const pieces = this.#pending[p]!;
+    if (pieces.length === 0) return;
+    const batch = concatBatches(pieces, pieces[0]!.schema);
+    const bytes = this.#pendingBytes[p]!;
+    this.#pending[p] = [];
+    this.#pendingRows[p] = 0;
+    this.#pendingBytes[p] = 0;
+    const w = (this.#writers[p] ??= this.#ctx.spill.writer(this.#schema));
+    const done: Promise<void> = (this.#chains[p] ?? Promise.resolve())
+      .then(() => w.append(batch))
+      .then(
+        () => {
+          this.#buffered -= bytes;
+          this.#buffers.shrink(Math.min(bytes, this.#buffers.size));
+        },
+        (e: unknown) => {
+          this.#failure ??= { error: e };
+        },
+      )
+      .finally(() => this.#writing.delete(done));
+    this.#chains[p] = done;
+    this.#writing.add(done);
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== null) throw this.#failure.error;
+  }
+
   async finish(): Promise<Spilled[]> {
+    for (let p = 0; p < this.#fanOut; p++) this.#flush(p);
+    await Promise.all(this.#writing);
+    this.#throwIfFailed();
     const files: Spilled[] = [];
     for (const w of this.#writers) files.push(w === null ? null : await w.finish());
     this.#finished = true;
@@ -440,6 +535,9 @@ class PartitionWriters {
   async abort(): Promise<void> {
     if (this.#finished) return;
     this.#finished = true;
+    await Promise.allSettled(this.#writing);
+    this.#buffers.shrink(Math.min(this.#buffered, this.#buffers.size));
+    this.#buffered = 0;
     for (const w of this.#writers) await w?.abort().catch(() => {});
   }
 }
