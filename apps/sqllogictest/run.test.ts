@@ -55,6 +55,33 @@ describe('sqllogictest runner', () => {
     }
   });
 
+  it("a labelled query with an empty block is compared with the label's first result (or DuckDB's), not with no rows", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'joinlab-slt-'));
+    try {
+      const f = join(dir, 'labels.test');
+      const q = (sort: string, sql: string, rows: string[]) => [`query I ${sort}`, sql, '----', ...rows, ''];
+      await writeFile(
+        f,
+        [
+          'statement ok',
+          'CREATE TABLE t AS SELECT range AS k FROM range(3)',
+          '',
+          ...q('rowsort same', 'SELECT t.k FROM t JOIN t AS u ON t.k = u.k', ['0', '1', '2']),
+          ...q('rowsort same', 'SELECT u.k FROM t JOIN t AS u ON t.k = u.k', []), // the same rows: passes
+          ...q('rowsort same', 'SELECT t.k + 1 FROM t JOIN t AS u ON t.k = u.k', []), // other rows: fails
+          // a label no earlier query set: DuckDB's answer is the reference
+          ...q('nosort fresh', 'SELECT count(*) FROM t JOIN t AS u ON t.k <= u.k', []),
+        ].join('\n'),
+      );
+      const s = await runSltFiles([f], await Engine.create());
+      expect(s.outcomes.map((o) => o.status)).toEqual(['passed', 'passed', 'passed', 'failed', 'passed']);
+      expect(s.outcomes[3]!.reason).toMatch(/got '1', expected '0' \(the result of label same\)/);
+      expect(s.outcomes[3]).toMatchObject({ expected: ['0', '1', '2'], actual: ['1', '2', '3'] });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports wrong answers, wrong hashes and unexpected successes as failures; a right hash passes', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'joinlab-slt-'));
     try {
