@@ -161,7 +161,9 @@ export async function* graceHashJoin(g: GraceRun): AsyncGenerator<RecordBatch> {
       await buildOut.write(b, keys, nulls, seed);
     }
     const builds = await buildOut.finish();
-    bump(m, 'buildRowsSpilled', builds.reduce((n, f) => n + (f?.rows ?? 0), 0));
+    const buildRows = builds.reduce((n, f) => n + (f?.rows ?? 0), 0);
+    facts.buildEmpty = buildRows === 0; // hash.spill=always spills an empty build too
+    bump(m, 'buildRowsSpilled', buildRows);
 
     // 2. The filter from the summary of every partition, then the probe side into its files.
     publishSummary(g, summary);
@@ -199,11 +201,11 @@ async function* joinPair(g: GraceRun, facts: NotInFacts, build: Spilled, probe: 
     if (build === null && (probe === null || !probeOutlivesEmptyBuild)) return;
     if (probe === null && (build === null || !buildOutlivesEmptyProbe)) return;
     const rows = build?.rows ?? 0;
-    if (inMemoryBytes(rows, build?.bytes ?? 0, keyBytesPerRow(plan)) <= budget(ctx, g.reservation)) {
+    if (build === null || inMemoryBytes(rows, build.bytes, keyBytesPerRow(plan)) <= budget(ctx, g.reservation)) {
       yield* joinPairInMemory(g, facts, build, probe);
       return;
     }
-    yield* repartitionPair(g, facts, build!, probe, level);
+    yield* repartitionPair(g, facts, build, probe, level);
   } finally {
     if (build !== null) await ctx.spill.delete(build);
     if (probe !== null) await ctx.spill.delete(probe);

@@ -170,3 +170,25 @@ describe('grace hash join under memoryLimit = 24 KB, two partitions a level', ()
     expect(spillDirs()).toEqual([]);
   });
 });
+
+describe('grace hash join with hash.spill=always: empty inputs', () => {
+  it('NOT IN over an empty inner side returns every outer row, NULL keys too; an empty outer side returns nothing', async () => {
+    const oracle = await Engine.create({ join: 'nested-loop' });
+    const always = await Engine.create({ join: 'hash', 'hash.spill': 'always', 'hash.spillPartitions': 3, threads: 1 });
+    const outer = new arrow.Table({ k: arrow.vectorFromArray([1, null, 3, null], new arrow.Int32()) });
+    const empty = new arrow.Table({ k: arrow.vectorFromArray([] as number[], new arrow.Int32()) });
+    for (const [type, l, r] of [
+      ['left-anti', outer, empty],
+      ['right-anti', empty, outer],
+      ['left-anti', empty, outer],
+      ['full', outer, empty],
+      ['inner', outer, empty],
+    ] as const) {
+      const spec = toJoinSpec({ type, on: 'k=k', nullAware: type.endsWith('anti') });
+      const want = (await oracle.join(spec, l, r)).table;
+      const got = await always.join(spec, l, r);
+      expect(compareResults(got.table, want).equal, `${type}`).toBe(true);
+      expect(got.metrics.operators.join!.details.spill, type).toMatch(/grace hash join/);
+    }
+  });
+});
