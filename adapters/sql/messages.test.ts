@@ -67,6 +67,15 @@ describe('error messages name what the user wrote', () => {
     expect(await s.difference('SELECT current_date FROM (SELECT 1 AS current_date) t')).toBeNull();
   });
 
+  it("DuckDB's rowid pseudo-column is refused as unsupported, not as a missing column", async () => {
+    for (const q of ['SELECT rowid FROM b', 'SELECT b.rowid, b.k FROM b']) {
+      const e = await errorOf(q);
+      expect(e, q).toBeInstanceOf(UnsupportedSqlError);
+      expect(e.message).toMatch(/rowid pseudo-column/);
+    }
+    expect(await s.difference('SELECT rowid FROM (SELECT 1 AS rowid) t')).toBeNull();
+  });
+
   it('date arithmetic on a column names the SQL expression, not the side l.d', async () => {
     const e = await errorOf('SELECT d + 1 FROM dl');
     expect(e).toBeInstanceOf(UnsupportedSqlError);

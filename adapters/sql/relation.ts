@@ -93,11 +93,13 @@ export function lookup(rel: Pick<Relation, 'columns' | 'coalesced'>, names: read
  */
 export const SPECIAL_VALUES: ReadonlySet<string> = new Set(['current_date', 'current_time', 'current_timestamp', 'localtime', 'localtimestamp', 'now', 'current_user', 'current_role', 'session_user', 'user', 'current_catalog', 'current_schema']);
 
-/** The error for a column no relation has: an unsupported special value (`current_date`), else MissingColumnError. */
+/** The error for a column no relation has: an unsupported special value (`current_date`) or `rowid`, else MissingColumnError. */
 export function missingColumn(names: readonly string[], available: readonly string[], at: number | null): Error {
   if (names.length === 1 && SPECIAL_VALUES.has(names[0]!.toLowerCase())) {
     return new UnsupportedSqlError(`${names[0]!.toLowerCase()} (a time- or session-dependent special value; not supported)`, at);
   }
+  // DuckDB's pseudo-column of a table's row ids: a column no relation lists, and not one joinlab has
+  if (names.at(-1)!.toLowerCase() === 'rowid') return new UnsupportedSqlError(`${names.join('.')} (DuckDB's rowid pseudo-column; not supported)`, at);
   return new MissingColumnError(names.join('.'), 'the query', available);
 }
 
