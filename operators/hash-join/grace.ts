@@ -12,8 +12,8 @@
  * semi, anti and mark joins are each the union of the partition pairs' answers. NOT IN is not:
  * whether the inner side is empty, or holds a NULL key, is a fact about the whole input, so the
  * partition joins are given those facts (`NotInFacts`, gathered while partitioning). A NOT IN with
- * a residual filter is refused: each outer row's inner set is then every inner row the filter
- * passes, in every partition (operators/hash-join/not-in.ts).
+ * a residual filter never comes here (hash-join.ts keeps it in memory): each outer row's inner set
+ * is then every inner row the filter passes, in every partition (operators/hash-join/not-in.ts).
  *
  * Seeds: each level partitions with its own seed, different from the table's (TABLE_SEED) and the
  * partitioned mode's (PARTITION_SEED) — with a shared seed every row of a partition would share the
@@ -115,12 +115,7 @@ type Spilled = SpillFile | null;
 export async function* graceHashJoin(g: GraceRun): AsyncGenerator<RecordBatch> {
   const { join, plan, ctx } = g;
   const m = ctx.metrics;
-  if (join.spec.nullAware && join.filter) {
-    throw ctx.pool.limitError(
-      'hash-join build (a NOT IN with a residual filter cannot spill: each outer row would need every partition\'s inner rows; raise memoryLimit or set hash.spill=off to see where it fails)',
-      g.held.reduce((n, b) => n + batchByteSize(b), 0),
-    );
-  }
+  if (join.spec.nullAware && join.filter) throw new Error('internal: a NOT IN with a residual filter cannot spill (hash-join.ts keeps it in memory)');
   const keyBytes = keyBytesPerRow(plan);
   const heldBytes = g.held.reduce((n, b) => n + batchByteSize(b), 0);
   const heldReserved = g.reservation.size; // the held batches but the last (collectWhileFits)
@@ -244,6 +239,7 @@ async function* joinPairInMemory(g: GraceRun, facts: NotInFacts, build: Spilled,
       staticProbeRows: probe?.rows ?? 0,
       notIn: facts,
     });
+    ctx.metrics.details.threads = '1 (the grace hash join joins its partition pairs on the calling thread)';
   } finally {
     ctx.metrics.peakReservedBytes = Math.max(ctx.metrics.peakReservedBytes, reservation.peak + g.scratch.peak);
     reservation.shrink(reservation.size);

@@ -31,6 +31,7 @@ import { Pacer } from '../../core/next-turn.ts';
 import type { BoundJoin } from '../../core/plan.ts';
 import { publishWhenComplete } from '../../core/pushdown/compose.ts';
 import { DynamicFilter, estimatedRows } from '../../core/scan/scan.ts';
+import { MemoryLimitError } from '../../core/errors.ts';
 import { collectScan } from '../common/collect.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
 import { graceHashJoin, inMemoryBytes, keyBytesPerRow } from './grace.ts';
@@ -52,6 +53,8 @@ export class HashJoin implements JoinAlgorithm {
     const scratch = ctx.pool.reservation('hash-join probe scratch');
     const m = ctx.metrics;
     let rest: AsyncIterator<RecordBatch> | null = null;
+    /** Why this join stays in memory though hash.spill allows spilling (said when memory runs out). */
+    let noSpill: string | null = null;
     try {
       const plan = planHashJoin(join, inputs, ctx.config, ctx.registry);
       const { roles } = plan;
@@ -78,13 +81,15 @@ export class HashJoin implements JoinAlgorithm {
       const scanOptions = { signal: ctx.signal, lateMaterialization: ctx.config['scan.lateMaterialization'] };
       let buildBatches: readonly RecordBatch[];
       const spill = ctx.config['hash.spill'];
-      if (spill === 'off') buildBatches = await collectScan(buildScan, reservation, scanOptions);
+      // a NOT IN with a residual filter cannot spill: each outer row's inner set spans every partition (grace.ts)
+      const filteredNotIn = join.spec.nullAware && join.filter !== undefined;
+      if (spill !== 'off' && filteredNotIn) noSpill = 'a NOT IN with a residual filter cannot spill: each outer row would need the inner rows of every partition';
+      if (spill === 'off' || filteredNotIn) buildBatches = await collectScan(buildScan, reservation, scanOptions);
       else {
         // collect while the pool could also give the table and the concatenation; past that, spill
-        // (`always`: from the first row — except a filtered NOT IN, which cannot spill, grace.ts)
+        // (`always`: from the first row)
         rest = buildScan.batches(scanOptions)[Symbol.asyncIterator]();
-        const always = spill === 'always' && !(join.spec.nullAware && join.filter !== undefined);
-        const collected = always ? { batches: [], complete: false } : await collectWhileFits(rest, reservation, keyBytesPerRow(plan), ctx.signal);
+        const collected = spill === 'always' ? { batches: [], complete: false } : await collectWhileFits(rest, reservation, keyBytesPerRow(plan), ctx.signal);
         if (!collected.complete) {
           yield* graceHashJoin({ join, plan, ctx, buildScan, probeScan, held: collected.batches, rest, reservation, scratch, filter });
           return;
@@ -96,6 +101,9 @@ export class HashJoin implements JoinAlgorithm {
       yield* joinInMemory({ join, plan, buildBatches, buildScan, probeScan, ctx, reservation, scratch, filter, barrier, workers, serial, mayUseWorkers, buildOn, staticProbeRows });
       const published = filter.current();
       if (published?.rowTestSummary) m.details.rowFilter = published.rowTestSummary();
+    } catch (e) {
+      if (noSpill !== null && e instanceof MemoryLimitError) throw ctx.pool.limitError(`${e.consumer} (${noSpill}; raise memoryLimit)`, e.requested);
+      throw e;
     } finally {
       await rest?.return?.();
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.peak + scratch.peak);
