@@ -32,7 +32,7 @@ import { CASE_BATCH_SIZES, caseSeed, caseSpace, describeCase, threadsDraw, rando
 import { CLAIMED_SQL_FEATURES, randomSqlCase, SQL_FEATURES, tablesToSql, type SqlCase, type SqlFeatures } from '../../adapters/datagen/random-sql.ts';
 import { runSql } from '../../adapters/sql/run.ts';
 import { compareResults, formatComparison, orderDifference } from '../../adapters/duckdb/compare.ts';
-import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
+import { asofJoinToSql, joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession, isDuckDBInternalError } from '../../adapters/duckdb/session.ts';
 
 /** Thread counts the fuzzer draws by default: the calling thread, and pools of 2 and 4 workers. */
@@ -80,7 +80,9 @@ export type CaseOutcome =
 
 function sqlFor(c: JoinCase): string {
   const columns = (t: Table) => t.schema.fields.map((f) => f.name);
-  return joinToSql(toJoinSpec(c.spec), { table: LEFT_TABLE, columns: columns(c.left) }, { table: RIGHT_TABLE, columns: columns(c.right) });
+  // an ASOF case (random-cases.ts asofDraw) is DuckDB's ASOF JOIN, not the plain join of its spec
+  const toSql = c.config.join === 'asof' ? asofJoinToSql : joinToSql;
+  return toSql(toJoinSpec(c.spec), { table: LEFT_TABLE, columns: columns(c.left) }, { table: RIGHT_TABLE, columns: columns(c.right) });
 }
 
 /** Runs one case in joinlab and in DuckDB and compares the answers. */
@@ -119,7 +121,7 @@ function summary(r: ParityResult): string {
 }
 
 function oneLine(c: JoinCase): string {
-  const spec = [c.spec.type, c.spec.on ? `on ${c.spec.on}` : `range ${c.spec.range}`, c.spec.filter ? `filter ${c.spec.filter}` : '', c.spec.nullEqualsNull ? 'null=null' : '', c.spec.nullAware ? 'NOT IN' : '', c.spec.select ? `select ${c.spec.select}` : '']
+  const spec = [c.spec.type, c.spec.on ? `on ${c.spec.on}` : '', c.spec.range ? `range ${c.spec.range}` : '', c.spec.filter ? `filter ${c.spec.filter}` : '', c.spec.nullEqualsNull ? 'null=null' : '', c.spec.nullAware ? 'NOT IN' : '', c.spec.select ? `select ${c.spec.select}` : '']
     .filter(Boolean)
     .join(' ');
   const cfg = c.config;
