@@ -6,7 +6,8 @@
  * all-NULL inputs occur), cut into batches of 1–5 rows with empty batches between them, output
  * batch sizes 1..7 — every join type, each range operator, with and without a second filter,
  * NULL = NULL keys and NOT IN (null-aware anti); the hash join in both modes with either build
- * side and every pushdown policy, the sort-merge join with every existence stream. The range
+ * side and every pushdown policy (one run in six through the grace hash join,
+ * `hash.spill: always`), the sort-merge join with every existence stream. The range
  * column's type varies with the seed: Int32, Int32 against Int64, Float64 with -0.0 / NaN /
  * ±Infinity, Utf8. Then: `auto` picks hash for it, and the dynamic filter stays the equi-key's.
  */
@@ -87,6 +88,8 @@ describe('equi-key + range: hash and sort-merge (range as residual) vs nested-lo
                 'hash.build': rng.pick(['left', 'right', 'auto']),
                 pushdown: rng.pick(pushdowns),
                 batchSize: rng.int(1, 7),
+                // the grace hash join (partitions joined one at a time) one run in six
+                ...(rng.chance(1 / 6) ? { 'hash.spill': 'always', 'hash.spillPartitions': rng.int(2, 4) } : {}),
               },
               { join: 'sort-merge', 'smj.existence': rng.pick(existences), batchSize: rng.int(1, 7) },
             ];
