@@ -9,7 +9,7 @@
  *
  * Case i is `randomCase(space, seed, i)` (adapters/datagen/random-cases.ts), so (seed, i) alone
  * reproduces it. joinlab runs it with the case's config; DuckDB (threads=1) runs `joinToSql` on
- * the same tables; `compareResults` judges them as multisets. A combination joinlab refuses
+ * the same tables (an ASOF case, `join: 'asof'`: `asofJoinToSql`, DuckDB's ASOF JOIN); `compareResults` judges them as multisets. A combination joinlab refuses
  * (UnsupportedJoinError) is skipped and counted as skipped, never as passed. Progress goes to
  * stderr; the last line on stdout is always `N passed, M failed` (`, K skipped` when some were).
  *
@@ -28,7 +28,7 @@ import { Engine } from '../../composition.ts';
 import { UnsupportedJoinError, UnsupportedSqlError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
-import { CASE_BATCH_SIZES, caseSeed, caseSpace, describeCase, threadsDraw, randomCase, shrinkCase, takeRows, type CaseSpace, type JoinCase } from '../../adapters/datagen/random-cases.ts';
+import { ASOF_SHARE, CASE_BATCH_SIZES, caseSeed, caseSpace, describeCase, threadsDraw, randomCase, shrinkCase, takeRows, type CaseSpace, type JoinCase } from '../../adapters/datagen/random-cases.ts';
 import { CLAIMED_SQL_FEATURES, randomSqlCase, SQL_FEATURES, tablesToSql, type SqlCase, type SqlFeatures } from '../../adapters/datagen/random-sql.ts';
 import { runSql } from '../../adapters/sql/run.ts';
 import { compareResults, formatComparison, orderDifference } from '../../adapters/duckdb/compare.ts';
@@ -153,7 +153,7 @@ export async function runParity(options: ParityOptions): Promise<ParityResult> {
   const space = caseSpace(base.registry, { algorithms: options.algorithms, extensions: base.config.extensions, threads: options.threads ?? DEFAULT_PARITY_THREADS });
   const features = SQL_FEATURES.filter((f) => sqlFeatures[f]);
   out(
-    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}, sip ${space.sips.join('|')}, threads ${space.threads.join('|')}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
+    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}, sip ${space.sips.join('|')}, threads ${space.threads.join('|')}${space.asof === true ? `; ASOF cases ${space.joins.every((j) => j === 'asof') ? '100' : Math.round(ASOF_SHARE * 100)}%` : ''}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
   );
 
   const duck = await DuckDBSession.open({ threads: 1 });
