@@ -15,8 +15,13 @@
  *  - the spec: every join type, NULL = NULL, NOT IN, residual filters (a fixed set, or — one
  *    filtered case in two — random arithmetic `+ - * / // %` over the tables' integer, decimal and
  *    float columns, see `arithmeticFilter`), range predicates (three in ten with a second
- *    inequality `l.v OP r.v` in the filter: two conditions, what the IEJoin runs), and (three cases in ten) a
- *    `select` of a random subset of the output columns in random order;
+ *    inequality `l.v OP r.v` in the filter: two conditions, what the IEJoin runs), one equi-join in
+ *    four with a range `v OP v` beside its keys (hash and sort-merge: part of the residual filter),
+ *    and (three cases in ten) a `select` of a random subset of the output columns in random order;
+ *  - ASOF cases (`ASOF_SHARE` of the cases, or all when `asof` is the only algorithm drawn):
+ *    `join=asof`, an inner or left join on `=` keys and one range predicate, no filter; the right
+ *    rows made distinct on (keys, t) so the closest row is unique (DuckDB picks an arbitrary one of
+ *    a tie), and the answer compared with DuckDB's `ASOF [LEFT] JOIN` (`asofJoinToSql`);
  *  - the config: `join`, `pushdown`, `hashmap` drawn from the REGISTRY (so a strategy added by an
  *    extension is fuzzed without touching this file; `join` includes the planner `auto`, asked
  *    about support through the algorithm it chooses), `hash.mode` collect-left / partitioned with
@@ -185,6 +190,12 @@ export interface CaseSpace {
   readonly extensions: readonly string[];
   /** Thread counts to draw `threads` from (default: 1 only). */
   readonly threads: readonly number[];
+  /**
+   * Whether ASOF cases are drawn (`asofCase`): `join=asof` on an ASOF-shaped spec, compared with
+   * DuckDB's `ASOF [LEFT] JOIN`. Default: when `asof` is registered and among `algorithms` (or
+   * those are not restricted).
+   */
+  readonly asof?: boolean;
 }
 
 export interface CaseSpaceOptions {
@@ -223,6 +234,7 @@ export function caseSpace(registry: Registry, options: CaseSpaceOptions = {}): C
     sips: pick(SIP, options.sips),
     extensions: [...(options.extensions ?? [])],
     threads: [...(options.threads ?? [1])],
+    asof: registry.has(JOIN, 'asof') && (options.algorithms === undefined || options.algorithms.includes('asof')),
   };
 }
 
@@ -430,7 +442,7 @@ function tables(d: Draw): { left: Table; right: Table } {
  * Spec variants in order of preference: the drawn spec first, then with features dropped one by
  * one. The first one the algorithm supports is used.
  */
-function specVariants(d: Draw, filter: string | undefined): CaseSpec[] {
+function specVariants(d: Draw, filter: string | undefined, keyedRange: RangeOp | null = null): CaseSpec[] {
   const on = d.pairs.map((_, k) => `k${k}=k${k}`).join(',');
   const range = `k0 ${d.rangeOp} k0`;
   const notIn = d.nullAware && isAntiJoin(d.type) && d.pairs.length === 1;
@@ -446,7 +458,11 @@ function specVariants(d: Draw, filter: string | undefined): CaseSpec[] {
   const second = `l.v ${d.secondInequality ?? '<'} r.v`;
   const twoRanges = (filter: string | undefined): CaseSpec => ({ type: d.type, range, filter: filter !== undefined ? `${second} AND (${filter})` : second });
   const f = filter;
-  const preferred = d.useRange ? (d.secondInequality !== null ? [twoRanges(f), twoRanges(undefined)] : []).concat([ranged(f), ranged(undefined)]) : [equi(f, notIn), equi(undefined, notIn)];
+  // an equi-key plus a range `v OP v` (hash and sort-merge run it as part of the residual filter)
+  const keyed = (s: CaseSpec): CaseSpec[] => (keyedRange === null ? [] : [{ ...s, range: `v ${keyedRange} v` }]);
+  const preferred = d.useRange
+    ? (d.secondInequality !== null ? [twoRanges(f), twoRanges(undefined)] : []).concat([ranged(f), ranged(undefined)])
+    : [...keyed(equi(f, notIn)), ...keyed(equi(undefined, notIn)), equi(f, notIn), equi(undefined, notIn)];
   const all = [...preferred, equi(f, false), equi(undefined, false), ranged(f), ranged(undefined), twoRanges(f), twoRanges(undefined)];
   const seen = new Set<string>();
   return all.filter((s) => {
@@ -502,10 +518,14 @@ export function usableHashmaps(space: CaseSpace, bound: BoundJoin, left: Table, 
 
 /** Case `index` of the run seeded with `seed`. */
 export function randomCase(space: CaseSpace, seed: number, index: number): JoinCase {
-  const d = draw(space, new Rng(caseSeed(seed, index)));
-  const { left, right } = tables(d);
+  const drawn = draw(space, new Rng(caseSeed(seed, index)));
+  const asof = asofDraw(space, seed, index, drawn);
+  const d: Draw = asof === null ? drawn : { ...drawn, join: 'asof' };
+  const { left, right: all } = tables(d);
+  // ASOF: the right rows distinct on (keys, t), so the closest one is unique (DuckDB picks any of a tie)
+  const right = asof === null ? all : distinctRows(all, asofRightColumns(asof), d.rightBatch);
   const filter = d.filter !== undefined && d.arithSeed !== null ? (arithmeticFilter(new Rng(d.arithSeed), left, right) ?? d.filter) : d.filter;
-  const variants = specVariants(d, filter);
+  const variants = asof === null ? specVariants(d, filter, keyedRangeDraw(seed, index)) : [asof];
   let spec = variants[0]!;
   let unsupported = unsupportedReason(space, d.join, spec, left, right);
   if (unsupported !== null) {
@@ -553,6 +573,82 @@ export function randomCase(space: CaseSpace, seed: number, index: number): JoinC
 
 /** Mixed into a case's seed for its shared-input draw. */
 const SHARED_INPUT_STREAM = 0x54a_12ed;
+
+/** Mixed into a case's seed for its equi-key-plus-range draw. */
+const KEYED_RANGE_STREAM = 0x4e7_a4e5;
+
+/** One equi-join case in four also has a range predicate `v OP v` beside its keys: OP, or null. */
+function keyedRangeDraw(seed: number, index: number): RangeOp | null {
+  const rng = new Rng(caseSeed(seed, index) ^ KEYED_RANGE_STREAM);
+  return rng.chance(0.25) ? rng.pick(RANGE_OPS) : null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ASOF cases
+// ---------------------------------------------------------------------------------------------
+
+/** Mixed into a case's seed for its ASOF draw (a stream of its own: other cases stay as they were). */
+const ASOF_STREAM = 0xa50f_0a5f;
+
+/** The share of cases that are ASOF cases when the space draws them (and `asof` is not the only algorithm). */
+export const ASOF_SHARE = 0.08;
+
+/**
+ * The ASOF spec of case `index`, or null when it is not an ASOF case: every case whose drawn
+ * algorithm is `asof` (named in `algorithms`), else `ASOF_SHARE` of them when `space.asof`. An
+ * inner or left join (what DuckDB's ASOF answers reliably, docs/asof.md) on `=` keys and one
+ * range predicate: every key pair and `v OP v`; all pairs but the last and the last key column as
+ * the range (its types vary: widened, mixed, strings, floats, timestamps); or no key at all.
+ */
+function asofDraw(space: CaseSpace, seed: number, index: number, d: Draw): CaseSpec | null {
+  const rng = new Rng(caseSeed(seed, index) ^ ASOF_STREAM);
+  const share = rng.next();
+  if (d.join !== 'asof' && !(space.asof === true && share < ASOF_SHARE)) return null;
+  const type: JoinType = rng.chance(0.5) ? 'inner' : 'left';
+  const op = d.rangeOp;
+  const keys = d.pairs.map((_, k) => `k${k}=k${k}`);
+  const shape = rng.int(0, 2);
+  if (shape === 0) return { type, on: keys.join(','), range: `v ${op} v` };
+  if (shape === 1) return { type, ...(keys.length > 1 ? { on: keys.slice(0, -1).join(',') } : {}), range: `k${keys.length - 1} ${op} k${keys.length - 1}` };
+  return { type, range: rng.chance(0.5) ? `v ${op} v` : `k0 ${op} k0` };
+}
+
+/** The right input's columns an ASOF spec matches on: its keys and the range's column. */
+function asofRightColumns(spec: CaseSpec): string[] {
+  const keys = spec.on === undefined ? [] : spec.on.split(',').map((p) => p.split('=')[1]!);
+  return [...keys, spec.range!.split(' ')[2]!];
+}
+
+/** One canonical text per value, equal exactly when DuckDB's `=` holds (-0.0 = 0.0, NaN = NaN). */
+function canonicalValue(v: unknown): string {
+  if (typeof v === 'number') return Object.is(v, -0) ? '0' : String(v);
+  if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (ArrayBuffer.isView(v)) return `[${Array.from(v as unknown as ArrayLike<number | bigint>, String).join(',')}]`;
+  return String(v);
+}
+
+/**
+ * `table` without the rows that repeat an earlier row's values in `columns` (rows with a NULL in
+ * one of them are kept: they never match), in batches of `batch` rows.
+ */
+function distinctRows(table: Table, columns: readonly string[], batch: number): Table {
+  const vectors = columns.map((c) => table.getChild(c)!);
+  const seen = new Set<string>();
+  const keep: number[] = [];
+  for (let i = 0; i < table.numRows; i++) {
+    const values = vectors.map((v) => v.get(i) as unknown);
+    if (values.some((x) => x === null || x === undefined)) {
+      keep.push(i);
+      continue;
+    }
+    const key = values.map(canonicalValue).join('|');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    keep.push(i);
+  }
+  return keep.length === table.numRows ? table : takeRows(table, keep, batch);
+}
 
 // ---------------------------------------------------------------------------------------------
 // random arithmetic filters

@@ -38,7 +38,11 @@
  *    (random-sql-subqueries.ts);
  *  - `cteTwice`: a CTE read twice (random-sql-subqueries.ts);
  *  - `tableAliases`: column aliases on a table reference (`t0 AS t0(j, k)`: k and j trade names);
- *  - `semiAnti`: `SEMI JOIN` / `ANTI JOIN` (their right sides then appear nowhere else).
+ *  - `semiAnti`: `SEMI JOIN` / `ANTI JOIN` (their right sides then appear nowhere else);
+ *  - `asof`: `ti ASOF [LEFT] JOIN tj ON <0–2 key equalities> AND ti.di OP tj.dj` (or on `v`;
+ *    either way round) between two single tables; tj's column is made distinct (a repeat moved on
+ *    to the next free value) so the closest row is unique — DuckDB returns an arbitrary one of a
+ *    tie — and ti has at most 12 rows, under DuckDB's `asof_loop_join_threshold` (docs/asof.md).
  * A case records the features it actually used, so a runner can tell claimed from unclaimed.
  */
 import { DateDay, Int32, Int64, Table, Utf8, vectorFromArray } from 'apache-arrow';
@@ -86,6 +90,26 @@ interface Tree {
 }
 
 const OPS = ['<', '<=', '>', '>='] as const;
+const FLIPPED = { '<': '>', '<=': '>=', '>': '<', '>=': '<=' } as const;
+
+/**
+ * `table` with the non-NULL values of its column `name` (DATE or INTEGER) distinct: a repeat moves
+ * on to the next free day or integer.
+ */
+function withDistinctValues(table: Table, name: string): Table {
+  const date = String(table.getChild(name)!.type) === 'Date32<DAY>';
+  const step = date ? 86_400_000 : 1;
+  const seen = new Set<number>();
+  const values = [...table.getChild(name)!].map((v) => {
+    if (v === null || v === undefined) return null;
+    let x = Number(v);
+    while (seen.has(x)) x += step;
+    seen.add(x);
+    return x;
+  });
+  const vector = date ? vectorFromArray(values.map((x) => (x === null ? null : new Date(x))), new DateDay()) : vectorFromArray(values, new Int32());
+  return new Table(Object.fromEntries(table.schema.fields.map((f) => [f.name, f.name === name ? vector : table.getChild(f.name)!])));
+}
 
 /** A case drawn from `rng` (the fuzz test draws a stream of them from one generator). */
 export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCase, 'seed' | 'index'> {
@@ -131,6 +155,20 @@ export function drawSqlCase(rng: Rng, options: SqlCaseOptions = {}): Omit<SqlCas
     const right = tree(ts.slice(split));
     const semi = f.semiAnti && rng.chance(0.2);
     if (semi) uses.add('semiAnti');
+    if (!semi && f.asof && left.leaf && right.leaf && rng.chance(0.25)) {
+      uses.add('asof');
+      const [l, r] = [left.tables[0]!, right.tables[0]!];
+      // the inequality on the DATE column or on v (0..20: equal values on both sides are common)
+      const t = rng.pick(['d', 'v'] as const);
+      tables[T(r)] = withDistinctValues(tables[T(r)]!, `${t}${r}`);
+      const type = rng.chance(0.5) ? 'ASOF JOIN' : 'ASOF LEFT JOIN';
+      const on = Array.from({ length: rng.int(0, 2) }, () => `${col(l, key())} = ${col(r, key())}`);
+      const op = rng.pick(OPS);
+      const ineq = rng.chance(0.7) ? `${T(l)}.${t}${l} ${op} ${T(r)}.${t}${r}` : `${T(r)}.${t}${r} ${FLIPPED[op]} ${T(l)}.${t}${l}`;
+      on.splice(rng.int(0, on.length), 0, ineq);
+      const padded = new Set<number>(type === 'ASOF LEFT JOIN' ? [r] : []);
+      return { sql: `${left.sql} ${type} ${right.sql} ON ${on.join(' AND ')}`, tables: [l, r], padded, leaf: false };
+    }
     const type = semi ? rng.pick(['SEMI JOIN', 'ANTI JOIN'] as const) : rng.pick(['JOIN', 'JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN', 'CROSS JOIN'] as const);
     const rightSql = right.leaf ? right.sql : `(${right.sql})`;
     const padded = new Set<number>([...left.padded, ...(semi ? [] : right.padded)]);

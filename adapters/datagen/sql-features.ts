@@ -15,11 +15,12 @@ export interface SqlFeatures {
   readonly cteTwice?: boolean;
   readonly tableAliases?: boolean;
   readonly semiAnti?: boolean;
+  readonly asof?: boolean;
 }
 
 export type SqlFeature = keyof SqlFeatures;
 
-export const SQL_FEATURES: readonly SqlFeature[] = ['subqueries', 'aggregates', 'expressions', 'rangeJoins', 'outerWhere', 'limit', 'functions', 'scalarSubqueries', 'cteTwice', 'tableAliases', 'semiAnti'];
+export const SQL_FEATURES: readonly SqlFeature[] = ['subqueries', 'aggregates', 'expressions', 'rangeJoins', 'outerWhere', 'limit', 'functions', 'scalarSubqueries', 'cteTwice', 'tableAliases', 'semiAnti', 'asof'];
 
 /**
  * The features joinlab's SQL planner (adapters/sql/run.ts) claims to run: `joinlab parity` and the
@@ -51,4 +52,6 @@ export const CLAIMED_SQL_FEATURES: SqlFeatures = {
   tableAliases: true,
   // DuckDB's SEMI JOIN / ANTI JOIN (left-semi / left-anti joins)
   semiAnti: true,
+  // ASOF [LEFT] JOIN between two tables, run on the ASOF join (operators/asof-join, docs/asof.md)
+  asof: true,
 };

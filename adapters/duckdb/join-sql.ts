@@ -123,6 +123,34 @@ export function joinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): st
   return `SELECT ${spec.select.map(quoteIdent).join(', ')} FROM (${sql}) AS joined`;
 }
 
+const ASOF_KEYWORDS: Partial<Record<JoinType, string>> = {
+  inner: 'ASOF JOIN',
+  left: 'ASOF LEFT JOIN',
+  right: 'ASOF RIGHT JOIN',
+  full: 'ASOF FULL JOIN',
+};
+
+/**
+ * The DuckDB SQL of `spec` run as an ASOF join (`join=asof`, operators/asof-join): `ASOF [LEFT |
+ * RIGHT | FULL] JOIN … ON <keys> AND <the range predicate>`, each left row paired with the closest
+ * right row only. Output columns as `joinToSql`'s for inner / left / right / full. A spec no ASOF
+ * join takes (no range, a filter, NULL = NULL keys, another join type) is an UnsupportedJoinError.
+ */
+export function asofJoinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): string {
+  const keyword = ASOF_KEYWORDS[spec.type];
+  if (keyword === undefined || !spec.range || spec.filter || spec.nullAware || (spec.on.length > 0 && spec.nullEquality === 'null-equals-null')) {
+    throw new UnsupportedJoinError(`no ASOF JOIN means this ${spec.type} join: it takes = keys and one range predicate, inner / left / right / full`);
+  }
+  const names = outputColumnNames(left.columns, right.columns);
+  const cols = [
+    ...projection(LEFT_ALIAS, left.columns, names.slice(0, left.columns.length)),
+    ...projection(RIGHT_ALIAS, right.columns, names.slice(left.columns.length)),
+  ];
+  if (cols.length === 0) throw new UsageError('a join needs at least one output column');
+  const sql = `SELECT ${cols.join(', ')} FROM ${from(left, LEFT_ALIAS)} ${keyword} ${from(right, RIGHT_ALIAS)} ON ${joinCondition(spec)}`;
+  return spec.select === undefined ? sql : `SELECT ${spec.select.map(quoteIdent).join(', ')} FROM (${sql}) AS joined`;
+}
+
 function fullJoinToSql(spec: JoinSpec, left: JoinInput, right: JoinInput): string {
   const side = outputSides(spec.type);
   if (side === 'both') {

@@ -17,6 +17,7 @@
  *   - INNER / CROSS: both sides pass (a dropped row only removes its own matches);
  *   - LEFT: only the left side (a dropped right row could turn a left row into a NULL-padded
  *     one); RIGHT: only the right; FULL: neither;
+ *   - ASOF: only the left side (a dropped right row could make another one the closest);
  *   - semi / anti / mark joins: their output side (a dropped row removes only its own output row);
  *     the other side has no output columns (and for anti joins, dropping its rows ADDS rows).
  * The join that builds the filter only publishes one when its own probe side's unmatched rows are
@@ -350,7 +351,9 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
     rightCols.map((c) => c.out),
   );
   const passLeft = type === 'inner' || type === 'left' || sides === 'left';
-  const passRight = type === 'inner' || type === 'right' || sides === 'right';
+  // not an ASOF join's right side: a filter on it (a dynamic filter from a join or subquery above)
+  // would change which right row is closest, not only drop rows
+  const passRight = (type === 'inner' && req.asof !== true) || type === 'right' || sides === 'right';
   // a USING / NATURAL column shows once: the left copy (INNER, LEFT), the right copy (RIGHT); under
   // FULL it would be COALESCE(l.k, r.k), which a bare name refuses (`coalesced`)
   const hideLeft = type === 'right' || type === 'full';

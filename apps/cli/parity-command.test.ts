@@ -40,6 +40,23 @@ describe('joinlab parity', () => {
     expect(last).toMatch(/^\d+ passed, 0 failed(, \d+ skipped)?$/);
   });
 
+  it('draws ASOF cases (inner / left, right rows distinct on keys and t) and checks them against DuckDB\'s ASOF JOIN', async () => {
+    const space = caseSpace((await Engine.create()).registry);
+    expect(space.asof).toBe(true);
+    expect(space.joins).not.toContain('asof');
+    const cases = Array.from({ length: 300 }, (_, i) => randomCase(space, 17, i)).filter((c) => c.config.join === 'asof');
+    expect(cases.length).toBeGreaterThan(10); // ASOF_SHARE of 300
+    for (const c of cases) {
+      expect(['inner', 'left']).toContain(c.spec.type);
+      expect(c.spec.filter).toBeUndefined();
+      expect(c.unsupported).toBeNull();
+    }
+    expect(caseSpace((await Engine.create()).registry, { algorithms: ['hash'] }).asof).toBe(false);
+    const out = capture();
+    const r = await runParity({ cases: 40, seed: 9, algorithms: ['asof'], sqlShare: 0, threads: [1], stdout: out.write, stderr: () => {} });
+    expect(r).toEqual({ passed: 40, failed: 0, skipped: 0 });
+  });
+
   it('draws shared-memory inputs for about half the cases on worker threads, and only there', async () => {
     const space = caseSpace((await Engine.create()).registry, { threads: [1, 2, 4] });
     let parallel = 0;

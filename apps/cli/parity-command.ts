@@ -9,7 +9,7 @@
  *
  * Case i is `randomCase(space, seed, i)` (adapters/datagen/random-cases.ts), so (seed, i) alone
  * reproduces it. joinlab runs it with the case's config; DuckDB (threads=1) runs `joinToSql` on
- * the same tables; `compareResults` judges them as multisets. A combination joinlab refuses
+ * the same tables (an ASOF case, `join: 'asof'`: `asofJoinToSql`, DuckDB's ASOF JOIN); `compareResults` judges them as multisets. A combination joinlab refuses
  * (UnsupportedJoinError) is skipped and counted as skipped, never as passed. Progress goes to
  * stderr; the last line on stdout is always `N passed, M failed` (`, K skipped` when some were).
  *
@@ -28,11 +28,11 @@ import { Engine } from '../../composition.ts';
 import { UnsupportedJoinError, UnsupportedSqlError } from '../../core/errors.ts';
 import { Rng } from '../../core/random.ts';
 import { toJoinSpec } from '../../core/spec.ts';
-import { CASE_BATCH_SIZES, caseSeed, caseSpace, describeCase, threadsDraw, randomCase, shrinkCase, takeRows, type CaseSpace, type JoinCase } from '../../adapters/datagen/random-cases.ts';
+import { ASOF_SHARE, CASE_BATCH_SIZES, caseSeed, caseSpace, describeCase, threadsDraw, randomCase, shrinkCase, takeRows, type CaseSpace, type JoinCase } from '../../adapters/datagen/random-cases.ts';
 import { CLAIMED_SQL_FEATURES, randomSqlCase, SQL_FEATURES, tablesToSql, type SqlCase, type SqlFeatures } from '../../adapters/datagen/random-sql.ts';
 import { runSql } from '../../adapters/sql/run.ts';
 import { compareResults, formatComparison, orderDifference } from '../../adapters/duckdb/compare.ts';
-import { joinToSql } from '../../adapters/duckdb/join-sql.ts';
+import { asofJoinToSql, joinToSql } from '../../adapters/duckdb/join-sql.ts';
 import { DuckDBSession, isDuckDBInternalError } from '../../adapters/duckdb/session.ts';
 
 /** Thread counts the fuzzer draws by default: the calling thread, and pools of 2 and 4 workers. */
@@ -80,7 +80,9 @@ export type CaseOutcome =
 
 function sqlFor(c: JoinCase): string {
   const columns = (t: Table) => t.schema.fields.map((f) => f.name);
-  return joinToSql(toJoinSpec(c.spec), { table: LEFT_TABLE, columns: columns(c.left) }, { table: RIGHT_TABLE, columns: columns(c.right) });
+  // an ASOF case (random-cases.ts asofDraw) is DuckDB's ASOF JOIN, not the plain join of its spec
+  const toSql = c.config.join === 'asof' ? asofJoinToSql : joinToSql;
+  return toSql(toJoinSpec(c.spec), { table: LEFT_TABLE, columns: columns(c.left) }, { table: RIGHT_TABLE, columns: columns(c.right) });
 }
 
 /** Runs one case in joinlab and in DuckDB and compares the answers. */
@@ -119,7 +121,7 @@ function summary(r: ParityResult): string {
 }
 
 function oneLine(c: JoinCase): string {
-  const spec = [c.spec.type, c.spec.on ? `on ${c.spec.on}` : `range ${c.spec.range}`, c.spec.filter ? `filter ${c.spec.filter}` : '', c.spec.nullEqualsNull ? 'null=null' : '', c.spec.nullAware ? 'NOT IN' : '', c.spec.select ? `select ${c.spec.select}` : '']
+  const spec = [c.spec.type, c.spec.on ? `on ${c.spec.on}` : '', c.spec.range ? `range ${c.spec.range}` : '', c.spec.filter ? `filter ${c.spec.filter}` : '', c.spec.nullEqualsNull ? 'null=null' : '', c.spec.nullAware ? 'NOT IN' : '', c.spec.select ? `select ${c.spec.select}` : '']
     .filter(Boolean)
     .join(' ');
   const cfg = c.config;
@@ -151,7 +153,7 @@ export async function runParity(options: ParityOptions): Promise<ParityResult> {
   const space = caseSpace(base.registry, { algorithms: options.algorithms, extensions: base.config.extensions, threads: options.threads ?? DEFAULT_PARITY_THREADS });
   const features = SQL_FEATURES.filter((f) => sqlFeatures[f]);
   out(
-    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}, sip ${space.sips.join('|')}, threads ${space.threads.join('|')}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
+    `joinlab parity: ${cases} cases, seed ${options.seed}; join ${space.joins.join('|')}, pushdown ${space.pushdowns.join('|')}, hashmap ${space.hashmaps.join('|')}, smj.existence ${space.existences.join('|')}, pwmj.search ${space.searches.join('|')}, sip ${space.sips.join('|')}, threads ${space.threads.join('|')}${space.asof === true ? `; ASOF cases ${space.joins.every((j) => j === 'asof') ? '100' : Math.round(ASOF_SHARE * 100)}%` : ''}; SQL ${Math.round(sqlShare * 100)}% of cases (features: ${features.join(', ') || 'none'})\n`,
   );
 
   const duck = await DuckDBSession.open({ threads: 1 });

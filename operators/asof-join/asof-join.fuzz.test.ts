@@ -225,6 +225,10 @@ describe('SQL: ASOF [LEFT] JOIN runs on the ASOF join, as DuckDB answers it', ()
         'SELECT * FROM l ASOF JOIN r USING (k, t)',
         'SELECT k, t, l.id, r.v FROM l ASOF LEFT JOIN r USING (k, t)',
         'SELECT t, l.id, r.v FROM l ASOF JOIN r USING (t)',
+        // a subquery on the right side's column: its semi join above the ASOF must not push a
+        // dynamic filter into r's scan (another row would become the closest; found by the SQL fuzzer)
+        'SELECT l.id, r.v FROM l ASOF JOIN r ON l.t >= r.t WHERE r.v IN (SELECT u.k * 7 FROM u)',
+        'SELECT l.id, r.v FROM l ASOF JOIN r ON l.k = r.k AND l.t >= r.t WHERE EXISTS (SELECT 1 FROM u WHERE u.k * 5 = r.v)',
       ];
       for (const sql of queries) {
         const got = await e.sql(sql, { l, r, u });
@@ -268,10 +272,11 @@ describe('ASOF join: refusals, auto, memory', () => {
     expect(a.table.numRows).toBe(3);
   });
 
-  it('is explicit-only: the random cases (joinlab parity) never draw it unless named', async () => {
+  it('is explicit-only: the random cases (joinlab parity) draw it only as ASOF cases, never for a plain join', async () => {
     const e = await Engine.create({});
     expect(caseSpace(e.registry).joins).toContain('iejoin');
     expect(caseSpace(e.registry).joins).not.toContain('asof');
+    expect(caseSpace(e.registry).asof).toBe(true); // ASOF cases of their own (random-cases.ts asofDraw)
     expect(caseSpace(e.registry, { algorithms: ['asof'] }).joins).toEqual(['asof']);
   });
 

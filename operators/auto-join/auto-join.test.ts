@@ -5,7 +5,7 @@
  * and an UnsupportedJoinError names it. Nothing here needs `piecewise` to be registered: the
  * pure range join is checked on `choose` and against a registry holding a stand-in.
  */
-import { makeVector, Table, type RecordBatch } from 'apache-arrow';
+import { Bool, makeVector, Table, vectorFromArray, type RecordBatch } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Engine } from '../../composition.ts';
 import { parseConfig } from '../../core/config/schema.ts';
@@ -183,12 +183,24 @@ describe('join=auto through the engine', () => {
     expect(metrics).toMatchObject({ algorithm: 'sort-merge', chosenBy: null });
   });
 
+  it('an equi-key plus a range runs on hash (the range as its residual filter)', async () => {
+    const engine = await Engine.create();
+    // the key pairs: (2, a 20 | 30) with (2, b 15) and (3, a 40) with (3, b 35): a > b for all three
+    for (const [range, rows] of [['a > b', 3], ['a < b', 0]] as const) {
+      const { table, metrics } = await engine.join({ type: 'inner', on: 'k=k', range }, left, right);
+      expect(metrics, range).toMatchObject({ algorithm: 'hash', chosenBy: 'auto' });
+      expect(table.numRows, range).toBe(rows);
+    }
+  });
+
   it('the UnsupportedJoinError names the chosen algorithm and auto', async () => {
     const engine = await Engine.create();
-    const run = engine.join({ type: 'inner', on: 'k=k', range: 'a < b' }, left, right);
+    // a range the residual filter cannot compare (BOOLEAN with INTEGER): hash refuses it
+    const boolLeft = new Table({ k: makeVector(Int32Array.from([2])), a: vectorFromArray([true], new Bool()) });
+    const run = engine.join({ type: 'inner', on: 'k=k', range: 'a < b' }, boolLeft, right);
     await expect(run).rejects.toThrow(UnsupportedJoinError);
-    await expect(engine.join({ type: 'inner', on: 'k=k', range: 'a < b' }, left, right)).rejects.toThrow(
-      /^join algorithm 'hash' \(chosen by 'auto'\) cannot run this join: a range predicate beside equi-keys/,
+    await expect(engine.join({ type: 'inner', on: 'k=k', range: 'a < b' }, boolLeft, right)).rejects.toThrow(
+      /^join algorithm 'hash' \(chosen by 'auto'\) cannot run this join: its range predicate cannot be evaluated as a residual filter/,
     );
   });
 });

@@ -39,9 +39,10 @@
  * conditions, the column types) alone — DuckDB's IEJoin for inputs under 1000 estimated rows
  * becomes a piecewise merge join, joinlab's stays an IEJoin. A cross product runs on nested-loop
  * (joinlab has no cross-product operator). And as in DuckDB, `sort-merge` is never chosen — an
- * equi-join is a hash join. One consequence: an equi-key *plus* a range predicate goes to hash,
- * which refuses a range beside equi-keys (express the range as `--filter`, or pick `--algorithm
- * nested-loop`); the error then says `join algorithm 'hash' (chosen by 'auto')`.
+ * equi-join is a hash join. An equi-key *plus* a range predicate goes to hash too, which runs the
+ * range as part of its residual filter, as DuckDB's `PhysicalHashJoin` runs its non-equality
+ * conditions (operators/common/range-residual.ts); a range whose column types a filter cannot
+ * compare is refused there, and the error says `join algorithm 'hash' (chosen by 'auto')`.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { UnknownStrategyError } from '../../core/errors.ts';

@@ -12,8 +12,10 @@
  * (see not-in.ts). Under null-equals-null, or a null-aware anti join whose outer side is the
  * build, probe rows with NULL keys matter and the filter must keep them.
  */
+import type { BoundJoin } from '../../core/plan.ts';
 import type { JoinSpec, Side } from '../../core/types.ts';
 import { isAntiJoin, isMarkJoin, isSemiJoin, keepsUnmatched, outputSides } from '../../core/types.ts';
+import { rangeResidualUnsupportedReason } from './range-residual.ts';
 
 export type RowOutput = 'semi' | 'anti' | 'mark' | null;
 
@@ -66,11 +68,11 @@ export function joinRoles(spec: JoinSpec, build: Side): JoinRoles {
 }
 
 /**
- * Why a join that matches on equi-keys (hash, sort-merge) cannot run `spec`, or null: it needs a
- * key pair, and takes a range predicate only as part of the residual filter.
+ * Why a join that matches on equi-keys (hash, sort-merge) cannot run `join`, or null: it needs a
+ * key pair. A range predicate beside the keys runs as part of the residual filter
+ * (range-residual.ts: the operator rewrites the join with `rangeAsResidual` before it plans).
  */
-export function equiJoinUnsupportedReason(spec: JoinSpec): string | null {
-  if (spec.on.length === 0) return 'it needs at least one equi-key (--on); use join=piecewise for a pure range predicate (join=auto picks it), nested-loop otherwise';
-  if (spec.range) return 'a range predicate beside equi-keys is not supported; express it as --filter';
-  return null;
+export function equiJoinUnsupportedReason(join: BoundJoin): string | null {
+  if (join.spec.on.length === 0) return 'it needs at least one equi-key (--on); use join=piecewise for a pure range predicate (join=auto picks it), nested-loop otherwise';
+  return rangeResidualUnsupportedReason(join);
 }

@@ -34,6 +34,7 @@ import { DynamicFilter, estimatedRows } from '../../core/scan/scan.ts';
 import { MemoryLimitError } from '../../core/errors.ts';
 import { collectScan } from '../common/collect.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
+import { rangeAsResidual } from '../common/range-residual.ts';
 import { graceHashJoin, inMemoryBytes, keyBytesPerRow } from './grace.ts';
 import { joinInMemory } from './in-memory.ts';
 import { planHashJoin } from './plan.ts';
@@ -44,10 +45,11 @@ export class HashJoin implements JoinAlgorithm {
   readonly description = 'hash join: build a hash table on one side, publish a dynamic filter, stream the other side';
 
   unsupportedReason(join: BoundJoin): string | null {
-    return equiJoinUnsupportedReason(join.spec);
+    return equiJoinUnsupportedReason(join);
   }
 
   async *execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch> {
+    join = rangeAsResidual(join); // a range beside the keys is part of the residual filter
     const started = performance.now();
     const reservation = ctx.pool.reservation('hash-join build');
     const scratch = ctx.pool.reservation('hash-join probe scratch');

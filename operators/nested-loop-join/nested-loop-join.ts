@@ -9,9 +9,10 @@
  *
  * NULL rules: under `null-equals-nothing` a NULL in any key column never matches; under
  * `null-equals-null` two NULLs in the same key column are equal. A range predicate with a NULL
- * operand is false. Null-aware anti (`outer NOT IN (SELECT inner.k … WHERE filter)`) is evaluated
- * per outer row o over S(o) = the inner rows passing the filter: o is kept iff S(o) is empty, or
- * o's key is not NULL, no key in S(o) is NULL and none equals o's key.
+ * operand is false. Null-aware anti (`outer NOT IN (SELECT inner.k … WHERE range AND filter)`) is
+ * evaluated per outer row o over S(o) = the inner rows passing the range predicate and the
+ * filter: o is kept iff S(o) is empty, or o's key is not NULL, no key in S(o) is NULL and none
+ * equals o's key.
  *
  * Cancellation: with an AbortSignal the pair loop gives the event loop a turn every ~20 ms (at a
  * left row or after a block of candidate pairs; core/next-turn.ts) and checks the signal, so a timer's abort (a query
@@ -197,10 +198,10 @@ export class NestedLoopJoin implements JoinAlgorithm {
           if (watch && clock.due()) await turn();
           for (let j = 0; j < rBatch.numRows; j++) {
             pairsTested++;
-            if (!nullAware) {
-              if (!keysEqual(keyTests, i, j, nullEqualsNull)) continue;
-              if (rangeTest && !rangeHolds(rangeTest, range!.op, i, j)) continue;
-            }
+            // NOT IN: the keys decide NULL / equality in settle(); the range, like the filter,
+            // decides membership in S(o)
+            if (!nullAware && !keysEqual(keyTests, i, j, nullEqualsNull)) continue;
+            if (rangeTest && !rangeHolds(rangeTest, range!.op, i, j)) continue;
             blockL[n] = i;
             blockR[n] = j;
             if (++n === FILTER_BLOCK) {

@@ -52,7 +52,7 @@ export interface PiecewisePlan {
 /** Why the piecewise merge join cannot run `spec`, or null. */
 export function piecewiseUnsupportedReason(spec: JoinSpec): string | null {
   if (!spec.range) return 'it needs one range predicate (--range "l.a < r.b"); use hash or sort-merge for equi-keys, nested-loop otherwise';
-  if (spec.on.length > 0) return 'it takes a range predicate without equi-keys; with --on use hash or sort-merge (the range as --filter)';
+  if (spec.on.length > 0) return 'it takes a range predicate without equi-keys; with --on use hash or sort-merge (they run the range as a residual filter)';
   if (spec.filter) return 'it takes the range predicate alone, without a residual --filter (DataFusion\'s planner rule); nested-loop runs both';
   if (spec.nullAware) return 'a null-aware (NOT IN) anti join needs an equi-key';
   return null;

@@ -24,6 +24,7 @@ import type { BoundJoin } from '../../core/plan.ts';
 import { estimatedRows } from '../../core/scan/scan.ts';
 import { isAntiJoin } from '../../core/types.ts';
 import { equiJoinUnsupportedReason } from '../common/roles.ts';
+import { rangeAsResidual } from '../common/range-residual.ts';
 import { ParallelSort } from '../sort/parallel.ts';
 import { newSortMetrics, sortScan, type SortMetrics } from '../sort/sort.ts';
 import { SortedCursor } from './cursor.ts';
@@ -35,12 +36,13 @@ export class SortMergeJoin implements JoinAlgorithm {
   readonly description = 'sort-merge join: both inputs sorted on the keys (unless declared sorted), merged key group by key group; semi/anti/mark via smj.existence';
 
   unsupportedReason(join: BoundJoin): string | null {
-    const reason = equiJoinUnsupportedReason(join.spec);
+    const reason = equiJoinUnsupportedReason(join);
     if (reason === null && join.spec.nullAware && isAntiJoin(join.spec.type) && join.spec.on.length !== 1) return 'a null-aware (NOT IN) anti join needs exactly one key pair';
     return reason;
   }
 
   async *execute(join: BoundJoin, inputs: JoinInputs, ctx: JoinContext): AsyncIterable<RecordBatch> {
+    join = rangeAsResidual(join); // a range beside the keys is part of the residual filter
     const started = performance.now();
     const m = ctx.metrics;
     const plan = planSortMerge(join, inputs, ctx.config, ctx.registry);
