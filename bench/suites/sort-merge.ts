@@ -269,33 +269,41 @@ async function spillUnsupported(scale: number, overrides: SuiteOverrides): Promi
   }
 }
 
+/**
+ * DuckDB in a session of its own under `memoryLimit` bytes, with `tables` loaded, for a spilling
+ * case: its tables live in its buffer pool and count against the limit (spilled to its temp
+ * directory), as joinlab's pool does not count joinlab's Arrow inputs; nothing of the other cases'
+ * tables competes for the limit. The tables are loaded before the limit is set (DuckDB's appender
+ * cannot load a table larger than the limit). If DuckDB cannot run `sql` there at all, the limit
+ * is lifted; `limit` says which (the case's `duckdbMemoryLimit` fact).
+ */
+export async function limitedDuckDB(duck: DuckDBSession, overrides: SuiteOverrides, memoryLimit: number, tables: Readonly<Record<string, Table>>, sql: string): Promise<{ session: DuckDBSession; limit: string }> {
+  const session = await DuckDBSession.open({ threads: suiteThreads(overrides) });
+  const duckTemp = join(tmpdir(), 'joinlab-bench', 'duckdb-spill'); // not ./.tmp, DuckDB's default
+  mkdirSync(duckTemp, { recursive: true }); // DuckDB does not create its parent
+  await session.run(`SET temp_directory = '${duckTemp}'`);
+  for (const [name, table] of Object.entries(tables)) await session.loadTable(name, table);
+  await session.run(`SET memory_limit = '${memoryLimit}B'`);
+  try {
+    await session.queryRows(sql);
+    return { session, limit: String(memoryLimit) };
+  } catch (e) {
+    // by value: `RESET memory_limit` reads back as the default but leaves the buffer pool at the old limit (DuckDB 1.5.6)
+    const [[unlimited]] = (await duck.queryRows("SELECT current_setting('memory_limit')")) as [[string]];
+    await session.run(`SET memory_limit = '${unlimited}'`);
+    return { session, limit: `none (under ${memoryLimit} B: ${(e as Error).message.split('\n')[0]})` };
+  }
+}
+
 async function spillCases(duck: DuckDBSession, scale: number, overrides: SuiteOverrides): Promise<BenchCase[]> {
   const n = Math.round(20_000_000 * scale);
   const name = `spill inner ${n / 1e6}M x ${n / 1e6}M int64 unsorted, sort-merge, memoryLimit = inputs / 10`;
   const why = await spillUnsupported(scale, overrides);
   if (why !== null) return [{ name, skipped: why, joinlab: () => Promise.reject(new Error(why)), duckdb: () => Promise.reject(new Error(why)) }];
   const d = spillData(scale);
-  // DuckDB in a session of its own, opened under the same limit: its tables live in its buffer pool
-  // and count against the limit (spilled to its temp directory), joinlab's Arrow inputs are outside
-  // joinlab's pool; nothing of the other cases' tables competes for that limit. If DuckDB cannot run
-  // the join there at all, its limit is lifted (the `duckdbMemoryLimit` fact says so).
-  const limited = await DuckDBSession.open({ threads: suiteThreads(overrides), memoryLimit: `${d.memoryLimit}B` });
-  const duckTemp = join(tmpdir(), 'joinlab-bench', 'duckdb-spill'); // not ./.tmp, DuckDB's default
-  mkdirSync(duckTemp, { recursive: true }); // DuckDB does not create its parent
-  await limited.run(`SET temp_directory = '${duckTemp}'`);
-  await limited.loadTable('sm_spill_l', d.left);
-  await limited.loadTable('sm_spill_r', d.right);
   const engine = await Engine.create(caseConfig({ join: 'sort-merge', memoryLimit: d.memoryLimit }, overrides));
   const sql = 'SELECT count(*), sum(l.v) FROM sm_spill_l l JOIN sm_spill_r r ON l.k = r.k';
-  let duckLimit: string = String(d.memoryLimit);
-  try {
-    await limited.queryRows(sql);
-  } catch (e) {
-    duckLimit = `none (under ${d.memoryLimit} B: ${(e as Error).message.split('\n')[0]})`;
-    // by value: `RESET memory_limit` reads back as the default but leaves the buffer pool at the old limit (DuckDB 1.5.6)
-    const [[unlimited]] = (await duck.queryRows("SELECT current_setting('memory_limit')")) as [[string]];
-    await limited.run(`SET memory_limit = '${unlimited}'`);
-  }
+  const { session: limited, limit: duckLimit } = await limitedDuckDB(duck, overrides, d.memoryLimit, { sm_spill_l: d.left, sm_spill_r: d.right }, sql);
   let m: Metrics | null = null;
   return [
     {

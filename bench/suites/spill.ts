@@ -9,38 +9,19 @@
  * hash join was faster). Streamed and folded (count + sum of l.v), never collected; the facts give
  * the peak the pool reserved (at most the limit: the pool refuses anything more) and what spilled.
  */
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Engine } from '../../composition.ts';
 import type { JoinSpecInput } from '../../core/spec.ts';
 import { DuckDBSession } from '../../adapters/duckdb/session.ts';
-import { caseConfig, type BenchCase, type CaseFacts, type SuiteOverrides, suiteThreads } from '../harness.ts';
-import { foldJoin, spillData } from './sort-merge.ts';
+import { caseConfig, type BenchCase, type CaseFacts, type SuiteOverrides } from '../harness.ts';
+import { foldJoin, limitedDuckDB, spillData } from './sort-merge.ts';
 
 const SPEC: JoinSpecInput = { type: 'inner', on: 'k=k' };
 type Metrics = Awaited<ReturnType<typeof foldJoin>>['metrics'];
 
 export async function spillCases(duck: DuckDBSession, scale: number, overrides: SuiteOverrides): Promise<BenchCase[]> {
   const d = spillData(scale);
-  // the tables are loaded first and the limit set after: DuckDB's appender cannot load a table
-  // larger than its limit at small scales, while a limited session can offload loaded blocks
-  const limited = await DuckDBSession.open({ threads: suiteThreads(overrides) });
-  const duckTemp = join(tmpdir(), 'joinlab-bench', 'duckdb-spill'); // not ./.tmp, DuckDB's default
-  mkdirSync(duckTemp, { recursive: true });
-  await limited.run(`SET temp_directory = '${duckTemp}'`);
-  await limited.loadTable('spill_l', d.left);
-  await limited.loadTable('spill_r', d.right);
-  await limited.run(`SET memory_limit = '${d.memoryLimit}B'`);
   const sql = 'SELECT count(*), sum(l.v) FROM spill_l l JOIN spill_r r ON l.k = r.k';
-  let duckLimit = String(d.memoryLimit);
-  try {
-    await limited.queryRows(sql);
-  } catch (e) {
-    duckLimit = `none (under ${d.memoryLimit} B: ${(e as Error).message.split('\n')[0]})`;
-    const [[unlimited]] = (await duck.queryRows("SELECT current_setting('memory_limit')")) as [[string]];
-    await limited.run(`SET memory_limit = '${unlimited}'`);
-  }
+  const { session: limited, limit: duckLimit } = await limitedDuckDB(duck, overrides, d.memoryLimit, { spill_l: d.left, spill_r: d.right }, sql);
   const hash = await Engine.create(caseConfig({ join: 'hash', memoryLimit: d.memoryLimit }, overrides));
   const sortMerge = await Engine.create(caseConfig({ join: 'sort-merge', memoryLimit: d.memoryLimit }, overrides));
   let m: Metrics | null = null;
