@@ -217,4 +217,13 @@ describe('an abort stops what used to be one long synchronous step', () => {
     const r = table(BIG, (i) => (i * 7919) % BIG, BIG_BATCH);
     await abortsSoonAfterInput([l, r], 1, ([ls, rs], signal) => drainScans(engine, { type: 'inner', on: 'k=k' }, ls!, rs!, signal));
   });
+
+  it('hash join: the build of one 6M-row table (keys, hashes, swiss table)', { timeout: 60_000 }, async () => {
+    // one partition: the concatenation of the input and its split into partitions are still one
+    // step each (a copy of the build side: a few hundred ms at this size), the table is not
+    const engine = await Engine.create({ join: 'hash', 'hash.build': 'right', 'hash.partitions': 1, threads: 1 });
+    const l = table(1000, (i) => i);
+    const r = table(6 * M, (i) => (i * 2654435761) | 0, BIG_BATCH); // sparse keys: a hashed table, not an array
+    await abortsSoonAfterInput([l, r], 1, ([ls, rs], signal) => drainScans(engine, { type: 'inner', on: 'k=k' }, ls!, rs!, signal));
+  });
 });
