@@ -154,42 +154,59 @@ describe('an abort stops a long operator', () => {
   });
 });
 
-/** A table's scan that calls `onEnd` once its last batch has been read (the consumer asked past it). */
-class ReadToEnd extends MemoryScan {
+/**
+ * A table's scan that calls `on` once its last batch has been read (the consumer asked past it)
+ * or, with `at: 'first'`, as its first batch is handed out.
+ */
+class Hooked extends MemoryScan {
   constructor(
     table: Table,
     name: string,
-    private readonly onEnd: () => void,
+    private readonly on: () => void,
+    private readonly at: 'first' | 'end',
   ) {
     super(table, name);
   }
   override batches(options?: ScanOptions): AsyncGenerator<RecordBatch> {
     const inner = super.batches(options);
-    const onEnd = this.onEnd;
+    const { on, at } = this;
     return (async function* () {
-      yield* inner;
-      onEnd();
+      for await (const b of inner) {
+        if (at === 'first') on();
+        yield b;
+      }
+      on();
     })();
   }
 }
 
 /**
  * `run` over scans of `tables`, with a signal aborted 30 ms after the scan of `tables[last]` has
- * been read to its end: rejects with the abort's CancelledError within a second of the time the
- * abort was due.
+ * been read to its end (`at: 'first'`: has handed out its first batch): rejects with the abort's
+ * CancelledError within a second of the time the abort was due.
  */
-async function abortsSoonAfterInput(tables: readonly Table[], last: number, run: (scans: MemoryScan[], signal: AbortSignal) => Promise<unknown>): Promise<void> {
+async function abortsSoonAfterInput(
+  tables: readonly Table[],
+  last: number,
+  run: (scans: MemoryScan[], signal: AbortSignal) => Promise<unknown>,
+  at: 'first' | 'end' = 'end',
+): Promise<void> {
   const ac = new AbortController();
   let abortedAt = -1;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const scans = tables.map(
     (t, i) =>
-      new ReadToEnd(t, `t${i}`, () => {
-        if (i !== last || timer !== undefined) return;
+      new Hooked(
+        t,
+        `t${i}`,
+        () => {
+          if (i !== last || timer !== undefined) return;
         // timed from when the abort is due: a synchronous step delays the timer's callback itself
         abortedAt = performance.now() + 30;
-        timer = setTimeout(() => ac.abort(new CancelledError('test abort')), 30);
-      }),
+          timer = setTimeout(() => ac.abort(new CancelledError('test abort')), 30);
+        },
+        at,
+      ),
   );
   try {
     await expect(run(scans, ac.signal)).rejects.toBeInstanceOf(CancelledError);
@@ -216,6 +233,16 @@ describe('an abort stops what used to be one long synchronous step', () => {
     const l = table(1000, (i) => i);
     const r = table(BIG, (i) => (i * 7919) % BIG, BIG_BATCH);
     await abortsSoonAfterInput([l, r], 1, ([ls, rs], signal) => drainScans(engine, { type: 'inner', on: 'k=k' }, ls!, rs!, signal));
+  });
+
+  it('piecewise merge join: the sort of an 8M-row buffered side (a semi join, the prefilter on)', { timeout: 60_000 }, async () => {
+    const engine = await Engine.create({ join: 'piecewise', threads: 1 });
+    // left (buffered) keys 0 .. 8M-1 scrambled; the streamed key 4M matches half of them: neither
+    // the prefilter's end checks nor the watermark spare the sort
+    const l = table(BIG, (i) => (i * 7919) % BIG, BIG_BATCH);
+    const r = table(1000, () => BIG / 2);
+    // the abort is due 30 ms after the first streamed batch arrives: the sort it needs is under way
+    await abortsSoonAfterInput([l, r], 1, ([ls, rs], signal) => drainScans(engine, { type: 'left-semi', range: 'k < k' }, ls!, rs!, signal), 'first');
   });
 
   it('hash join: the build of one 6M-row table (keys, hashes, swiss table)', { timeout: 60_000 }, async () => {
