@@ -21,8 +21,15 @@
  * restored table is read-only: it never releases its arrays (the building thread owns them). A
  * layout without the pair cannot run with threads > 1 and the hash join says so
  * (UnsupportedJoinError), rather than silently running single-threaded.
+ *
+ * Interruptible builds: a table over millions of rows takes seconds (random writes, one cache miss
+ * each). A layout may give `buildSteps`: the same build as a generator that yields between steps of
+ * at most `BUILD_STEP_ROWS` rows (`build` then is the steps run back to back), and
+ * `buildTablePaced` gives the event loop a turn between two steps whenever a `Pacer` says one is
+ * due — so an abort ends the build there. A layout without it is built in one call.
  */
 import type { KeyColumn } from './keys/types.ts';
+import type { Pacer } from './next-turn.ts';
 import type { Strategy } from './registry/registry.ts';
 
 export interface BuildInput {
@@ -143,9 +150,45 @@ export interface HashMapLayout extends Strategy {
   estimateBytes?(input: BuildInput): number;
   build(input: BuildInput): JoinHashTable;
   /**
+   * The same build as steps of at most `BUILD_STEP_ROWS` rows each (see the module comment), the
+   * table as the generator's value. Optional.
+   */
+  buildSteps?(input: BuildInput): Generator<void, JoinHashTable>;
+  /**
    * Rebuilds the probe object of a table this layout built and `share()`d — on another thread,
    * over the same shared memory. Its `probe`, `contains` and `mayContain` answer exactly as the
    * original's; it never releases the arrays. Required of a layout whose tables have `share`.
    */
   restore?(shared: SharedTable, input: RestoreInput): JoinHashTable;
+}
+
+/** The most rows one step of `HashMapLayout.buildSteps` inserts. */
+export const BUILD_STEP_ROWS = 1 << 16;
+
+/** A generator of steps run back to back: its value. */
+export function runSteps<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * `layout.build(input)`, under `pacer`: a turn of the event loop (and the signal's reason thrown
+ * if it was aborted) between two build steps whenever one is due; before and after the one call
+ * of a layout without `buildSteps`.
+ */
+export async function buildTablePaced(layout: HashMapLayout, input: BuildInput, pacer: Pick<Pacer, 'due' | 'turn'>): Promise<JoinHashTable> {
+  if (pacer.due()) await pacer.turn();
+  if (layout.buildSteps === undefined) return layout.build(input);
+  const steps = layout.buildSteps(input);
+  try {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      if (pacer.due()) await pacer.turn();
+    }
+  } finally {
+    steps.return(undefined as never); // an abandoned build lets its scratch go (its `finally` blocks run)
+  }
 }

@@ -30,7 +30,7 @@ import {
 import type { DataType, Vector } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../random.ts';
-import { RADIX_MIN_ROWS, argsortKeys, canRadixSort } from './argsort.ts';
+import { ARGSORT_SLICE, RADIX_MIN_ROWS, argsortKeys, argsortKeysPaced, canRadixSort } from './argsort.ts';
 import type { ArgsortMethod } from './argsort.ts';
 import { makeKeyComparator } from './compare.ts';
 import { normalizeKeyColumn } from './normalize.ts';
@@ -296,6 +296,68 @@ describe('argsortKeys vs a brute-force reference', () => {
     const out = argsortKeys([col], [ASC_NULLS_LAST], rows);
     expect(out).not.toBe(rows);
     expect(Array.from(rows)).toEqual([3, 1]);
+  });
+});
+
+describe('argsortKeysPaced: the same sort in steps, a turn whenever one is due', () => {
+  // past two slices, so every loop (histogram, scatter passes, NULL split, run sorts, one merge
+  // whose output is longer than a slice) is cut into steps and resumed
+  const n = 2 * ARGSORT_SLICE + 123;
+  // (toEqual on arrays this long is slow: the first index where they differ, -1 when equal)
+  const firstDiff = (a: Int32Array, b: readonly number[]) => (a.length !== b.length ? -2 : a.findIndex((x, i) => x !== b[i]));
+  const always = () => {
+    const p = { turns: 0, due: () => true, turn: async () => void p.turns++ };
+    return p;
+  };
+
+  it('sorts stably (as argsortKeys does), radix and merge, with NULLs, DESC, dictionaries, multi-column', { timeout: 60_000 }, async () => {
+    const rng = new Rng(31);
+    const kind = (name: string) => KINDS.find((k) => k.name === name)!;
+    const cases: { cols: Col[]; orders: KeySortOrder[] }[] = [
+      { cols: [randomCol(rng, kind('int64'), n, 0.1)], orders: [ALL_ORDERS[3]!] },
+      { cols: [randomCol(rng, kind('float64'), n, 0)], orders: [ALL_ORDERS[0]!] },
+      { cols: [randomCol(rng, kind('utf8'), n, 0.2, 5000)], orders: [ALL_ORDERS[1]!] },
+      { cols: [randomCol(rng, kind('dict-utf8'), n, 0.05, 3000)], orders: [ALL_ORDERS[2]!] },
+      { cols: [randomCol(rng, kind('int32'), n, 0.3, 7), randomCol(rng, kind('utf8'), n, 0, 50)], orders: [ALL_ORDERS[3]!, ALL_ORDERS[0]!] },
+    ];
+    for (const [i, { cols, orders }] of cases.entries()) {
+      const keys = cols.map((c) => c.key);
+      // sorted, stable and a permutation (the brute-force reference is too slow at this size)
+      const sync = argsortKeys(keys, orders);
+      const cmp = makeSortComparator(keys, keys, orders).compare;
+      let bad = -1;
+      const seen = new Uint8Array(n);
+      for (let p = 0; p < n; p++) {
+        seen[sync[p]!]++;
+        if (p > 0 && (cmp(sync[p - 1]!, sync[p]!) > 0 || (cmp(sync[p - 1]!, sync[p]!) === 0 && sync[p - 1]! > sync[p]!))) bad = p;
+      }
+      expect(bad, `case ${i} sorted and stable`).toBe(-1);
+      expect(seen.every((x) => x === 1), `case ${i} a permutation`).toBe(true);
+      const want = Array.from(sync);
+      for (const method of methodsFor(keys, n)) {
+        const label = `case ${i} (${cols.map((c) => c.spec.name).join(', ')}) ${method}`;
+        if (method !== 'auto') expect(firstDiff(argsortKeys(keys, orders, undefined, method), want), label).toBe(-1);
+        const pacer = always();
+        expect(firstDiff(await argsortKeysPaced(keys, orders, pacer, undefined, method), want), `${label} paced`).toBe(-1);
+        expect(pacer.turns, label).toBeGreaterThan(2); // each pass is several steps
+      }
+    }
+  });
+
+  it('stops at the first turn that throws (an aborted signal), without finishing the sort', async () => {
+    const col = randomCol(new Rng(7), KINDS.find((k) => k.name === 'utf8')!, n, 0, 1000).key;
+    let turns = 0;
+    const pacer = {
+      due: () => true,
+      turn: async () => {
+        if (++turns === 3) throw new Error('aborted');
+      },
+    };
+    await expect(argsortKeysPaced([col], [ASC_NULLS_LAST], pacer)).rejects.toThrow('aborted');
+    expect(turns).toBe(3);
+    // a pacer never due: no turn, the same order
+    const never = { due: () => false, turn: async () => expect.unreachable() };
+    expect(firstDiff(await argsortKeysPaced([col], [ASC_NULLS_LAST], never), Array.from(argsortKeys([col], [ASC_NULLS_LAST])))).toBe(-1);
   });
 });
 

@@ -24,7 +24,7 @@ import { RowLayout } from '../../core/arrow/row-layout.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
 import { Bitset } from '../../core/bitset.ts';
 import { UnsupportedJoinError } from '../../core/errors.ts';
-import type { HashMapLayout, JoinHashTable } from '../../core/hashmap.ts';
+import { buildTablePaced, type HashMapLayout, type JoinHashTable } from '../../core/hashmap.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { groupRowsByPartition, partitionIds, TABLE_SEED, type PartitionGroups } from '../../core/keys/partition.ts';
@@ -34,7 +34,8 @@ import type { OperatorMetrics } from '../../core/metrics.ts';
 import { buffersOf, decodeBatch, encodeBatch, encodeSchema, shareBatch } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import { takeRows } from '../../core/scan/batch-shape.ts';
-import { nextTurn } from '../../core/next-turn.ts';
+import { nextTurn, Pacer } from '../../core/next-turn.ts';
+import { hashKeysPaced, normalizeKeysPaced } from '../../core/keys/paced.ts';
 import { BUILD_TASK, type BuildTaskInit, type BuildTaskInput, type BuildTaskReply } from './build-task.ts';
 import { CONCAT_TASK, type ConcatTaskInit, type ConcatTaskInput, type ConcatTaskReply } from './concat-task.ts';
 
@@ -140,8 +141,8 @@ export function splitByPartition(batch: RecordBatch, keys: readonly KeyColumn[],
   return out;
 }
 
-function buildPartition(index: number, batch: RecordBatch | null, o: BuildOptions): PartitionBuild {
-  const part = batch === null || batch.numRows === 0 ? emptyPartition(index, o) : buildTable(index, batch, o);
+async function buildPartition(index: number, batch: RecordBatch | null, o: BuildOptions): Promise<PartitionBuild> {
+  const part = batch === null || batch.numRows === 0 ? emptyPartition(index, o) : await buildTable(index, batch, o);
   o.onBuilt?.(part);
   return part;
 }
@@ -150,8 +151,8 @@ function emptyPartition(index: number, o: BuildOptions): PartitionBuild {
   return { index, rows: 0, batch: null, source: new RowSource([], o.schema), keys: [], nullKeys: null, table: EMPTY_TABLE, hashes: new Uint32Array(0), matched: new Bitset(0) };
 }
 
-function buildTable(index: number, batch: RecordBatch, o: BuildOptions): PartitionBuild {
-  return withRows(index, batch, indexKeys(batch, o), o);
+async function buildTable(index: number, batch: RecordBatch, o: BuildOptions): Promise<PartitionBuild> {
+  return withRows(index, batch, await indexKeys(batch, o), o);
 }
 
 /** A partition's keys, their hashes and its table. */
@@ -161,10 +162,15 @@ interface IndexedKeys {
   readonly table: JoinHashTable;
 }
 
-/** The table over the key columns of `batch` (which may hold only those), reserved. */
-function indexKeys(batch: RecordBatch, o: BuildOptions): IndexedKeys {
-  const keys = normalizeKeys(batch, o.keyColumns, o.kinds);
-  const hashes = hashKeys(keys, TABLE_SEED);
+/**
+ * The table over the key columns of `batch` (which may hold only those), reserved. Under a signal
+ * the keys, their hashes and the table are made in steps with turns of the event loop between
+ * them (core/keys/paced.ts, core/hashmap.ts `buildTablePaced`): seconds for millions of rows.
+ */
+async function indexKeys(batch: RecordBatch, o: BuildOptions): Promise<IndexedKeys> {
+  const pacer = o.signal === undefined ? null : new Pacer(o.signal);
+  const keys = pacer === null ? normalizeKeys(batch, o.keyColumns, o.kinds) : await normalizeKeysPaced(batch, o.keyColumns, o.kinds, pacer);
+  const hashes = pacer === null ? hashKeys(keys, TABLE_SEED) : await hashKeysPaced(keys, TABLE_SEED, pacer);
   const input = { keys, hashes, rows: batch.numRows, nullEqualsNull: o.nullEqualsNull, shared: o.shared === true };
   const reason = o.layout.unsupportedReason(input);
   if (reason) throw new UnsupportedJoinError(`hashmap '${o.layout.name}' cannot index this build side: ${reason}`);
@@ -173,7 +179,7 @@ function indexKeys(batch: RecordBatch, o: BuildOptions): IndexedKeys {
   // besides the table: the normalised keys, their hashes, a NULL byte and a match bit per row
   const keyBytes = keys.reduce((n, k) => n + keyColumnBytes(k), 0);
   o.reservation.grow(estimate + hashes.byteLength + keyBytes + batch.numRows + Math.ceil(batch.numRows / 8));
-  const table = o.layout.build(input);
+  const table = pacer === null ? o.layout.build(input) : await buildTablePaced(o.layout, input, pacer);
   o.reservation.resize(o.reservation.size - estimate + table.memoryBytes);
   return { keys, hashes, table };
 }
@@ -233,11 +239,12 @@ export async function buildPartitions(batches: readonly RecordBatch[], o: BuildO
     }
     if (o.partitions === 1) pieces = [all];
     else {
-      pieces = splitByPartition(all, normalizeKeys(all, o.keyColumns, o.kinds), o.partitions);
+      const keys = o.signal === undefined ? normalizeKeys(all, o.keyColumns, o.kinds) : await normalizeKeysPaced(all, o.keyColumns, o.kinds, new Pacer(o.signal));
+      pieces = splitByPartition(all, keys, o.partitions);
       swapReserved(o.reservation, pieces.reduce((n, b) => n + (b ? batchByteSize(b) : 0), 0), batchByteSize(all));
     }
   }
-  if (pieces.length === 1) return [buildPartition(0, pieces[0]!, o)]; // one task: nothing to interleave
+  if (pieces.length === 1) return [await buildPartition(0, pieces[0]!, o)]; // one task: nothing to interleave
   if (o.workers !== undefined) return buildOnWorkers(pieces, o, o.workers);
   return allOrFirstError(pieces.map((b, p) => buildTask(p, b, o)));
 }
@@ -254,7 +261,7 @@ async function buildTask(index: number, batch: RecordBatch | null, o: BuildOptio
   try {
     await nextTurn();
     if (o.signal?.aborted) throw o.signal.reason;
-    return buildPartition(index, batch, o);
+    return await buildPartition(index, batch, o);
   } catch (e) {
     o.onFailed?.(index, e);
     throw e;
@@ -276,7 +283,7 @@ async function buildOnWorkers(pieces: readonly (RecordBatch | null)[], o: BuildO
   try {
     const remote = async (index: number, piece: RecordBatch | null): Promise<PartitionBuild> => {
       try {
-        if (piece === null || piece.numRows === 0) return buildPartition(index, null, o);
+        if (piece === null || piece.numRows === 0) return await buildPartition(index, null, o);
         if (o.signal?.aborted) throw o.signal.reason;
         const batch = shareBatch(piece);
         swapReserved(o.reservation, batchByteSize(batch), batchByteSize(piece));
@@ -321,7 +328,7 @@ async function buildCollectLeftOnWorkers(batches: readonly RecordBatch[], o: Bui
     );
     for (const p of pending) p?.catch(() => {}); // awaited below; not unhandled while the keys are built
     const keyBatch = concatBatches(batches.map((b) => columnsOf(b, keyIndices)), columnsOf(batches[0]!, keyIndices).schema, { shared: true });
-    const indexed = indexKeys(keyBatch, o);
+    const indexed = await indexKeys(keyBatch, o);
     const children = await Promise.all(
       pending.map(async (p, c) => {
         if (p === null) return keyBatch.data.children[keyIndices.indexOf(c)]!;

@@ -18,7 +18,8 @@
  * the NULL ones, which is all the two answers possible then need.
  *
  * The sort is the sort operator's in-memory core (`argsortKeys`: LSD radix over order-preserving
- * key words, a merge sort for plain bytes), stable, so equal keys keep their input order. The
+ * key words, a merge sort for plain bytes), stable, so equal keys keep their input order; under a
+ * signal the join sorts in steps (`sortPaced`) before the first streamed batch that needs it. The
  * side must fit the pool (the binary search needs random access to it); a side over the limit is
  * a `MemoryLimitError` naming the join, before anything is emitted. An empty or all-NULL side has
  * `nonNull === 0`: nothing can match, and the join short-circuits without comparing anything.
@@ -33,7 +34,9 @@ import type { RecordBatch, Schema } from 'apache-arrow';
 import { concatBatches, gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { projectBatch } from '../../core/scan/batch-shape.ts';
 import { batchByteSize } from '../../core/arrow/size.ts';
-import { argsortKeys } from '../../core/keys/argsort.ts';
+import { argsortKeys, argsortKeysPaced } from '../../core/keys/argsort.ts';
+import { Pacer } from '../../core/next-turn.ts';
+import { normalizeKeysPaced } from '../../core/keys/paced.ts';
 import { normalizeKeys } from '../../core/keys/normalize.ts';
 import { takeKeyRows } from '../../core/keys/take.ts';
 import { isBytesKey, keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
@@ -158,8 +161,24 @@ export class SortedBufferedSide {
   /** Sorts the side (once); a side with no non-NULL key has nothing to sort. */
   sort(): void {
     if (this.#keys !== null || this.nonNull === 0) return;
+    this.#sorted(argsortKeys([this.#key!], [{ descending: this.plan.descending, nullsFirst: false }]));
+  }
+
+  /**
+   * `sort()` in steps, a turn of the event loop whenever `pacer` says one is due (an abort ends it
+   * there): what the join does under a signal before a streamed batch that needs the sort.
+   */
+  async sortPaced(pacer: Pacer): Promise<void> {
+    if (this.#keys !== null || this.nonNull === 0) return;
+    const order = await argsortKeysPaced([this.#key!], [{ descending: this.plan.descending, nullsFirst: false }], pacer);
+    if (this.#keys !== null) return; // (sorted meanwhile)
+    if (pacer.due()) await pacer.turn();
+    this.#sorted(order);
+  }
+
+  /** The side over its sort order: the sorted keys taken, the unsorted ones let go. */
+  #sorted(order: Int32Array): void {
     const key = this.#key!;
-    const order = argsortKeys([key], [{ descending: this.plan.descending, nullsFirst: false }]);
     this.reservation.grow(order.byteLength);
     const [taken] = takeKeyRows([key], order.subarray(0, this.nonNull));
     const sorted = { ...taken!, nulls: null }; // the non-NULL positions only
@@ -229,7 +248,9 @@ export class SortedBufferedSide {
   static async load(scan: Scan, schema: Schema, plan: PiecewisePlan, reservation: Reservation, signal?: AbortSignal): Promise<SortedBufferedSide> {
     const batches = await collectScan(scan, reservation, { signal });
     if (batches.length === 0) return new SortedBufferedSide(new RowSource([], schema), null, 0, -1, -1, plan, reservation);
-    const key = normalizeKeys(keyColumnOf(batches, plan.bufferedKey, reservation), [plan.bufferedKey], [plan.kind])[0]!;
+    const keyBatch = keyColumnOf(batches, plan.bufferedKey, reservation);
+    // (under a signal a range of rows at a time: one pass over millions of keys takes a second)
+    const key = (signal === undefined ? normalizeKeys(keyBatch, [plan.bufferedKey], [plan.kind]) : await normalizeKeysPaced(keyBatch, [plan.bufferedKey], [plan.kind], new Pacer(signal)))[0]!;
     reservation.grow(keyColumnBytes(key));
     let nulls = 0;
     if (key.nulls !== null) for (let i = 0; i < key.length; i++) nulls += key.nulls[i]!;

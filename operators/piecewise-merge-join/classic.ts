@@ -80,6 +80,24 @@ export class ClassicPartition {
     this.#noBuffered = new RowSource([], c.buffered.source.schema);
   }
 
+  /**
+   * Whether `process(batch)` would sort the buffered side: the join asks first under a signal and
+   * sorts it in steps (`SortedBufferedSide.sortPaced`). Without the prefilter every batch does;
+   * with it, one with a row the buffered side's extreme key matches.
+   */
+  needsSort(batch: RecordBatch): boolean {
+    const { plan, buffered } = this.c;
+    if (buffered.sorted || buffered.nonNull === 0 || batch.numRows === 0) return false;
+    if (!plan.prefilter) return true;
+    const key: KeyColumn = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
+    this.scratch.hold(batch, key);
+    try {
+      return new BatchMatcher(buffered.target(), key, plan.op, this.scratch).matchable(this.scratch.mask(batch.numRows)) > 0;
+    } finally {
+      this.scratch.release();
+    }
+  }
+
   /** The output of one streamed batch. */
   *process(batch: RecordBatch): Generator<RecordBatch> {
     const n = batch.numRows;

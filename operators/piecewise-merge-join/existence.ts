@@ -55,6 +55,28 @@ export class ExistencePartition {
     return this.c.watermark.value > 0;
   }
 
+  /**
+   * Whether `process(batch)` would sort the buffered side: the join asks first under a signal and
+   * sorts it in steps (`SortedBufferedSide.sortPaced`). The prefilter's two end checks, as there.
+   */
+  needsSort(batch: RecordBatch): boolean {
+    const { plan, buffered, watermark } = this.c;
+    if (buffered.sorted || buffered.nonNull === 0 || batch.numRows === 0 || watermark.value === 0) return false;
+    if (!plan.prefilter) return true;
+    const key = normalizeKeys(batch, [plan.streamedKey], [plan.kind])[0]!;
+    this.scratch.hold(batch, key);
+    try {
+      const target = buffered.target();
+      const ends = new BatchMatcher(target, key, plan.op, this.scratch);
+      const r = ends.extremeRow();
+      if (r < 0) return false;
+      ends.predicate.row = r;
+      return ends.predicate.matches(target.extreme) && !ends.predicate.matches(target.first);
+    } finally {
+      this.scratch.release();
+    }
+  }
+
   /** Lowers the watermark by one streamed batch; returns `canMark`. */
   process(batch: RecordBatch): boolean {
     const { plan, buffered, stats, watermark } = this.c;

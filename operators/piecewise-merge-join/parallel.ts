@@ -38,6 +38,7 @@ import { CancelledError } from '../../core/errors.ts';
 import type { JoinContext } from '../../core/join-algorithm.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import { addScanMetrics, bump } from '../../core/metrics.ts';
+import { Pacer } from '../../core/next-turn.ts';
 import { decodeBatch, encodeBatch } from '../../core/parallel/wire.ts';
 import type { WorkerPool } from '../../core/parallel/worker-pool.ts';
 import type { BoundJoin } from '../../core/plan.ts';
@@ -95,6 +96,7 @@ export async function* parallelStream(a: ParallelStreamArgs): AsyncGenerator<Rec
     if (first.done) m.details.threads = '1 (nothing to stream: the streamed input is empty or the extreme key pruned every container)';
     else {
       const shareStarted = performance.now();
+      if (signal !== undefined) await a.buffered.sortPaced(new Pacer(signal)); // (share sorts it otherwise, in one step)
       const { side, shared } = a.buffered.share(plan.existence === null);
       buffered = side;
       bump(m, 'shareMs', performance.now() - shareStarted); // the sort, the sorted copy and the copies into shared memory

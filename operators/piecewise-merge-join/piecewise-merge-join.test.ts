@@ -83,6 +83,28 @@ describe('piecewise merge join', () => {
     expect(m.details.minMarked).toBe('0 of 1000 non-NULL buffered keys');
   });
 
+  it('under a signal: the same answers and the same lazy sort, made in steps before the batch that needs it', async () => {
+    const signal = new AbortController().signal;
+    const rows = (t: arrow.Table) => t.toArray().map((r) => JSON.stringify(r)).sort();
+    const cases: [Parameters<Engine['join']>[0], arrow.Table, arrow.Table, RegExp, boolean][] = [
+      [{ type: 'left', range: 'l.k < r.k' }, table(100, (i) => 1000 + i), table(500, (i) => i, 100), /not needed/, true],
+      [{ type: 'left-semi', range: 'l.k < r.k' }, table(1000, (i) => i), table(5000, (i) => 100_000 + i, 1000), /not needed/, true],
+      [{ type: 'left-semi', range: 'l.k < r.k' }, table(1000, (i) => (i % 7 === 0 ? null : (i * 37) % 1000)), table(3000, (i) => i % 1200, 500), /^sorted/, true],
+      [{ type: 'left-anti', range: 'l.k > r.k' }, table(1000, (i) => (i * 37) % 1000), table(3000, (i) => i % 1200, 500), /^sorted/, false],
+      [{ type: 'inner', range: 'l.k >= r.k' }, table(1000, (i) => (i * 37) % 1000), table(300, (i) => (i % 5 === 0 ? null : i * 3), 100), /^sorted/, true],
+      [{ type: 'full', range: 'l.k < r.k' }, table(500, (i) => (i * 37) % 500), table(300, (i) => i * 3, 100), /^sorted/, false],
+    ];
+    for (const [spec, l, r, sort, prefilter] of cases) {
+      const engine = await Engine.create({ join: 'piecewise', 'pwmj.prefilter': prefilter, threads: 1 });
+      const plain = await engine.join(spec, l, r);
+      const paced = await engine.join(spec, l, r, { signal });
+      const label = `${spec.type} ${spec.range} prefilter=${prefilter}`;
+      expect(rows(paced.table), label).toEqual(rows(plain.table));
+      expect(paced.metrics.operators.join!.details.bufferedSort, label).toMatch(sort);
+      expect(paced.metrics.operators.join!.details.bufferedSort, label).toBe(plain.metrics.operators.join!.details.bufferedSort);
+    }
+  });
+
   it('one streamed batch making many output chunks emits every chunk', async () => {
     const buffered = table(300, (i) => i);
     const streamed = table(40, (i) => 1000 + i); // 40 x 300 pairs from one streamed batch

@@ -90,11 +90,15 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
       watermark = MinMarkedWatermark.create(buffered.nonNull, parallel ? 1 : plan.partitions);
       const scanOptions = { signal: ctx.signal, pageIndex: ctx.config['scan.pageIndex'] !== 'off', ...(extreme !== null ? { filter } : {}) };
       const pacer = new Pacer(ctx.signal);
+      const side = buffered;
       // a turn of the event loop now and then between streamed batches (a batch that matches
-      // nothing yields nothing for Engine.stream to pace on)
-      const streamedBatches = async function* (): AsyncGenerator<RecordBatch> {
+      // nothing yields nothing for Engine.stream to pace on); under a signal, the buffered side's
+      // sort in steps before the first batch whose processing would sort it (seconds on millions
+      // of rows: an abort ends it there)
+      const streamedBatches = async function* (needsSort: (b: RecordBatch) => boolean): AsyncGenerator<RecordBatch> {
         for await (const b of inputs[plan.streamed].batches(scanOptions)) {
           if (pacer.due()) await pacer.turn();
+          if (ctx.signal !== undefined && !side.sorted && needsSort(b)) await side.sortPaced(pacer);
           yield b;
         }
       };
@@ -105,7 +109,7 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
         const parts = Array.from({ length: plan.partitions }, (_, i) => new ExistencePartition(c, new BatchScratch(scratches[i]!)));
         if (parts[0]!.canMark) {
           let i = 0;
-          for await (const batch of streamedBatches()) {
+          for await (const batch of streamedBatches((b) => parts[0]!.needsSort(b))) {
             if (!parts[i++ % parts.length]!.process(batch)) break;
           }
         }
@@ -115,7 +119,7 @@ export class PiecewiseMergeJoin implements JoinAlgorithm {
         const parts = Array.from({ length: plan.partitions }, (_, i) => new ClassicPartition(c, new BatchScratch(scratches[i]!)));
         if (buffered.nonNull > 0 || plan.streamedOuter) {
           let i = 0;
-          for await (const batch of streamedBatches()) yield* parts[i++ % parts.length]!.process(batch);
+          for await (const batch of streamedBatches((b) => parts[0]!.needsSort(b))) yield* parts[i++ % parts.length]!.process(batch);
         }
         for (const p of parts) yield* p.finish();
       }

@@ -23,9 +23,10 @@ import { Vector, type RecordBatch, type Schema } from 'apache-arrow';
 import { gatherColumns, makeRecordBatch, RowSource } from '../../core/arrow/gather.ts';
 import { batchByteSize, heldBatchBytes } from '../../core/arrow/size.ts';
 import { MemoryLimitError } from '../../core/errors.ts';
-import { argsortKeys } from '../../core/keys/argsort.ts';
+import { argsortKeys, argsortKeysPaced } from '../../core/keys/argsort.ts';
+import { Pacer } from '../../core/next-turn.ts';
 import { normalizeKeyColumn } from '../../core/keys/normalize.ts';
-import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
+import { keyColumnBytes, type FixedKeyColumn, type KeyColumn } from '../../core/keys/types.ts';
 import type { MemoryPool, Reservation } from '../../core/memory/pool.ts';
 import type { SpillFile, SpillManager, SpillWriter } from '../../core/memory/spill.ts';
 import { compactDictionaries } from './dictionaries.ts';
@@ -92,6 +93,47 @@ export function runShapeOf(batches: readonly RecordBatch[], bound: BoundSort): R
  */
 export function sortKeyColumns(batches: readonly RecordBatch[], bound: BoundSort): KeyColumn[] {
   return bound.columns.map((name, k) => normalizeKeyColumn(new Vector(batches.map((b) => b.data.children[bound.indices[k]!]!)), bound.kinds[k]!, name));
+}
+
+/** Rows of key normalised between two pacer checks (`sortKeyColumnsPaced`). */
+const NORMALIZE_SLICE_ROWS = 1 << 18;
+
+/**
+ * `sortKeyColumns` with a turn of the event loop whenever `pacer` says one is due: between the
+ * columns and, for a fixed-width key, between groups of batches of ~256K rows — each group
+ * normalised alone and copied into the column's one words array (a fixed-width key's words are
+ * per row, so the result is the same). A bytes key (its entries are ranked over the whole column)
+ * is normalised in one step.
+ */
+export async function sortKeyColumnsPaced(batches: readonly RecordBatch[], bound: BoundSort, pacer: Pacer): Promise<KeyColumn[]> {
+  const out: KeyColumn[] = [];
+  const rows = batches.reduce((n, b) => n + b.numRows, 0);
+  for (let k = 0; k < bound.columns.length; k++) {
+    if (pacer.due()) await pacer.turn();
+    const kind = bound.kinds[k]!;
+    const name = bound.columns[k]!;
+    const child = (b: RecordBatch) => b.data.children[bound.indices[k]!]!;
+    if (kind.width === 0 || rows <= NORMALIZE_SLICE_ROWS) {
+      out.push(normalizeKeyColumn(new Vector(batches.map(child)), kind, name));
+      continue;
+    }
+    const words = new Int32Array(rows * kind.width);
+    let nulls: Uint8Array | null = null;
+    let at = 0;
+    for (let i = 0; i < batches.length; ) {
+      let j = i;
+      let n = 0;
+      while (j < batches.length && (j === i || n + batches[j]!.numRows <= NORMALIZE_SLICE_ROWS)) n += batches[j++]!.numRows;
+      const part = normalizeKeyColumn(new Vector(batches.slice(i, j).map(child)), kind, name) as FixedKeyColumn;
+      words.set(part.words, at * kind.width);
+      if (part.nulls !== null) (nulls ??= new Uint8Array(rows)).set(part.nulls, at);
+      at += n;
+      i = j;
+      if (pacer.due()) await pacer.turn();
+    }
+    out.push({ kind, length: rows, words, nulls } satisfies FixedKeyColumn);
+  }
+  return out;
 }
 
 /** Estimated JS-object bytes of one held batch of `schema` (see core/arrow/size.ts). */
@@ -217,13 +259,30 @@ export class RunBuilder {
    * reserved until `clear`.
    */
   sortOrder(): Int32Array {
-    const { bound, batches } = this;
-    const keyCols = sortKeyColumns(batches, bound);
+    const keys = sortKeyColumns(this.batches, this.bound);
+    this.#reserveKeys(keys);
+    return this.#keep(argsortKeys(keys, this.bound.orders));
+  }
+
+  /**
+   * `sortOrder` in steps under a signal (core/keys/argsort.ts `argsortKeysPaced`): the event loop
+   * gets a turn whenever `pacer` says one is due, and an abort ends the sort there.
+   */
+  async sortOrderPaced(pacer: Pacer): Promise<Int32Array> {
+    const keys = await sortKeyColumnsPaced(this.batches, this.bound, pacer);
+    this.#reserveKeys(keys);
+    return this.#keep(await argsortKeysPaced(keys, this.bound.orders, pacer));
+  }
+
+  /** The held rows' normalised keys reserved. */
+  #reserveKeys(keyCols: readonly KeyColumn[]): void {
     // the estimate is an upper bound; should a column ever need more, it is reserved (or refused) here
     const actual = keyCols.reduce((s, c) => s + keyColumnBytes(c), 0) + this.rows * this.#scratchPerRow;
     if (actual > this.#work.size) this.#work.grow(actual - this.#work.size);
-    const order = argsortKeys(keyCols, bound.orders);
-    keyCols.length = 0;
+  }
+
+  /** The keys are garbage once the order is made: only the order stays reserved. */
+  #keep(order: Int32Array): Int32Array {
     this.#work.resize(order.byteLength);
     return order;
   }
@@ -319,7 +378,7 @@ export interface WriteRunOptions {
  * the run is complete. On failure the partial file is removed and `held` is left to its owner.
  */
 export async function writeHeldRun(held: RunBuilder, o: WriteRunOptions): Promise<Run> {
-  const order = held.sortOrder();
+  const order = o.signal === undefined ? held.sortOrder() : await held.sortOrderPaced(new Pacer(o.signal));
   held.releaseWriteHeadroom();
   const n = order.length;
   const src = new RowSource(held.batches, held.schema);

@@ -18,10 +18,10 @@ import { Rng } from '../../core/random.ts';
 import { MemoryScan } from '../memory-scan/memory-scan.ts';
 import { newSortMetrics, sortScan, type SortKey } from './sort.ts';
 
-async function sorted(table: Table, keys: readonly SortKey[], batchSize: number, pool = new MemoryPool(Infinity)) {
+async function sorted(table: Table, keys: readonly SortKey[], batchSize: number, pool = new MemoryPool(Infinity), signal?: AbortSignal) {
   const metrics = newSortMetrics();
   const batches = [];
-  for await (const b of sortScan(new MemoryScan(table, 't'), keys, { pool, batchSize, metrics })) batches.push(b);
+  for await (const b of sortScan(new MemoryScan(table, 't'), keys, { pool, batchSize, metrics, signal })) batches.push(b);
   return { table: new Table(table.schema, batches), batches, metrics };
 }
 
@@ -67,6 +67,29 @@ describe('sort vs DuckDB ORDER BY (random tables)', () => {
     }
     await duck.run('DROP TABLE t');
     for (const t of LOGICAL_TYPES) expect(seen, `sorted by a ${t} key`).toContain(t);
+  });
+});
+
+describe('sort under a signal: the same order, in steps', () => {
+  // past the paced steps' sizes (core/keys/argsort.ts ARGSORT_SLICE, runs.ts NORMALIZE_SLICE_ROWS):
+  // keys normalised a group of batches at a time and argsorted in slices give the order of one call
+  it('in memory and spilled, NULLs, floats and strings, uneven batches', { timeout: 60_000 }, async () => {
+    const rng = new Rng(31);
+    const n = 300_000;
+    const k = Array.from({ length: n }, () => (rng.chance(0.1) ? null : rng.int(-50, 50)));
+    const d = Float64Array.from({ length: n }, () => rng.int(0, 1000) / 7);
+    const s = Array.from({ length: n }, () => (rng.chance(0.05) ? null : `s${rng.int(0, 40)}`));
+    const whole = new Table({ k: vectorFromArray(k, new Int32()), d: makeVector(d), s: vectorFromArray(s, new Utf8()), rid: makeVector(Int32Array.from({ length: n }, (_, i) => i)) });
+    const table = rebatch(whole, 70_001);
+    const keys: SortKey[] = [{ column: 'k', descending: true, nullsFirst: true }, { column: 'd' }, { column: 's', descending: true }];
+    const rids = (t: Table) => t.getChild('rid')!.toArray() as Int32Array;
+    const plain = rids((await sorted(table, keys, 8192)).table);
+    const paced = rids((await sorted(table, keys, 8192, new MemoryPool(Infinity), new AbortController().signal)).table);
+    expect(paced.length).toBe(n);
+    expect(paced.findIndex((x, i) => x !== plain[i]), 'first row out of place (in memory)').toBe(-1);
+    const spilled = await sorted(table, keys, 8192, new MemoryPool(12 << 20), new AbortController().signal);
+    expect(spilled.metrics.runsSpilled).toBeGreaterThan(1);
+    expect(rids(spilled.table).findIndex((x, i) => x !== plain[i]), 'first row out of place (spilled)').toBe(-1);
   });
 });
 

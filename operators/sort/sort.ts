@@ -27,6 +27,11 @@
  * merges as many spill files as fit, reserving per file from its largest batch, until one merge is
  * left. DuckDB sorts the same shape: sorted runs of normalised keys, merged (src/common/sort/).
  *
+ * Under a signal the sort of the held rows — the keys' normalisation and the argsort, seconds for
+ * tens of millions of rows — runs in steps with a turn of the event loop every `CANCEL_CHECK_MS`
+ * (`RunBuilder.sortOrderPaced`, core/keys/argsort.ts `argsortKeysPaced`), so an abort ends it
+ * there; without one it is the same sort in one call.
+ *
  * Invariants: the pool never holds more than its limit (`peakReservedBytes` <= limit), every
  * spill file is deleted when the sort ends, fails or is cancelled (the signal, checked between
  * batches, or a consumer that stops early: `return()` on the generator), and a private spill
@@ -123,7 +128,7 @@ export async function* sortScan(scan: Scan, keys: readonly SortKey[], options: S
       if (held.rows > 0) await spillHeld(held, ctx);
       if (!held.tryAdd(b)) await addInSlices(b, held, ctx);
     }
-    if (signal !== undefined) await pacer.turn(); // before the in-memory sort, one synchronous step
+    if (signal !== undefined) await pacer.turn(); // before the in-memory sort (paced too: RunBuilder.sortOrderPaced)
     if (live.size === 0) {
       yield* emitInMemory(held, ctx);
       return;
@@ -172,7 +177,7 @@ export interface SortContext {
 async function* emitInMemory(held: RunBuilder, c: SortContext): AsyncGenerator<RecordBatch> {
   const n = held.rows;
   if (n === 0) return;
-  const order = held.sortOrder();
+  const order = c.signal === undefined ? held.sortOrder() : await held.sortOrderPaced(new Pacer(c.signal));
   held.releaseWriteHeadroom(); // no run will be written
   // Gathering by the sorted order from many batches looks up each row's batch and reads across
   // all of them at random; from one contiguous copy per column it is a plain indexed read (the

@@ -26,7 +26,7 @@
  * are skipped and NULL probe rows miss; under null-equals-null without NULL build keys a NULL
  * probe row can match nothing either. An empty build (0 non-NULL rows) is a table of 0 slots.
  */
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { BUILD_STEP_ROWS, runSteps, type BuildInput, type HashMapLayout, type JoinHashTable, type ProbeCursor, type ProbeInput, type SharedTable } from '../../core/hashmap.ts';
 import { shareView } from '../../core/parallel/wire.ts';
 import { keyExtremes, wordExtremes } from '../../core/keys/extremes.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
@@ -108,52 +108,18 @@ export class ArrayHashTable implements JoinHashTable {
   readonly #keys: readonly KeyColumn[];
   readonly #offsets: KeyOffsets;
 
-  constructor(input: BuildInput, analysis?: ArrayKeyAnalysis, restored?: ArrayState) {
-    if (restored !== undefined) {
-      // over a shared table's arrays (share/restore): nothing is built
-      this.#keys = input.keys;
-      this.#offsets = restored.offsets;
-      this.span = restored.span;
-      this.inserted = restored.inserted;
-      this.hasDuplicates = restored.next !== null;
-      this.#slot = restored.slot;
-      this.#bits = restored.bits;
-      this.#next = restored.next;
-      this.memoryBytes = restored.slot.byteLength + restored.bits.byteLength + (restored.next === null ? 0 : restored.next.byteLength);
-      return;
-    }
-    analysis ??= analyzeArrayKeys(input);
-    checkBuildInput(input);
-    if (analysis.reason !== null) throw new RangeError(analysis.reason);
-    const col = input.keys[0] as FixedKeyColumn;
-    const rows = input.rows;
+  /** Over `state` (a table `arraySteps` built, or a shared table's arrays); without it, built here in one call. */
+  constructor(input: BuildInput, analysis?: ArrayKeyAnalysis, state?: ArrayState) {
+    state ??= runSteps(arraySteps(input, analysis));
     this.#keys = input.keys;
-    this.#offsets = keyOffsets(analysis);
-    this.span = analysis.span;
-    this.inserted = analysis.count;
-    const shared = input.shared === true;
-    const slot = allocInt32(this.span, shared);
-    const bits = allocInt32(Math.ceil(this.span / 32), shared);
-    const next = allocInt32(rows, shared);
-    const offsets = takeInt32(rows, false);
-    buildOffsets(this.#offsets, col.words, col.nulls, rows, offsets);
-    // last to first: each row goes in front of its slot's chain, so chains are ascending
-    let dup = false;
-    for (let r = rows - 1; r >= 0; r--) {
-      const o = offsets[r]!;
-      if (o < 0) continue;
-      const first = slot[o]!;
-      dup ||= first !== 0;
-      next[r] = first;
-      slot[o] = r + 1;
-      bits[o >>> 5] |= 1 << (o & 31);
-    }
-    releaseInt32(offsets);
-    this.hasDuplicates = dup;
-    this.#slot = slot;
-    this.#bits = bits;
-    this.#next = dup ? next : null;
-    this.memoryBytes = slot.byteLength + bits.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
+    this.#offsets = state.offsets;
+    this.span = state.span;
+    this.inserted = state.inserted;
+    this.hasDuplicates = state.next !== null;
+    this.#slot = state.slot;
+    this.#bits = state.bits;
+    this.#next = state.next;
+    this.memoryBytes = state.slot.byteLength + state.bits.byteLength + (state.next === null ? 0 : state.next.byteLength);
   }
 
   /** Slots, presence bits and chain in shared memory (copied there unless allocated shared). */
@@ -198,12 +164,61 @@ export function buildArrayTable(input: BuildInput, analysis?: ArrayKeyAnalysis):
   return new ArrayHashTable(input, analysis);
 }
 
+/** The build as steps (core/hashmap.ts `buildSteps`): offsets, then rows inserted last to first, `BUILD_STEP_ROWS` a step. */
+function* arraySteps(input: BuildInput, analysis?: ArrayKeyAnalysis): Generator<void, ArrayState> {
+  analysis ??= analyzeArrayKeys(input);
+  checkBuildInput(input);
+  if (analysis.reason !== null) throw new RangeError(analysis.reason);
+  const col = input.keys[0] as FixedKeyColumn;
+  const rows = input.rows;
+  const k = keyOffsets(analysis);
+  const span = analysis.span;
+  const shared = input.shared === true;
+  const slot = allocInt32(span, shared);
+  const bits = allocInt32(Math.ceil(span / 32), shared);
+  const next = allocInt32(rows, shared);
+  const offsets = takeInt32(rows, false);
+  try {
+    for (let from = 0; from < rows; from += BUILD_STEP_ROWS) {
+      buildOffsets(k, col.words, col.nulls, Math.min(rows, from + BUILD_STEP_ROWS), offsets, from);
+      yield;
+    }
+    // last to first: each row goes in front of its slot's chain, so chains are ascending
+    let dup = false;
+    for (let top = rows; top > 0; top -= BUILD_STEP_ROWS) {
+      dup = insertArray(offsets, slot, bits, next, top, Math.max(0, top - BUILD_STEP_ROWS)) || dup;
+      yield;
+    }
+    return { offsets: k, span, inserted: analysis.count, slot, bits, next: dup ? next : null };
+  } finally {
+    releaseInt32(offsets);
+  }
+}
+
+/** Rows top-1 .. bottom in front of their slot's chain; true when one found its slot taken (a duplicate key). */
+function insertArray(offsets: Int32Array, slot: Int32Array, bits: Int32Array, next: Int32Array, top: number, bottom: number): boolean {
+  let dup = false;
+  for (let r = top - 1; r >= bottom; r--) {
+    const o = offsets[r]!;
+    if (o < 0) continue;
+    const first = slot[o]!;
+    dup ||= first !== 0;
+    next[r] = first;
+    slot[o] = r + 1;
+    bits[o >>> 5] |= 1 << (o & 31);
+  }
+  return dup;
+}
+
 export const arrayLayout: HashMapLayout = {
   name: 'array',
   description: 'dense slot[key - min] + presence bits + next chain (one integer key, range <= 2^26), no hashing',
   unsupportedReason: (input) => analyzeArrayKeys(input).reason,
   estimateBytes: (input) => arrayTableBytes(analyzeArrayKeys(input), input.rows),
   build: (input) => new ArrayHashTable(input),
+  *buildSteps(input) {
+    return new ArrayHashTable(input, undefined, yield* arraySteps(input));
+  },
   restore: (shared, input) => new ArrayHashTable({ ...input, hashes: new Uint32Array(0) }, undefined, shared.state as ArrayState),
 };
 

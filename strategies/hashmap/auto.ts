@@ -101,6 +101,13 @@ export const autoLayout: HashMapLayout = {
     if (layout === 'rank') return buildRankTable(input, analyzeArrayKeys(input));
     return layout === 'swiss' ? buildSwissTable(input) : buildChainedTable(input);
   },
+  /** `build` as steps: its choice's steps. */
+  *buildSteps(input): Generator<void, JoinHashTable> {
+    const layout = chooseLayout(input);
+    if (layout === 'array') return yield* arrayLayout.buildSteps!(input);
+    if (layout === 'rank') return yield* rankLayout.buildSteps!(input);
+    return yield* (layout === 'swiss' ? swissLayout : chainedLayout).buildSteps!(input);
+  },
   /** A table auto built is one of its choices' tables: `shared.layout` names which restores it. */
   restore(shared, input): JoinHashTable {
     const by: Record<string, HashMapLayout> = { array: arrayLayout, rank: rankLayout, swiss: swissLayout, chained: chainedLayout };

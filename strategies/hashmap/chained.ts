@@ -41,7 +41,7 @@
  * hash compare each) — expected work per probe is still inserted/slots, but skewed probes on an
  * unlucky bucket pay it.
  */
-import type { SharedTable, BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput } from '../../core/hashmap.ts';
+import { BUILD_STEP_ROWS, runSteps, type SharedTable, type BuildInput, type HashMapLayout, type JoinHashTable, type ProbeCursor, type ProbeInput } from '../../core/hashmap.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { checkBuildInput, checkProbeArgs, checkProbeKeys, ProbeEquality, tableBits, type RowEquality } from './table-support.ts';
@@ -86,39 +86,18 @@ export class ChainedHashTable implements JoinHashTable {
   readonly #mode: number;
   readonly #generic: ProbeEquality;
 
-  constructor(input: BuildInput, options: ChainedOptions = {}, restored?: ChainedState) {
-    if (restored !== undefined) {
-      // over a shared table's arrays (share/restore): nothing is built
-      this.#keys = input.keys;
-      this.#generic = new ProbeEquality(input.keys, input.nullEqualsNull);
-      this.inserted = restored.inserted;
-      this.#mode = restored.mode;
-      this.buckets = restored.buckets;
-      this.#shift = restored.shift;
-      this.#heads = restored.heads;
-      this.#chain = restored.chain;
-      this.memoryBytes = restored.heads.byteLength + restored.chain.byteLength;
-      return;
-    }
-    const { keys, rows, hashes, nullEqualsNull } = input;
-    checkBuildInput(input);
-    this.#keys = keys;
-    this.#generic = new ProbeEquality(keys, nullEqualsNull);
-    const nullRows = anyNullMask(keys);
-    let nullCount = 0;
-    if (nullRows !== null) for (let r = 0; r < rows; r++) nullCount += nullRows[r]!;
-    const skip = nullEqualsNull ? null : nullRows;
-    this.inserted = nullEqualsNull ? rows : rows - nullCount;
-    const w = keys.length === 1 && (!nullEqualsNull || nullCount === 0) ? keys[0]!.kind.width : 0;
-    this.#mode = w === 2 ? MODE_W2 : w === 1 ? MODE_W1 : MODE_GENERIC;
-
-    const bits = headBits(this.inserted, options.slotsPerRow);
-    this.buckets = 1 << bits;
-    this.#shift = 32 - bits;
-    this.#heads = allocInt32(this.buckets, input.shared === true);
-    this.#chain = allocInt32(2 * rows, input.shared === true);
-    insertReversed(this.#heads, this.#chain, hashes, this.#shift, skip, rows);
-    this.memoryBytes = this.#heads.byteLength + this.#chain.byteLength;
+  /** Over `state` (a table `chainedSteps` built, or a shared table's arrays); without it, built here in one call. */
+  constructor(input: BuildInput, options: ChainedOptions = {}, state?: ChainedState) {
+    state ??= runSteps(chainedSteps(input, options));
+    this.#keys = input.keys;
+    this.#generic = new ProbeEquality(input.keys, input.nullEqualsNull);
+    this.inserted = state.inserted;
+    this.#mode = state.mode;
+    this.buckets = state.buckets;
+    this.#shift = state.shift;
+    this.#heads = state.heads;
+    this.#chain = state.chain;
+    this.memoryBytes = state.heads.byteLength + state.chain.byteLength;
   }
 
   /** Heads and chain in shared memory (copied there unless allocated shared). */
@@ -174,6 +153,28 @@ export function buildChainedTable(input: BuildInput, options?: ChainedOptions): 
   return new ChainedHashTable(input, options);
 }
 
+/** The build as steps (core/hashmap.ts `buildSteps`): rows inserted last to first, `BUILD_STEP_ROWS` a step. */
+function* chainedSteps(input: BuildInput, options: ChainedOptions): Generator<void, ChainedState> {
+  const { keys, rows, hashes, nullEqualsNull } = input;
+  checkBuildInput(input);
+  const nullRows = anyNullMask(keys);
+  let nullCount = 0;
+  if (nullRows !== null) for (let r = 0; r < rows; r++) nullCount += nullRows[r]!;
+  const skip = nullEqualsNull ? null : nullRows;
+  const inserted = nullEqualsNull ? rows : rows - nullCount;
+  const w = keys.length === 1 && (!nullEqualsNull || nullCount === 0) ? keys[0]!.kind.width : 0;
+  const bits = headBits(inserted, options.slotsPerRow);
+  const buckets = 1 << bits;
+  const shift = 32 - bits;
+  const heads = allocInt32(buckets, input.shared === true);
+  const chain = allocInt32(2 * rows, input.shared === true);
+  for (let top = rows; top > 0; top -= BUILD_STEP_ROWS) {
+    insertReversed(heads, chain, hashes, shift, skip, top, Math.max(0, top - BUILD_STEP_ROWS));
+    yield;
+  }
+  return { inserted, mode: w === 2 ? MODE_W2 : w === 1 ? MODE_W1 : MODE_GENERIC, buckets, shift, heads, chain };
+}
+
 /** What a chained table's probe reads besides the keys (`share` / `restore`). */
 interface ChainedState {
   readonly inserted: number;
@@ -189,17 +190,20 @@ export const chainedLayout: HashMapLayout = {
   description: 'head table on the hash high bits + next chain over build rows (any key type)',
   unsupportedReason: (input) => (input.keys.length === 0 ? 'no key columns' : null),
   build: (input) => new ChainedHashTable(input),
+  *buildSteps(input) {
+    return new ChainedHashTable(input, {}, yield* chainedSteps(input, {}));
+  },
   restore: (shared, input) => new ChainedHashTable({ ...input, hashes: new Uint32Array(0) }, {}, shared.state as ChainedState),
 };
 
 // --- build ---------------------------------------------------------------------------------------
 
 /**
- * Pushes rows rows-1 .. 0 in front of their bucket's chain (every chain ends up ascending) and
+ * Pushes rows top-1 .. bottom (the build's slices, top down) in front of their bucket's chain (every chain ends up ascending) and
  * records each row's hash beside its link. Skipped rows keep a zero entry and are never reached.
  */
-function insertReversed(heads: Int32Array, chain: Int32Array, hashes: Uint32Array, shift: number, skip: Uint8Array | null, rows: number): void {
-  for (let r = rows - 1; r >= 0; r--) {
+function insertReversed(heads: Int32Array, chain: Int32Array, hashes: Uint32Array, shift: number, skip: Uint8Array | null, top: number, bottom: number): void {
+  for (let r = top - 1; r >= bottom; r--) {
     if (skip !== null && skip[r] !== 0) continue;
     const h = hashes[r]!;
     const b = h >>> shift;

@@ -77,11 +77,11 @@ export function keyOffsets(a: ArrayKeyAnalysis): KeyOffsets {
   return { width: a.width, span: a.span, narrow: a.width === 2 && a.minLo + a.span <= 2 ** 32, flip: a.flip, minHi: a.minHi, minLo: a.minLo | 0 };
 }
 
-/** out[r] = offset of build row r's key (-1 for a NULL row); every non-NULL key is in range. */
-export function buildOffsets(k: KeyOffsets, w: Int32Array, nulls: Uint8Array | null, rows: number, out: Int32Array): void {
+/** out[r] = offset of build row r's key (-1 for a NULL row), rows [from, rows); every non-NULL key is in range. */
+export function buildOffsets(k: KeyOffsets, w: Int32Array, nulls: Uint8Array | null, rows: number, out: Int32Array, from = 0): void {
   const stride = k.width;
   const minLo = k.minLo;
-  for (let r = 0; r < rows; r++) out[r] = nulls !== null && nulls[r] !== 0 ? -1 : (w[stride * r]! - minLo) | 0;
+  for (let r = from; r < rows; r++) out[r] = nulls !== null && nulls[r] !== 0 ? -1 : (w[stride * r]! - minLo) | 0;
 }
 
 /** The offset of probe row q's key, for a row known to be in range (a hit). */

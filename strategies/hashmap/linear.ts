@@ -55,7 +55,7 @@
  * one extra chain (`nullFirst` + `next`, ascending like every chain) that a NULL probe row emits;
  * NULL rows never enter the slots, so a NULL never equals the value whose words are zero.
  */
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { BUILD_STEP_ROWS, runSteps, type BuildInput, type HashMapLayout, type JoinHashTable, type ProbeCursor, type ProbeInput, type SharedTable } from '../../core/hashmap.ts';
 import { shareView } from '../../core/parallel/wire.ts';
 import { allocInt32, allocUint8 } from '../../core/memory/buffer-cache.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
@@ -104,77 +104,23 @@ export class LinearHashTable implements JoinHashTable {
   readonly #nullFirst: number;
   readonly #keys: readonly KeyColumn[];
 
-  constructor(input: BuildInput, restored?: LinearState) {
-    if (restored !== undefined) {
-      // over a shared table's arrays (share/restore): nothing is built
-      const r = restored;
-      this.#keys = input.keys;
-      this.#width = r.width;
-      this.inserted = r.inserted;
-      this.distinct = r.distinct;
-      this.distinctKeys = r.distinct;
-      this.hasDuplicates = r.next !== null;
-      this.#nullFirst = r.nullFirst;
-      this.#tags = r.tags;
-      this.#slots = r.slots;
-      this.#next = r.next;
-      this.slots = r.slotCount;
-      this.#shift = r.shift;
-      this.#mask = r.mask;
-      this.memoryBytes = r.tags.byteLength + r.slots.byteLength + (r.next === null ? 0 : r.next.byteLength);
-      return;
-    }
-    checkBuildInput(input);
-    const reason = linearUnsupportedReason(input);
-    if (reason !== null) throw new RangeError(reason);
-    const { keys, rows, hashes, nullEqualsNull } = input;
-    const col = keys[0] as FixedKeyColumn;
-    const nulls = col.nulls;
-    this.#keys = keys;
-    this.#width = col.kind.width;
-    let nullCount = 0;
-    if (nulls !== null) for (let r = 0; r < rows; r++) nullCount += nulls[r] === 0 ? 0 : 1;
-    const valid = rows - nullCount;
-    this.inserted = nullEqualsNull ? rows : valid;
-
-    let bits = slotBits(valid);
-    const shared = input.shared === true;
-    let tags = allocUint8(1 << bits, shared);
-    let slots = allocInt32(SLOT_WORDS << bits, shared);
-    const next = allocInt32(rows, shared);
-    const mask = (1 << bits) - 1;
-    const distinct =
-      this.#width === 2
-        ? insertW2(tags, slots, next, 32 - bits, mask, col.words, nulls, hashes, rows)
-        : insertW1(tags, slots, next, 32 - bits, mask, col.words, nulls, hashes, rows);
-    let nullFirst = 0;
-    if (nullEqualsNull && nulls !== null) {
-      for (let r = rows - 1; r >= 0; r--) {
-        if (nulls[r] === 0) continue;
-        next[r] = nullFirst;
-        nullFirst = r + 1;
-      }
-    }
-    const fewer = slotBits(distinct);
-    if (fewer < bits) {
-      const t = allocUint8(1 << fewer, shared);
-      const s = allocInt32(SLOT_WORDS << fewer, shared);
-      rehash(tags, slots, t, s, fewer, hashes);
-      tags = t;
-      slots = s;
-      bits = fewer;
-    }
-    this.distinct = distinct;
-    this.distinctKeys = distinct;
-    this.hasDuplicates = distinct < valid || (nullEqualsNull && nullCount > 1);
-    this.#nullFirst = nullFirst;
-    this.#tags = tags;
-    this.#slots = slots;
-    this.#next = this.hasDuplicates ? next : null;
-    this.slots = 1 << bits;
-    this.#shift = 32 - bits;
-    this.#mask = (1 << bits) - 1;
-    this.memoryBytes = tags.byteLength + slots.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
+  /** Over `state` (a table `linearSteps` built, or a shared table's arrays); without it, built here in one call. */
+  constructor(input: BuildInput, state?: LinearState) {
+    const r = state ?? runSteps(linearSteps(input));
+    this.#keys = input.keys;
+    this.#width = r.width;
+    this.inserted = r.inserted;
+    this.distinct = r.distinct;
+    this.distinctKeys = r.distinct;
+    this.hasDuplicates = r.next !== null;
+    this.#nullFirst = r.nullFirst;
+    this.#tags = r.tags;
+    this.#slots = r.slots;
+    this.#next = r.next;
+    this.slots = r.slotCount;
+    this.#shift = r.shift;
+    this.#mask = r.mask;
+    this.memoryBytes = r.tags.byteLength + r.slots.byteLength + (r.next === null ? 0 : r.next.byteLength);
   }
 
   /** Salts, slots and chain in shared memory (copied there unless allocated shared). */
@@ -225,11 +171,63 @@ export function buildLinearTable(input: BuildInput): LinearHashTable {
   return new LinearHashTable(input);
 }
 
+/** The build as steps (core/hashmap.ts `buildSteps`): rows inserted last to first, `BUILD_STEP_ROWS` a step. */
+function* linearSteps(input: BuildInput): Generator<void, LinearState> {
+  checkBuildInput(input);
+  const reason = linearUnsupportedReason(input);
+  if (reason !== null) throw new RangeError(reason);
+  const { keys, rows, hashes, nullEqualsNull } = input;
+  const col = keys[0] as FixedKeyColumn;
+  const nulls = col.nulls;
+  const width = col.kind.width;
+  let nullCount = 0;
+  if (nulls !== null) for (let r = 0; r < rows; r++) nullCount += nulls[r] === 0 ? 0 : 1;
+  const valid = rows - nullCount;
+  const inserted = nullEqualsNull ? rows : valid;
+
+  let bits = slotBits(valid);
+  const shared = input.shared === true;
+  let tags = allocUint8(1 << bits, shared);
+  let slots = allocInt32(SLOT_WORDS << bits, shared);
+  const next = allocInt32(rows, shared);
+  const mask = (1 << bits) - 1;
+  let distinct = 0;
+  for (let top = rows; top > 0; top -= BUILD_STEP_ROWS) {
+    const bottom = Math.max(0, top - BUILD_STEP_ROWS);
+    distinct +=
+      width === 2 ? insertW2(tags, slots, next, 32 - bits, mask, col.words, nulls, hashes, top, bottom) : insertW1(tags, slots, next, 32 - bits, mask, col.words, nulls, hashes, top, bottom);
+    yield;
+  }
+  let nullFirst = 0;
+  if (nullEqualsNull && nulls !== null) {
+    for (let r = rows - 1; r >= 0; r--) {
+      if (nulls[r] === 0) continue;
+      next[r] = nullFirst;
+      nullFirst = r + 1;
+    }
+  }
+  const fewer = slotBits(distinct);
+  if (fewer < bits) {
+    yield;
+    const t = allocUint8(1 << fewer, shared);
+    const s = allocInt32(SLOT_WORDS << fewer, shared);
+    rehash(tags, slots, t, s, fewer, hashes);
+    tags = t;
+    slots = s;
+    bits = fewer;
+  }
+  const hasDuplicates = distinct < valid || (nullEqualsNull && nullCount > 1);
+  return { width, inserted, distinct, nullFirst, tags, slots, next: hasDuplicates ? next : null, slotCount: 1 << bits, shift: 32 - bits, mask: (1 << bits) - 1 };
+}
+
 export const linearLayout: HashMapLayout = {
   name: 'linear',
   description: 'open addressing, linear probing: 1-byte salt per slot + inline [row, key words] (one fixed-width key)',
   unsupportedReason: linearUnsupportedReason,
   build: (input) => new LinearHashTable(input),
+  *buildSteps(input) {
+    return new LinearHashTable(input, yield* linearSteps(input));
+  },
   restore: (shared, input) => new LinearHashTable({ ...input, hashes: new Uint32Array(0) }, shared.state as LinearState),
 };
 
@@ -248,7 +246,7 @@ interface LinearState {
 }
 
 // --- build ---------------------------------------------------------------------------------------
-// Rows rows-1 .. 0: a row whose key already has a slot is pushed in front of that slot's chain,
+// Rows top-1 .. bottom (the build's slices, top down): a row whose key already has a slot is pushed in front of that slot's chain,
 // any other row claims the first empty slot from its home. Returns the number of slots claimed.
 // `next` is all zeros on entry, so a chain's last row needs no write. One function per key width
 // (monomorphic kernels: the key compare is inlined, with no width test per slot visited).
@@ -262,10 +260,11 @@ function insertW2(
   w: Int32Array,
   nulls: Uint8Array | null,
   hashes: Uint32Array,
-  rows: number,
+  top: number,
+  bottom: number,
 ): number {
   let distinct = 0;
-  for (let r = rows - 1; r >= 0; r--) {
+  for (let r = top - 1; r >= bottom; r--) {
     if (nulls !== null && nulls[r] !== 0) continue;
     const h = hashes[r]!;
     const tag = (h & TAG_BITS) | TAG_FULL;
@@ -303,10 +302,11 @@ function insertW1(
   w: Int32Array,
   nulls: Uint8Array | null,
   hashes: Uint32Array,
-  rows: number,
+  top: number,
+  bottom: number,
 ): number {
   let distinct = 0;
-  for (let r = rows - 1; r >= 0; r--) {
+  for (let r = top - 1; r >= bottom; r--) {
     if (nulls !== null && nulls[r] !== 0) continue;
     const h = hashes[r]!;
     const tag = (h & TAG_BITS) | TAG_FULL;

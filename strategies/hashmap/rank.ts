@@ -36,7 +36,7 @@
  * build has span 0 and matches nothing.
  */
 import { popcount32 } from '../../core/bitset.ts';
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { BUILD_STEP_ROWS, runSteps, type BuildInput, type HashMapLayout, type JoinHashTable, type ProbeCursor, type ProbeInput, type SharedTable } from '../../core/hashmap.ts';
 import { shareView } from '../../core/parallel/wire.ts';
 import type { FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
 import { releaseInt32, takeInt32 } from '../../core/memory/buffer-cache.ts';
@@ -97,68 +97,26 @@ export class RankHashTable implements JoinHashTable {
   /** Restored over another table's shared arrays: it never gives them to the buffer cache. */
   readonly #restored: boolean;
 
-  constructor(input: BuildInput, analysis?: ArrayKeyAnalysis, restored?: RankState) {
-    if (restored !== undefined) {
-      this.#restored = true;
-      this.#keys = input.keys;
-      this.#offsets = restored.offsets;
-      this.span = restored.span;
-      this.inserted = restored.inserted;
-      this.distinctKeys = restored.distinctKeys;
-      this.hasDuplicates = restored.next !== null;
-      this.#dir = restored.dir;
-      this.#first = restored.first;
-      this.#next = restored.next;
-      this.memoryBytes = restored.dir.byteLength + restored.first.byteLength + (restored.next === null ? 0 : restored.next.byteLength);
-      return;
+  /**
+   * Over `state`: a table `rankSteps` just built (`built`), or a shared table's arrays (share /
+   * restore: never released); without it, the table built here in one call.
+   */
+  constructor(input: BuildInput, analysis?: ArrayKeyAnalysis, state?: RankState, built = false) {
+    if (state === undefined) {
+      state = runSteps(rankSteps(input, analysis));
+      built = true;
     }
-    this.#restored = false;
-    analysis ??= analyzeArrayKeys(input);
-    checkBuildInput(input);
-    const reason = rankReason(analysis);
-    if (reason !== null) throw new RangeError(reason);
-    const col = input.keys[0] as FixedKeyColumn;
-    const { rows } = input;
+    this.#restored = !built;
     this.#keys = input.keys;
-    this.#offsets = keyOffsets(analysis);
-    this.span = analysis.span;
-    this.inserted = analysis.count;
-    const w = col.words;
-    const nulls = col.nulls;
-    const shared = input.shared === true;
-    const dir = takeInt32(2 * Math.ceil(this.span / 32), true, shared);
-    const offsets = takeInt32(rows, false);
-    buildOffsets(this.#offsets, w, nulls, rows, offsets);
-    for (let r = 0; r < rows; r++) {
-      const o = offsets[r]!;
-      if (o >= 0) dir[(o >>> 5) << 1] |= 1 << (o & 31);
-    }
-    let distinct = 0;
-    for (let i = 0; i < dir.length; i += 2) {
-      dir[i + 1] = distinct;
-      distinct += popcount32(dir[i]!);
-    }
-    const first = takeInt32(distinct, true, shared);
-    const next = takeInt32(rows, true, shared);
-    let dup = false;
-    for (let r = rows - 1; r >= 0; r--) {
-      const o = offsets[r]!;
-      if (o < 0) continue;
-      const i = (o >>> 5) << 1;
-      const rank = dir[i + 1]! + popcount32(dir[i]! & ~(-1 << (o & 31)));
-      const f = first[rank]!;
-      dup ||= f !== 0;
-      next[r] = f;
-      first[rank] = r + 1;
-    }
-    releaseInt32(offsets);
-    this.distinctKeys = distinct;
-    this.hasDuplicates = dup;
-    this.#dir = dir;
-    this.#first = first;
-    this.#next = dup ? next : null;
-    if (!dup) releaseInt32(next);
-    this.memoryBytes = dir.byteLength + first.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
+    this.#offsets = state.offsets;
+    this.span = state.span;
+    this.inserted = state.inserted;
+    this.distinctKeys = state.distinctKeys;
+    this.hasDuplicates = state.next !== null;
+    this.#dir = state.dir;
+    this.#first = state.first;
+    this.#next = state.next;
+    this.memoryBytes = state.dir.byteLength + state.first.byteLength + (state.next === null ? 0 : state.next.byteLength);
   }
 
   /** Gives the table's arrays to the buffer cache; the table refuses to probe afterwards. */
@@ -212,12 +170,76 @@ export function buildRankTable(input: BuildInput, analysis?: ArrayKeyAnalysis): 
   return new RankHashTable(input, analysis);
 }
 
+/**
+ * The build as steps (core/hashmap.ts `buildSteps`), `BUILD_STEP_ROWS` rows a step: offsets and
+ * directory bits, the rank counts, then rows inserted last to first.
+ */
+function* rankSteps(input: BuildInput, analysis?: ArrayKeyAnalysis): Generator<void, RankState> {
+  analysis ??= analyzeArrayKeys(input);
+  checkBuildInput(input);
+  const reason = rankReason(analysis);
+  if (reason !== null) throw new RangeError(reason);
+  const col = input.keys[0] as FixedKeyColumn;
+  const { rows } = input;
+  const k = keyOffsets(analysis);
+  const shared = input.shared === true;
+  const dir = takeInt32(2 * Math.ceil(analysis.span / 32), true, shared);
+  const offsets = takeInt32(rows, false);
+  try {
+    for (let from = 0; from < rows; from += BUILD_STEP_ROWS) {
+      const to = Math.min(rows, from + BUILD_STEP_ROWS);
+      buildOffsets(k, col.words, col.nulls, to, offsets, from);
+      for (let r = from; r < to; r++) {
+        const o = offsets[r]!;
+        if (o >= 0) dir[(o >>> 5) << 1] |= 1 << (o & 31);
+      }
+      yield;
+    }
+    let distinct = 0;
+    for (let i = 0; i < dir.length; i += 2) {
+      dir[i + 1] = distinct;
+      distinct += popcount32(dir[i]!);
+    }
+    yield;
+    const first = takeInt32(distinct, true, shared);
+    const next = takeInt32(rows, true, shared);
+    let dup = false;
+    for (let top = rows; top > 0; top -= BUILD_STEP_ROWS) {
+      dup = insertRanked(offsets, dir, first, next, top, Math.max(0, top - BUILD_STEP_ROWS)) || dup;
+      yield;
+    }
+    if (!dup) releaseInt32(next);
+    return { offsets: k, span: analysis.span, inserted: analysis.count, distinctKeys: distinct, dir, first, next: dup ? next : null };
+  } finally {
+    releaseInt32(offsets);
+  }
+}
+
+/** Rows top-1 .. bottom in front of their key's chain; true when one found a chain already started (a duplicate key). */
+function insertRanked(offsets: Int32Array, dir: Int32Array, first: Int32Array, next: Int32Array, top: number, bottom: number): boolean {
+  let dup = false;
+  for (let r = top - 1; r >= bottom; r--) {
+    const o = offsets[r]!;
+    if (o < 0) continue;
+    const i = (o >>> 5) << 1;
+    const rank = dir[i + 1]! + popcount32(dir[i]! & ~(-1 << (o & 31)));
+    const f = first[rank]!;
+    dup ||= f !== 0;
+    next[r] = f;
+    first[rank] = r + 1;
+  }
+  return dup;
+}
+
 export const rankLayout: HashMapLayout = {
   name: 'rank',
   description: 'bitmap over the key range + per-word rank counts: a perfect hash for one integer key (range <= 2^30), no hashing',
   unsupportedReason: rankUnsupportedReason,
   estimateBytes: (input) => rankTableBytes(analyzeArrayKeys(input), input.rows),
   build: (input) => new RankHashTable(input),
+  *buildSteps(input) {
+    return new RankHashTable(input, undefined, yield* rankSteps(input), true);
+  },
   restore: (shared, input) => new RankHashTable({ ...input, hashes: new Uint32Array(0) }, undefined, shared.state as RankState),
 };
 

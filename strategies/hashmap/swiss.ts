@@ -52,7 +52,7 @@
  * equal the value 0); hashed tables insert them like any key (a NULL hashes to a fixed per-column
  * word) and the comparator compares NULL flags before values.
  */
-import type { BuildInput, HashMapLayout, JoinHashTable, ProbeCursor, ProbeInput, SharedTable } from '../../core/hashmap.ts';
+import { BUILD_STEP_ROWS, runSteps, type BuildInput, type HashMapLayout, type JoinHashTable, type ProbeCursor, type ProbeInput, type SharedTable } from '../../core/hashmap.ts';
 import { shareView } from '../../core/parallel/wire.ts';
 import { anyNullMask } from '../../core/keys/normalize.ts';
 import type { BytesKeyColumn, FixedKeyColumn, KeyColumn } from '../../core/keys/types.ts';
@@ -182,116 +182,42 @@ export class SwissHashTable implements JoinHashTable {
   /** Restored over another table's shared arrays: it never gives them to the buffer cache. */
   readonly #restored: boolean;
 
-  constructor(input: BuildInput, restored?: SwissState) {
-    if (restored !== undefined) {
-      const r = restored;
-      const keys = input.keys;
-      const k0 = keys[0]!;
-      this.#restored = true;
-      this.#keys = keys;
-      this.#generic = new ProbeEquality(keys, input.nullEqualsNull);
-      this.#nullEqualsNull = input.nullEqualsNull;
-      this.#plainBytes = keys.length === 1 && isBytesKey(k0) && k0.codes === null && (!input.nullEqualsNull || k0.nulls === null);
-      this.#mode = r.mode;
-      this.#hi = r.hi;
-      this.#minLo = r.minLo;
-      this.#loSpan = r.loSpan;
-      this.#rangeCheck = r.rangeCheck;
-      this.narrow = r.mode === NARROW2;
-      this.storage = r.mode === HASHED ? 'hashed' : 'inline';
-      this.inserted = r.inserted;
-      this.#nullFirst = r.nullFirst;
-      this.distinct = r.distinct;
-      this.distinctKeys = r.distinctKeys;
-      this.hasDuplicates = r.hasDuplicates;
-      this.#groups = r.groups;
-      this.#slots = r.slots;
-      this.#next = r.next;
-      this.slots = r.slotCount;
-      this.#shift = r.shift;
-      this.#gmask = r.gmask;
-      this.memoryBytes = r.groups.byteLength + r.slots.byteLength + (r.next === null ? 0 : r.next.byteLength);
-      return;
+  /**
+   * Over `state`: a table `swissSteps` just built (`built`), or a shared table's arrays (share /
+   * restore: nothing is built, nothing released); without it, the table built here in one call.
+   */
+  constructor(input: BuildInput, state?: SwissState, built = false) {
+    if (state === undefined) {
+      state = runSteps(swissSteps(input));
+      built = true;
     }
-    this.#restored = false;
-    checkBuildInput(input);
-    const reason = swissUnsupportedReason(input);
-    if (reason !== null) throw new RangeError(reason);
-    const { keys, rows, hashes, nullEqualsNull } = input;
-    this.#keys = keys;
-    this.#generic = new ProbeEquality(keys, nullEqualsNull);
-    this.#nullEqualsNull = nullEqualsNull;
+    const r = state;
+    const keys = input.keys;
     const k0 = keys[0]!;
-    this.#plainBytes = keys.length === 1 && isBytesKey(k0) && k0.codes === null && (!nullEqualsNull || k0.nulls === null);
-    const width = inlineWidth(keys);
-    const nullRows = anyNullMask(keys);
-    // a 2-word key whose build values all share their high word is stored as its low word alone
-    const narrow = width === 2 ? narrowRange(keys[0] as FixedKeyColumn, rows) : null;
-    this.#mode = width === 2 ? (narrow === null ? INLINE2 : NARROW2) : width === 1 ? INLINE1 : HASHED;
-    this.#hi = narrow?.hi ?? 0;
-    this.#minLo = narrow?.minLo ?? 0;
-    this.#loSpan = narrow === null ? 0 : (narrow.maxLo - narrow.minLo) >>> 0;
-    this.#rangeCheck = narrow !== null && narrow.count > 0;
-    this.narrow = this.#mode === NARROW2;
-    this.storage = this.#mode === HASHED ? 'hashed' : 'inline';
-    const stride = this.#mode === INLINE2 ? 3 : 2;
-    let nullCount = 0;
-    if (nullRows !== null) for (let r = 0; r < rows; r++) nullCount += nullRows[r]!;
-    this.inserted = nullEqualsNull ? rows : rows - nullCount;
-    // rows the slots hold: NULL rows stay out, except in hashed tables under null-equals-null
-    const skip = this.#mode === HASHED && nullEqualsNull ? null : nullRows;
-    const slotted = skip === null ? rows : rows - nullCount;
-
-    let bits = Math.min(slotBits(slotted), MAX_SLOT_BITS);
-    // groups and next must start zeroed; slots are only read where a salt says they were written
-    const shared = input.shared === true;
-    let groups = takeInt32(1 << (bits - 2), true, shared);
-    let slots = takeInt32(stride << bits, false, shared);
-    const next = takeInt32(rows, true, shared);
-    const shift = 32 - (bits - 2);
-    const gmask = (1 << (bits - 2)) - 1;
-    let distinct: number;
-    if (this.#mode === HASHED) {
-      const eq = makeRowEquality(keys, keys, nullEqualsNull);
-      distinct = insertHashed(groups, slots, next, shift, gmask, eq, skip, hashes, rows);
-    } else {
-      const w = (keys[0] as FixedKeyColumn).words;
-      distinct =
-        this.#mode === INLINE2
-          ? insertW2(groups, slots, next, shift, gmask, w, skip, hashes, rows)
-          : insertW1(groups, slots, next, shift, gmask, w, this.#mode === NARROW2 ? 2 : 1, skip, hashes, rows);
-    }
-    let nullFirst = 0;
-    if (this.#mode !== HASHED && nullEqualsNull && nullRows !== null) {
-      for (let r = rows - 1; r >= 0; r--) {
-        if (nullRows[r] === 0) continue;
-        next[r] = nullFirst;
-        nullFirst = r + 1;
-      }
-    }
-    const fewer = Math.min(slotBits(distinct), MAX_SLOT_BITS);
-    if (fewer < bits) {
-      const g = takeInt32(1 << (fewer - 2), true, shared);
-      const s = takeInt32(stride << fewer, false, shared);
-      rehash(groups, slots, g, s, stride, fewer, hashes);
-      releaseInt32(groups, slots);
-      groups = g;
-      slots = s;
-      bits = fewer;
-    }
-    this.#nullFirst = nullFirst;
-    this.distinct = distinct;
-    // NULL keys take slots only in hashed tables under null-equals-null: the count is not "non-NULL" there
-    this.distinctKeys = skip === null && nullCount > 0 ? undefined : distinct;
-    this.hasDuplicates = distinct + (nullFirst !== 0 ? 1 : 0) < this.inserted;
-    this.#groups = groups;
-    this.#slots = slots;
-    this.#next = this.hasDuplicates ? next : null;
-    if (this.#next === null) releaseInt32(next);
-    this.slots = 1 << bits;
-    this.#shift = 32 - (bits - 2);
-    this.#gmask = (1 << (bits - 2)) - 1;
-    this.memoryBytes = groups.byteLength + slots.byteLength + (this.#next === null ? 0 : this.#next.byteLength);
+    this.#restored = !built;
+    this.#keys = keys;
+    this.#generic = new ProbeEquality(keys, input.nullEqualsNull);
+    this.#nullEqualsNull = input.nullEqualsNull;
+    this.#plainBytes = keys.length === 1 && isBytesKey(k0) && k0.codes === null && (!input.nullEqualsNull || k0.nulls === null);
+    this.#mode = r.mode;
+    this.#hi = r.hi;
+    this.#minLo = r.minLo;
+    this.#loSpan = r.loSpan;
+    this.#rangeCheck = r.rangeCheck;
+    this.narrow = r.mode === NARROW2;
+    this.storage = r.mode === HASHED ? 'hashed' : 'inline';
+    this.inserted = r.inserted;
+    this.#nullFirst = r.nullFirst;
+    this.distinct = r.distinct;
+    this.distinctKeys = r.distinctKeys;
+    this.hasDuplicates = r.hasDuplicates;
+    this.#groups = r.groups;
+    this.#slots = r.slots;
+    this.#next = r.next;
+    this.slots = r.slotCount;
+    this.#shift = r.shift;
+    this.#gmask = r.gmask;
+    this.memoryBytes = r.groups.byteLength + r.slots.byteLength + (r.next === null ? 0 : r.next.byteLength);
   }
 
   /** Gives the table's arrays to the buffer cache (a restored copy only stops probing); the table refuses to probe afterwards. */
@@ -418,12 +344,98 @@ export function buildSwissTable(input: BuildInput): SwissHashTable {
   return new SwissHashTable(input);
 }
 
+/**
+ * The build as steps (core/hashmap.ts `buildSteps`): the rows inserted last to first,
+ * `BUILD_STEP_ROWS` a step — the same order as one loop, so the same table — then the NULL chain,
+ * the shrink to the distinct keys' size, and the state the table is made over.
+ */
+function* swissSteps(input: BuildInput): Generator<void, SwissState> {
+  checkBuildInput(input);
+  const reason = swissUnsupportedReason(input);
+  if (reason !== null) throw new RangeError(reason);
+  const { keys, rows, hashes, nullEqualsNull } = input;
+  const width = inlineWidth(keys);
+  const nullRows = anyNullMask(keys);
+  // a 2-word key whose build values all share their high word is stored as its low word alone
+  const narrow = width === 2 ? narrowRange(keys[0] as FixedKeyColumn, rows) : null;
+  const mode = width === 2 ? (narrow === null ? INLINE2 : NARROW2) : width === 1 ? INLINE1 : HASHED;
+  const stride = mode === INLINE2 ? 3 : 2;
+  let nullCount = 0;
+  if (nullRows !== null) for (let r = 0; r < rows; r++) nullCount += nullRows[r]!;
+  const inserted = nullEqualsNull ? rows : rows - nullCount;
+  // rows the slots hold: NULL rows stay out, except in hashed tables under null-equals-null
+  const skip = mode === HASHED && nullEqualsNull ? null : nullRows;
+  const slotted = skip === null ? rows : rows - nullCount;
+
+  let bits = Math.min(slotBits(slotted), MAX_SLOT_BITS);
+  // groups and next must start zeroed; slots are only read where a salt says they were written
+  const shared = input.shared === true;
+  let groups = takeInt32(1 << (bits - 2), true, shared);
+  let slots = takeInt32(stride << bits, false, shared);
+  const next = takeInt32(rows, true, shared);
+  const shift = 32 - (bits - 2);
+  const gmask = (1 << (bits - 2)) - 1;
+  let distinct = 0;
+  const eq = mode === HASHED ? makeRowEquality(keys, keys, nullEqualsNull) : null;
+  const w = mode === HASHED ? null : (keys[0] as FixedKeyColumn).words;
+  for (let top = rows; top > 0; top -= BUILD_STEP_ROWS) {
+    const bottom = Math.max(0, top - BUILD_STEP_ROWS);
+    if (eq !== null) distinct += insertHashed(groups, slots, next, shift, gmask, eq, skip, hashes, top, bottom);
+    else if (mode === INLINE2) distinct += insertW2(groups, slots, next, shift, gmask, w!, skip, hashes, top, bottom);
+    else distinct += insertW1(groups, slots, next, shift, gmask, w!, mode === NARROW2 ? 2 : 1, skip, hashes, top, bottom);
+    yield;
+  }
+  let nullFirst = 0;
+  if (mode !== HASHED && nullEqualsNull && nullRows !== null) {
+    for (let r = rows - 1; r >= 0; r--) {
+      if (nullRows[r] === 0) continue;
+      next[r] = nullFirst;
+      nullFirst = r + 1;
+    }
+  }
+  const fewer = Math.min(slotBits(distinct), MAX_SLOT_BITS);
+  if (fewer < bits) {
+    yield;
+    const g = takeInt32(1 << (fewer - 2), true, shared);
+    const s = takeInt32(stride << fewer, false, shared);
+    rehash(groups, slots, g, s, stride, fewer, hashes);
+    releaseInt32(groups, slots);
+    groups = g;
+    slots = s;
+    bits = fewer;
+  }
+  const hasDuplicates = distinct + (nullFirst !== 0 ? 1 : 0) < inserted;
+  if (!hasDuplicates) releaseInt32(next);
+  return {
+    mode,
+    hi: narrow?.hi ?? 0,
+    minLo: narrow?.minLo ?? 0,
+    loSpan: narrow === null ? 0 : (narrow.maxLo - narrow.minLo) >>> 0,
+    rangeCheck: narrow !== null && narrow.count > 0,
+    inserted,
+    nullFirst,
+    distinct,
+    // NULL keys take slots only in hashed tables under null-equals-null: the count is not "non-NULL" there
+    distinctKeys: skip === null && nullCount > 0 ? undefined : distinct,
+    hasDuplicates,
+    groups,
+    slots,
+    next: hasDuplicates ? next : null,
+    slotCount: 1 << bits,
+    shift: 32 - (bits - 2),
+    gmask: (1 << (bits - 2)) - 1,
+  };
+}
+
 export const swissLayout: HashMapLayout = {
   name: 'swiss',
   description:
     'open addressing over groups of 4 one-byte salts tested together (SWAR); keys inline (one fixed-width key; the low word alone when all share a high word) or by hash + comparator (any key)',
   unsupportedReason: swissUnsupportedReason,
   build: (input) => new SwissHashTable(input),
+  *buildSteps(input) {
+    return new SwissHashTable(input, yield* swissSteps(input), true);
+  },
   restore: (shared, input) => new SwissHashTable({ ...input, hashes: new Uint32Array(0) }, shared.state as SwissState),
 };
 
@@ -483,14 +495,14 @@ function lowestLane(lanes: number): number {
 }
 
 // --- build ---------------------------------------------------------------------------------------
-// Rows rows-1 .. 0 (those not `skip`ped): a row whose key already has a slot is pushed in front of that slot's chain; any
+// Rows top-1 .. bottom (those not `skip`ped; the build calls these for slices, top down): a row whose key already has a slot is pushed in front of that slot's chain; any
 // other row claims the first empty slot of the first group from its home that has one, marking every
 // full group it passes DISPLACED. `next` is all zeros on entry, so a chain's last row needs no write.
 // Returns the number of slots claimed. (One function per slot shape: the key compare is inlined.)
 
-function insertW2(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, skip: Uint8Array | null, hashes: Uint32Array, rows: number): number {
+function insertW2(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, skip: Uint8Array | null, hashes: Uint32Array, top: number, bottom: number): number {
   let distinct = 0;
-  for (let r = rows - 1; r >= 0; r--) {
+  for (let r = top - 1; r >= bottom; r--) {
     if (skip !== null && skip[r] !== 0) continue;
     const h = hashes[r]!;
     const salt = saltOf(h);
@@ -536,9 +548,9 @@ function insertW2(groups: Int32Array, slots: Int32Array, next: Int32Array, shift
 }
 
 /** `ws`: words per key in `w` — 1, or 2 for a NARROW2 key (its low word is the one stored). */
-function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, ws: number, skip: Uint8Array | null, hashes: Uint32Array, rows: number): number {
+function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, w: Int32Array, ws: number, skip: Uint8Array | null, hashes: Uint32Array, top: number, bottom: number): number {
   let distinct = 0;
-  for (let r = rows - 1; r >= 0; r--) {
+  for (let r = top - 1; r >= bottom; r--) {
     if (skip !== null && skip[r] !== 0) continue;
     const h = hashes[r]!;
     const salt = saltOf(h);
@@ -581,9 +593,9 @@ function insertW1(groups: Int32Array, slots: Int32Array, next: Int32Array, shift
   return distinct;
 }
 
-function insertHashed(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, eq: RowEquality, skip: Uint8Array | null, hashes: Uint32Array, rows: number): number {
+function insertHashed(groups: Int32Array, slots: Int32Array, next: Int32Array, shift: number, gmask: number, eq: RowEquality, skip: Uint8Array | null, hashes: Uint32Array, top: number, bottom: number): number {
   let distinct = 0;
-  for (let r = rows - 1; r >= 0; r--) {
+  for (let r = top - 1; r >= bottom; r--) {
     if (skip !== null && skip[r] !== 0) continue;
     const h = hashes[r]!;
     const hs = h | 0;
