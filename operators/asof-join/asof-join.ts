@@ -20,10 +20,10 @@
  *
  * Columnar plan: the right input is held (under the query's memory pool), its rows with no NULL
  * key sorted once by (keys, t) ascending (`argsortKeys`). Each left batch is then streamed: per
- * row, a binary search for its key group's bounds and one inside the group on t — comparators over
- * normalised key columns, no per-row objects. An empty right input with no right outer side still
- * streams the left (a left join NULL-pads every row); an empty left input with no right outer side
- * never reads the right one. Outer rows of the right side come after all left batches.
+ * row, a binary search over the key groups' first rows (the group starts are found once, after the
+ * sort) and one inside the group on t — comparators over normalised key columns, no per-row
+ * objects. An empty right input with no right outer side still streams the left (a left join
+ * NULL-pads every row); an empty left input with no right outer side never reads the right one. Outer rows of the right side come after all left batches.
  */
 import type { RecordBatch } from 'apache-arrow';
 import { concatBatches, RowSource } from '../../core/arrow/gather.ts';
@@ -102,6 +102,9 @@ export class AsofJoin implements JoinAlgorithm {
       };
       let rCols: KeyColumn[] = [];
       let sorted: Int32Array = new Int32Array(0);
+      // the start of each key group in `sorted`, then sorted.length: a left row's group is found by
+      // a binary search over the groups' first rows (log2(groups) comparisons, not 2 x log2(rows))
+      let groups: Int32Array = new Int32Array(1);
       let rightSource = new RowSource([], join.rightSchema);
       let rightMatched = new Bitset(0);
       const prepareRight = async (): Promise<void> => {
@@ -115,6 +118,8 @@ export class AsofJoin implements JoinAlgorithm {
         const valid = validRows(rCols, rb.numRows);
         reservation.grow(valid.byteLength * 2);
         sorted = argsortKeys(rCols, rCols.map(() => ({ descending: false, nullsFirst: false })), valid);
+        groups = nk === 0 ? Int32Array.of(0, sorted.length) : keyGroups(sorted, makeKeyComparator(rCols.slice(0, nk), rCols.slice(0, nk)).equal);
+        reservation.grow(groups.byteLength);
         bump(m, 'rightRows', rb.numRows);
         bump(m, 'rightNullKeys', rb.numRows - valid.length);
       };
@@ -137,19 +142,14 @@ export class AsofJoin implements JoinAlgorithm {
           const nulls = anyNullMask(lCols);
           const keyCmp = nk === 0 ? null : makeKeyComparator(lCols.slice(0, nk), rCols.slice(0, nk)).compare;
           const tCmp = makeKeyComparator([lCols[nk]!], [rCols[nk]!]).compare;
-          const n = sorted.length;
+          const ng = groups.length - 1;
           for (let i = 0; i < lb.numRows; i++) {
             if ((i & (PACE_ROWS - 1)) === PACE_ROWS - 1 && pacer.due()) await pacer.turn();
             let j = -1;
             if (nulls === null || nulls[i] === 0) {
-              // the key group [lo, hi) of the sorted right rows
-              let lo = 0;
-              let hi = n;
-              if (keyCmp !== null) {
-                lo = lowerBound(sorted, 0, n, i, keyCmp, false);
-                hi = lowerBound(sorted, lo, n, i, keyCmp, true);
-              }
-              if (lo < hi) j = closest(sorted, lo, hi, i, tCmp, op);
+              // the key group [groups[g], groups[g + 1]) of the sorted right rows, if any
+              const g = keyCmp === null ? 0 : findGroup(sorted, groups, ng, i, keyCmp);
+              if (g >= 0) j = closest(sorted, groups[g]!, groups[g + 1]!, i, tCmp, op);
             }
             if (j >= 0) {
               matches++;
@@ -192,6 +192,36 @@ function validRows(cols: readonly KeyColumn[], numRows: number): Int32Array {
   n = 0;
   for (let i = 0; i < numRows; i++) if (nulls[i] === 0) out[n++] = i;
   return out;
+}
+
+/**
+ * The start of every run of equal keys in `sorted` (right rows sorted by key), then
+ * `sorted.length`: runs are maximal, so consecutive groups hold different keys.
+ */
+function keyGroups(sorted: Int32Array, equal: (i: number, j: number) => boolean): Int32Array {
+  const n = sorted.length;
+  let count = n > 0 ? 1 : 0;
+  for (let p = 1; p < n; p++) if (!equal(sorted[p - 1]!, sorted[p]!)) count++;
+  const out = new Int32Array(count + 1);
+  let g = 0;
+  if (n > 0) out[g++] = 0;
+  for (let p = 1; p < n; p++) if (!equal(sorted[p - 1]!, sorted[p]!)) out[g++] = p;
+  out[g] = n;
+  return out;
+}
+
+/** The group (index into `groups`) whose key equals left row i's under `cmp` (left vs right), or -1. */
+function findGroup(sorted: Int32Array, groups: Int32Array, ng: number, i: number, cmp: (i: number, j: number) => number): number {
+  let lo = 0;
+  let hi = ng;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = cmp(i, sorted[groups[mid]!]!);
+    if (c === 0) return mid;
+    if (c > 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
 }
 
 /**
