@@ -40,9 +40,10 @@ import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-alg
 import { argsortKeys } from '../../core/keys/argsort.ts';
 import { takeKeyRows } from '../../core/keys/take.ts';
 import { makeKeyComparator } from '../../core/keys/compare.ts';
+import { intsAsDoubles } from '../../core/keys/exact-doubles.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { resolveKeyKind } from '../../core/keys/resolve.ts';
-import { isBytesKey, keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
+import { keyColumnBytes, type KeyColumn, type KeyKind } from '../../core/keys/types.ts';
 import { bump } from '../../core/metrics.ts';
 import { Pacer } from '../../core/next-turn.ts';
 import type { BoundJoin } from '../../core/plan.ts';
@@ -435,30 +436,6 @@ function boundOf(sT: Float64Array, lo: number, hi: number, x: number, upper: boo
     len -= half;
   }
   return sT[base]! < x ? base + 1 : base;
-}
-
-/** 2^53 / 2^32: a 64-bit integer's top word within ±this has an exact double. */
-const SAFE_TOP = 2_097_152;
-
-/**
- * A signed integer key column (1 or 2 words a row: ints, dates, timestamps) as exact doubles, in
- * the same order; null for other kinds, or when a value is beyond ±2^53 (nanosecond timestamps).
- */
-function intsAsDoubles(c: KeyColumn, scratch?: Float64Array): Float64Array | null {
-  if (isBytesKey(c) || c.kind.order !== 'int' || c.kind.width > 2) return null;
-  const n = c.length;
-  const w = c.words;
-  const out = scratch === undefined ? new Float64Array(n) : scratch.subarray(0, n);
-  if (c.kind.width === 1) {
-    for (let i = 0; i < n; i++) out[i] = w[i]!;
-    return out;
-  }
-  for (let i = 0; i < n; i++) {
-    const top = w[2 * i + 1]!;
-    if (top < -SAFE_TOP || top >= SAFE_TOP) return null;
-    out[i] = top * 4294967296 + (w[2 * i]! >>> 0);
-  }
-  return out;
 }
 
 /** Widest key range a look-up table is built for, beyond 4 entries per group. */
