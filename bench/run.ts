@@ -17,6 +17,7 @@ import type { SuiteOptions, SuiteOverrides } from './harness.ts';
 import { DuckDBSession } from '../adapters/duckdb/session.ts';
 import { formatTable } from '../apps/cli/format.ts';
 import { measureCase, type BenchCase, type CaseResult } from './harness.ts';
+import { asofCases } from './suites/asof.ts';
 import { bloomCases } from './suites/bloom.ts';
 import { h2oCases } from './suites/h2o.ts';
 import { hashJoinCases } from './suites/hash-join.ts';
@@ -31,6 +32,7 @@ import { spillCases } from './suites/spill.ts';
 import { starCases } from './suites/star.ts';
 
 const SUITES: Record<string, (duck: DuckDBSession, scale: number, overrides: SuiteOverrides, options: SuiteOptions) => Promise<BenchCase[]>> = {
+  asof: asofCases,
   bloom: bloomCases,
   h2o: h2oCases,
   'hash-join': hashJoinCases,

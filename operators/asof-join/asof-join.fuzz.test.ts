@@ -188,6 +188,71 @@ describe('ASOF join vs a brute force vs DuckDB', () => {
   });
 });
 
+describe('ASOF join on 64-bit integers, inside and beyond ±2^53', () => {
+  // The operator searches integer keys as doubles when every value of a batch has an exact one,
+  // and through the comparators otherwise: keys and times drawn from values on both sides of that
+  // edge (negative ones with low words above 2^31, 2^53 ± 1), against a brute force over BigInts.
+  const BIG = 2n ** 53n;
+  const EXACT = [-5_000_000_000n, -4_294_967_297n, -4_294_967_296n, -1n, 0n, 1n, 4_294_967_295n, 4_294_967_296n, BIG - 2n, BIG - 1n];
+  const BEYOND = [-(2n ** 62n), -BIG - 1n, -BIG, BIG - 1n, BIG, BIG + 1n, BIG + 2n, 2n ** 62n];
+  const draw = (rng: Rng, pool: readonly bigint[], n: number): (bigint | null)[] => Array.from({ length: n }, () => (rng.chance(0.1) ? null : pool[rng.int(0, pool.length - 1)]!));
+  const table = (k: (bigint | null)[], t: (bigint | null)[]) =>
+    new arrow.Table({ k: arrow.vectorFromArray(k, new arrow.Int64()), t: arrow.vectorFromArray(t, new arrow.Int64()), id: arrow.vectorFromArray(k.map((_, i) => i), new arrow.Int32()) });
+
+  it('every left row gets a closest right row of its key, or none, whichever search runs', async () => {
+    const engine = await Engine.create({ join: 'asof', batchSize: 64 });
+    const rng = new Rng(53);
+    let matched = 0;
+    for (const [kPool, tPool] of [[EXACT, EXACT], [EXACT, BEYOND], [BEYOND, EXACT], [BEYOND, BEYOND]] as const) {
+      for (let round = 0; round < 4; round++) {
+        const n = 60;
+        // three keys a side, close together (so 2^53 and 2^53 + 1 meet as keys)
+        const keys = kPool.slice(round % (kPool.length - 2), (round % (kPool.length - 2)) + 3);
+        const lk = draw(rng, keys, n);
+        const lt = draw(rng, tPool, n);
+        const rk = draw(rng, keys, n);
+        const rt = draw(rng, tPool, n);
+        const left = table(lk, lt);
+        const right = table(rk, rt);
+        for (const keyed of [false, true]) {
+          for (const op of RANGE_OPS) {
+            const what = `${kPool === EXACT ? 'exact' : 'beyond'} keys, ${tPool === EXACT ? 'exact' : 'beyond'} t, round ${round}${keyed ? ' k=k' : ''} t ${op} t`;
+            const spec = toJoinSpec({ type: 'left', ...(keyed ? { on: 'k=k' } : {}), range: `t ${op} t`, select: 'id,id_right' });
+            const r = await engine.join(spec, slicedScan(tinySlices(left, rng), left.schema, 'l'), right);
+            const got = new Map<number, number | null>();
+            const ids = values(r.table, 'id') as number[];
+            const rids = values(r.table, 'id_right') as (number | null)[];
+            ids.forEach((i, x) => got.set(i, rids[x]!));
+            expect(got.size, what).toBe(n);
+            for (let i = 0; i < n; i++) {
+              // the brute force: the best right t satisfying op within the key, in BigInt
+              let best: bigint | null = null;
+              const x = lt[i]!;
+              if (x !== null && (!keyed || lk[i] !== null)) {
+                for (let j = 0; j < n; j++) {
+                  const y = rt[j]!;
+                  if (y === null || (keyed && rk[j] !== lk[i])) continue;
+                  const ok = op === '>=' ? x >= y : op === '>' ? x > y : op === '<=' ? x <= y : x < y;
+                  if (ok && (best === null || (op === '>=' || op === '>' ? y > best : y < best))) best = y;
+                }
+              }
+              const j = got.get(i)!;
+              if (best === null) expect(j, `${what}: left row ${i}`).toBeNull();
+              else {
+                expect(j, `${what}: left row ${i}`).not.toBeNull();
+                expect([rt[j!], keyed ? rk[j!] : null], `${what}: left row ${i}`).toEqual([best, keyed ? lk[i] : null]);
+                matched++;
+              }
+            }
+          }
+        }
+      }
+    }
+    expect(matched).toBeGreaterThan(2000);
+    await engine.close();
+  });
+});
+
 describe('SQL: ASOF [LEFT] JOIN runs on the ASOF join, as DuckDB answers it', () => {
   it('keys or none, each operator, WHERE on either side, an ASOF inside a three-table join', async () => {
     const duck = await DuckDBSession.open({ threads: 1 });

@@ -43,6 +43,7 @@ import { UnsupportedJoinError } from '../../core/errors.ts';
 import { compileFilter, type CompiledFilter } from '../../core/expr/evaluate.ts';
 import type { JoinAlgorithm, JoinContext, JoinInputs } from '../../core/join-algorithm.ts';
 import { argsortKeys } from '../../core/keys/argsort.ts';
+import { intsAsDoubles } from '../../core/keys/exact-doubles.ts';
 import { makeKeyComparator } from '../../core/keys/compare.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { resolveKeyKind } from '../../core/keys/resolve.ts';
@@ -168,6 +169,49 @@ function mergeOrders(lo: Int32Array, ro: Int32Array, compare: (i: number, j: num
   while (b < nr) out[p++] = -ro[b++]! - 1;
 }
 
+/**
+ * `mergeOrders` on one key column a side: over exact doubles when both are integer columns within
+ * ±2^53 (core/keys/exact-doubles.ts: no comparator call per step), else with the comparator.
+ */
+function mergeKeys(lo: Int32Array, ro: Int32Array, lk: KeyColumn, rk: KeyColumn, descending: boolean, leftFirstOnTie: boolean, out: Int32Array, reservation: Reservation): void {
+  const bytes = 8 * (lk.length + rk.length);
+  reservation.grow(bytes);
+  try {
+    const ld = intsAsDoubles(lk);
+    const rd = ld === null ? null : intsAsDoubles(rk);
+    if (ld === null || rd === null) mergeOrders(lo, ro, makeKeyComparator([lk], [rk]).compare, descending, leftFirstOnTie, out);
+    else mergeDoubles(lo, ro, ld, rd, descending, leftFirstOnTie, out);
+  } finally {
+    reservation.shrink(bytes);
+  }
+}
+
+/** `mergeOrders` with the keys as exact doubles: `ld[i]` left row i's, `rd[j]` right row j's. */
+function mergeDoubles(lo: Int32Array, ro: Int32Array, ld: Float64Array, rd: Float64Array, descending: boolean, leftFirstOnTie: boolean, out: Int32Array): void {
+  let a = 0;
+  let b = 0;
+  let p = 0;
+  const nl = lo.length;
+  const nr = ro.length;
+  while (a < nl && b < nr) {
+    const i = lo[a]!;
+    const j = ro[b]!;
+    const x = ld[i]!;
+    const y = rd[j]!;
+    // the left row goes first when it is before the right one in the order, or ties and leftFirstOnTie
+    const leftFirst = x === y ? leftFirstOnTie : descending ? x > y : x < y;
+    if (leftFirst) {
+      out[p++] = i;
+      a++;
+    } else {
+      out[p++] = -j - 1;
+      b++;
+    }
+  }
+  while (a < nl) out[p++] = lo[a++]!;
+  while (b < nr) out[p++] = -ro[b++]! - 1;
+}
+
 /** The first set bit at or after `from` and before `limit`, else `limit`. */
 function nextSet(words: Int32Array, from: number, limit: number): number {
   if (from >= limit) return limit;
@@ -220,7 +264,7 @@ async function* run(
       {
         const lo = argsortKeys([lk.k1], [o1], lk.valid);
         const ro = argsortKeys([rk.k1], [o1], rk.valid);
-        mergeOrders(lo, ro, makeKeyComparator([lk.k1], [rk.k1]).compare, d1, !strict(c1.op), l1);
+        mergeKeys(lo, ro, lk.k1, rk.k1, d1, !strict(c1.op), l1, reservation);
       }
       const leftPos = new Int32Array(left.numRows);
       const rightPos = new Int32Array(right.numRows);
@@ -236,7 +280,7 @@ async function* run(
       {
         const lo = argsortKeys([lk.k2], [o2], lk.valid);
         const ro = argsortKeys([rk.k2], [o2], rk.valid);
-        mergeOrders(lo, ro, makeKeyComparator([lk.k2], [rk.k2]).compare, d2, strict(c2.op), l2);
+        mergeKeys(lo, ro, lk.k2, rk.k2, d2, strict(c2.op), l2, reservation);
       }
       // B over L1 positions, and its chunk index
       const chunks = (n + BLOOM_CHUNK_BITS - 1) >>> BLOOM_SHIFT;
