@@ -69,18 +69,60 @@ export interface StrVec {
 export const DENSE_ROWS = new WeakSet<Int32Array>();
 
 // Node-owned buffers are reused across calls (evaluate is synchronous and never re-entered) and
-// only grow; kernels look at the first `n` elements.
+// only grow; kernels look at the first `n` elements. Every growth is announced to the meter of
+// the evaluation running (`scratchGrew`, scratch.ts) BEFORE the new buffer exists, so a refused
+// growth allocates nothing and leaves the node's old buffer in place.
+
+/** What an evaluation reports its scratch growth to (scratch.ts's ScratchMeter); null: nothing counts. */
+export interface ScratchSink {
+  grew(bytes: number): void;
+}
+
+let sink: ScratchSink | null = null;
+
+/** Makes `s` the sink of the evaluation about to run; returns the previous one (restore it after). */
+export function swapScratchSink(s: ScratchSink | null): ScratchSink | null {
+  const prev = sink;
+  sink = s;
+  return prev;
+}
+
+/**
+ * A node-owned buffer of `oldBytes` is about to be replaced by one of `newBytes` (the old one
+ * becomes garbage): the difference counts against the running evaluation's meter, which may
+ * refuse it by throwing (scratch.ts) before anything is allocated.
+ */
+export function scratchGrew(oldBytes: number, newBytes: number): void {
+  if (sink !== null && newBytes > oldBytes) sink.grew(newBytes - oldBytes);
+}
+
 export function f64(buf: Float64Array | undefined, n: number): Float64Array {
-  return buf !== undefined && buf.length >= n ? buf : new Float64Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  scratchGrew(buf?.byteLength ?? 0, 8 * n);
+  return new Float64Array(n);
 }
 export function u8(buf: Uint8Array | undefined, n: number): Uint8Array {
-  return buf !== undefined && buf.length >= n ? buf : new Uint8Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  scratchGrew(buf?.byteLength ?? 0, n);
+  return new Uint8Array(n);
 }
 export function u32(buf: Uint32Array | undefined, n: number): Uint32Array {
-  return buf !== undefined && buf.length >= n ? buf : new Uint32Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  scratchGrew(buf?.byteLength ?? 0, 4 * n);
+  return new Uint32Array(n);
 }
 export function i32(buf: Int32Array | undefined, n: number): Int32Array {
-  return buf !== undefined && buf.length >= n ? buf : new Int32Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  scratchGrew(buf?.byteLength ?? 0, 4 * n);
+  return new Int32Array(n);
+}
+/** `u8` for a buffer whose every byte is `fill` (constants, all-NULL masks): filled once, when it grows. */
+export function u8Filled(buf: Uint8Array | undefined, n: number, fill: number): Uint8Array {
+  return buf !== undefined && buf.length >= n ? buf : u8(buf, n).fill(fill);
+}
+/** `f64` for a buffer whose every element is `fill`: filled once, when it grows. */
+export function f64Filled(buf: Float64Array | undefined, n: number, fill: number): Float64Array {
+  return buf !== undefined && buf.length >= n ? buf : f64(buf, n).fill(fill);
 }
 
 /** `a | b` over null masks; `null` stands for "no NULLs". */
