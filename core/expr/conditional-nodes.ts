@@ -22,7 +22,7 @@
 import { copyByteRange } from './byte-sources.ts';
 import { type ExactVec, loadRow, TWO53 } from './exact.ts';
 import { NullNode } from './leaf-nodes.ts';
-import { type Ctx, f64, i32, Node, type NumVec, scratchGrew, type StrVec, u32, u8, type VClass } from './node-base.ts';
+import { type Ctx, f64, i32, Node, type NumVec, scratchGrewBy, type StrVec, u32, u8, type VClass } from './node-base.ts';
 
 export type Form = 'exact' | 'num' | 'bool' | 'str';
 type Vec = ExactVec | NumVec | Uint8Array | StrVec;
@@ -205,7 +205,7 @@ abstract class PickNode extends Node {
         let e = this.entries;
         if (this.offsets.length < e + c + 1) {
           const size = Math.max(2 * this.offsets.length, e + c + 1);
-          scratchGrew(this.offsets.byteLength, 4 * size);
+          scratchGrewBy(4 * size - this.offsets.byteLength);
           const grown = new Int32Array(size);
           grown.set(this.offsets.subarray(0, e + 1));
           this.offsets = grown;
@@ -220,7 +220,7 @@ abstract class PickNode extends Node {
           const end = xo[entry + 1]!;
           if (this.bytes.length < pos + end - start) {
             const size = Math.max(2 * this.bytes.length, pos + end - start);
-            scratchGrew(this.bytes.byteLength, size);
+            scratchGrewBy(size - this.bytes.byteLength);
             const grown = new Uint8Array(size);
             grown.set(this.bytes.subarray(0, pos));
             this.bytes = grown;

@@ -152,7 +152,7 @@ export function compileFilter(expr: Expr, leftSchema: Schema, rightSchema: Schem
     throw new ExpressionError(`a filter must be a boolean expression, but ${root.label} has type ${root.cls.sql}`);
   }
   const columns = compiler.columnsOf(expr);
-  const scratch = new ScratchMeter();
+  const scratch = new ScratchMeter(root, `filter ${root.label}`);
   const call: FilterCall = { root, left: null, leftRows: NO_ROWS, right: null, rightRows: NO_ROWS, count: 0, result: NO_BYTES };
   return {
     expr,
@@ -174,7 +174,7 @@ export function compileFilter(expr: Expr, leftSchema: Schema, rightSchema: Schem
       call.count = count;
       call.result = result;
       try {
-        scratch.run(count, call, filterChunk, `filter ${root.label}`);
+        scratch.run(count, call, filterChunk);
       } finally {
         call.left = call.right = null; // hold no batch or row list past the call
         call.leftRows = call.rightRows = NO_ROWS;

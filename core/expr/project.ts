@@ -63,7 +63,6 @@ import { compileFilter } from './evaluate.ts';
 import { type ExactVec, loadRow, setFromDouble, TWO32, TWO53 } from './exact.ts';
 import { NullNode } from './leaf-nodes.ts';
 import type { Ctx, Node, NumVec, StrVec, TemporalUnit, VClass } from './node-base.ts';
-import { formatExpr } from './parse.ts';
 import { ScratchMeter } from './scratch.ts';
 import type { IntKind } from './numeric-types.ts';
 import { identity } from './string-format.ts';
@@ -155,7 +154,7 @@ export function compileProjection(expr: Expr, schema: Schema): CompiledProjectio
   const columns = compiler.columnsOf(expr).left;
   const plain = expr.kind === 'column' ? compiler.resolveName('left', expr.name) : null;
   const form = formOf(cls);
-  const scratch = new ScratchMeter();
+  const scratch = new ScratchMeter(root, root.label);
   const call: ProjectCall | null = form === null ? null : { root, form, cls, type, rows: new Rows(), batch: null, out: null };
   return {
     expr,
@@ -172,7 +171,7 @@ export function compileProjection(expr: Expr, schema: Schema): CompiledProjectio
       if (call === null || root instanceof NullNode || n === 0) return allNull(type, n);
       call.batch = batch;
       try {
-        scratch.run(n, call, projectAll, root.label, false);
+        scratch.run(n, call, projectAll, false);
         return call.out!;
       } finally {
         call.batch = null; // hold no batch past the call
@@ -194,7 +193,6 @@ export function compileRowFilter(
   refuseRight(expr, 'a row filter');
   const filter = compileFilter(expr, schema, EMPTY);
   const scratch = filter.scratch;
-  const label = `row filter ${formatExpr(expr)}`;
   const rows = new Rows();
   let mask = new Uint8Array(0);
   return {
@@ -205,10 +203,10 @@ export function compileRowFilter(
       if (n === 0) return new Int32Array(0);
       // the identity rows and the mask are the filter's scratch too (`identity` grows to 2x)
       const had = rows.length;
-      if (had < n) scratch.hold(4 * (Math.max(n, 2 * had) - had), label, n);
+      if (had < n) scratch.hold(4 * (Math.max(n, 2 * had) - had), n);
       const ids = rows.get(n);
       if (mask.length < n) {
-        scratch.hold(ids.length - mask.length, label, n);
+        scratch.hold(ids.length - mask.length, n);
         mask = new Uint8Array(ids.length);
       }
       const keep = filter.evaluate(batch, ids, batch, ids, n, mask);

@@ -20,7 +20,7 @@
 import { copyByteRange } from './byte-sources.ts';
 import { civilFromDays } from './calendar.ts';
 import { exactValue, type ExactVec, TWO53 } from './exact.ts';
-import { type Ctx, DENSE_ROWS, i32, Node, u8, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
+import { type Ctx, DENSE_ROWS, i32, Node, SCRATCH_HOLDER, u8, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
 import { decimalText } from './numeric-nodes.ts';
 import type { NumType } from './numeric-types.ts';
 
@@ -72,6 +72,8 @@ const INT64_INFINITY = 2n ** 63n - 1n;
 
 /** Growable output bytes (reused across calls; evaluation is synchronous). */
 export class ByteWriter {
+  /** `buf` is scratch: counted as it grows, dropped under memory pressure (node-base.ts). */
+  readonly [SCRATCH_HOLDER] = true;
   buf: Uint8Array = new Uint8Array(256);
   pos = 0;
   private readonly scratch = new Uint8Array(24);
