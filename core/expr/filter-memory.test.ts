@@ -70,7 +70,7 @@ describe('a join filter’s scratch counts against memoryLimit', () => {
   });
 
   it('below what a few pairs need: a MemoryLimitError naming the filter', async () => {
-    const error = await run(200_000).catch((e: unknown) => e);
+    const error = await run(100_000).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MemoryLimitError);
     expect((error as Error).message).toMatch(/join filter scratch \(filter l\.a \+ 0 = r\.b OR .*…\)/);
   });

@@ -19,9 +19,10 @@
  * probe of PROBE_ROWS rows that measures what a row costs (buffer sizes are linear in the rows but
  * for string bytes); after it a chunk takes as many rows as fit in what the meter holds plus half
  * the pool's free bytes (the other half is left to the operators) — the whole batch when nothing
- * presses. A call that had to be cut (or was refused) ends by dropping its buffers
- * (`dropScratch`: the reservation shrinks back to the floor), so the operators get the bytes back
- * between calls; a call with room keeps them (the fast path: reused, no allocation). Predicting
+ * presses. A call that had to be cut (or was refused), or that leaves the pool more than half
+ * full, ends by dropping its buffers (`dropScratch`: the reservation shrinks back to the floor),
+ * so the operators — which may reserve up to the limit and spill — get the bytes back between
+ * calls; a call with room keeps them (the fast path: reused, no allocation). Predicting
  * matters because buffers only grow within a call: a node that grew for a chunk refused further
  * down the tree keeps its buffer until the call ends. A refused growth (strings longer than the
  * probe's, another operator reserving meanwhile) drops the chunk — nothing was allocated for it —
@@ -49,7 +50,7 @@ export const PROBE_ROWS = 64;
 
 /** Rows the floor is reserved for, and the estimate of a node's scratch per row it assumes. */
 export const FLOOR_ROWS = MIN_CHUNK_ROWS;
-export const FLOOR_BYTES_PER_NODE_ROW = 32;
+export const FLOOR_BYTES_PER_NODE_ROW = 16;
 
 /** Longest expression text a consumer name quotes (a 9,000-term filter would make a 125 KB message). */
 const LABEL_CHARS = 80;
@@ -190,7 +191,9 @@ export class ScratchMeter implements ScratchSink {
       }
     } finally {
       swapScratchSink(prev);
-      if (this.#pressed && this.#reservation !== null) this.release();
+      const r = this.#reservation;
+      // keep the buffers for the next call only while the pool is at most half full
+      if (r !== null && (this.#pressed || r.pool.reserved > r.pool.limit / 2)) this.release();
     }
   }
 
