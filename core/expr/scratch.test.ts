@@ -104,6 +104,32 @@ describe('compiled filter scratch (core/expr/scratch.ts)', () => {
     expect(pool.peak).toBeLessThanOrEqual(20_000);
   });
 
+  it('with only its floor left, evaluates a few pairs at a time (or names itself when 8 do not fit)', () => {
+    const probe = new MemoryPool();
+    compileFilter(expr, SCHEMA, SCHEMA).scratch.attach(probe.reservation('floor'));
+    const floor = probe.reserved;
+    for (const extra of [0, 4 * floor]) {
+      const pool = new MemoryPool(floor + extra);
+      const f = compileFilter(expr, SCHEMA, SCHEMA);
+      f.scratch.attach(pool.reservation('join filter scratch'));
+      const [l8, r8] = pairs(40); // 1,600 pairs
+      let got: Uint8Array | Error;
+      try {
+        got = f.evaluate(L, l8, R, r8, l8.length);
+      } catch (e) {
+        got = e as Error;
+      }
+      if (extra === 0) {
+        expect(got).toBeInstanceOf(MemoryLimitError);
+        expect((got as Error).message).toMatch(/join filter scratch \(filter .*\), evaluating 8 rows at a time/);
+      } else {
+        expect(got).toEqual(free.evaluate(L, l8, R, r8, l8.length));
+        expect(f.scratch.chunks).toBeGreaterThan(10);
+      }
+      expect(pool.peak).toBeLessThanOrEqual(pool.limit);
+    }
+  });
+
   it('an ExpressionError is the same in chunks', () => {
     const overflow = parseExpr('l.a = 3 OR (l.a * 2147483647) * 2 > r.a');
     const msg = (limit: number): string => {

@@ -201,7 +201,7 @@ export class ScratchMeter implements ScratchSink {
   #rowsFor(left: number): number {
     const r = this.#reservation;
     if (r === null) return left;
-    if (this.#chunks === 0) return Math.min(left, PROBE_ROWS);
+    if (this.#chunks === 0) return Math.min(left, PROBE_ROWS, this.#chunkRows); // a refused probe halves too
     const perRow = this.#perRow;
     const fits = perRow > 0 ? Math.floor((this.#held + this.#spare + r.pool.available / 2) / perRow) : Infinity;
     const rows = Math.min(left, this.#chunkRows, Math.max(MIN_CHUNK_ROWS, fits));
