@@ -259,6 +259,9 @@ export class CoreEngine {
       // the batch between the operator and the consumer: released when the consumer asks for
       // the next one (a consumer that keeps it reserves it itself)
       const inFlight = pool.reservation(`${algorithm.name} join output batch`);
+      // the residual filter's node buffers count as they grow (core/expr/scratch.ts: evaluated in
+      // smaller chunks of pairs when the pool refuses); freed when the run ends
+      bound.filter?.scratch.attach(pool.reservation(`${algorithm.name} join filter scratch`));
       const signal = options.signal;
       const clock = signal !== undefined ? new TurnClock(CANCEL_CHECK_MS) : null;
       try {
@@ -276,6 +279,7 @@ export class CoreEngine {
         }
       } finally {
         inFlight.free();
+        bound.filter?.scratch.detach();
         metrics.elapsedMs = performance.now() - started;
         opMetrics.peakReservedBytes = Math.max(opMetrics.peakReservedBytes, pool.peak);
         metrics.memory.peakReservedBytes = pool.peak;

@@ -205,7 +205,7 @@ function placeOnJoin(plan: FromPlan, c: SqlExpr, needs: ReadonlySet<string>): bo
 }
 
 /** A leaf's static conjuncts as one scan predicate (rows and containers), or null when it has none. */
-export function leafPredicate(leaf: Leaf): ScanPredicate | null {
+export function leafPredicate(leaf: Leaf, pool?: MemoryPool): ScanPredicate | null {
   if (leaf.statics.length === 0) return null;
   const shape = { columns: leafColumns(leaf) };
   const parts: StaticConjunct[] = leaf.statics.map((sql) => ({
@@ -216,13 +216,13 @@ export function leafPredicate(leaf: Leaf): ScanPredicate | null {
       return v === null || v === 'ambiguous' ? null : v.out;
     },
   }));
-  return staticPredicate(parts, leaf.scan.schema, `WHERE on ${leaf.name}`);
+  return staticPredicate(parts, leaf.scan.schema, `WHERE on ${leaf.name}`, pool);
 }
 
 /** Each leaf's relation: its scan behind its static predicate, inside a PushdownTarget. */
-function openLeaf(leaf: Leaf, gate: SipGate): Relation {
+function openLeaf(leaf: Leaf, gate: SipGate, pool: MemoryPool): Relation {
   const columns = leafColumns(leaf);
-  const predicate = leafPredicate(leaf);
+  const predicate = leafPredicate(leaf, pool);
   const scan = predicate === null ? leaf.scan : new FilteredScan(leaf.scan, predicate);
   const target = new PushdownTarget(scan, leaf.name, leaf.table, leaf.estimate, gate);
   leaf.target = target;
@@ -276,7 +276,7 @@ export interface SipCollector {
 
 /** Builds the streams of the tree, bottom-up; the returned relation's scan runs them when read. */
 export async function openTree(plan: FromPlan, ctx: TreeContext): Promise<Relation> {
-  if (plan.kind === 'leaf') return openLeaf(plan, ctx.sip?.gate ?? openGate());
+  if (plan.kind === 'leaf') return openLeaf(plan, ctx.sip?.gate ?? openGate(), ctx.pool);
   const left = await openTree(plan.left, ctx);
   const right = await openTree(plan.right, ctx);
   const using = plan.natural ? naturalColumns(left, right) : plan.using;
@@ -398,7 +398,7 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
   for (const c of kept) if (c.route !== null) routes.set(c.out, c.route);
   const estimate = req.estimate ?? (sides === 'left' ? left.input.numRows : sides === 'right' ? right.input.numRows : Math.max(left.input.numRows, right.input.numRows));
   const outShape = { columns: kept };
-  const rowFilter = req.rowFilter.length === 0 ? null : rowPredicate(req.rowFilter, outShape, first.schema);
+  const rowFilter = req.rowFilter.length === 0 ? null : rowPredicate(req.rowFilter, outShape, first.schema, ctx.pool);
   const scan = new JoinStreamScan(first, open, `${type} join`, estimate, routes, rowFilter, ctx.sip?.gate);
   const named = (rel: Relation, out: string): string => {
     const v = rel.columns.find((c) => c.out === out);
@@ -430,9 +430,9 @@ export async function joinRelations(ctx: TreeContext, req: JoinRequest, left: Re
 }
 
 /** Conditions over one relation's rows as a row filter (a scan predicate that never prunes containers). */
-export function rowPredicate(conds: readonly SqlExpr[], rel: Pick<Relation, 'columns'>, schema: Schema): ScanPredicate {
+export function rowPredicate(conds: readonly SqlExpr[], rel: Pick<Relation, 'columns'>, schema: Schema, pool?: MemoryPool): ScanPredicate {
   const parts: StaticConjunct[] = conds.map((sql) => ({ sql, expr: toExpr(sql, rel, NO_COLUMNS), column: () => null }));
-  const p = staticPredicate(parts, schema, 'WHERE');
+  const p = staticPredicate(parts, schema, 'WHERE', pool);
   return { ...p, mayContain: () => true };
 }
 

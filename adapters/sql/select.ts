@@ -94,7 +94,7 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   let rows: AsyncIterable<RecordBatch> = rel.input.batches({ signal: options.signal, lateMaterialization: engine.config['scan.lateMaterialization'], ...(columns !== undefined ? { columns } : {}) });
   if (isAggregateQuery(q)) {
     const agg = planAggregate(rel, q);
-    const input = project(rows, agg.inputItems, rel, 'aggregate input');
+    const input = project(rows, agg.inputItems, rel, 'aggregate input', options.pool);
     let table = await hashAggregate(input.batches, input.schema, agg.spec, { pool: options.pool, signal: options.signal, batchSize }).catch((e: unknown) => {
       throw agg.userError(e);
     });
@@ -102,7 +102,7 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
     const having = conjuncts(agg.having);
     const plain = having.filter((c) => !hasSubquery(c));
     if (plain.length > 0) {
-      const filter = rowPredicate(plain, await agg.output(table), table.schema);
+      const filter = rowPredicate(plain, await agg.output(table), table.schema, options.pool);
       const kept = table.batches.map((b) => {
         const sel = filter.selectRows(b);
         return sel === null ? b : takeRows(b, sel);
@@ -122,7 +122,7 @@ export async function finishSelect(engine: SelectEngine, rel: Relation, query: S
   const outNames = outputNames(source, q.select);
   const order = q.orderBy.map((o, i) => ({ ...o, column: orderColumn(o.expr, outNames, source, q) ?? (q.distinct ? notYet('ORDER BY an expression that is not a column of SELECT DISTINCT', o.expr.at) : `${HIDDEN}order${i}`) }));
   const hidden: SelectItem[] = order.filter((o) => o.column.startsWith(HIDDEN)).map((o) => ({ expr: o.expr, alias: o.column, name: o.column }));
-  const projected = project(rows, [...q.select, ...hidden], source, 'SELECT');
+  const projected = project(rows, [...q.select, ...hidden], source, 'SELECT', options.pool);
   const keys = order.map((o) => ({ column: o.column, descending: o.descending, nullsFirst: o.nullsFirst ?? false }));
   const orderLabel = `ORDER BY ${q.orderBy.map((o, i) => `${order[i]!.column.startsWith(HIDDEN) ? '(expression)' : order[i]!.column}${o.descending ? ' DESC' : ''}${o.nullsFirst ? ' NULLS FIRST' : ''}`).join(', ')}`;
   let orderedBy = keys.map((k) => k.column).filter((c) => !c.startsWith(HIDDEN));
@@ -232,13 +232,30 @@ function outputNames(rel: Relation, items: readonly SelectItem[]): string[] {
 }
 
 /** The select items over `rows` (batches of `rel`'s scan), batch by batch, and their schema. */
-function project(rows: AsyncIterable<RecordBatch>, items: readonly SelectItem[], rel: Relation, where: string): { readonly schema: Schema; readonly batches: AsyncIterable<RecordBatch> } {
+function project(
+  rows: AsyncIterable<RecordBatch>,
+  items: readonly SelectItem[],
+  rel: Relation,
+  where: string,
+  pool: MemoryPool,
+): { readonly schema: Schema; readonly batches: AsyncIterable<RecordBatch> } {
   const outputs = outputsOf(rel, items);
   const schema = projectedSchema(outputs, rel.input.schema);
-  return { schema, batches: projectBatches(rows, outputs, schema, where) };
+  return { schema, batches: projectBatches(rows, outputs, schema, where, pool) };
 }
 
-async function* projectBatches(rows: AsyncIterable<RecordBatch>, outputs: readonly Output[], schema: Schema, where: string): AsyncGenerator<RecordBatch> {
+async function* projectBatches(rows: AsyncIterable<RecordBatch>, outputs: readonly Output[], schema: Schema, where: string, pool: MemoryPool): AsyncGenerator<RecordBatch> {
+  // each expression's node buffers count against the query's limit as they grow (core/expr/scratch.ts)
+  const metered = outputs.flatMap((o) => (o.kind === 'expr' ? [o.compiled.scratch] : []));
+  for (const m of metered) m.attach(pool.reservation(`${where} expression scratch`));
+  try {
+    yield* projectEach(rows, outputs, schema, where);
+  } finally {
+    for (const m of metered) m.detach();
+  }
+}
+
+async function* projectEach(rows: AsyncIterable<RecordBatch>, outputs: readonly Output[], schema: Schema, where: string): AsyncGenerator<RecordBatch> {
   for await (const b of rows) {
     const index = new Map(b.schema.fields.map((f, i) => [f.name, i]));
     const datas: Data[] = outputs.map((o) => {

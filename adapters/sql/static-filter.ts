@@ -19,6 +19,7 @@
 import type { RecordBatch, Schema } from 'apache-arrow';
 import { children, type Expr } from '../../core/expr/ast.ts';
 import { compileRowFilter } from '../../core/expr/project.ts';
+import type { MemoryPool } from '../../core/memory/pool.ts';
 import type { ContainerStats, ScanPredicate } from '../../core/scan/scan.ts';
 import type { SqlExpr } from './ast.ts';
 import { mayHold } from './static-prune.ts';
@@ -33,7 +34,12 @@ export interface StaticConjunct {
 
 type RowFilter = ReturnType<typeof compileRowFilter>;
 
-export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Schema, description: string): ScanPredicate {
+/**
+ * `pool`: the query's pool; each compiled row filter's scratch (its node buffers, identity rows
+ * and mask: core/expr/scratch.ts) then counts against it as it grows, for as long as the query
+ * runs — the filter chunks its rows when the pool refuses, a MemoryLimitError past that.
+ */
+export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Schema, description: string, pool?: MemoryPool): ScanPredicate {
   const expr: Expr = conjuncts.length === 1 ? conjuncts[0]!.expr : { kind: 'and', args: conjuncts.map((c) => c.expr) };
   compileRowFilter(expr, schema); // type errors surface before any data is read
   const compiled = new WeakMap<Schema, RowFilter>();
@@ -57,7 +63,10 @@ export function staticPredicate(conjuncts: readonly StaticConjunct[], schema: Sc
         // a scan's batches carry equal schemas in new objects (one per decoded run): compile once per shape
         const shape = batch.schema.fields.map((x) => `${x.name}\u0000${String(x.type)}`).join('\u0001');
         f = bySignature.get(shape);
-        if (f === undefined) bySignature.set(shape, (f = compileRowFilter(expr, batch.schema)));
+        if (f === undefined) {
+          bySignature.set(shape, (f = compileRowFilter(expr, batch.schema)));
+          if (pool !== undefined) f.scratch.attach(pool.reservation(`${description} filter scratch`));
+        }
         compiled.set(batch.schema, f);
       }
       const rows = f.select(batch);

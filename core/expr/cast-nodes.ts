@@ -61,7 +61,7 @@ import {
   TWO53,
   wordsOf,
 } from './exact.ts';
-import { type Ctx, f64, i32, matters, Node, type NumVec, u32, u8, type VClass } from './node-base.ts';
+import { type Ctx, f64, i32, matters, Node, type NumVec, u32, u8, u8Filled, type VClass } from './node-base.ts';
 import { decimalText } from './numeric-nodes.ts';
 import { formatDouble } from './string-format.ts';
 import { intRange, type IntKind, type NumType, typeName } from './numeric-types.ts';
@@ -765,8 +765,7 @@ export class FailingNode extends Node {
   }
 
   private allNull(ctx: Ctx): Uint8Array {
-    if (this.nullBuf === undefined || this.nullBuf.length < ctx.n) this.nullBuf = new Uint8Array(ctx.n).fill(1);
-    return this.nullBuf;
+    return (this.nullBuf = u8Filled(this.nullBuf, ctx.n, 1));
   }
 
   override exact(ctx: Ctx): ExactVec {
@@ -779,8 +778,7 @@ export class FailingNode extends Node {
   }
   override bool(ctx: Ctx): Uint8Array {
     this.check(ctx);
-    if (this.boolBuf === undefined || this.boolBuf.length < ctx.n) this.boolBuf = new Uint8Array(ctx.n).fill(2);
-    return this.boolBuf;
+    return (this.boolBuf = u8Filled(this.boolBuf, ctx.n, 2));
   }
   override nulls(ctx: Ctx): Uint8Array {
     this.check(ctx);

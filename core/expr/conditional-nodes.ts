@@ -22,9 +22,9 @@
 import { copyByteRange } from './byte-sources.ts';
 import { type ExactVec, loadRow, TWO53 } from './exact.ts';
 import { NullNode } from './leaf-nodes.ts';
-import { type Ctx, f64, i32, Node, type NumVec, type StrVec, u32, u8, type VClass } from './node-base.ts';
+import { type Ctx, f64, i32, Node, type NumVec, scratchGrewBy, type StrVec, u32, u8, type VClass } from './node-base.ts';
 
-type Form = 'exact' | 'num' | 'bool' | 'str';
+export type Form = 'exact' | 'num' | 'bool' | 'str';
 type Vec = ExactVec | NumVec | Uint8Array | StrVec;
 
 /** How values of class `cls` are read from a node (null: the NULL type, no values). */
@@ -204,7 +204,9 @@ abstract class PickNode extends Node {
         const idx = this.idxBuf!;
         let e = this.entries;
         if (this.offsets.length < e + c + 1) {
-          const grown = new Int32Array(Math.max(2 * this.offsets.length, e + c + 1));
+          const size = Math.max(2 * this.offsets.length, e + c + 1);
+          scratchGrewBy(4 * size - this.offsets.byteLength);
+          const grown = new Int32Array(size);
           grown.set(this.offsets.subarray(0, e + 1));
           this.offsets = grown;
         }
@@ -217,7 +219,9 @@ abstract class PickNode extends Node {
           const start = xo[entry]!;
           const end = xo[entry + 1]!;
           if (this.bytes.length < pos + end - start) {
-            const grown = new Uint8Array(Math.max(2 * this.bytes.length, pos + end - start));
+            const size = Math.max(2 * this.bytes.length, pos + end - start);
+            scratchGrewBy(size - this.bytes.byteLength);
+            const grown = new Uint8Array(size);
             grown.set(this.bytes.subarray(0, pos));
             this.bytes = grown;
           }

@@ -66,9 +66,13 @@ import { checkDepth, type Expr } from './ast.ts';
 import { Compiler } from './compile.ts';
 import { exactValue } from './exact.ts';
 import { NullNode } from './leaf-nodes.ts';
-import type { Ctx } from './node-base.ts';
+import { type Ctx, DENSE_ROWS, type Node } from './node-base.ts';
+import { ScratchMeter } from './scratch.ts';
 import { decimalText } from './numeric-nodes.ts';
 import { isExact, typeName } from './numeric-types.ts';
+
+const NO_ROWS = new Int32Array(0);
+const NO_BYTES = new Uint8Array(0);
 
 // ---- public API ---------------------------------------------------------------------------------
 
@@ -90,6 +94,42 @@ export interface CompiledFilter {
     count: number,
     out?: Uint8Array,
   ): Uint8Array;
+  /**
+   * The scratch buffers the filter's nodes hold (scratch.ts): `attach` a run's reservation and
+   * they count against its `memoryLimit` as they grow — evaluating in smaller chunks of pairs
+   * when the pool refuses, a MemoryLimitError naming the filter past that — and `detach` when
+   * the run ends. Not attached, nothing is counted or refused.
+   */
+  readonly scratch: ScratchMeter;
+}
+
+/** One `evaluate` call's arguments, reused across calls (evaluation is synchronous). */
+interface FilterCall {
+  root: Node;
+  left: RecordBatch | null;
+  leftRows: Int32Array;
+  right: RecordBatch | null;
+  rightRows: Int32Array;
+  count: number;
+  result: Uint8Array;
+}
+
+/** Rows [start, end) of `rows`, still known dense (DENSE_ROWS) when a prefix of a dense list. */
+export function rowSlice(rows: Int32Array, start: number, end: number): Int32Array {
+  const v = rows.subarray(start, end);
+  if (start === 0 && DENSE_ROWS.has(rows)) DENSE_ROWS.add(v);
+  return v;
+}
+
+/** The filter over pairs [start, end) of a call, into `result[start .. end)`. */
+function filterChunk(c: FilterCall, start: number, end: number): void {
+  const whole = start === 0 && end === c.count;
+  const n = end - start;
+  const leftRows = whole ? c.leftRows : rowSlice(c.leftRows, start, end);
+  const rightRows = whole ? c.rightRows : rowSlice(c.rightRows, start, end);
+  const v = c.root.bool({ left: c.left!, leftRows, right: c.right!, rightRows, n, live: null });
+  const result = c.result;
+  for (let k = 0; k < n; k++) result[start + k] = v[k]! & 1; // TRUE (1) stays, FALSE (0) and NULL (2) drop; branch-free
 }
 
 function checkCall(leftRows: Int32Array, rightRows: Int32Array, count: number): void {
@@ -112,9 +152,12 @@ export function compileFilter(expr: Expr, leftSchema: Schema, rightSchema: Schem
     throw new ExpressionError(`a filter must be a boolean expression, but ${root.label} has type ${root.cls.sql}`);
   }
   const columns = compiler.columnsOf(expr);
+  const scratch = new ScratchMeter(root, `filter ${root.label}`);
+  const call: FilterCall = { root, left: null, leftRows: NO_ROWS, right: null, rightRows: NO_ROWS, count: 0, result: NO_BYTES };
   return {
     expr,
     columns,
+    scratch,
     evaluate(left, leftRows, right, rightRows, count, out) {
       checkCall(leftRows, rightRows, count);
       const result = out ?? new Uint8Array(count);
@@ -124,8 +167,19 @@ export function compileFilter(expr: Expr, leftSchema: Schema, rightSchema: Schem
         result.fill(0, 0, count);
         return result;
       }
-      const v = root.bool({ left, leftRows, right, rightRows, n: count, live: null });
-      for (let k = 0; k < count; k++) result[k] = v[k]! & 1; // TRUE (1) stays, FALSE (0) and NULL (2) drop; branch-free
+      call.left = left;
+      call.leftRows = leftRows;
+      call.right = right;
+      call.rightRows = rightRows;
+      call.count = count;
+      call.result = result;
+      try {
+        scratch.run(count, call, filterChunk);
+      } finally {
+        call.left = call.right = null; // hold no batch or row list past the call
+        call.leftRows = call.rightRows = NO_ROWS;
+        call.result = NO_BYTES;
+      }
       return result;
     },
   };

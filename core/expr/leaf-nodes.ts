@@ -11,7 +11,7 @@ import { type ByteSource, byteSource, dictionarySource } from './byte-sources.ts
 import { gatherBools, gatherExact, gatherFloats, gatherNulls, int32View } from './column-readers.ts';
 import { type ColumnType, columnType } from './column-types.ts';
 import { type ExactVec, toDouble, TWO53, wordsOf } from './exact.ts';
-import { type Ctx, DENSE_ROWS, type DenseExact, f64, i32, Node, type NumVec, type StrVec, u32, u8, type VClass } from './node-base.ts';
+import { type Ctx, DENSE_ROWS, type DenseExact, f64, f64Filled, i32, Node, type NumVec, type StrVec, u32, u8, u8Filled, type VClass } from './node-base.ts';
 
 const EMPTY_OFFSETS = Int32Array.of(0, 0);
 const EMPTY_BYTES = new Uint8Array(0);
@@ -178,25 +178,22 @@ export class LiteralNode extends Node {
   }
 
   override num(ctx: Ctx): NumVec {
-    if (this.numBuf === undefined || this.numBuf.length < ctx.n) this.numBuf = new Float64Array(ctx.n).fill(this.approx);
-    return { values: this.numBuf, nulls: null };
+    return { values: (this.numBuf = f64Filled(this.numBuf, ctx.n, this.approx)), nulls: null };
   }
 
   override exact(ctx: Ctx): ExactVec {
     const words = this.words;
-    if (this.numBuf === undefined || this.numBuf.length < ctx.n) {
-      this.numBuf = new Float64Array(ctx.n).fill(this.approx);
-      if (words !== null) {
-        const w = (this.wordBuf = new Uint32Array(4 * ctx.n));
-        for (let k = 0; k < ctx.n; k++) w.set(words, 4 * k);
-      }
+    this.numBuf = f64Filled(this.numBuf, ctx.n, this.approx);
+    if (words !== null && (this.wordBuf === undefined || this.wordBuf.length < 4 * ctx.n)) {
+      // every row's words, written once when the buffer grows (reused buffers are filled whole)
+      const w = (this.wordBuf = u32(this.wordBuf, 4 * ctx.n));
+      for (let k = 0; k < ctx.n; k++) w.set(words, 4 * k);
     }
     return { f: this.numBuf, w: words === null ? null : this.wordBuf!, src: null, nulls: null };
   }
 
   override bool(ctx: Ctx): Uint8Array {
-    if (this.boolBuf === undefined || this.boolBuf.length < ctx.n) this.boolBuf = new Uint8Array(ctx.n).fill(this.value ? 1 : 0);
-    return this.boolBuf;
+    return (this.boolBuf = u8Filled(this.boolBuf, ctx.n, this.value ? 1 : 0));
   }
 
   override str(ctx: Ctx): StrVec {
@@ -232,12 +229,10 @@ export class NullNode extends Node {
   }
 
   override bool(ctx: Ctx): Uint8Array {
-    if (this.boolBuf === undefined || this.boolBuf.length < ctx.n) this.boolBuf = new Uint8Array(ctx.n).fill(2);
-    return this.boolBuf;
+    return (this.boolBuf = u8Filled(this.boolBuf, ctx.n, 2));
   }
 
   override nulls(ctx: Ctx): Uint8Array {
-    if (this.nullBuf === undefined || this.nullBuf.length < ctx.n) this.nullBuf = new Uint8Array(ctx.n).fill(1);
-    return this.nullBuf;
+    return (this.nullBuf = u8Filled(this.nullBuf, ctx.n, 1));
   }
 }

@@ -18,7 +18,7 @@ import { BOOLEAN, type Ctx, matters, Node, type StrVec, u8 } from './node-base.t
 export class LikeNode extends Node {
   private buf?: Uint8Array;
   private entryBuf?: Uint8Array;
-  private lowerBuf = new Uint8Array(64);
+  private lowerBuf: Uint8Array = new Uint8Array(64);
 
   constructor(
     private readonly arg: Node,
@@ -42,7 +42,7 @@ export class LikeNode extends Node {
     const end = x.offsets[e + 1]!;
     if (!this.lower) return m.match(x.bytes, start, end);
     const need = lowerCapacity(end - start);
-    if (this.lowerBuf.length < need) this.lowerBuf = new Uint8Array(Math.max(need, 2 * this.lowerBuf.length));
+    if (this.lowerBuf.length < need) this.lowerBuf = u8(this.lowerBuf, Math.max(need, 2 * this.lowerBuf.length));
     const len = lowerUtf8(x.bytes, start, end, this.lowerBuf);
     return m.match(this.lowerBuf, 0, len);
   }

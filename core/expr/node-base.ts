@@ -69,18 +69,130 @@ export interface StrVec {
 export const DENSE_ROWS = new WeakSet<Int32Array>();
 
 // Node-owned buffers are reused across calls (evaluate is synchronous and never re-entered) and
-// only grow; kernels look at the first `n` elements.
+// only grow; kernels look at the first `n` elements. While an evaluation runs under a meter
+// (scratch.ts), every growth is announced to it BEFORE the new buffer exists — a refused growth
+// allocates nothing and leaves the node's old buffer in place — and the new buffer is marked as
+// scratch, so that `dropScratch` may later take it back from the node.
+
+/** What an evaluation reports its scratch growth to (scratch.ts's ScratchMeter); null: nothing counts. */
+export interface ScratchSink {
+  grew(bytes: number): void;
+}
+
+let sink: ScratchSink | null = null;
+
+/** Buffers counted as scratch (each counted at its full size while a node holds it). */
+const SCRATCH = new WeakSet<ArrayBufferView>();
+
+/** Marks an object a node holds whose typed-array fields are scratch too (a string writer). */
+export const SCRATCH_HOLDER: unique symbol = Symbol('scratch holder');
+
+/** Makes `s` the sink of the evaluation about to run; returns the previous one (restore it after). */
+export function swapScratchSink(s: ScratchSink | null): ScratchSink | null {
+  const prev = sink;
+  sink = s;
+  return prev;
+}
+
+/**
+ * A node's buffer `old` is about to be replaced by a new one of `newBytes` (the old one becomes
+ * garbage): the new bytes count, less the old buffer's when it was counted. The meter may refuse
+ * by throwing (scratch.ts); then nothing changed.
+ */
+function replacing(old: ArrayBufferView | undefined, newBytes: number): void {
+  if (sink === null) return;
+  const had = old !== undefined && SCRATCH.has(old) ? old.byteLength : 0;
+  if (newBytes > had) sink.grew(newBytes - had);
+  if (had > 0) SCRATCH.delete(old!);
+}
+
+function made<T extends ArrayBufferView>(buf: T): T {
+  if (sink !== null) SCRATCH.add(buf);
+  return buf;
+}
+
+/**
+ * `bytes` more of a buffer that is not a helper's (grown in place by its node and never dropped,
+ * e.g. CASE's string bytes): counted the same way, before allocating.
+ */
+export function scratchGrewBy(bytes: number): void {
+  if (sink !== null && bytes > 0) sink.grew(bytes);
+}
+
 export function f64(buf: Float64Array | undefined, n: number): Float64Array {
-  return buf !== undefined && buf.length >= n ? buf : new Float64Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  replacing(buf, 8 * n);
+  return made(new Float64Array(n));
 }
 export function u8(buf: Uint8Array | undefined, n: number): Uint8Array {
-  return buf !== undefined && buf.length >= n ? buf : new Uint8Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  replacing(buf, n);
+  return made(new Uint8Array(n));
 }
 export function u32(buf: Uint32Array | undefined, n: number): Uint32Array {
-  return buf !== undefined && buf.length >= n ? buf : new Uint32Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  replacing(buf, 4 * n);
+  return made(new Uint32Array(n));
 }
 export function i32(buf: Int32Array | undefined, n: number): Int32Array {
-  return buf !== undefined && buf.length >= n ? buf : new Int32Array(n);
+  if (buf !== undefined && buf.length >= n) return buf;
+  replacing(buf, 4 * n);
+  return made(new Int32Array(n));
+}
+
+/** Every node of the tree under `root` and the scratch holders they reference (field walk, cycles skipped). */
+function holdersOf(root: Node): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const seen = new Set<object>();
+  const stack: object[] = [root];
+  while (stack.length > 0) {
+    const obj = stack.pop()!;
+    if (seen.has(obj)) continue;
+    seen.add(obj);
+    out.push(obj as Record<string, unknown>);
+    for (const v of Object.values(obj)) {
+      if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v)) continue;
+      if (v instanceof Node || SCRATCH_HOLDER in v) stack.push(v);
+      else if (Array.isArray(v)) for (const x of v) if (x instanceof Node) stack.push(x);
+    }
+  }
+  return out;
+}
+
+/** How many nodes the tree under `root` has (scratch.ts sizes its floor by it). */
+export function nodeCount(root: Node): number {
+  let n = 0;
+  for (const h of holdersOf(root)) if (h instanceof Node) n++;
+  return n;
+}
+
+/**
+ * Takes the scratch buffers back from every node of the tree under `root` (and the writers they
+ * hold): each field holding one gets an empty array of its type, which every helper above grows
+ * again on the next call. Returns the bytes dropped (what their meter had counted for them).
+ * A walk over the fields, once per evaluation under memory pressure (scratch.ts), never per row.
+ */
+export function dropScratch(root: Node): number {
+  let freed = 0;
+  for (const obj of holdersOf(root)) {
+    for (const key of Object.keys(obj)) {
+      const v = obj[key];
+      if (!ArrayBuffer.isView(v) || !SCRATCH.has(v)) continue;
+      SCRATCH.delete(v);
+      freed += v.byteLength;
+      obj[key] = new (v.constructor as new (n: number) => ArrayBufferView)(0);
+    }
+  }
+  return freed;
+}
+
+/** `u8` for a buffer whose every byte is `fill` (constants, all-NULL masks): filled once, when it grows. */
+export function u8Filled(buf: Uint8Array | undefined, n: number, fill: number): Uint8Array {
+  return buf !== undefined && buf.length >= n ? buf : u8(buf, n).fill(fill);
+}
+/** `f64` for a buffer whose every element is `fill`: filled once, when it grows. */
+export function f64Filled(buf: Float64Array | undefined, n: number, fill: number): Float64Array {
+  return buf !== undefined && buf.length >= n ? buf : f64(buf, n).fill(fill);
 }
 
 /** `a | b` over null masks; `null` stands for "no NULLs". */

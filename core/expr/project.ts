@@ -58,11 +58,12 @@ import { countKept, keptRows } from '../selection.ts';
 import { checkDepth, type Expr, referencedColumns } from './ast.ts';
 import { copyByteRange } from './byte-sources.ts';
 import { Compiler } from './compile.ts';
-import { formOf } from './conditional-nodes.ts';
+import { type Form, formOf } from './conditional-nodes.ts';
 import { compileFilter } from './evaluate.ts';
 import { type ExactVec, loadRow, setFromDouble, TWO32, TWO53 } from './exact.ts';
 import { NullNode } from './leaf-nodes.ts';
-import type { Ctx, NumVec, StrVec, TemporalUnit, VClass } from './node-base.ts';
+import type { Ctx, Node, NumVec, StrVec, TemporalUnit, VClass } from './node-base.ts';
+import { ScratchMeter } from './scratch.ts';
 import type { IntKind } from './numeric-types.ts';
 import { identity } from './string-format.ts';
 
@@ -78,6 +79,12 @@ export interface CompiledProjection {
    * not take).
    */
   evaluate(batch: RecordBatch): Data;
+  /**
+   * The scratch its nodes hold (scratch.ts): `attach` a run's reservation to count it against the
+   * run's `memoryLimit`. A projection evaluates a batch whole (one column per batch), so a refused
+   * growth is a MemoryLimitError naming the expression; smaller batches need less.
+   */
+  readonly scratch: ScratchMeter;
 }
 
 const EMPTY = new Schema([]);
@@ -89,11 +96,46 @@ function refuseRight(expr: Expr, what: string): void {
   }
 }
 
-/** One reused identity index array per compiled expression. */
+/** One reused identity index array per compiled expression (its growth is scratch: `identity` grows it through i32). */
 class Rows {
   private ids: Int32Array | undefined;
   get(n: number): Int32Array {
     return (this.ids = identity(this.ids, n));
+  }
+  /** Rows held now (0 before the first `get`). */
+  get length(): number {
+    return this.ids?.length ?? 0;
+  }
+}
+
+/** One projection call, reused across calls (evaluation is synchronous). */
+interface ProjectCall {
+  root: Node;
+  form: Form;
+  cls: VClass;
+  type: DataType;
+  rows: Rows;
+  batch: RecordBatch | null;
+  out: Data | null;
+}
+
+/** The whole batch of a call (the meter never chunks a projection: `run(…, false)`). */
+function projectAll(c: ProjectCall, _start: number, n: number): void {
+  const ids = c.rows.get(n);
+  const ctx: Ctx = { left: c.batch!, leftRows: ids, right: c.batch!, rightRows: ids, n, live: null };
+  switch (c.form) {
+    case 'exact':
+      c.out = exactData(c.root.exact(ctx), c.cls, c.type, n);
+      return;
+    case 'num':
+      c.out = floatData(c.root.num(ctx), c.type, n);
+      return;
+    case 'bool':
+      c.out = boolData(c.root.bool(ctx), n);
+      return;
+    case 'str':
+      c.out = stringData(c.root.str(ctx), c.type, n);
+      return;
   }
 }
 
@@ -111,12 +153,14 @@ export function compileProjection(expr: Expr, schema: Schema): CompiledProjectio
   const type = arrowType(cls);
   const columns = compiler.columnsOf(expr).left;
   const plain = expr.kind === 'column' ? compiler.resolveName('left', expr.name) : null;
-  const rows = new Rows();
   const form = formOf(cls);
+  const scratch = new ScratchMeter(root, root.label);
+  const call: ProjectCall | null = form === null ? null : { root, form, cls, type, rows: new Rows(), batch: null, out: null };
   return {
     expr,
     type,
     columns,
+    scratch,
     evaluate(batch) {
       const n = batch.numRows;
       if (plain !== null) {
@@ -124,18 +168,14 @@ export function compileProjection(expr: Expr, schema: Schema): CompiledProjectio
         const data = i >= 0 ? batch.data.children[i] : undefined;
         if (data !== undefined && util.compareTypes(data.type, type)) return data;
       }
-      if (form === null || root instanceof NullNode || n === 0) return allNull(type, n);
-      const ids = rows.get(n);
-      const ctx: Ctx = { left: batch, leftRows: ids, right: batch, rightRows: ids, n, live: null };
-      switch (form) {
-        case 'exact':
-          return exactData(root.exact(ctx), cls, type, n);
-        case 'num':
-          return floatData(root.num(ctx), type, n);
-        case 'bool':
-          return boolData(root.bool(ctx), n);
-        case 'str':
-          return stringData(root.str(ctx), type, n);
+      if (call === null || root instanceof NullNode || n === 0) return allNull(type, n);
+      call.batch = batch;
+      try {
+        scratch.run(n, call, projectAll, false);
+        return call.out!;
+      } finally {
+        call.batch = null; // hold no batch past the call
+        call.out = null;
       }
     },
   };
@@ -146,18 +186,29 @@ export function compileProjection(expr: Expr, schema: Schema): CompiledProjectio
  * where `expr` is TRUE (NULL and FALSE drop the row). Built on compileFilter over the identity
  * pairing, so typing, errors and short-circuits are the join filter's.
  */
-export function compileRowFilter(expr: Expr, schema: Schema): { readonly columns: readonly string[]; select(batch: RecordBatch): Int32Array } {
+export function compileRowFilter(
+  expr: Expr,
+  schema: Schema,
+): { readonly columns: readonly string[]; readonly scratch: ScratchMeter; select(batch: RecordBatch): Int32Array } {
   refuseRight(expr, 'a row filter');
   const filter = compileFilter(expr, schema, EMPTY);
+  const scratch = filter.scratch;
   const rows = new Rows();
   let mask = new Uint8Array(0);
   return {
     columns: filter.columns.left,
+    scratch,
     select(batch) {
       const n = batch.numRows;
       if (n === 0) return new Int32Array(0);
+      // the identity rows and the mask are the filter's scratch too (`identity` grows to 2x)
+      const had = rows.length;
+      if (had < n) scratch.hold(4 * (Math.max(n, 2 * had) - had), n);
       const ids = rows.get(n);
-      if (mask.length < n) mask = new Uint8Array(ids.length);
+      if (mask.length < n) {
+        scratch.hold(ids.length - mask.length, n);
+        mask = new Uint8Array(ids.length);
+      }
       const keep = filter.evaluate(batch, ids, batch, ids, n, mask);
       return keptRows(keep, n, countKept(keep, n));
     },

@@ -20,7 +20,7 @@
 import { copyByteRange } from './byte-sources.ts';
 import { civilFromDays } from './calendar.ts';
 import { exactValue, type ExactVec, TWO53 } from './exact.ts';
-import { type Ctx, DENSE_ROWS, i32, Node, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
+import { type Ctx, DENSE_ROWS, i32, Node, SCRATCH_HOLDER, u8, type StrVec, type TemporalUnit, type VClass } from './node-base.ts';
 import { decimalText } from './numeric-nodes.ts';
 import type { NumType } from './numeric-types.ts';
 
@@ -72,13 +72,15 @@ const INT64_INFINITY = 2n ** 63n - 1n;
 
 /** Growable output bytes (reused across calls; evaluation is synchronous). */
 export class ByteWriter {
-  buf = new Uint8Array(256);
+  /** `buf` is scratch: counted as it grows, dropped under memory pressure (node-base.ts). */
+  readonly [SCRATCH_HOLDER] = true;
+  buf: Uint8Array = new Uint8Array(256);
   pos = 0;
   private readonly scratch = new Uint8Array(24);
 
   ensure(extra: number): void {
     if (this.pos + extra <= this.buf.length) return;
-    const next = new Uint8Array(Math.max(2 * this.buf.length, this.pos + extra));
+    const next = u8(this.buf, Math.max(2 * this.buf.length, this.pos + extra));
     next.set(this.buf.subarray(0, this.pos));
     this.buf = next;
   }
@@ -170,14 +172,14 @@ export class ToStringNode extends Node {
     const n = ctx.n;
     const w = this.out;
     w.pos = 0;
-    const offsets = (this.offsets = this.offsets !== undefined && this.offsets.length >= n + 1 ? this.offsets : new Int32Array(n + 1));
+    const offsets = (this.offsets = i32(this.offsets, n + 1));
     const src = this.source;
     let nulls: Uint8Array | null;
     switch (src.k) {
       case 'bool': {
         const v = this.a.bool(ctx);
         let any = 0;
-        const nb = (this.nullBuf = this.nullBuf !== undefined && this.nullBuf.length >= n ? this.nullBuf : new Uint8Array(n));
+        const nb = (this.nullBuf = u8(this.nullBuf, n));
         for (let k = 0; k < n; k++) {
           offsets[k] = w.pos;
           const b = v[k]!;
@@ -317,7 +319,7 @@ export class ToStringNode extends Node {
 /** 0, 1, …, n - 1 in a reused buffer (grown to at least n). */
 export function identity(buf: Int32Array | undefined, n: number): Int32Array {
   if (buf !== undefined && buf.length >= n) return buf; // always filled whole
-  const out = i32(undefined, Math.max(n, buf === undefined ? 0 : 2 * buf.length));
+  const out = i32(buf, Math.max(n, buf === undefined ? 0 : 2 * buf.length));
   for (let k = 0; k < out.length; k++) out[k] = k;
   DENSE_ROWS.add(out);
   return out;

@@ -22,7 +22,7 @@
  * that are not VARCHAR were cast to VARCHAR by the compiler (casts.ts, DuckDB's text forms).
  */
 import { ExpressionError } from '../errors.ts';
-import { type Ctx, f64, i32, matters, Node, type StrVec, u8, type VClass } from './node-base.ts';
+import { type Ctx, f64, f64Filled, i32, matters, Node, type StrVec, u8, type VClass } from './node-base.ts';
 import { ByteWriter, identity } from './string-format.ts';
 
 const LIMIT_HI = 4294967295;
@@ -187,7 +187,7 @@ export class SubstringNode extends Node {
 
   private constantLengths(n: number): Float64Array {
     if (this.oneBuf !== undefined && this.oneBuf.length >= n) return this.oneBuf;
-    return f64(undefined, n).fill(NO_LENGTH);
+    return f64Filled(this.oneBuf, n, NO_LENGTH);
   }
 }
 

@@ -184,6 +184,8 @@ export const probeTask: WorkerTask = {
     // overwrite what the first resumes with. The probes share the partitions (read-only tables;
     // match bits only ever set, so any probe's workerState holds them all).
     const scratches: Reservation[] = [];
+    // the residual filter's node buffers (core/expr/scratch.ts), against the query's one limit
+    join.filter?.scratch.attach(pool.reservation(`hash-join filter scratch (worker ${env.workerIndex})`));
     const probes: HashJoinProbe[] = [];
     const idle: HashJoinProbe[] = [];
     const probeOf = new Map<number, HashJoinProbe>();
@@ -260,6 +262,7 @@ export const probeTask: WorkerTask = {
         open.clear();
         morselBuffers.clear();
         for (const r of scratches) r.free();
+        join.filter?.scratch.detach();
         const first = probes[0] ?? takeProbe();
         const state: ProbeCloseReply = { ...first.workerState(), sawNullKey: probes.some((p) => p.workerState().sawNullKey) };
         return reply(state, state.matched.map((w) => w.buffer as ArrayBuffer));

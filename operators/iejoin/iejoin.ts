@@ -84,6 +84,8 @@ export class IEJoin implements JoinAlgorithm {
     const m = ctx.metrics;
     m.details.conditions = `l.${c1.left} ${c1.op} r.${c1.right} (L1), l.${c2.left} ${c2.op} r.${c2.right} (L2)${rest === null ? '' : ', a residual filter'}`;
     const reservation = ctx.pool.reservation('iejoin');
+    // the residual's scratch counts as it grows (core/expr/scratch.ts), freed with the join
+    filter?.scratch.attach(ctx.pool.reservation('iejoin residual filter scratch'));
     try {
       const left = await loadSide(inputs.left, join.leftSchema, reservation, ctx.signal);
       const rightNeeded = left !== null || keepsUnmatched(join.spec.type, 'right');
@@ -94,6 +96,7 @@ export class IEJoin implements JoinAlgorithm {
     } finally {
       m.peakReservedBytes = Math.max(m.peakReservedBytes, reservation.peak);
       reservation.free();
+      filter?.scratch.detach();
       m.elapsedMs += performance.now() - started;
     }
   }

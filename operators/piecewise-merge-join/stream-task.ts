@@ -102,6 +102,8 @@ export const streamTask: WorkerTask = {
       reservations.push(r);
       return r;
     };
+    // the residual filter's node buffers (core/expr/scratch.ts), freed with the task
+    join.filter?.scratch.attach(reserve('filter scratch'));
     const buffered = SortedBufferedSide.restore(init.buffered, bufferedSchema, plan, reserve('buffered side'));
     const watermark = MinMarkedWatermark.attach(init.watermark);
     const stats = newPiecewiseStats();
@@ -121,6 +123,7 @@ export const streamTask: WorkerTask = {
     };
     const close = () => {
       for (const r of reservations) r.free();
+      join.filter?.scratch.detach();
       return reply({ stats } satisfies StreamCloseReply);
     };
 
