@@ -46,7 +46,7 @@ import type { JoinContext } from '../../core/join-algorithm.ts';
 import { hashKeys } from '../../core/keys/hash.ts';
 import { anyNullMask, normalizeKeys } from '../../core/keys/normalize.ts';
 import { groupRowsByPartition, partitionOfHash, TABLE_SEED } from '../../core/keys/partition.ts';
-import { isBytesKey, type FixedKeyColumn, type KeyColumn } from '../../core/keys/types.ts';
+import { isBytesKey, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import type { SpillFile, SpillWriter } from '../../core/memory/spill.ts';
 import { bump } from '../../core/metrics.ts';
@@ -301,30 +301,37 @@ async function splitFile(g: GraceRun, file: SpillFile, schema: Schema, keyColumn
 
 /**
  * The key every row of `file` holds, formatted, or null when there are two. (A NULL is a value
- * here: only under null-equals-null do NULL keys share a partition.) Byte-string keys are not
- * compared: such a partition is reported as not splitting.
+ * here: only under null-equals-null do NULL keys share a partition.) Read only for a partition
+ * that did not split; it stops at the first row that differs.
  */
 async function singleKey(g: GraceRun, file: SpillFile): Promise<string | null> {
   const { plan } = g;
-  let first: { words: Int32Array[]; nulls: boolean[]; text: string } | null = null;
+  let first: { values: (Int32Array | Uint8Array | null)[]; text: string } | null = null;
   for await (const b of g.ctx.spill.read(file)) {
     const keys = normalizeKeys(b, plan.buildKeys, plan.keyKinds);
-    if (keys.some(isBytesKey)) return null;
-    const cols = keys as readonly FixedKeyColumn[];
-    first ??= { words: cols.map((c) => c.words.slice(0, c.kind.width)), nulls: cols.map((c) => c.nulls?.[0] === 1), text: describeKey(plan, keys, 0) };
-    for (let c = 0; c < cols.length; c++) {
-      const col = cols[c]!;
-      const w = col.kind.width;
-      const want = first.words[c]!;
-      const wantNull = first.nulls[c]!;
-      for (let r = 0; r < b.numRows; r++) {
-        const isNull = col.nulls !== null && col.nulls[r] === 1;
-        if (isNull !== wantNull) return null;
-        if (!isNull) for (let j = 0; j < w; j++) if (col.words[r * w + j] !== want[j]) return null;
-      }
-    }
+    first ??= { values: keys.map((c) => (c.nulls?.[0] === 1 ? null : isBytesKey(c) ? (keyValueAt(c, 0) as Uint8Array) : c.words.slice(0, c.kind.width))), text: describeKey(plan, keys, 0) };
+    for (let c = 0; c < keys.length; c++) if (!allEqual(keys[c]!, b.numRows, first.values[c]!)) return null;
   }
   return first?.text ?? null;
+}
+
+/** Whether each of the first `rows` rows of `col` is `want` (null: NULL), compared word by word or byte by byte. */
+function allEqual(col: KeyColumn, rows: number, want: Int32Array | Uint8Array | null): boolean {
+  for (let r = 0; r < rows; r++) {
+    const isNull = col.nulls !== null && col.nulls[r] === 1;
+    if (isNull !== (want === null)) return false;
+    if (isNull) continue;
+    if (isBytesKey(col)) {
+      const e = col.codes === null ? r : col.codes[r]!;
+      const from = col.offsets[e]!;
+      if (col.offsets[e + 1]! - from !== want!.length) return false;
+      for (let j = 0; j < want!.length; j++) if (col.bytes[from + j] !== want![j]) return false;
+    } else {
+      const w = col.kind.width;
+      for (let j = 0; j < w; j++) if (col.words[r * w + j] !== want![j]) return false;
+    }
+  }
+  return true;
 }
 
 function describeKey(plan: HashJoinPlan, keys: readonly KeyColumn[], row: number): string {

@@ -132,6 +132,12 @@ describe('grace hash join under memoryLimit = 24 KB, two partitions a level', ()
     expect(spillDirs()).toEqual([]);
     const off = await Engine.create({ join: 'hash', 'hash.build': 'left', 'hash.spill': 'off', memoryLimit: LIMIT, batchSize: 256, threads: 1 });
     await expect(off.join(spec, heavy, probe)).rejects.toBeInstanceOf(MemoryLimitError);
+    // a string key is named too (compared byte by byte, not left to the level cap)
+    const text = (k: number) => (k === 7 ? 'the-heavy-one' : `key-${k}`);
+    const heavyText = new arrow.Table({ k: arrow.vectorFromArray(Array.from({ length: 4000 }, (_, i) => text(i < 3000 ? 7 : i)), new arrow.Utf8()), s: heavy.getChild('s')! });
+    const probeText = new arrow.Table({ k: arrow.vectorFromArray([text(7), text(3500)], new arrow.Utf8()) });
+    await expect(e.join(spec, heavyText, probeText)).rejects.toSatisfy((err: unknown) => err instanceof MemoryLimitError && /key k = .*the-heavy-one.* has 3000 build rows/.test(err.message));
+    expect(spillDirs()).toEqual([]);
   });
 
   it('a NOT IN with a residual filter that does not fit is a MemoryLimitError that says why', async () => {
