@@ -302,7 +302,6 @@ function searchNumeric(
   op: RangeOp,
   match: Int32Array,
 ): void {
-  const ng = heads.length;
   // the bound is the first position with t > x (`upper`) or t >= x; the answer the position
   // before it (`before`: >= and >) or the bound itself (<= and <), as in `closest`
   const upper = op === '>=' || op === '<';
@@ -315,20 +314,7 @@ function searchNumeric(
     let lo = 0;
     let hi = sT.length;
     if (lK !== null) {
-      const k = lK[i]!;
-      let a = 0;
-      let b = ng;
-      let g = -1;
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        const h = heads[mid]!;
-        if (h === k) {
-          g = mid;
-          break;
-        }
-        if (h < k) a = mid + 1;
-        else b = mid;
-      }
+      const g = headIndex(heads, lK[i]!);
       if (g < 0) {
         match[i] = -1;
         continue;
@@ -342,9 +328,22 @@ function searchNumeric(
   }
 }
 
+/** The index of `k` among the ascending `heads` (binary search), or -1. */
+function headIndex(heads: Float64Array, k: number): number {
+  let a = 0;
+  let b = heads.length;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    const h = heads[mid]!;
+    if (h === k) return mid;
+    if (h < k) a = mid + 1;
+    else b = mid;
+  }
+  return -1;
+}
+
 /** Each left row's group in [from, to): the index of its key among `heads`, or -1 (none, or a NULL key). */
 function findGroups(heads: Float64Array, slots: Int32Array | null, lK: Float64Array, nulls: Uint8Array | null, from: number, to: number, gid: Int32Array): void {
-  const ng = heads.length;
   if (slots !== null) {
     // keys are integers: the group is one look-up, key - heads[0] into the table
     const min = heads[0]!;
@@ -355,25 +354,7 @@ function findGroups(heads: Float64Array, slots: Int32Array | null, lK: Float64Ar
     }
     return;
   }
-  for (let i = from; i < to; i++) {
-    let g = -1;
-    if (nulls === null || nulls[i] === 0) {
-      const k = lK[i]!;
-      let a = 0;
-      let b = ng;
-      while (a < b) {
-        const mid = (a + b) >>> 1;
-        const h = heads[mid]!;
-        if (h === k) {
-          g = mid;
-          break;
-        }
-        if (h < k) a = mid + 1;
-        else b = mid;
-      }
-    }
-    gid[i] = g;
-  }
+  for (let i = from; i < to; i++) gid[i] = nulls === null || nulls[i] === 0 ? headIndex(heads, lK[i]!) : -1;
 }
 
 /**
