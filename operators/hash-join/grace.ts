@@ -61,7 +61,7 @@ import { EMPTY_TABLE } from './build.ts';
 import { BuildKeySummary } from './build-summary.ts';
 import { joinInMemory } from './in-memory.ts';
 import type { HashJoinPlan } from './plan.ts';
-import type { NotInFacts } from './probe.ts';
+import { probeScanOptions, type NotInFacts } from './probe.ts';
 import { SpilledScan } from './spilled-scan.ts';
 
 /** Levels of repartitioning before a partition that still does not fit is reported as skew. */
@@ -136,24 +136,19 @@ export async function* graceHashJoin(g: GraceRun): AsyncGenerator<RecordBatch> {
   try {
     const seed = levelSeed(0);
     const pacer = new Pacer(ctx.signal);
-    for (const b of g.held) {
+    const partitionBuild = async (b: RecordBatch) => {
       const keys = normalizeKeys(b, plan.buildKeys, plan.keyKinds);
       const nulls = anyNullMask(keys);
       if (nulls !== null && nulls.includes(1)) facts.buildHasNullKey = true;
       summary.add(b, keys, nulls);
       await buildOut.write(b, keys, nulls, seed);
-    }
+    };
+    for (const b of g.held) await partitionBuild(b);
     g.held.length = 0; // on disk now (or in the writers' buffers, reserved there): no longer held
     g.reservation.shrink(Math.min(heldReserved, g.reservation.size));
     for (let r = await g.rest.next(); !r.done; r = await g.rest.next()) {
       if (pacer.due()) await pacer.turn();
-      const b = r.value;
-      if (b.numRows === 0) continue;
-      const keys = normalizeKeys(b, plan.buildKeys, plan.keyKinds);
-      const nulls = anyNullMask(keys);
-      if (nulls !== null && nulls.includes(1)) facts.buildHasNullKey = true;
-      summary.add(b, keys, nulls);
-      await buildOut.write(b, keys, nulls, seed);
+      if (r.value.numRows > 0) await partitionBuild(r.value);
     }
     const builds = await buildOut.finish();
     const buildRows = builds.reduce((n, f) => n + (f?.rows ?? 0), 0);
@@ -162,8 +157,7 @@ export async function* graceHashJoin(g: GraceRun): AsyncGenerator<RecordBatch> {
 
     // 2. The filter from the summary of every partition, then the probe side into its files.
     publishSummary(g, summary);
-    const config = ctx.config;
-    for await (const b of g.probeScan.batches({ filter: g.filter, signal: ctx.signal, bloomFilters: config['pushdown.parquetBloom'], pageIndex: config['scan.pageIndex'] !== 'off', lateMaterialization: config['scan.lateMaterialization'] })) {
+    for await (const b of g.probeScan.batches(probeScanOptions(ctx.config, g.filter, ctx.signal))) {
       if (pacer.due()) await pacer.turn();
       if (b.numRows === 0) continue;
       bump(m, 'probeRowsSpilled', b.numRows); // probeRows: counted as each partition's join reads them back

@@ -118,7 +118,7 @@ export async function* joinInMemory(a: InMemoryJoin): AsyncGenerator<RecordBatch
 
     if (parallel) {
       const starting = !workers!.started;
-      yield* parallelProbe({ workers: workers!, join, plan, probe, shared, probeScan, buildScan: a.buildScan as Scan, filter, ctx });
+      yield* parallelProbe({ workers: workers!, join, plan, probe, shared, probeScan, filter, ctx });
       if (starting) m.details.workerStart = startupDetail(workers!);
     } else yield* probe.run(probeScan, filter);
   } finally {

@@ -128,7 +128,6 @@ export interface ParallelProbeArgs {
   readonly probe: HashJoinProbe;
   readonly shared: readonly SharedPartition[];
   readonly probeScan: Scan;
-  readonly buildScan: Scan;
   readonly filter: DynamicFilter;
   readonly ctx: JoinContext;
 }

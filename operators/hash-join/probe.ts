@@ -46,7 +46,8 @@ import { keyColumnBytes, type KeyColumn } from '../../core/keys/types.ts';
 import type { Reservation } from '../../core/memory/pool.ts';
 import { bump } from '../../core/metrics.ts';
 import type { BoundJoin } from '../../core/plan.ts';
-import type { DynamicFilter, Scan } from '../../core/scan/scan.ts';
+import type { DynamicFilter, Scan, ScanOptions } from '../../core/scan/scan.ts';
+import type { Config } from '../../core/config/schema.ts';
 import { sideRows, unmatchedPairs } from '../common/emit.ts';
 import { notInSurvivors } from '../common/not-in.ts';
 import { OutputPlan } from '../common/output.ts';
@@ -67,6 +68,11 @@ export interface NotInFacts {
   readonly buildHasNullKey: boolean;
   readonly probeEmpty: boolean;
   readonly probeHasNullKey: boolean;
+}
+
+/** How the probe side is scanned: under the join's dynamic filter, with the scan settings that use it. */
+export function probeScanOptions(config: Config, filter: DynamicFilter, signal: AbortSignal | undefined): ScanOptions {
+  return { filter, signal, bloomFilters: config['pushdown.parquetBloom'], pageIndex: config['scan.pageIndex'] !== 'off', lateMaterialization: config['scan.lateMaterialization'] };
 }
 
 /** One run's probe phase: everything it shares across probe batches. */
@@ -132,9 +138,8 @@ export class HashJoinProbe {
 
   /** The join's output: every probe batch through the tables, then the build side's rows. */
   async *run(probeScan: Scan, filter: DynamicFilter): AsyncGenerator<RecordBatch> {
-    const config = this.#ctx.config;
     const pacer = new Pacer(this.#ctx.signal);
-    for await (const batch of probeScan.batches({ filter, signal: this.#ctx.signal, bloomFilters: config['pushdown.parquetBloom'], pageIndex: config['scan.pageIndex'] !== 'off', lateMaterialization: config['scan.lateMaterialization'] })) {
+    for await (const batch of probeScan.batches(probeScanOptions(this.#ctx.config, filter, this.#ctx.signal))) {
       // a probe batch that matches nothing yields nothing for Engine.stream to pace on
       if (pacer.due()) await pacer.turn();
       bump(this.#ctx.metrics, 'probeRows', batch.numRows);
